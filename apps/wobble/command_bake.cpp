@@ -1,0 +1,91 @@
+// wobble bake IN --clip NAME|INDEX [--fps 60] [--start S] [--end S] --deformer STACK [...] -o OUT
+#include <cmath>
+#include <limits>
+
+#include <fmt/core.h>
+#include <spdlog/spdlog.h>
+
+#include <wobble/bake.hpp>
+#include <wobble/error.hpp>
+#include <wobble/io.hpp>
+#include <wobble/parallel.hpp>
+
+#include "commands.hpp"
+#include "deformer_options.hpp"
+#include "progress.hpp"
+
+namespace wobble::cli {
+
+namespace {
+
+enum class OutputKind { Gltf, Pc2, ObjSequence };
+
+OutputKind output_kind(const std::string& out) {
+  if (!out.empty() && out.back() == '/') return OutputKind::ObjSequence;
+  std::string extension = std::filesystem::path(out).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension == ".glb" || extension == ".gltf") return OutputKind::Gltf;
+  if (extension == ".pc2") return OutputKind::Pc2;
+  fail(out, "unknown output type '{}' (use .glb, .gltf, .pc2, or a folder ending in / for OBJ files)", extension);
+}
+
+}  // namespace
+
+Runner add_bake_command(CLI::App& app) {
+  struct Options {
+    std::string input, clip = "0", output;
+    double fps = 60, start = std::numeric_limits<double>::quiet_NaN(), end = std::numeric_limits<double>::quiet_NaN();
+    std::size_t threads = 0;
+    bool quiet = false;
+    DeformerOptions deformers;
+  };
+  auto options = std::make_shared<Options>();
+  app.add_option("IN", options->input, "skinned character (glTF, FBX, Collada, ...)")->required();
+  app.add_option("--clip", options->clip, "clip name or index")->capture_default_str();
+  app.add_option("--fps", options->fps, "frames per second of the output")->capture_default_str();
+  app.add_option("--start", options->start, "first frame time, seconds (default: clip start)");
+  app.add_option("--end", options->end, "last frame time, seconds, included (default: clip end)");
+  app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, or folder/ for OBJ files")->required();
+  app.add_option("--threads", options->threads, "worker threads (0: all cores)")->capture_default_str();
+  app.add_flag("-q,--quiet", options->quiet, "no progress or summary");
+  options->deformers.add_to(app);
+
+  return [options] {
+    const OutputKind kind = output_kind(options->output);
+    const nlohmann::json settings = options->deformers.settings();
+    const Character character = load_character(options->input);
+    const auto clip = character.find_clip(options->clip);
+    if (!clip) {
+      std::string names;
+      for (const Clip& c : character.clips) names += (names.empty() ? "" : ", ") + c.name;
+      fail(options->input, "no clip '{}' (clips: {})", options->clip, names.empty() ? "none" : names);
+    }
+    ThreadPool pool(options->threads);
+    Progress progress("baking", options->quiet);
+    BakeOptions bake_options;
+    bake_options.clip = *clip;
+    bake_options.fps = options->fps;
+    bake_options.start = options->start;
+    bake_options.end = options->end;
+    bake_options.stack = options->deformers.stack();
+    bake_options.settings = settings;
+    bake_options.pool = &pool;
+    bake_options.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
+    const BakedFrames baked = bake(character, bake_options);
+    progress.finish();
+
+    switch (kind) {
+      case OutputKind::Gltf: write_gltf(options->output, character, &baked, *clip); break;
+      case OutputKind::Pc2: write_pc2(options->output, baked, static_cast<float>(options->fps)); break;
+      case OutputKind::ObjSequence: write_obj_sequence(options->output, character.mesh, baked); break;
+    }
+    if (!options->quiet) {
+      fmt::print("wrote {} ({} frames of {} vertices, clip '{}', {} fps, stack {})\n", options->output,
+                 baked.times.size(), character.mesh.vertex_count(), character.clips[*clip].name, options->fps,
+                 bake_options.stack);
+    }
+    return 0;
+  };
+}
+
+}  // namespace wobble::cli

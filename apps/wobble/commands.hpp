@@ -1,0 +1,15 @@
+#pragma once
+// The wobble command's subcommands. Each registers its options on the CLI11 app and returns the
+// function that runs it.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace wobble::cli {
+
+using Runner = std::function<int()>;
+
+Runner add_info_command(CLI::App& app);
+Runner add_bake_command(CLI::App& app);
+
+}  // namespace wobble::cli

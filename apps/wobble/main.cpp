@@ -1,0 +1,49 @@
+// wobble: the command-line tool. Every failure ends with exit code 1 and one line naming the
+// file and the problem.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <wobble/error.hpp>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  spdlog::set_pattern("wobble: %l: %v");
+  CLI::App app{"wobble: secondary motion and better deformation for skinned characters"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", WOBBLE_VERSION_TEXT);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "more messages");
+
+  std::vector<std::pair<CLI::App*, wobble::cli::Runner>> commands;
+  auto add = [&](const char* name, const char* description, auto adder) {
+    CLI::App* command = app.add_subcommand(name, description);
+    commands.emplace_back(command, adder(*command));
+  };
+  add("info", "describe a file: meshes, joints, clips, skin, repairs", wobble::cli::add_info_command);
+  add("bake", "run a deformer stack over a clip and write the result", wobble::cli::add_bake_command);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
+    std::fprintf(stderr, "wobble: error: %s (see wobble --help)\n", error.what());
+    return 1;
+  }
+  if (verbose) spdlog::set_level(spdlog::level::debug);
+  try {
+    for (auto& [command, runner] : commands) {
+      if (command->parsed()) return runner();
+    }
+  } catch (const wobble::Error& error) {
+    std::fprintf(stderr, "wobble: error: %s\n", error.what());
+    return 1;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "wobble: error: %s\n", error.what());
+    return 1;
+  }
+  return 1;
+}

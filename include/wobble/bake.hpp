@@ -1,0 +1,35 @@
+#pragma once
+// Baking: run a deformer stack over a clip at a fixed frame rate.
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <wobble/character.hpp>
+#include <wobble/io.hpp>
+
+namespace wobble {
+
+class ThreadPool;
+
+struct BakeOptions {
+  std::size_t clip = 0;
+  double fps = 60.0;
+  double start = std::numeric_limits<double>::quiet_NaN();  // NaN: the clip's start
+  double end = std::numeric_limits<double>::quiet_NaN();    // NaN: the clip's end
+  std::string stack = "lbs";
+  nlohmann::json settings = nlohmann::json::object();
+  ThreadPool* pool = nullptr;
+  std::function<void(std::size_t done, std::size_t total)> progress;  // may be empty
+};
+
+// Frame times t_k = start + k / fps for k = 0.. up to and including end (a last frame within
+// 1e-6 s of end counts as end). Throws Error for fps <= 0, end < start or non-finite values.
+std::vector<double> frame_times(double start, double end, double fps);
+
+// Bakes world-space positions for every frame. Throws Error on bad options.
+BakedFrames bake(const Character& character, const BakeOptions& options);
+
+}  // namespace wobble

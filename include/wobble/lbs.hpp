@@ -1,0 +1,34 @@
+#pragma once
+// Linear blend skinning as a runtime job: p' = sum_j w_j M_j p, n' = sum_j w_j M_j n (the
+// blended matrix's linear part; normals are renormalised only when asked). Run() never allocates.
+#include <span>
+#include <string>
+
+#include <wobble/math.hpp>
+#include <wobble/skin.hpp>
+
+namespace wobble {
+
+class ThreadPool;
+
+struct LbsJob {
+  std::span<const Mat4f> skinning_matrices;  // per joint: bind space -> world
+  const PackedSkin* skin = nullptr;
+  std::span<const Vec3f> in_positions;
+  std::span<const Vec3f> in_normals;         // may be empty
+  std::span<Vec3f> out_positions;
+  std::span<Vec3f> out_normals;              // empty iff in_normals is empty
+  bool normalize_normals = true;
+
+  // Empty string if the job can run; otherwise what is wrong.
+  std::string Validate() const;
+  // Processes vertices [begin, end). Uses AVX2/FMA when the processor has them.
+  void Run(std::size_t begin, std::size_t end) const;
+  // All vertices, on the pool's threads when given (identical results for any thread count).
+  void Run(ThreadPool* pool = nullptr) const;
+};
+
+// The straightforward scalar loop, for tests and as the benchmark's baseline.
+void lbs_reference(const LbsJob& job, std::size_t begin, std::size_t end);
+
+}  // namespace wobble

@@ -1,0 +1,40 @@
+#pragma once
+// A small fixed-size thread pool for data-parallel loops. Work is cut into the same chunks
+// whatever the thread count, and every chunk writes its own outputs, so results are identical
+// bytes for any number of threads.
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace wobble {
+
+class ThreadPool {
+ public:
+  // threads == 0: one per hardware thread. 1 runs everything on the caller's thread.
+  explicit ThreadPool(std::size_t threads = 0);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  std::size_t thread_count() const { return workers_.size() + 1; }
+  // Calls body(begin, end) on chunks of [0, count) of at most `grain` items; blocks until done.
+  void parallel_for(std::size_t count, std::size_t grain,
+                    const std::function<void(std::size_t, std::size_t)>& body);
+
+ private:
+  void worker_loop();
+  void run_chunks();
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(std::size_t, std::size_t)>* body_ = nullptr;
+  std::size_t count_ = 0, grain_ = 1, next_chunk_ = 0, chunks_ = 0, finished_chunks_ = 0;
+  std::size_t generation_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace wobble

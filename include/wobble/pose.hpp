@@ -1,0 +1,29 @@
+#pragma once
+// Pose evaluation: sample a clip into local transforms, then local -> world -> skinning matrices.
+#include <span>
+#include <vector>
+
+#include <wobble/math.hpp>
+
+namespace wobble {
+
+struct Rig;
+struct Clip;
+
+struct Pose {
+  std::vector<Transform> local;  // per joint, relative to the parent
+  std::vector<Mat4f> world;      // per joint, model (world) space
+  std::vector<Mat4f> skinning;   // world * inverse_bind: bind space -> world space
+
+  void resize(std::size_t joints);
+};
+
+// Local transforms of the rest pose.
+void rest_pose(const Rig& rig, Pose& pose);
+// Local transforms from the clip at time t (joints without a channel keep their rest values),
+// then world and skinning matrices. clip may be null (rest pose).
+void evaluate_pose(const Rig& rig, const Clip* clip, float t, Pose& pose);
+// World and skinning matrices from pose.local (the local transforms must be set).
+void update_world(const Rig& rig, Pose& pose);
+
+}  // namespace wobble

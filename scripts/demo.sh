@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job on the bundled default character: bake the OpenClonk Clonk walking.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+wobble="$build/wobble"
+mkdir -p out
+"$wobble" info assets/clonk.glb | head -n 3
+"$wobble" bake assets/clonk.glb --clip Walk --fps 60 --deformer lbs -o out/clonk_walk_lbs.glb
+"$wobble" bake assets/clonk.glb --clip Walk --fps 60 --deformer dqs -o out/clonk_walk_dqs.pc2
+echo
+echo "demo outputs:"
+echo "  $(pwd)/out/clonk_walk_lbs.glb   (open in any glTF viewer)"
+echo "  $(pwd)/out/clonk_walk_dqs.pc2   (point cache, e.g. Blender's Mesh Cache modifier)"

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs the Debian packages (and the npm tools) wobble needs, only those that are missing.
+# Usage: scripts/install-deps.sh [core|test|all]   (default: test)
+# Runs as root on a fresh Debian 12 machine; as another user it uses sudo when available.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+profile="${1:-test}"
+
+core_packages=(
+  build-essential cmake ninja-build pkg-config git
+  libeigen3-dev libtinygltf-dev libassimp-dev libcli11-dev nlohmann-json3-dev
+  libfmt-dev libspdlog-dev libstb-dev
+)
+test_packages=(
+  libgtest-dev libbenchmark-dev assimp-testmodels assimp-utils nodejs npm
+)
+
+packages=("${core_packages[@]}")
+case "$profile" in
+  core) ;;
+  test|all) packages+=("${test_packages[@]}") ;;
+  *) echo "install-deps: unknown profile '$profile' (core, test, all)" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${packages[@]}"; do
+  # A command may already exist from another source (e.g. a newer node): skip its package then.
+  case "$p" in
+    nodejs) command -v node >/dev/null 2>&1 && continue ;;
+    npm) command -v npm >/dev/null 2>&1 && continue ;;
+    cmake) command -v cmake >/dev/null 2>&1 && continue ;;
+  esac
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# The Khronos glTF validator, for the tests (npm, pinned by the lock file).
+if [ "$profile" != core ] && [ ! -d tools/gltf-validator/node_modules/gltf-validator ]; then
+  echo "install-deps: installing the glTF validator (npm)"
+  (cd tools/gltf-validator && npm ci --no-audit --no-fund --loglevel=error)
+fi

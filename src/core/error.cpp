@@ -1,0 +1,2 @@
+// wobble::Error is header-only; this unit keeps the library's list of sources uniform.
+#include <wobble/error.hpp>

@@ -1,0 +1,60 @@
+#include <wobble/bake.hpp>
+
+#include <cmath>
+
+#include <wobble/deformer.hpp>
+#include <wobble/error.hpp>
+
+namespace wobble {
+
+std::vector<double> frame_times(double start, double end, double fps) {
+  if (!std::isfinite(fps) || fps <= 0) fail_plain("frame rate must be a positive number of frames per second (got {})", fps);
+  if (!std::isfinite(start) || !std::isfinite(end)) fail_plain("start and end times must be finite");
+  if (end < start) fail_plain("end time {} s is before start time {} s", end, start);
+  std::vector<double> times;
+  // Index-based so that rounding does not accumulate over long clips.
+  const double frames = (end - start) * fps;
+  const auto last = static_cast<std::size_t>(std::floor(frames + 1e-6 * fps));
+  if (last > 10'000'000) fail_plain("{} frames requested: too many", last + 1);
+  times.reserve(last + 1);
+  for (std::size_t k = 0; k <= last; ++k) times.push_back(std::min(end, start + static_cast<double>(k) / fps));
+  return times;
+}
+
+BakedFrames bake(const Character& character, const BakeOptions& options) {
+  if (character.clips.empty()) fail(character.source, "has no animation clips to bake");
+  if (options.clip >= character.clips.size()) {
+    fail(character.source, "has no clip {} (it has {})", options.clip, character.clips.size());
+  }
+  if (character.mesh.vertex_count() == 0) fail(character.source, "has no mesh to deform (skeleton only)");
+  const Clip& clip = character.clips[options.clip];
+  const double start = std::isnan(options.start) ? clip.start() : options.start;
+  const double end = std::isnan(options.end) ? clip.end() : options.end;
+  const std::vector<double> times = frame_times(start, end, options.fps);
+
+  DeformerStack stack = DeformerStack::parse(options.stack, options.settings);
+  stack.bind(character);
+
+  BakedFrames baked;
+  baked.times.assign(times.begin(), times.end());
+  baked.positions.resize(times.size());
+  baked.skinning.resize(times.size());
+  Pose pose;
+  std::vector<Vec3f> normals;
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    evaluate_pose(character.rig, &clip, static_cast<float>(times[k]), pose);
+    FrameInput frame{character, pose, times[k],
+                     [&](double t, Pose& other) { evaluate_pose(character.rig, &clip, static_cast<float>(t), other); },
+                     options.pool};
+    stack.evaluate(frame, baked.positions[k], normals);
+    for (const Vec3f& p : baked.positions[k]) {
+      if (!p.allFinite()) fail(character.source, "deformer stack '{}' produced a non-finite position at t = {} s",
+                               options.stack, times[k]);
+    }
+    baked.skinning[k] = pose.skinning;
+    if (options.progress) options.progress(k + 1, times.size());
+  }
+  return baked;
+}
+
+}  // namespace wobble

@@ -1,0 +1,153 @@
+// The wobble command end to end: info, bake to every output type, errors, determinism.
+#include <cmath>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <wobble/io.hpp>
+#include <wobble/pose.hpp>
+
+#include "test_util.hpp"
+
+using namespace wobble;
+using wobble::test::run_wobble;
+using wobble::test::ScratchDir;
+
+namespace {
+
+std::string shell_quote(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+std::size_t count_lines(const std::string& text) {
+  std::size_t lines = 0;
+  for (char c : text) lines += c == '\n';
+  return lines;
+}
+
+}  // namespace
+
+TEST(Cli, InfoJsonDescribesTheBundledCharacter) {
+  const auto result = run_wobble("info --json " + shell_quote(test::bundled_asset("clonk.glb")) + " 2>/dev/null");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const auto info = nlohmann::json::parse(result.output);
+  EXPECT_EQ(info["vertices"], 1814);
+  EXPECT_EQ(info["skinned_joint_count"], 51);
+  EXPECT_EQ(info["clips"].size(), 83u);
+  EXPECT_GE(info["skin"]["max_influences"].get<int>(), 1);
+  bool has_walk = false;
+  for (const auto& clip : info["clips"]) has_walk |= clip["name"] == "Walk";
+  EXPECT_TRUE(has_walk);
+  EXPECT_FALSE(info["repairs"].empty());  // the export's weights do not sum to one
+}
+
+TEST(Cli, InfoTextListsJointsClipsAndRepairs) {
+  const auto result = run_wobble("info " + shell_quote(test::shared_asset("characters/wipf.glb")));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("joints"), std::string::npos);
+  EXPECT_NE(result.output.find("clips (8)"), std::string::npos);
+  EXPECT_NE(result.output.find("repairs:"), std::string::npos);
+}
+
+TEST(Cli, BakePc2MatchesAnIndependentLinearBlendSkinning) {
+  ScratchDir dir;
+  const auto input = test::shared_asset("characters/RiggedFigure/RiggedFigure.gltf");
+  const auto result = run_wobble("bake " + shell_quote(input) + " --clip 0 --fps 30 --deformer lbs -q -o " + shell_quote(dir / "out.pc2"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const Character character = load_character(input);
+  const Clip& clip = character.clips[0];
+  const auto frames = read_pc2(dir / "out.pc2");
+  const auto expected_frames = static_cast<std::size_t>(std::floor(clip.duration() * 30 + 1e-6)) + 1;
+  ASSERT_EQ(frames.size(), expected_frames);
+  const float size = character.mesh.size();
+  for (std::size_t k : {std::size_t(0), frames.size() / 2, frames.size() - 1}) {
+    Pose pose;
+    evaluate_pose(character.rig, &clip, clip.start() + static_cast<float>(k) / 30.0f, pose);
+    ASSERT_EQ(frames[k].size(), character.mesh.vertex_count());
+    for (std::size_t v = 0; v < frames[k].size(); ++v) {
+      Eigen::Vector3d expected = Eigen::Vector3d::Zero();
+      for (std::size_t i = 0; i < character.skin.joints_of(v).size(); ++i) {
+        const Mat4f& m = pose.skinning[character.skin.joints_of(v)[i]];
+        expected += character.skin.weights_of(v)[i] * (m * character.mesh.positions[v].homogeneous()).head<3>().cast<double>();
+      }
+      ASSERT_LT((frames[k][v].cast<double>() - expected).norm(), 1e-5 * size) << "frame " << k << " vertex " << v;
+    }
+  }
+}
+
+TEST(Cli, BakeGlbPassesTheKhronosValidator) {
+  ScratchDir dir;
+  const auto out = dir / "walk.glb";
+  const auto result = run_wobble("bake " + shell_quote(test::bundled_asset("clonk.glb")) +
+                                 " --clip Walk --fps 30 --deformer dqs -q -o " + shell_quote(out));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const auto validation = test::validate_gltf(out);
+  EXPECT_EQ(validation.exit_code, 0) << validation.output;
+  EXPECT_NE(validation.output.find("\"errors\":0"), std::string::npos) << validation.output;
+}
+
+TEST(Cli, BakeObjSequenceWritesOneFilePerFrame) {
+  ScratchDir dir;
+  const auto result = run_wobble("bake " + shell_quote(test::shared_asset("characters/RiggedSimple/RiggedSimple.gltf")) +
+                                 " --clip 0 --fps 10 --start 0 --end 0.5 -q -o " + shell_quote(dir.path().string() + "/seq/"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "seq")) files += entry.path().extension() == ".obj";
+  EXPECT_EQ(files, 6u);  // t = 0, 0.1, ..., 0.5
+  const Character frame = read_obj(dir / "seq/frame_0000.obj");
+  EXPECT_EQ(frame.mesh.vertex_count(), 96u);
+}
+
+TEST(Cli, TwoBakesGiveIdenticalBytes) {
+  ScratchDir dir;
+  const std::string input = shell_quote(test::shared_asset("characters/wipf.glb"));
+  for (const char* name : {"a", "b"}) {
+    for (const char* extension : {".pc2", ".glb"}) {
+      const auto result = run_wobble("bake " + input + " --clip 1 --fps 24 -q --threads 2 -o " +
+                                     shell_quote(dir / (std::string(name) + extension)));
+      ASSERT_EQ(result.exit_code, 0) << result.output;
+    }
+  }
+  EXPECT_EQ(test::read_bytes(dir / "a.pc2"), test::read_bytes(dir / "b.pc2"));
+  EXPECT_EQ(test::read_bytes(dir / "a.glb"), test::read_bytes(dir / "b.glb"));
+  // Threads do not change the result either.
+  ASSERT_EQ(run_wobble("bake " + input + " --clip 1 --fps 24 -q --threads 1 -o " + shell_quote(dir / "c.pc2")).exit_code, 0);
+  EXPECT_EQ(test::read_bytes(dir / "a.pc2"), test::read_bytes(dir / "c.pc2"));
+}
+
+// Every failure: exit code 1, one line naming the file and the problem, no output file.
+TEST(Cli, ErrorsAreOneLineAndLeaveNoOutput) {
+  ScratchDir dir;
+  const std::string clonk = shell_quote(test::bundled_asset("clonk.glb"));
+  const std::string out = shell_quote(dir / "out.pc2");
+  struct Case {
+    std::string arguments, expected;
+  };
+  const Case cases[] = {
+      {"bake " + shell_quote(dir / "missing.glb") + " -q -o " + out, "missing.glb"},
+      {"bake " + clonk + " --clip NoSuchClip -q -o " + out, "NoSuchClip"},
+      {"bake " + clonk + " --clip 999 -q -o " + out, "999"},
+      {"bake " + clonk + " --deformer lbs,wiggle -q -o " + out, "wiggle"},
+      {"bake " + clonk + " --clip Walk -q -o " + shell_quote(dir / "no/such/folder/out.pc2"), "folder"},
+      {"bake " + clonk + " --clip Walk -q -o " + shell_quote(dir / "out.xyz"), ".xyz"},
+      {"bake " + clonk + " --clip Walk --fps 0 -q -o " + out, "frame rate"},
+      {"bake " + clonk + " --clip Walk --no-such-flag -q -o " + out, "no-such-flag"},
+      {"info " + shell_quote(dir / "missing.fbx"), "missing.fbx"},
+  };
+  for (const Case& c : cases) {
+    const auto result = run_wobble(c.arguments + " 2>&1 >/dev/null");
+    EXPECT_EQ(result.exit_code, 1) << c.arguments << "\n" << result.output;
+    EXPECT_NE(result.output.find(c.expected), std::string::npos) << c.arguments << "\n" << result.output;
+    EXPECT_EQ(count_lines(result.output), 1u) << c.arguments << "\n" << result.output;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(Cli, TruncatedInputIsAnErrorNamingTheFile) {
+  ScratchDir dir;
+  const auto bytes = test::read_bytes(test::bundled_asset("clonk.glb"));
+  test::write_bytes(dir / "cut.glb", std::string(bytes.begin(), bytes.begin() + 5000));
+  const auto result = run_wobble("bake " + shell_quote(dir / "cut.glb") + " -q -o " + shell_quote(dir / "out.pc2") + " 2>&1");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("cut.glb"), std::string::npos) << result.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.pc2"));
+}

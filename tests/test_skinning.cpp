@@ -1,0 +1,254 @@
+// LBS and DQS against hand-computed cases, the SIMD kernel against the scalar loop, thread
+// determinism, and DQS's better volume on a twisted cylinder.
+#include <cmath>
+#include <cstring>
+#include <numbers>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include <wobble/dqs.hpp>
+#include <wobble/lbs.hpp>
+#include <wobble/parallel.hpp>
+
+using namespace wobble;
+
+namespace {
+
+constexpr float kPi = std::numbers::pi_v<float>;
+
+Mat4f rotation_about(const Vec3f& axis, float angle, const Vec3f& centre = Vec3f::Zero()) {
+  Mat4f m = Mat4f::Identity();
+  const Mat3f r = Eigen::AngleAxisf(angle, axis.normalized()).toRotationMatrix();
+  m.topLeftCorner<3, 3>() = r;
+  m.topRightCorner<3, 1>() = centre - r * centre;
+  return m;
+}
+
+PackedSkin packed(std::uint32_t width, std::vector<std::uint16_t> joints, std::vector<float> weights) {
+  PackedSkin skin;
+  skin.width = width;
+  skin.joints = std::move(joints);
+  skin.weights = std::move(weights);
+  return skin;
+}
+
+std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const PackedSkin& skin, const std::vector<Vec3f>& points) {
+  std::vector<Vec3f> out(points.size());
+  LbsJob job;
+  job.skinning_matrices = matrices;
+  job.skin = &skin;
+  job.in_positions = points;
+  job.out_positions = out;
+  EXPECT_EQ(job.Validate(), "");
+  job.Run();
+  return out;
+}
+
+std::vector<Vec3f> run_dqs(const std::vector<Mat4f>& matrices, const PackedSkin& skin, const std::vector<Vec3f>& points) {
+  std::vector<Vec3f> out(points.size());
+  DqsJoints joints;
+  joints.set(matrices);
+  DqsJob job;
+  job.joints = &joints;
+  job.skin = &skin;
+  job.in_positions = points;
+  job.out_positions = out;
+  EXPECT_EQ(job.Validate(), "");
+  job.Run();
+  return out;
+}
+
+// A closed cylinder along x from 0 to `length`, radius 1, with `rings` rings of `sides` vertices
+// plus two cap centres; skinned to joints 0 (at x = 0) and 1 (at x = length / 2) with a linear
+// weight ramp over the middle third.
+struct Cylinder {
+  std::vector<Vec3f> positions;
+  std::vector<std::array<std::uint32_t, 3>> triangles;
+  PackedSkin skin;
+};
+
+Cylinder make_cylinder(int rings, int sides, float length) {
+  Cylinder c;
+  c.skin.width = 2;
+  auto add_vertex = [&](const Vec3f& p) {
+    c.positions.push_back(p);
+    const float u = p.x() / length;
+    const float w1 = std::clamp((u - 1.0f / 3.0f) * 3.0f, 0.0f, 1.0f);
+    c.skin.joints.insert(c.skin.joints.end(), {0, 1});
+    c.skin.weights.insert(c.skin.weights.end(), {1 - w1, w1});
+  };
+  for (int r = 0; r < rings; ++r) {
+    for (int s = 0; s < sides; ++s) {
+      const float a = 2 * kPi * s / sides;
+      add_vertex({length * r / (rings - 1), std::cos(a), std::sin(a)});
+    }
+  }
+  const auto cap0 = static_cast<std::uint32_t>(c.positions.size());
+  add_vertex({0, 0, 0});
+  add_vertex({length, 0, 0});
+  auto at = [&](int r, int s) { return static_cast<std::uint32_t>(r * sides + (s % sides)); };
+  for (int r = 0; r + 1 < rings; ++r) {
+    for (int s = 0; s < sides; ++s) {
+      c.triangles.push_back({at(r, s), at(r + 1, s), at(r + 1, s + 1)});
+      c.triangles.push_back({at(r, s), at(r + 1, s + 1), at(r, s + 1)});
+    }
+  }
+  for (int s = 0; s < sides; ++s) {
+    c.triangles.push_back({cap0, at(0, s + 1), at(0, s)});
+    c.triangles.push_back({cap0 + 1, at(rings - 1, s), at(rings - 1, s + 1)});
+  }
+  return c;
+}
+
+// Signed volume by the divergence theorem.
+double volume(const std::vector<Vec3f>& p, const std::vector<std::array<std::uint32_t, 3>>& triangles) {
+  double v = 0;
+  for (const auto& t : triangles) v += p[t[0]].cast<double>().dot(p[t[1]].cast<double>().cross(p[t[2]].cast<double>())) / 6;
+  return v;
+}
+
+}  // namespace
+
+TEST(Lbs, SingleJointRotationMovesThePointRigidly) {
+  const std::vector<Mat4f> matrices = {rotation_about(Vec3f::UnitZ(), kPi / 2)};
+  const auto out = run_lbs(matrices, packed(1, {0}, {1}), {Vec3f(1, 0, 0), Vec3f(0, 0, 2)});
+  EXPECT_TRUE(out[0].isApprox(Vec3f(0, 1, 0), 1e-6f));
+  EXPECT_TRUE(out[1].isApprox(Vec3f(0, 0, 2), 1e-6f));
+}
+
+TEST(Lbs, TwoJointBlendAveragesThePositions) {
+  // Half identity, half 90 degrees about z: (1,0,0) -> ((1,0,0) + (0,1,0)) / 2, inside the circle.
+  const std::vector<Mat4f> matrices = {Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), kPi / 2)};
+  const auto out = run_lbs(matrices, packed(2, {0, 1}, {0.5f, 0.5f}), {Vec3f(1, 0, 0)});
+  EXPECT_TRUE(out[0].isApprox(Vec3f(0.5f, 0.5f, 0), 1e-6f));
+}
+
+TEST(Lbs, TranslationAndWeightsCombineLinearly) {
+  Mat4f a = Mat4f::Identity(), b = Mat4f::Identity();
+  a.topRightCorner<3, 1>() = Vec3f(1, 0, 0);
+  b.topRightCorner<3, 1>() = Vec3f(0, 4, 0);
+  const auto out = run_lbs({a, b}, packed(2, {0, 1}, {0.25f, 0.75f}), {Vec3f(1, 1, 1)});
+  EXPECT_TRUE(out[0].isApprox(Vec3f(1.25f, 4.0f, 1.0f), 1e-6f));
+}
+
+TEST(Lbs, NormalsFollowTheBlendedRotationAndStayUnit) {
+  const std::vector<Mat4f> matrices = {rotation_about(Vec3f::UnitZ(), kPi / 2)};
+  const PackedSkin skin = packed(1, {0}, {1});
+  std::vector<Vec3f> points = {Vec3f(1, 0, 0)}, normals = {Vec3f(1, 0, 0)}, out_p(1), out_n(1);
+  LbsJob job{matrices, &skin, points, normals, out_p, out_n, true};
+  job.Run();
+  EXPECT_TRUE(out_n[0].isApprox(Vec3f(0, 1, 0), 1e-6f));
+}
+
+TEST(Lbs, SimdKernelMatchesTheScalarLoopForAnyWidth) {
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> unit(-1, 1);
+  std::vector<Mat4f> matrices(40);
+  for (Mat4f& m : matrices) {
+    m = rotation_about(Vec3f(unit(random), unit(random), unit(random)), 3 * unit(random));
+    m.topRightCorner<3, 1>() = Vec3f(unit(random), unit(random), unit(random));
+  }
+  for (std::uint32_t width : {1u, 2u, 3u, 4u, 5u, 8u}) {
+    const std::size_t n = 1001;
+    PackedSkin skin;
+    skin.width = width;
+    std::vector<Vec3f> points(n), normals(n);
+    for (std::size_t v = 0; v < n; ++v) {
+      points[v] = Vec3f(unit(random), unit(random), unit(random));
+      normals[v] = Vec3f(unit(random), unit(random), unit(random)).normalized();
+      float sum = 0;
+      for (std::uint32_t k = 0; k < width; ++k) {
+        skin.joints.push_back(static_cast<std::uint16_t>(random() % matrices.size()));
+        skin.weights.push_back(unit(random) + 1.1f);
+        sum += skin.weights.back();
+      }
+      for (std::uint32_t k = 0; k < width; ++k) skin.weights[v * width + k] /= sum;
+    }
+    std::vector<Vec3f> fast_p(n), fast_n(n), slow_p(n), slow_n(n);
+    LbsJob fast{matrices, &skin, points, normals, fast_p, fast_n, true};
+    LbsJob slow{matrices, &skin, points, normals, slow_p, slow_n, true};
+    fast.Run(0, n);
+    lbs_reference(slow, 0, n);
+    for (std::size_t v = 0; v < n; ++v) {
+      ASSERT_TRUE(fast_p[v].isApprox(slow_p[v], 1e-5f)) << "width " << width << " vertex " << v;
+      ASSERT_TRUE(fast_n[v].isApprox(slow_n[v], 1e-5f)) << "width " << width << " vertex " << v;
+    }
+  }
+}
+
+TEST(Lbs, ResultsAreIdenticalBytesForAnyThreadCount) {
+  const Cylinder c = make_cylinder(400, 100, 4);
+  const std::vector<Mat4f> matrices = {Mat4f::Identity(), rotation_about(Vec3f::UnitY(), 0.7f, Vec3f(2, 0, 0))};
+  std::vector<Vec3f> single(c.positions.size()), multi(c.positions.size());
+  LbsJob job{matrices, &c.skin, c.positions, {}, single, {}, true};
+  job.Run();
+  ThreadPool pool(4);
+  job.out_positions = multi;
+  job.Run(&pool);
+  EXPECT_EQ(0, std::memcmp(single.data(), multi.data(), single.size() * sizeof(Vec3f)));
+}
+
+TEST(Lbs, ValidateNamesTheProblem) {
+  const std::vector<Mat4f> matrices = {Mat4f::Identity()};
+  const PackedSkin skin = packed(1, {3}, {1});
+  std::vector<Vec3f> points = {Vec3f::Zero()}, out(1);
+  LbsJob job{matrices, &skin, points, {}, out, {}, true};
+  EXPECT_NE(job.Validate().find("joint 3"), std::string::npos);
+}
+
+TEST(Dqs, SingleJointIsTheRigidTransform) {
+  Mat4f m = rotation_about(Vec3f(1, 1, 0), 1.2f);
+  m.topRightCorner<3, 1>() += Vec3f(3, -1, 2);
+  const std::vector<Vec3f> points = {Vec3f(1, 2, 3), Vec3f(-1, 0, 0.5f)};
+  const auto out = run_dqs({m}, packed(1, {0}, {1}), points);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    EXPECT_TRUE(out[i].isApprox((m * points[i].homogeneous()).head<3>(), 1e-5f));
+  }
+}
+
+TEST(Dqs, TwoJointBlendStaysOnTheCircle) {
+  // Half identity, half 90 degrees about z: DQS rotates (1,0,0) by 45 degrees, keeping its length.
+  const std::vector<Mat4f> matrices = {Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), kPi / 2)};
+  const auto out = run_dqs(matrices, packed(2, {0, 1}, {0.5f, 0.5f}), {Vec3f(1, 0, 0)});
+  const float h = std::sqrt(0.5f);
+  EXPECT_TRUE(out[0].isApprox(Vec3f(h, h, 0), 1e-6f));
+}
+
+TEST(Dqs, AntipodalQuaternionsBlendTheShortWay) {
+  // 350 degrees about z is -10 degrees: the blend of 0 and -10 degrees is -5 degrees.
+  const std::vector<Mat4f> matrices = {Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), 350 * kPi / 180)};
+  const auto out = run_dqs(matrices, packed(2, {0, 1}, {0.5f, 0.5f}), {Vec3f(1, 0, 0)});
+  const float a = -5 * kPi / 180;
+  EXPECT_TRUE(out[0].isApprox(Vec3f(std::cos(a), std::sin(a), 0), 1e-5f));
+}
+
+TEST(Dqs, PureTranslationsMatchLbs) {
+  Mat4f a = Mat4f::Identity(), b = Mat4f::Identity();
+  a.topRightCorner<3, 1>() = Vec3f(1, 0, 0);
+  b.topRightCorner<3, 1>() = Vec3f(0, 4, 0);
+  const PackedSkin skin = packed(2, {0, 1}, {0.25f, 0.75f});
+  const std::vector<Vec3f> points = {Vec3f(1, 1, 1)};
+  EXPECT_TRUE(run_dqs({a, b}, skin, points)[0].isApprox(run_lbs({a, b}, skin, points)[0], 1e-5f));
+}
+
+TEST(Dqs, ScaledJointsApplyTheirScale) {
+  Mat4f m = Mat4f::Identity();
+  m.topLeftCorner<3, 3>() = Eigen::AngleAxisf(kPi / 2, Vec3f::UnitZ()).toRotationMatrix() * Vec3f(2, 1, 1).asDiagonal();
+  const auto out = run_dqs({m}, packed(1, {0}, {1}), {Vec3f(1, 0, 0)});
+  EXPECT_TRUE(out[0].isApprox(Vec3f(0, 2, 0), 1e-5f));
+}
+
+TEST(Dqs, KeepsTheVolumeOfATwistedCylinderBetterThanLbs) {
+  const Cylinder c = make_cylinder(61, 48, 3);
+  const double rest = volume(c.positions, c.triangles);
+  EXPECT_NEAR(rest, kPi * 3, 0.05 * kPi * 3);  // a 48-gon prism: close to pi r^2 h
+  // Twist the second joint by 150 degrees about the cylinder's axis.
+  const std::vector<Mat4f> matrices = {Mat4f::Identity(), rotation_about(Vec3f::UnitX(), 150 * kPi / 180)};
+  const double lbs = volume(run_lbs(matrices, c.skin, c.positions), c.triangles) / rest;
+  const double dqs = volume(run_dqs(matrices, c.skin, c.positions), c.triangles) / rest;
+  std::printf("twisted cylinder (150 degrees): volume ratio LBS %.4f, DQS %.4f\n", lbs, dqs);
+  EXPECT_LT(lbs, 0.9);  // the candy-wrapper collapse
+  EXPECT_GT(dqs, 0.97);
+  EXPECT_LT(std::abs(dqs - 1), std::abs(lbs - 1));
+}

@@ -1,0 +1,44 @@
+#pragma once
+// Helpers shared by the tests: asset paths, scratch folders, running the CLI and the validator.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <wobble/math.hpp>
+
+namespace wobble::test {
+
+// ../shared/assets/<relative> (the workplace's shared test assets).
+std::filesystem::path shared_asset(const std::string& relative);
+// <source>/assets/<relative> (assets bundled with wobble).
+std::filesystem::path bundled_asset(const std::string& relative);
+// Debian's assimp-testmodels: /usr/share/assimp/models/<relative>.
+std::filesystem::path assimp_model(const std::string& relative);
+
+// A fresh empty folder under the system temp folder, removed at destruction.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+// Runs a shell command line, capturing its output.
+CommandResult run_command(const std::string& command_line);
+// Runs the wobble CLI with the given arguments (shell-quoted by the caller where needed).
+CommandResult run_wobble(const std::string& arguments);
+// Runs the Khronos glTF validator on a file; exit_code 0 means no errors.
+CommandResult validate_gltf(const std::filesystem::path& file);
+
+std::vector<char> read_bytes(const std::filesystem::path& file);
+void write_bytes(const std::filesystem::path& file, const std::string& bytes);
+
+}  // namespace wobble::test

@@ -90,8 +90,8 @@ Cylinder make_cylinder(int rings, int sides, float length) {
   auto at = [&](int r, int s) { return static_cast<std::uint32_t>(r * sides + (s % sides)); };
   for (int r = 0; r + 1 < rings; ++r) {
     for (int s = 0; s < sides; ++s) {
-      c.triangles.push_back({at(r, s), at(r + 1, s), at(r + 1, s + 1)});
-      c.triangles.push_back({at(r, s), at(r + 1, s + 1), at(r, s + 1)});
+      c.triangles.push_back({at(r, s), at(r + 1, s + 1), at(r + 1, s)});
+      c.triangles.push_back({at(r, s), at(r, s + 1), at(r + 1, s + 1)});
     }
   }
   for (int s = 0; s < sides; ++s) {
@@ -112,7 +112,7 @@ double volume(const std::vector<Vec3f>& p, const std::vector<std::array<std::uin
 
 TEST(Lbs, SingleJointRotationMovesThePointRigidly) {
   const std::vector<Mat4f> matrices = {rotation_about(Vec3f::UnitZ(), kPi / 2)};
-  const auto out = run_lbs(matrices, packed(1, {0}, {1}), {Vec3f(1, 0, 0), Vec3f(0, 0, 2)});
+  const auto out = run_lbs(matrices, packed(1, {0, 0}, {1, 1}), {Vec3f(1, 0, 0), Vec3f(0, 0, 2)});
   EXPECT_TRUE(out[0].isApprox(Vec3f(0, 1, 0), 1e-6f));
   EXPECT_TRUE(out[1].isApprox(Vec3f(0, 0, 2), 1e-6f));
 }
@@ -201,7 +201,7 @@ TEST(Dqs, SingleJointIsTheRigidTransform) {
   Mat4f m = rotation_about(Vec3f(1, 1, 0), 1.2f);
   m.topRightCorner<3, 1>() += Vec3f(3, -1, 2);
   const std::vector<Vec3f> points = {Vec3f(1, 2, 3), Vec3f(-1, 0, 0.5f)};
-  const auto out = run_dqs({m}, packed(1, {0}, {1}), points);
+  const auto out = run_dqs({m}, packed(1, {0, 0}, {1, 1}), points);
   for (std::size_t i = 0; i < points.size(); ++i) {
     EXPECT_TRUE(out[i].isApprox((m * points[i].homogeneous()).head<3>(), 1e-5f));
   }

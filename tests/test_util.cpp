@@ -31,7 +31,7 @@ ScratchDir::~ScratchDir() {
 
 CommandResult run_command(const std::string& command_line) {
   CommandResult result;
-  FILE* pipe = popen((command_line + " 2>&1").c_str(), "r");
+  FILE* pipe = popen(("( " + command_line + " ) 2>&1").c_str(), "r");
   if (!pipe) return result;
   std::array<char, 4096> buffer;
   while (std::fgets(buffer.data(), buffer.size(), pipe)) result.output += buffer.data();

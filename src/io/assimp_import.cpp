@@ -262,11 +262,10 @@ Character read_with_assimp(const fs::path& path) {
 
   // --- which nodes become joints -----------------------------------------------------------
   std::unordered_map<const aiNode*, bool> needed;
-  bool any_bones = false;
   for (unsigned m : meshes) {
     const aiMesh* source = scene->mMeshes[m];
     for (unsigned b = 0; b < source->mNumBones; ++b) {
-      if (const aiNode* node = nodes.find(source->mBones[b]->mName)) needed[node] = true, any_bones = true;
+      if (const aiNode* node = nodes.find(source->mBones[b]->mName)) needed[node] = true;
     }
   }
   for (unsigned a = 0; a < scene->mNumAnimations; ++a) {

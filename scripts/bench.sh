@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Runs the benchmarks with repetitions and prints medians and ratios (bench/report.py).
+# Runs every benchmark binary (or those named: scripts/bench.sh build lbs dynamic) with
+# repetitions, keeps JSON results under build/bench-results/, and prints medians and ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
+shift || true
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  for binary in "$build"/bench/wobble_bench_*; do names+=("${binary##*/wobble_bench_}"); done
+fi
 mkdir -p "$build/bench-results"
-json="$build/bench-results/lbs.json"
-"$build/bench/wobble_bench" --benchmark_repetitions="${REPETITIONS:-7}" \
-  --benchmark_report_aggregates_only=true --benchmark_out="$json" --benchmark_out_format=json
-python3 bench/report.py "$json"
+for name in "${names[@]}"; do
+  json="$build/bench-results/$name.json"
+  echo "== $name"
+  "$build/bench/wobble_bench_$name" --benchmark_repetitions="${REPETITIONS:-7}" \
+    --benchmark_report_aggregates_only=true --benchmark_out="$json" --benchmark_out_format=json
+  if [ -f "bench/report_$name.py" ]; then python3 "bench/report_$name.py" "$json"; fi
+done

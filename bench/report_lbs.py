@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints the medians of a Google Benchmark JSON file and the ratios the issues ask for.
 
-Usage: python3 bench/report.py build/bench-results/lbs.json
+Usage: python3 bench/report_lbs.py build/bench-results/lbs.json
 Convention for the bandwidth bound: a streaming copy of N bytes takes N / copy_rate seconds;
 LBS must read and write `bytes_per_vertex` bytes per vertex, so its bound is
 bytes_per_vertex / copy_rate per vertex (the convention of the reference figures: 29 GB/s -> 2.3 ns).

@@ -119,6 +119,8 @@ TEST(Gltf, WipfRepairsAreReported) {
   EXPECT_EQ(c.diagnostics.count("inverse_bind_last_row"), 12u);
   // Three clips start before 0 ("Dig" at -3.0109e-5 s): each is shifted to start at 0.
   EXPECT_EQ(c.diagnostics.count("negative_key_times"), 3u);
+  EXPECT_GT(c.diagnostics.count("weights_normalized"), 0u);
+  EXPECT_EQ(c.diagnostics.count("weights_missing"), 4u);  // four vertices with all-zero weights
   const auto dig = c.find_clip("Dig");
   ASSERT_TRUE(dig.has_value());
   const Clip& clip = c.clips[*dig];
@@ -483,8 +485,8 @@ struct TinySkinnedGltf {
         lo[c] = std::min(lo[c], positions[3 * v + c]);
         hi[c] = std::max(hi[c], positions[3 * v + c]);
       }
-    accessors[static_cast<std::size_t>(position)]["min"] = {lo[0], lo[1], lo[2]};
-    accessors[static_cast<std::size_t>(position)]["max"] = {hi[0], hi[1], hi[2]};
+    accessors[static_cast<std::size_t>(position)]["min"] = json::array({lo[0], lo[1], lo[2]});
+    accessors[static_cast<std::size_t>(position)]["max"] = json::array({hi[0], hi[1], hi[2]});
     json attributes = {{"POSITION", position}};
     if (with_normals) {
       std::vector<float> normals;
@@ -500,31 +502,59 @@ struct TinySkinnedGltf {
     const int ibm = add(inverse_binds, sizeof inverse_binds, 5126, 2, "MAT4");
     const float times[2] = {0, 1};
     const int input = add(times, sizeof times, 5126, 2, "SCALAR");
-    accessors[static_cast<std::size_t>(input)]["min"] = {0.0};
-    accessors[static_cast<std::size_t>(input)]["max"] = {1.0};
+    accessors[static_cast<std::size_t>(input)]["min"] = json::array({0.0});
+    accessors[static_cast<std::size_t>(input)]["max"] = json::array({1.0});
     const float rotations[8] = {0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f};
     const int output = add(rotations, sizeof rotations, 5126, 2, "VEC4");
 
-    json primitive = {{"attributes", attributes}};
+    json primitive = json::object();
+    primitive["attributes"] = attributes;
     if (mode != 4) primitive["mode"] = mode;
-    json mesh_node = {{"name", "body"}, {"mesh", 0}};
+    json mesh_node = json::object();
+    mesh_node["name"] = "body";
+    mesh_node["mesh"] = 0;
     if (with_skin) mesh_node["skin"] = 0;
-    json gltf = {
-        {"asset", {{"version", "2.0"}}},
-        {"scene", 0},
-        {"scenes", {{{"nodes", {0, 1}}}}},
-        {"nodes",
-         {mesh_node, {{"name", "root"}, {"children", {2}}}, {{"name", "tip"}, {"translation", {0.0, 1.0, 0.0}}}}},
-        {"meshes", {{{"name", "body"}, {"primitives", {primitive}}}}},
-        {"accessors", accessors},
-        {"bufferViews", views},
-        {"buffers", {{{"byteLength", bin.size()}, {"uri", "data:application/octet-stream;base64," + base64(bin)}}}},
-    };
+    json root = json::object(), tip = json::object();
+    root["name"] = "root";
+    root["children"] = json::array({2});
+    tip["name"] = "tip";
+    tip["translation"] = json::array({0.0, 1.0, 0.0});
+    json mesh = json::object();
+    mesh["name"] = "body";
+    mesh["primitives"] = json::array({primitive});
+    json buffer = json::object();
+    buffer["byteLength"] = bin.size();
+    buffer["uri"] = "data:application/octet-stream;base64," + base64(bin);
+    json scene = json::object();
+    scene["nodes"] = json::array({0, 1});
+
+    json gltf = json::object();
+    gltf["asset"]["version"] = "2.0";
+    gltf["scene"] = 0;
+    gltf["scenes"] = json::array({scene});
+    gltf["nodes"] = json::array({mesh_node, root, tip});
+    gltf["meshes"] = json::array({mesh});
+    gltf["accessors"] = accessors;
+    gltf["bufferViews"] = views;
+    gltf["buffers"] = json::array({buffer});
     if (with_skin) {
-      gltf["skins"] = {{{"joints", {1, 2}}, {"inverseBindMatrices", ibm}}};
-      gltf["animations"] = {{{"name", "bend"},
-                             {"samplers", {{{"input", input}, {"output", output}, {"interpolation", "LINEAR"}}}},
-                             {"channels", {{{"sampler", 0}, {"target", {{"node", 2}, {"path", "rotation"}}}}}}}}};
+      json skin = json::object();
+      skin["joints"] = json::array({1, 2});
+      skin["inverseBindMatrices"] = ibm;
+      gltf["skins"] = json::array({skin});
+      json sampler = json::object();
+      sampler["input"] = input;
+      sampler["output"] = output;
+      sampler["interpolation"] = "LINEAR";
+      json channel = json::object();
+      channel["sampler"] = 0;
+      channel["target"]["node"] = 2;
+      channel["target"]["path"] = "rotation";
+      json animation = json::object();
+      animation["name"] = "bend";
+      animation["samplers"] = json::array({sampler});
+      animation["channels"] = json::array({channel});
+      gltf["animations"] = json::array({animation});
     }
     return gltf;
   }
@@ -601,14 +631,14 @@ TEST(GltfBadInput, JointIndexOutOfRange) {
 TEST(GltfBadInput, ParentCycle) {
   ScratchDir dir;
   json gltf = TinySkinnedGltf{}.build();
-  gltf["nodes"][2]["children"] = {1};  // root -> tip -> root
+  gltf["nodes"][2]["children"] = json::array({1});  // root -> tip -> root
   expect_error(write_json(dir, "cycle.gltf", gltf), "cycle");
 }
 
 TEST(GltfBadInput, NodeWithTwoParents) {
   ScratchDir dir;
   json gltf = TinySkinnedGltf{}.build();
-  gltf["nodes"][0]["children"] = {2};  // tip under root and under the mesh node
+  gltf["nodes"][0]["children"] = json::array({2});  // tip under root and under the mesh node
   expect_error(write_json(dir, "two_parents.gltf", gltf), "two parents");
 }
 
@@ -675,8 +705,8 @@ TEST(GltfBadInput, NegativeKeyTimesShiftTheClip) {
                                {"componentType", 5126},
                                {"count", 2},
                                {"type", "SCALAR"},
-                               {"min", {-0.5}},
-                               {"max", {0.25}}});
+                               {"min", json::array({-0.5})},
+                               {"max", json::array({0.25})}});
   gltf["animations"][0]["samplers"][0]["input"] = gltf["accessors"].size() - 1;
   const Character c = read_gltf(write_json(dir, "negative.gltf", gltf));
   EXPECT_EQ(c.diagnostics.count("negative_key_times"), 1u);
@@ -703,7 +733,8 @@ TEST(GltfBadInput, TriangleStripIsConverted) {
   const Character c = read_gltf(write_json(dir, "strip.gltf", model.build()));
   ASSERT_EQ(c.mesh.triangle_count(), 2u);
   EXPECT_EQ(c.mesh.triangles[0], (Triangle{0, 1, 2}));
-  EXPECT_EQ(c.mesh.triangles[1], (Triangle{2, 1, 3}));
+  // glTF 2.0: triangle i of a strip is (v_i, v_{i+1+i%2}, v_{i+2-i%2}), keeping the winding.
+  EXPECT_EQ(c.mesh.triangles[1], (Triangle{1, 3, 2}));
 }
 
 TEST(GltfBadInput, LinesAreSkipped) {
@@ -745,7 +776,7 @@ TEST(GltfBadInput, StaticMeshGetsWorldPositions) {
   TinySkinnedGltf model;
   model.with_skin = false;
   json gltf = model.build();
-  gltf["nodes"][0]["translation"] = {10.0, 0.0, 0.0};
+  gltf["nodes"][0]["translation"] = json::array({10.0, 0.0, 0.0});
   const Character c = read_gltf(write_json(dir, "static.gltf", gltf));
   EXPECT_TRUE(c.rig.empty());
   EXPECT_TRUE(c.skin.empty());

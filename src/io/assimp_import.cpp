@@ -2,13 +2,15 @@
 // Character.
 //
 // Spaces. assimp keeps each mesh in the local space of the node that holds it, and gives each bone
-// an offset matrix from that mesh space to the bone's space at bind time, so that a vertex is
-// skinned to boneWorld * offset * v. wobble wants one bind space for the whole merged mesh, so the
-// bind space here is the scene's (root) space at rest: positions are meshWorld * v, and a bone's
-// inverse bind matrix is offset * meshWorld^-1. Skinning then gives
+// an offset matrix so that a vertex is skinned to boneWorld * offset * v. wobble wants one bind
+// space for the whole merged mesh: the scene's (root) space at rest. Positions are
+// meshWorld * v and a bone's inverse bind matrix is offset * meshWorld^-1, so skinning gives
 // boneWorld * offset * meshWorld^-1 * meshWorld * v, exactly assimp's result, and meshes held by
 // different nodes, or unskinned meshes attached rigidly to their node (inverse bind =
-// nodeWorld^-1, weight 1), all fit in the same space.
+// nodeWorld^-1, weight 1), all fit in the same space. DirectX .x skins are the exception: their
+// offsets expect the raw vertices (the mesh node's transform is not part of the skin), so there
+// the skinned meshes keep their raw vertices and the offsets are the inverse bind matrices as
+// they are; which case a file is in is told by the rest pose (see skin_in_raw_space).
 //
 // Vertices are kept as assimp produces them (no welding, no limit on influences per vertex).
 #include <algorithm>
@@ -51,8 +53,10 @@ Mat4f to_eigen(const aiMatrix4x4& a) {
 }
 
 std::string one_line(std::string s) {
-  for (char& c : s)
+  for (char& c : s) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    else if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) c = '?';
+  }
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s.empty() ? std::string("unknown error") : s;
 }
@@ -224,8 +228,6 @@ Character read_with_assimp(const fs::path& path) {
   if (fs::is_directory(path, ec)) fail(path, "is a folder, not a file");
 
   Assimp::Importer importer;
-  // Skeleton-only files (BVH, animation-only Collada) get no made-up bone-visualisation mesh.
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
   const aiScene* scene =
       importer.ReadFile(path.string(), aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
   if (!scene || !scene->mRootNode) fail(path, "cannot import: {}", one_line(importer.GetErrorString()));
@@ -246,12 +248,21 @@ Character read_with_assimp(const fs::path& path) {
   SceneNodes nodes;
   nodes.collect(scene);
 
-  // The meshes to keep, in file order; a BVH file is a skeleton and its motion only.
+  // The meshes to keep, in file order. A BVH file is a skeleton and its motion only; for it and
+  // other skeleton-only files assimp makes up a mesh of bone shapes (material "SkeletonMaterial"),
+  // which is no part of the character. (assimp's option not to make it cannot be used: its
+  // validation step then rejects the scene for having no mesh.)
   const bool skeleton_file = lower(path.extension().string()) == ".bvh";
+  auto is_skeleton_mesh = [&](const aiMesh* source) {
+    if (source->mMaterialIndex >= scene->mNumMaterials) return false;
+    aiString name;
+    return scene->mMaterials[source->mMaterialIndex]->Get(AI_MATKEY_NAME, name) == AI_SUCCESS &&
+           std::string(name.C_Str()) == "SkeletonMaterial";
+  };
   std::vector<unsigned> meshes;
   std::size_t skipped_meshes = 0;
   for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
-    if (skeleton_file) break;
+    if (skeleton_file || is_skeleton_mesh(scene->mMeshes[m])) continue;
     if (is_triangle_mesh(scene->mMeshes[m])) meshes.push_back(m);
     else ++skipped_meshes;
   }
@@ -313,7 +324,7 @@ Character read_with_assimp(const fs::path& path) {
   }
 
   // --- meshes, merged --------------------------------------------------------------------------
-  read_materials(path, scene, mesh, diagnostics);
+  if (!meshes.empty()) read_materials(path, scene, mesh, diagnostics);
   std::vector<bool> bind_set(rig.joint_count(), false);
   auto set_bind = [&](std::uint32_t joint, const Mat4f& inverse_bind, const std::string& what) {
     if (bind_set[joint]) {
@@ -328,6 +339,45 @@ Character read_with_assimp(const fs::path& path) {
     rig.skinned[joint] = true;
   };
 
+  // Which space the skinned meshes' bind pose lives in. With boneWorld * offset * v as the skinned
+  // position, files differ in what the bind pose gives back: FBX and Collada exporters put the mesh
+  // node's transform into the offsets (the bind pose reproduces meshWorld * v), DirectX .x files do
+  // not (it reproduces the raw v, the mesh node's transform is not part of the skin). Skinning is
+  // the same either way; the choice decides where the bind-space mesh sits. The rest pose is the
+  // bind pose in most files, so the space it reproduces better is taken (the scene space on a tie).
+  bool skin_in_raw_space = false;
+  if (has_rig) {
+    double error_raw = 0, error_scene = 0;
+    for (unsigned m : meshes) {
+      const aiMesh* source = scene->mMeshes[m];
+      if (source->mNumBones == 0) continue;
+      std::vector<Vec3f> skinned(source->mNumVertices, Vec3f::Zero());
+      std::vector<float> weight_sum(source->mNumVertices, 0.0f);
+      for (unsigned b = 0; b < source->mNumBones; ++b) {
+        const aiBone* bone = source->mBones[b];
+        const aiNode* node = nodes.find(bone->mName);
+        if (!node) continue;
+        const Mat4f matrix = nodes.world_of(node) * to_eigen(bone->mOffsetMatrix);
+        for (unsigned w = 0; w < bone->mNumWeights; ++w) {
+          const aiVertexWeight& weight = bone->mWeights[w];
+          if (weight.mVertexId >= source->mNumVertices || !(weight.mWeight > 0.0f)) continue;
+          const aiVector3D& p = source->mVertices[weight.mVertexId];
+          skinned[weight.mVertexId] += weight.mWeight * (matrix * Vec4f(p.x, p.y, p.z, 1.0f)).head<3>();
+          weight_sum[weight.mVertexId] += weight.mWeight;
+        }
+      }
+      const Mat4f mesh_world = nodes.world_of(nodes.mesh_holder[m]);
+      for (unsigned v = 0; v < source->mNumVertices; ++v) {
+        if (!(weight_sum[v] > 0.0f)) continue;
+        const Vec3f at_rest = skinned[v] / weight_sum[v];
+        const Vec3f raw(source->mVertices[v].x, source->mVertices[v].y, source->mVertices[v].z);
+        const double to_raw = (at_rest - raw).norm(), to_scene = (at_rest - (mesh_world * raw.homogeneous()).head<3>()).norm();
+        if (std::isfinite(to_raw) && std::isfinite(to_scene)) error_raw += to_raw, error_scene += to_scene;
+      }
+    }
+    skin_in_raw_space = error_raw < error_scene;
+  }
+
   std::size_t total_vertices = 0;
   for (unsigned m : meshes) total_vertices += scene->mMeshes[m]->mNumVertices;
   if (total_vertices > std::numeric_limits<std::uint32_t>::max()) fail(path, "too many vertices ({})", total_vertices);
@@ -339,7 +389,10 @@ Character read_with_assimp(const fs::path& path) {
   for (unsigned m : meshes) {
     const aiMesh* source = scene->mMeshes[m];
     const aiNode* holder = nodes.mesh_holder[m];
-    const Mat4f mesh_world = nodes.world_of(holder);
+    // Bind space from the mesh's space: its node's rest world transform, or none for a skin whose
+    // offsets expect the raw vertices (see skin_in_raw_space).
+    const bool raw = skin_in_raw_space && source->mNumBones > 0;
+    const Mat4f mesh_world = raw ? Mat4f(Mat4f::Identity()) : nodes.world_of(holder);
     const Mat3f normal_matrix = mesh_world.topLeftCorner<3, 3>().inverse().transpose();
     const Mat4f mesh_world_inverse = mesh_world.inverse();
     const std::string mesh_name = source->mName.length ? source->mName.C_Str() : fmt::format("mesh_{}", m);
@@ -433,6 +486,9 @@ Character read_with_assimp(const fs::path& path) {
   }
 
   // --- clips ---------------------------------------------------------------------------------
+  if (!has_rig && scene->mNumAnimations > 0)
+    diagnostics.repair("clip_missing_node", "clips that animate no node of the scene were dropped",
+                       scene->mNumAnimations);
   for (unsigned a = 0; a < scene->mNumAnimations && has_rig; ++a) {
     const aiAnimation* animation = scene->mAnimations[a];
     Clip clip;

@@ -62,7 +62,7 @@ void split(std::string_view s, std::vector<std::string_view>& tokens) {
 std::string shown(std::string_view token) {
   std::string s(token.substr(0, 40));
   for (char& c : s)
-    if (static_cast<unsigned char>(c) < 32) c = '?';
+    if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) c = '?';
   return token.size() > 40 ? s + "..." : s;
 }
 
@@ -175,6 +175,7 @@ Character read_off(const fs::path& path) {
   if (has_normal) mesh.normals.resize(nv);
   if (has_st) mesh.uvs.resize(nv);
   const std::size_t needed = 3 + (has_normal ? 3 : 0) + (has_st ? 2 : 0);
+  std::size_t extra_values = 0;
   for (std::size_t v = 0; v < nv; ++v) {
     if (!lines.next_nonempty(line))
       fail(path, "truncated: the header promises {} vertices, the file ends after {}", nv, v);
@@ -195,10 +196,18 @@ Character read_off(const fs::path& path) {
     for (std::size_t k = 0; k < needed; ++k)
       if (!std::isfinite(values[k]))
         fail(path, "line {}: vertex {} is not finite ({})", lines.number(), v, shown(tokens[k < n_positional ? k : tokens.size() - needed + k]));
+    // Without C (or ST) in the keyword nothing may follow the coordinates: say so rather than
+    // guess (a free-format file with several vertices on a line would be misread).
+    if (!has_color && !has_st && tokens.size() > needed) ++extra_values;
     mesh.positions[v] = Vec3f(values[0], values[1], values[2]);
     if (has_normal) mesh.normals[v] = Vec3f(values[3], values[4], values[5]);
     if (has_st) mesh.uvs[v] = Vec2f(values[n_positional], 1.0f - values[n_positional + 1]);
   }
+
+  if (extra_values)
+    character.diagnostics.repair("off_extra_vertex_values",
+                                 "vertex lines with more values than the header announces: the extra values were ignored",
+                                 extra_values);
 
   mesh.triangles.reserve(static_cast<std::size_t>(face_count));
   std::size_t skipped_faces = 0;

@@ -7,12 +7,13 @@ cd "$(dirname "$0")/.."
 profile="${1:-test}"
 
 core_packages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git ccache
   libeigen3-dev libtinygltf-dev libassimp-dev libcli11-dev nlohmann-json3-dev
-  libfmt-dev libspdlog-dev libstb-dev
+  libfmt-dev libspdlog-dev libstb-dev libspectra-dev
 )
 test_packages=(
   libgtest-dev libbenchmark-dev assimp-testmodels assimp-utils nodejs npm
+  blender python3-numpy
 )
 
 packages=("${core_packages[@]}")

@@ -47,10 +47,11 @@ Runner add_bake_command(CLI::App& app) {
   app.add_option("--end", options->end, "last frame time, seconds, included (default: clip end)");
   app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, or folder/ for OBJ files")->required();
   app.add_option("--threads", options->threads, "worker threads (0: all cores)")->capture_default_str();
-  app.add_flag("-q,--quiet", options->quiet, "no progress or summary");
+  app.add_flag("-q,--quiet", options->quiet, "no progress, summary or repair warnings; errors only");
   options->deformers.add_to(app);
 
   return [options] {
+    if (options->quiet) spdlog::set_level(spdlog::level::err);  // quiet: errors only
     const OutputKind kind = output_kind(options->output);
     const nlohmann::json settings = options->deformers.settings();
     const Character character = load_character(options->input);

@@ -11,5 +11,7 @@ using Runner = std::function<int()>;
 
 Runner add_info_command(CLI::App& app);
 Runner add_bake_command(CLI::App& app);
+Runner add_measure_command(CLI::App& app);
+Runner add_simulate_command(CLI::App& app);
 
 }  // namespace wobble::cli

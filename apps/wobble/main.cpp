@@ -4,6 +4,7 @@
 #include <exception>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <wobble/error.hpp>
@@ -11,6 +12,8 @@
 #include "commands.hpp"
 
 int main(int argc, char** argv) {
+  // Messages go to stderr so that stdout carries only results (--json, paths).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("wobble"));
   spdlog::set_pattern("wobble: %l: %v");
   CLI::App app{"wobble: secondary motion and better deformation for skinned characters"};
   app.require_subcommand(1);
@@ -25,6 +28,9 @@ int main(int argc, char** argv) {
   };
   add("info", "describe a file: meshes, joints, clips, skin, repairs", wobble::cli::add_info_command);
   add("bake", "run a deformer stack over a clip and write the result", wobble::cli::add_bake_command);
+  add("measure", "quality figures of a deformer stack over a clip (volume, detail, stretch, flips)",
+      wobble::cli::add_measure_command);
+  add("simulate", "reduced-order physics on skinning subspaces (PhysSkin++ runtime)", wobble::cli::add_simulate_command);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,235 @@
+// wobble simulate: reduced-order physics (PhysSkin++ runtime) on skinning eigenmodes or skin weights.
+//   wobble simulate SHAPE.off --handles 16 --pin "y>0.8" --floor -1.1 --frames 120 --fps 30 -o out.pc2
+//   wobble simulate SCENE.json -o out.pc2
+//   wobble simulate --rig CHARACTER.glb --clip Walk --handles 16 -o out.glb
+// Outputs: .pc2, .glb/.gltf (baked morph targets), or a folder ending in / (OBJ sequence for
+// meshes, PLY sequence for Gaussian splats).
+#include <cctype>
+#include <cmath>
+#include <optional>
+
+#include <fmt/core.h>
+#include <spdlog/spdlog.h>
+
+#include <wobble/atomic_file.hpp>
+#include <wobble/error.hpp>
+#include <wobble/io.hpp>
+#include <wobble/pose.hpp>
+#include <wobble/physics/rig_complementary.hpp>
+#include <wobble/physics/scene.hpp>
+
+#include "commands.hpp"
+#include "progress.hpp"
+
+namespace wobble::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace wobble::physics;
+
+enum class OutputKind { Pc2, Gltf, Folder };
+
+std::string lower_extension(const fs::path& p) {
+  std::string e = p.extension().string();
+  for (char& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+OutputKind output_kind(const std::string& out) {
+  if (!out.empty() && out.back() == '/') return OutputKind::Folder;
+  const std::string e = lower_extension(out);
+  if (e == ".pc2") return OutputKind::Pc2;
+  if (e == ".glb" || e == ".gltf") return OutputKind::Gltf;
+  fail(out, "unknown output type '{}' (use .pc2, .glb, .gltf, or a folder ending in /)", e);
+}
+
+// A static character holding every mesh object of the scene (for glTF and OBJ output).
+Character merged_meshes(const Scene& scene) {
+  Character merged;
+  for (const SceneObject& o : scene.objects) {
+    if (o.gaussians) continue;
+    const Mesh& m = o.character.mesh;
+    const auto first = static_cast<std::uint32_t>(merged.mesh.positions.size());
+    const auto first_triangle = static_cast<std::uint32_t>(merged.mesh.triangles.size());
+    for (std::size_t v = 0; v < m.positions.size(); ++v) merged.mesh.positions.push_back(m.positions[v]);
+    for (const Triangle& t : m.triangles) merged.mesh.triangles.push_back({t[0] + first, t[1] + first, t[2] + first});
+    Primitive p;
+    p.name = o.file.stem().string();
+    p.first_vertex = first;
+    p.vertex_count = static_cast<std::uint32_t>(m.positions.size());
+    p.first_triangle = first_triangle;
+    p.triangle_count = static_cast<std::uint32_t>(m.triangles.size());
+    merged.mesh.primitives.push_back(p);
+  }
+  merged.source = "scene";
+  return merged;
+}
+
+void write_ply_sequence(const fs::path& folder, const std::vector<std::vector<GaussianCloud>>& frames) {
+  AtomicOutput output(folder, true);
+  for (std::size_t f = 0; f < frames.size(); ++f) {
+    GaussianCloud all = frames[f].front();
+    for (std::size_t k = 1; k < frames[f].size(); ++k) {
+      if (frames[f][k].properties != all.properties)
+        fail(folder, "splat objects have different PLY properties and cannot share one file");
+      all.values.insert(all.values.end(), frames[f][k].values.begin(), frames[f][k].values.end());
+    }
+    write_gaussian_ply(output.temporary() / fmt::format("frame_{:04d}.ply", f), all);
+  }
+  output.commit();
+}
+
+int run_scene(Scene& scene, const std::string& output, bool quiet) {
+  const OutputKind kind = output_kind(output);
+  bool any_splats = false, any_meshes = false;
+  for (const auto& o : scene.objects) (o.gaussians ? any_splats : any_meshes) = true;
+  if (any_splats && kind != OutputKind::Folder) fail(output, "Gaussian splats are written as a PLY sequence: give a folder ending in /");
+  if (any_splats && any_meshes) fail(output, "a scene mixing meshes and splats cannot be written to one output");
+  BakedFrames baked;
+  std::vector<std::vector<GaussianCloud>> splat_frames;
+  Progress progress("simulating", quiet);
+  auto record = [&](int frame) {
+    baked.times.push_back(static_cast<float>(frame / scene.fps));
+    if (any_splats) {
+      std::vector<GaussianCloud> clouds;
+      for (std::size_t o = 0; o < scene.objects.size(); ++o) clouds.push_back(scene.gaussians(o));
+      splat_frames.push_back(std::move(clouds));
+      return;
+    }
+    std::vector<Vec3f> positions;
+    for (std::size_t o = 0; o < scene.objects.size(); ++o)
+      for (const Vec3d& p : scene.positions(o)) positions.push_back(p.cast<float>());
+    baked.positions.push_back(std::move(positions));
+  };
+  record(0);
+  std::size_t newton = 0;
+  for (int f = 1; f < scene.frames; ++f) {
+    scene.advance_frame();
+    newton += static_cast<std::size_t>(scene.world.last_stats().iterations);
+    record(f);
+    progress.update(static_cast<std::size_t>(f + 1), static_cast<std::size_t>(scene.frames));
+  }
+  progress.finish();
+  if (any_splats) {
+    write_ply_sequence(output, splat_frames);
+  } else {
+    switch (kind) {
+      case OutputKind::Pc2: write_pc2(output, baked, static_cast<float>(scene.fps)); break;
+      case OutputKind::Gltf: write_gltf(output, merged_meshes(scene), &baked); break;
+      case OutputKind::Folder: write_obj_sequence(output, merged_meshes(scene).mesh, baked); break;
+    }
+  }
+  if (!quiet)
+    spdlog::info("simulated {} frames of {} object(s) ({} Newton iterations per step on average) -> {}", scene.frames,
+                 scene.objects.size(), static_cast<double>(newton) / std::max(1, (scene.frames - 1) * scene.substeps), output);
+  return 0;
+}
+
+}  // namespace
+
+Runner add_simulate_command(CLI::App& app) {
+  struct Options {
+    std::string input, output, pin, rig, clip = "0", model = "neohookean";
+    int handles = 16, frames = 120, substeps = 2, sample_grid = 24, field_grid = 20;
+    std::size_t points = 1000;
+    double fps = 30, youngs = 1e5, poisson = 0.45, density = 1000, pin_blend = 0.2, gravity = 9.81;
+    std::optional<double> floor;
+    bool no_gravity = false, quiet = false, no_rig_inertia = false;
+  };
+  auto o = std::make_shared<Options>();
+  app.add_option("INPUT", o->input, "SCENE.json, a shape (OFF, OBJ, glTF, ...) or a 3DGS PLY");
+  app.add_option("-o,--output", o->output, "output: .pc2, .glb/.gltf, or folder/ (OBJ or PLY sequence)")->required();
+  app.add_option("--handles", o->handles, "skinning handles (subspace size 12 x handles)")->capture_default_str();
+  app.add_option("--points", o->points, "sample (cubature) points")->capture_default_str();
+  app.add_option("--pin", o->pin, "pinned region, a predicate over normalised x, y, z, e.g. \"y>0.8\"");
+  app.add_option("--pin-blend", o->pin_blend, "width over which the pin releases (normalised units)")->capture_default_str();
+  app.add_option("--floor", o->floor, "floor height (normalised units)");
+  app.add_option("--frames", o->frames, "frames to write")->capture_default_str();
+  app.add_option("--fps", o->fps, "frames per second")->capture_default_str();
+  app.add_option("--substeps", o->substeps, "time steps per frame")->capture_default_str();
+  app.add_option("--youngs", o->youngs, "Young's modulus (Pa)")->capture_default_str();
+  app.add_option("--poisson", o->poisson, "Poisson ratio")->capture_default_str();
+  app.add_option("--density", o->density, "density (kg/m^3)")->capture_default_str();
+  app.add_option("--model", o->model, "material model: neohookean or linear")->capture_default_str();
+  app.add_option("--gravity", o->gravity, "gravity along -y (m/s^2; the shape spans 2 m)")->capture_default_str();
+  app.add_flag("--no-gravity", o->no_gravity, "no gravity");
+  app.add_option("--sample-grid", o->sample_grid, "sampling grid cells along the longest side")->capture_default_str();
+  app.add_option("--field-grid", o->field_grid, "eigenmode grid cells along the longest side")->capture_default_str();
+  app.add_option("--rig", o->rig, "rigged character: rig-complementary dynamics on its clip");
+  app.add_option("--clip", o->clip, "clip name or index (with --rig)")->capture_default_str();
+  app.add_flag("--no-rig-inertia", o->no_rig_inertia, "with --rig: eq. 24 only, without the rig's inertial forcing");
+  app.add_flag("-q,--quiet", o->quiet, "no progress or summary");
+
+  return [o] {
+    physics::Material material{o->youngs, o->poisson, o->density};
+    material.validate();
+    const EnergyModel model = energy_model_from_string(o->model);
+    if (!o->rig.empty()) {
+      if (!o->input.empty()) fail(o->input, "give either INPUT or --rig, not both");
+      const OutputKind kind = output_kind(o->output);
+      const Character character = load_character(o->rig);
+      const auto clip = character.find_clip(o->clip);
+      if (!clip) fail(o->rig, "no clip '{}'", o->clip);
+      const Clip& c = character.clips[*clip];
+      RigComplementaryOptions options;
+      options.handles = o->handles;
+      options.points = o->points;
+      options.sample_grid = o->sample_grid;
+      options.field_grid = o->field_grid;
+      options.material = material;
+      options.model = model;
+      options.rig_inertia = !o->no_rig_inertia;
+      spdlog::info("building the rig-complementary subspace ({} handles)...", o->handles);
+      RigComplementary sim(character, options);
+      const int frames = std::max(2, static_cast<int>(std::floor(c.duration() * o->fps)) + 1);
+      const double dt = 1.0 / (o->fps * o->substeps);
+      BakedFrames baked;
+      Pose pose;
+      Progress progress("simulating", o->quiet);
+      for (int f = 0; f < frames; ++f) {
+        const double t = c.start() + f / o->fps;
+        for (int s = 0; s < (f == 0 ? 1 : o->substeps); ++s) {
+          const double ts = f == 0 ? t : t - (o->substeps - 1 - s) * dt;
+          evaluate_pose(character.rig, &c, static_cast<float>(ts), pose);
+          sim.step(pose, dt);
+        }
+        baked.times.push_back(static_cast<float>(t));
+        baked.positions.push_back(sim.vertex_positions(pose));
+        baked.skinning.push_back(pose.skinning);
+        progress.update(static_cast<std::size_t>(f + 1), static_cast<std::size_t>(frames));
+      }
+      progress.finish();
+      switch (kind) {
+        case OutputKind::Pc2: write_pc2(o->output, baked, static_cast<float>(o->fps)); break;
+        case OutputKind::Gltf: write_gltf(o->output, character, &baked, *clip); break;
+        case OutputKind::Folder: write_obj_sequence(o->output, character.mesh, baked); break;
+      }
+      if (!o->quiet) spdlog::info("simulated {} frames of '{}' -> {}", frames, c.name, o->output);
+      return 0;
+    }
+    if (o->input.empty()) fail_plain("simulate needs INPUT (a shape or SCENE.json) or --rig CHARACTER");
+    if (lower_extension(o->input) == ".json") {
+      Scene scene = load_scene(o->input);
+      return run_scene(scene, o->output, o->quiet);
+    }
+    QuickSceneOptions q;
+    q.handles = o->handles;
+    q.points = o->points;
+    q.sample_grid = o->sample_grid;
+    q.field_grid = o->field_grid;
+    q.pin = o->pin;
+    q.pin_blend = o->pin_blend;
+    q.floor = o->floor;
+    q.material = material;
+    q.model = model;
+    q.gravity = o->no_gravity ? Vec3d::Zero() : Vec3d(0, -o->gravity, 0);
+    q.fps = o->fps;
+    q.frames = o->frames;
+    q.substeps = o->substeps;
+    Scene scene = quick_scene(o->input, q);
+    return run_scene(scene, o->output, o->quiet);
+  };
+}
+
+}  // namespace wobble::cli

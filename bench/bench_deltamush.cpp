@@ -1,0 +1,187 @@
+// Delta Mush, Direct Delta Mush and LBS on the same synthetic rig: a tessellated cylinder (about
+// 100,000 or 1,000,000 vertices, closed, 3 joints along it, two influences per vertex) bent at
+// both joints. Milliseconds per frame, one thread and all threads (range(1) = 0). Delta Mush:
+// 10 iterations, step 0.5, uniform smoothing, on top of the LBS frame (its time excludes LBS:
+// a copy of the LBS positions is included). bench/report_deltamush.py prints the ratios.
+#include <cmath>
+#include <numbers>
+#include <thread>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <wobble/delta_mush.hpp>
+#include <wobble/direct_delta_mush.hpp>
+#include <wobble/lbs.hpp>
+#include <wobble/parallel.hpp>
+
+using namespace wobble;
+
+namespace {
+
+constexpr float kPi = std::numbers::pi_v<float>;
+
+struct Rig {
+  std::vector<Vec3f> positions;
+  std::vector<Triangle> triangles;
+  Skin skin;
+  PackedSkin packed;
+  std::vector<Mat4f> matrices;
+  std::vector<Vec3f> lbs;
+};
+
+Mat4f rotation_about(const Vec3f& axis, float angle, const Vec3f& centre) {
+  Mat4f m = Mat4f::Identity();
+  const Mat3f r = Eigen::AngleAxisf(angle, axis.normalized()).toRotationMatrix();
+  m.topLeftCorner<3, 3>() = r;
+  m.topRightCorner<3, 1>() = centre - r * centre;
+  return m;
+}
+
+Rig make_rig(std::size_t target_vertices) {
+  Rig rig;
+  const int sides = static_cast<int>(std::sqrt(double(target_vertices) / 4.0));  // length 4 x radius-ish proportions
+  const int rings = static_cast<int>(target_vertices / sides);
+  const float length = 4.0f;
+  for (int r = 0; r < rings; ++r) {
+    for (int s = 0; s < sides; ++s) {
+      const float a = 2 * kPi * s / sides;
+      const float x = length * r / (rings - 1);
+      const float radius = 0.5f + 0.02f * std::sin(9.0f * a) * std::sin(31.0f * x);
+      rig.positions.emplace_back(x, radius * std::cos(a), radius * std::sin(a));
+      // joints at x = 0, 4/3, 8/3: ramps around the two inner ones
+      const float u = x / length * 3.0f;
+      const int j = std::min(2, static_cast<int>(u));
+      const float f = u - j;
+      std::vector<Influence> influences;
+      if (j < 2 && f > 0.7f) {
+        const float w = (f - 0.7f) / 0.6f;
+        influences = {{std::uint32_t(j), 1 - w}, {std::uint32_t(j + 1), w}};
+      } else if (j > 0 && f < 0.3f) {
+        const float w = (0.3f - f) / 0.6f;
+        influences = {{std::uint32_t(j), 1 - w}, {std::uint32_t(j - 1), w}};
+      } else {
+        influences = {{std::uint32_t(j), 1.0f}};
+      }
+      rig.skin.add_vertex(influences);
+    }
+  }
+  auto at = [&](int r, int s) { return static_cast<std::uint32_t>(r * sides + (s % sides)); };
+  for (int r = 0; r + 1 < rings; ++r) {
+    for (int s = 0; s < sides; ++s) {
+      rig.triangles.push_back({at(r, s), at(r + 1, s + 1), at(r + 1, s)});
+      rig.triangles.push_back({at(r, s), at(r, s + 1), at(r + 1, s + 1)});
+    }
+  }
+  rig.packed = PackedSkin::from(rig.skin, 2);
+  const Mat4f bend1 = rotation_about(Vec3f::UnitZ(), 0.8f, Vec3f(length / 3, 0, 0));
+  const Mat4f bend2 = bend1 * rotation_about(Vec3f(0.3f, 0, 1), 0.9f, Vec3f(2 * length / 3, 0, 0));
+  rig.matrices = {Mat4f::Identity(), bend1, bend2};
+  rig.lbs.resize(rig.positions.size());
+  LbsJob job{rig.matrices, &rig.packed, rig.positions, {}, rig.lbs, {}, false};
+  job.Run();
+  return rig;
+}
+
+Rig& rig(std::size_t vertices) {
+  static Rig small = make_rig(100'000);
+  if (vertices <= 100'000) return small;
+  static Rig large = make_rig(1'000'000);
+  return large;
+}
+
+std::size_t threads_of(benchmark::State& state) {
+  return state.range(1) == 0 ? std::max(1u, std::thread::hardware_concurrency()) : std::size_t(state.range(1));
+}
+
+void counters(benchmark::State& state, const Rig& r) {
+  state.counters["vertices"] = static_cast<double>(r.positions.size());
+  state.counters["threads"] = static_cast<double>(threads_of(state));
+}
+
+void BM_Lbs(benchmark::State& state) {
+  Rig& r = rig(state.range(0));
+  ThreadPool pool(threads_of(state));
+  std::vector<Vec3f> out(r.positions.size());
+  LbsJob job{r.matrices, &r.packed, r.positions, {}, out, {}, false};
+  for (auto _ : state) {
+    job.Run(&pool);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  counters(state, r);
+}
+
+void BM_DeltaMush10(benchmark::State& state) {
+  Rig& r = rig(state.range(0));
+  ThreadPool pool(threads_of(state));
+  DeltaMushSettings settings;
+  settings.iterations = 10;
+  settings.step = 0.5f;
+  DeltaMush mush;
+  mush.bind(r.positions, r.triangles, settings);
+  std::vector<Vec3f> positions(r.positions.size());
+  for (auto _ : state) {
+    std::copy(r.lbs.begin(), r.lbs.end(), positions.begin());
+    mush.evaluate(positions, &pool);
+    benchmark::DoNotOptimize(positions.data());
+    benchmark::ClobberMemory();
+  }
+  counters(state, r);
+}
+
+void BM_DeltaMush10Blender(benchmark::State& state) {
+  Rig& r = rig(state.range(0));
+  ThreadPool pool(threads_of(state));
+  DeltaMushSettings settings;
+  settings.iterations = 10;
+  settings.mode = MushMode::Blender;
+  DeltaMush mush;
+  mush.bind(r.positions, r.triangles, settings);
+  std::vector<Vec3f> positions(r.positions.size());
+  for (auto _ : state) {
+    std::copy(r.lbs.begin(), r.lbs.end(), positions.begin());
+    mush.evaluate(positions, &pool);
+    benchmark::DoNotOptimize(positions.data());
+    benchmark::ClobberMemory();
+  }
+  counters(state, r);
+}
+
+template <DdmVariant kVariant>
+void BM_Ddm(benchmark::State& state) {
+  Rig& r = rig(state.range(0));
+  ThreadPool pool(threads_of(state));
+  DirectDeltaMushSettings settings;
+  settings.variant = kVariant;
+  settings.max_influences = 4;
+  settings.min_weight = 1e-3;
+  DirectDeltaMush ddm;
+  ddm.bind(r.positions, r.triangles, r.skin, r.matrices.size(), settings);
+  std::vector<Vec3f> positions(r.positions.size());
+  for (auto _ : state) {
+    ddm.evaluate(r.matrices, positions, &pool);
+    benchmark::DoNotOptimize(positions.data());
+    benchmark::ClobberMemory();
+  }
+  counters(state, r);
+  state.counters["influences"] = static_cast<double>(ddm.width());
+}
+
+void sizes(benchmark::internal::Benchmark* b) {
+  for (long vertices : {100'000L, 1'000'000L}) {
+    for (long threads : {1L, 0L}) b->Args({vertices, threads});
+  }
+  b->ArgNames({"vertices", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+}  // namespace
+
+BENCHMARK(BM_Lbs)->Apply(sizes);
+BENCHMARK(BM_DeltaMush10)->Apply(sizes);
+BENCHMARK(BM_DeltaMush10Blender)->Apply(sizes);
+BENCHMARK(BM_Ddm<DdmVariant::V0>)->Apply(sizes);
+BENCHMARK(BM_Ddm<DdmVariant::V1>)->Apply(sizes);
+BENCHMARK(BM_Ddm<DdmVariant::V2>)->Apply(sizes);
+
+BENCHMARK_MAIN();

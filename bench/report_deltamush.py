@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Prints the medians of bench_deltamush's JSON and the ratios the issue asks for.
+
+Usage: python3 bench/report_deltamush.py build/bench-results/deltamush.json [blender_ms]
+Targets: Delta Mush (10 iterations) on 100,000 vertices at most 4 ms per frame on one thread;
+DDM at most 3x LBS. With blender_ms (bench/blender_corrective_smooth_timing.py's figure for the
+Corrective Smooth modifier, 10 iterations, 100,000 vertices, one thread) the speed-up is printed.
+"""
+import json
+import re
+import sys
+
+
+def medians(path):
+    with open(path) as f:
+        data = json.load(f)
+    out = {}
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name", "median") != "median":
+            continue
+        m = re.match(r"(BM_[^/]+)/vertices:(\d+)/threads:(\d+)", b["run_name"] if "run_name" in b else b["name"])
+        if not m:
+            continue
+        ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
+        out[(m.group(1), int(m.group(2)), int(m.group(3)))] = ms
+    return out
+
+
+def main():
+    m = medians(sys.argv[1])
+    blender_ms = float(sys.argv[2]) if len(sys.argv) > 2 else None
+    names = sorted({k[0] for k in m})
+    for vertices in sorted({k[1] for k in m}):
+        for threads in sorted({k[2] for k in m}, reverse=True):
+            label = "1 thread" if threads == 1 else "all threads"
+            lbs = m.get(("BM_Lbs", vertices, threads))
+            print(f"== {vertices:,} vertices, {label}")
+            for name in names:
+                ms = m.get((name, vertices, threads))
+                if ms is None:
+                    continue
+                line = f"  {name:<28} {ms:9.3f} ms/frame"
+                if lbs and name != "BM_Lbs":
+                    line += f"  {ms / lbs:6.2f}x LBS"
+                if name == "BM_DeltaMush10" and vertices == 100_000 and threads == 1:
+                    line += "  (target <= 4 ms: " + ("met" if ms <= 4 else "NOT met") + ")"
+                    if blender_ms:
+                        line += f"; Blender's Corrective Smooth {blender_ms:.1f} ms: {blender_ms / ms:.1f}x faster"
+                if name.startswith("BM_Ddm") and lbs:
+                    line += "  (target <= 3x LBS: " + ("met" if ms <= 3 * lbs else "NOT met") + ")"
+                print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+#pragma once
+// Delta Mush (Mancewicz et al. 2014): a post-deformer that smooths the deformed mesh with a
+// Laplacian and adds back the detail the same smoothing removes from the rest mesh, expressed in
+// local tangent frames so that it turns with the surface.
+//
+//   bind:     S_rest = smooth(rest); per corner c of vertex i: d_c = F_c(S_rest)^T (rest_i - S_rest_i)
+//   evaluate: S = smooth(deformed);  out_i = S_i + scale * sum_c w_c F_c(S) d_c
+//
+// Frames are built per triangle corner (robust on degenerate corners, boundaries and
+// non-manifold meshes); w_c are corner-angle weights normalised per vertex.
+//
+// Two modes:
+//  - Wobble (default): vertices split only along UV or normal seams (same position) are welded
+//    for the connectivity, so seams neither crack nor get a boundary. Smoothing weights and
+//    corner weights come from the rest mesh (the smoothing is one fixed linear operator), frames
+//    are (unit edge, unit normal). Smoothing: uniform, length (w_ij proportional to the rest
+//    edge length), cotangent (clamped at 0; a vertex whose weights all vanish falls back to
+//    uniform). A vertex with no usable corner keeps its input position.
+//  - Blender: reproduces Blender's Corrective Smooth modifier (Simple or Length Weight,
+//    pin boundaries, scale, vertex mask, rest source = the rest mesh) to float precision:
+//    connectivity exactly the triangles as given, no welding; weights recomputed from the current
+//    positions at every iteration; frames (bisector, normal) with angle weights from the deformed
+//    mesh (METHOD_NOTES §2).
+// Positions are in any unit; all parameters except `scale` and `step` are unitless counts/flags.
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <wobble/math.hpp>
+#include <wobble/mesh.hpp>
+#include <wobble/mesh_topology.hpp>
+
+namespace wobble {
+
+class ThreadPool;
+
+enum class MushSmoothing { Uniform, Length, Cotangent };
+enum class MushMode { Wobble, Blender };
+
+MushSmoothing parse_mush_smoothing(std::string_view text);  // throws Error naming the choices
+MushMode parse_mush_mode(std::string_view text);
+const char* to_string(MushSmoothing smoothing);
+const char* to_string(MushMode mode);
+
+struct DeltaMushSettings {
+  int iterations = 10;          // smoothing sweeps (>= 0)
+  float step = 0.5f;            // lambda, fraction of the way to the neighbours' mean per sweep (0..1]
+  MushSmoothing smoothing = MushSmoothing::Uniform;
+  bool pin_boundary = false;    // vertices on open boundaries are not smoothed
+  // Blender mode: multiplies the restored detail, as Corrective Smooth's scale. Wobble mode:
+  // multiplies the correction, out = in + scale (mush - in), exact at rest for any scale.
+  float scale = 1.0f;
+  bool smooth_only = false;     // output the smoothed mesh, no detail restored
+  MushMode mode = MushMode::Wobble;
+  std::vector<float> mask;      // per-vertex smoothing weight in [0, 1]; empty: 1 everywhere
+  bool invert_mask = false;     // use 1 - mask
+
+  // Empty string when usable with a mesh of `vertex_count` vertices; otherwise the problem.
+  std::string validate(std::size_t vertex_count) const;
+};
+
+class DeltaMush {
+ public:
+  // Smooths the rest mesh and caches the deltas. Throws Error for bad settings or triangles
+  // whose indices are out of range.
+  void bind(std::span<const Vec3f> rest, std::span<const Triangle> triangles, const DeltaMushSettings& settings);
+  bool bound() const { return bound_; }
+  const MeshFingerprint& fingerprint() const { return fingerprint_; }
+  const DeltaMushSettings& settings() const { return settings_; }
+
+  // Throws Error naming both meshes unless (rest, triangles) is the mesh bind() saw.
+  void check_same_mesh(std::span<const Vec3f> rest, std::span<const Triangle> triangles) const;
+
+  // Deforms positions in place (deformed positions of the bound mesh's vertices). Throws Error
+  // if not bound or the vertex count differs from the bound mesh. Identical bytes for any
+  // thread count. Not thread-safe (uses internal scratch buffers).
+  void evaluate(std::span<Vec3f> positions, ThreadPool* pool = nullptr);
+
+  // Recomputes area-weighted normals of the bound mesh's triangles (the unwelded triangles, so
+  // hard edges stay hard) from positions. Vertices in no triangle keep their normal.
+  void recompute_normals(std::span<const Vec3f> positions, std::span<Vec3f> normals) const;
+
+ private:
+  void bind_wobble(std::span<const Vec3f> rest);
+  void bind_blender(std::span<const Vec3f> rest);
+  void smooth_wobble(ThreadPool* pool);
+  void smooth_blender(std::vector<Vec3f>& p, ThreadPool* pool) const;
+  void evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool);
+  void evaluate_blender(std::span<Vec3f> positions, ThreadPool* pool);
+
+  bool bound_ = false;
+  DeltaMushSettings settings_;
+  MeshFingerprint fingerprint_;
+  std::vector<Triangle> triangles_;   // as given (for normals)
+  std::vector<float> vertex_weight_;  // per smoothing vertex: mask, 0 when pinned
+
+  // Wobble mode: welded connectivity.
+  Welding welding_;
+  std::vector<std::uint32_t> weld_offsets_, weld_members_;   // welded vertex -> original vertices
+  std::vector<std::uint32_t> row_offsets_, row_columns_;     // smoothing operator (CSR, no diagonal)
+  std::vector<float> row_weights_;                           // lambda * mask * w_ij / sum_j w_ij
+  std::vector<float> self_weight_;                           // 1 - sum_j of the row
+  std::vector<float> uniform_weight_;                        // uniform: the common row weight
+  bool uniform_ = true;
+  // Corners per welded vertex: the two other corners of the triangle, and the delta in the
+  // corner's frame, premultiplied by the corner's normalised weight.
+  std::vector<std::uint32_t> corner_offsets_;
+  std::vector<std::uint32_t> corner_next_, corner_prev_;
+  std::vector<float> corner_delta_;                          // 4 floats per corner (x, y, z, 0)
+  std::vector<std::uint8_t> keep_input_;                     // welded vertex without usable corners
+  std::vector<float> buffer_a_, buffer_b_;                   // float4 per welded vertex
+
+  // Blender mode: connectivity exactly as given.
+  Adjacency adjacency_;
+  std::vector<std::uint32_t> vcorner_offsets_, vcorner_next_, vcorner_prev_;
+  std::vector<Vec3f> vcorner_delta_;                         // delta in the bind frame
+  std::vector<Vec3f> work_;
+};
+
+}  // namespace wobble

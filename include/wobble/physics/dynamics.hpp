@@ -1,0 +1,242 @@
+#pragma once
+// Reduced-order implicit dynamics on skinning subspaces (PhysSkin++ III-D, eq. 10-16).
+//
+// Each deformable body has its own reduced coordinates z in R^{12m}, ordered by output dimension
+// then handle then [x, y, z, 1]: z[d * 4m + 4 i + a] = (Z_i)_{d a}. Positions of its points are
+// x = x0 + (I3 (x) B) z with B[p, 4i + a] = d(X_p) W_i(X_p) [X_p; 1]_a, where x0 = X + g(X) (plus the
+// rig displacement for rig-complementary bodies). One time step solves
+//   z_{t+1} = argmin 1/(2h^2) |z - 2 z_t + z_{t-1}|_M^2 + E_elastic + E_force + E_planes + E_contact
+// by Newton's method with a backtracking (Armijo) line search on the exact energy; the Hessian is
+// exact (elastic Hessian assembled per point, as a few dense products) and regularised by a
+// multiple of the identity only if a Cholesky factorisation fails.
+//
+// Units: scene units are metres, time in seconds, stiffnesses per unit mass in 1/s^2. Bodies are
+// built in their normalised frame (longest side 2) and placed by a uniform scale and a translation.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include <wobble/physics/dirichlet.hpp>
+#include <wobble/physics/elasticity.hpp>
+#include <wobble/physics/sampling.hpp>
+#include <wobble/physics/skinning_field.hpp>
+
+namespace wobble::physics {
+
+struct BodyDescription {
+  std::string name;
+  SamplePoints samples;                                   // normalised frame
+  std::shared_ptr<const SkinningField> field;             // evaluated in the normalised frame
+  Material material;
+  EnergyModel model = EnergyModel::NeoHookean;
+  DirichletRegion pins;                                   // normalised frame; empty: free
+  Vec3d pin_velocity = Vec3d::Zero();                     // prescribed motion of the pinned region (m/s)
+  double scale = 1.0;                                     // scene = scale * normalised + translation
+  Vec3d translation = Vec3d::Zero();
+  Vec3d initial_velocity = Vec3d::Zero();                 // m/s, applied to the free part (z-space)
+  // Points (normalised frame) that meet planes and other objects; empty: the sample points.
+  // Mesh vertices here keep the visible surface out of the floor between sample points.
+  std::vector<Vec3d> collision_points;
+};
+
+// A rigid obstacle moved by a prescribed rigid motion: x(t) = c + v t + R(w t)(X - c).
+struct KinematicBody {
+  std::string name;
+  std::vector<Vec3d> points;                              // scene frame at t = 0 (contact samples)
+  Vec3d center = Vec3d::Zero();
+  Vec3d velocity = Vec3d::Zero();
+  Vec3d angular_velocity = Vec3d::Zero();                 // rad/s about `center`
+  Eigen::Matrix3d rotation(double t) const;
+  Vec3d position(const Vec3d& rest, double t) const;
+};
+
+// A plane that pushes points back to its positive side by the penalty of eq. 14,
+// E = stiffness * sum_j m_j |x_j - xbar_j|^2 over points behind it (within `thickness`) whose
+// projection lies inside the rectangle. half_u / half_v <= 0 mean unbounded. Points in contact
+// also feel a viscous tangential drag, E = friction * m_j |P_t (x_j - x_j(t))|^2 / (2h), a simple
+// stand-in for friction so that dropped objects come to rest.
+struct Plane {
+  Vec3d origin = Vec3d::Zero();
+  Vec3d normal = Vec3d::UnitY();
+  Vec3d axis_u = Vec3d::UnitX();                          // in-plane axis for the rectangle
+  double half_u = 0, half_v = 0;
+  double stiffness = 1e7;                                 // 1/s^2 (per unit mass)
+  double friction = 20;                                   // 1/s: viscous damping of tangential motion in contact
+  double thickness = 0.5;                                 // m; points deeper than this are ignored
+  Vec3d velocity = Vec3d::Zero();                         // m/s
+  Vec3d angular_velocity = Vec3d::Zero();                 // rad/s about `origin`
+  // Moves the plane by one time step (translation, then rotation of normal and axis).
+  void advance(double dt);
+};
+
+// The IPC-style point-pair barrier of eq. 15 between different bodies.
+struct ContactOptions {
+  bool enabled = true;
+  double radius = 0.1;              // r_c (m)
+  double min_gap = 0.25;            // r_p, normalised minimum gap, in [0, 1)
+  double stiffness = 1e4;           // k_c per unit mass and r_c^2 (1/s^2)
+};
+
+// A Gaussian-kernel drag force around a rest point of a body toward a target (Fig. 4b):
+// f(p) = stiffness * m_p * exp(-|X_p - X*|^2 / (2 radius^2)) * (target - x(X*)), held fixed during a step.
+struct Drag {
+  int body = 0;
+  Vec3d rest_point = Vec3d::Zero();  // scene frame, rest
+  Vec3d target = Vec3d::Zero();      // scene frame
+  double stiffness = 50;             // 1/s^2
+  double radius = 0.2;               // m
+};
+
+struct SolverOptions {
+  double time_step = 1.0 / 60.0;     // s
+  int max_iterations = 20;
+  double tolerance = 1e-6;           // stop when the largest point displacement update is below this (m)
+  Vec3d gravity = Vec3d(0, -9.81, 0);
+  // Reuse the Hessian (and its factorisation) of a step's first Newton iteration for the later
+  // iterations of that step while the full Newton step is accepted (a modified Newton method);
+  // refreshed whenever the line search has to shorten the step. false: exact Hessian every iteration.
+  bool reuse_hessian = true;
+};
+
+struct StepStats {
+  int iterations = 0;
+  double energy = 0;
+  std::size_t contacts = 0;
+};
+
+// Values precomputed at points: the (d-modulated) basis B and the derivative matrices D_c
+// (D_c[p, 4i + a] = d/dX_c (d W_i [X; 1]_a)), from which x and F are affine in z.
+struct PointBasis {
+  Eigen::MatrixXd B;
+  Eigen::MatrixXd D[3];
+  Eigen::MatrixXd modulated_W;  // d(X) W(X), N x m (affine maps for Gaussians)
+};
+
+class Body {
+ public:
+  explicit Body(BodyDescription description);
+
+  const std::string& name() const { return name_; }
+  int handle_count() const { return m_; }
+  int dofs() const { return 12 * m_; }
+  std::size_t point_count() const { return rest_.size(); }
+  const std::vector<Vec3d>& rest_points() const { return rest_; }      // scene frame
+  const std::vector<Vec3d>& collision_points() const { return collision_rest_; }  // scene frame, rest
+  // Current positions of the collision points (scene frame).
+  std::vector<Vec3d> collision_positions() const;
+  const Eigen::VectorXd& z() const { return z_; }
+  const Eigen::VectorXd& previous_z() const { return z_prev_; }
+  void set_state(const Eigen::VectorXd& z, const Eigen::VectorXd& z_prev);
+  // Current positions of the sample points (scene frame).
+  std::vector<Vec3d> positions() const;
+  const Material& material() const { return material_; }
+  EnergyModel model() const { return model_; }
+  const Eigen::MatrixXd& mass_block() const { return mass_; }         // 4m x 4m; M = I3 (x) mass_block
+  double total_mass() const;
+  double scale() const { return scale_; }
+  const Vec3d& translation() const { return translation_; }
+  const DirichletRegion& pins() const { return pins_; }
+  const SkinningField& field() const { return *field_; }
+  const PointBasis& basis() const { return basis_; }             // at the sample points
+  const Eigen::VectorXd& point_masses() const { return point_mass_; }  // kg
+  const Eigen::VectorXd& point_volumes() const { return volume_; }     // m^3
+
+  // The basis at any points given in the scene frame (binding mesh vertices, Gaussians).
+  PointBasis basis_at(std::span<const Vec3d> scene_points, bool with_derivatives) const;
+  // x = x0(X) + (I3 (x) B) z for bound points, x0 = X + g (pins moving) at time t.
+  std::vector<Vec3d> bound_positions(const PointBasis& basis, std::span<const Vec3d> scene_points) const;
+
+  // Rig-complementary driving (eq. 18, 24): base positions x0 and base deformation gradients F0
+  // (rows of 9, row-major) at the sample points for the coming step, and an extra linear force
+  // on z (e.g. the rig's inertial forcing). Without a call, x0 = X + g and F0 = I + grad g.
+  void set_base(Eigen::MatrixXd x0, Eigen::MatrixXd F0, Eigen::VectorXd force);
+
+ private:
+  friend class World;
+  void update_pins(double t);
+
+  std::string name_;
+  int m_ = 0;
+  std::shared_ptr<const SkinningField> field_;
+  Material material_;
+  EnergyModel model_;
+  DirichletRegion pins_;
+  Vec3d pin_velocity_;
+  double scale_ = 1;
+  Vec3d translation_;
+  std::vector<Vec3d> rest_;                 // scene frame
+  Eigen::VectorXd volume_, point_mass_;     // m^3, kg
+  Eigen::VectorXd d_;                       // d(X) at the points
+  Eigen::MatrixXd grad_d_;                  // N x 3
+  PointBasis basis_;
+  Eigen::MatrixXf dall_;                    // q x 3N, column 3p + c = D_c[p]^T (single precision, for the Hessian products)
+  Eigen::MatrixXd mass_;                    // 4m x 4m
+  Eigen::MatrixXd x0_, F0_;                 // N x 3, N x 9
+  Eigen::MatrixXd start_;                   // collision points at the start of the step, C x 3
+  std::vector<Vec3d> collision_rest_;       // scene frame
+  PointBasis collision_basis_;
+  Eigen::VectorXd collision_mass_;          // total mass spread evenly over the collision points
+  Eigen::VectorXd collision_d_;
+  Eigen::MatrixXd collision_x0_;            // C x 3
+  Eigen::VectorXd base_force_;              // 12m
+  bool driven_ = false;
+  double time_ = 0;
+  Eigen::VectorXd z_, z_prev_, initial_velocity_z_;
+};
+
+class World {
+ public:
+  SolverOptions solver;
+  ContactOptions contact;
+  std::vector<Plane> planes;
+  std::vector<Drag> drags;
+
+  int add_body(BodyDescription description);
+  int add_kinematic(KinematicBody body);
+  Body& body(int i) { return *bodies_.at(i); }
+  const Body& body(int i) const { return *bodies_.at(i); }
+  std::size_t body_count() const { return bodies_.size(); }
+  const KinematicBody& kinematic(int i) const { return kinematics_.at(i); }
+  std::size_t kinematic_count() const { return kinematics_.size(); }
+  double time() const { return time_; }
+
+  // Advances every body by one time step; throws Error if the state stops being finite.
+  StepStats step();
+  // Total energy of the step's objective at the current state (for tests).
+  const StepStats& last_stats() const { return stats_; }
+  // Constant full-space force per point (N per point) added to the next steps, e.g. wind (scene frame).
+  void set_point_forces(int body, Eigen::MatrixXd forces);
+
+ private:
+  struct Contact {
+    int body_a, point_a;
+    int body_b, point_b;   // body_b < 0: kinematic obstacle -1 - index
+    Vec3d normal;
+    double radius;
+    double stiffness;
+  };
+  struct Evaluation;
+  double evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Eigen::MatrixXd* hessian);
+  void build_contacts();
+
+  std::vector<std::unique_ptr<Body>> bodies_;
+  std::vector<KinematicBody> kinematics_;
+  std::vector<Eigen::MatrixXd> point_forces_;
+  std::vector<int> offsets_;
+  std::vector<Contact> contacts_;
+  std::vector<Eigen::VectorXd> predicted_, linear_force_;
+  std::vector<std::vector<Vec3d>> kinematic_now_;
+  double time_ = 0;
+  StepStats stats_;
+  std::uint64_t active_signature_ = 0;  // which plane and contact terms were active at the last evaluation
+};
+
+// z -> the handle matrices Z_i (3 x 4 each) of one body.
+std::vector<Eigen::Matrix<double, 3, 4>> handle_matrices(const Eigen::VectorXd& z, int handles);
+
+}  // namespace wobble::physics

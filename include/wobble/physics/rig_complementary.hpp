@@ -1,0 +1,66 @@
+#pragma once
+// Rig-complementary dynamics (PhysSkin++ III-E, eq. 18 and 24): the character's LBS animation
+// is the primary motion, u_rig; a complementary elastic displacement u_comp = B z lives in a
+// subspace whose fields satisfy J_rig^T B = 0 at the sample points (eq. 21; skinning eigenmodes
+// computed under that constraint, see eigenmodes.hpp), and z follows the implicit dynamics of
+// eq. 24 with E_pot(X + u_rig + u_comp). Optionally (on by default) the rig's own acceleration
+// drives z as a fictitious inertial force -B^T M (u_rig(t+1) - 2 u_rig(t) + u_rig(t-1)) / h^2,
+// the full-space inertia of X + u_rig + u_comp that eq. 24 leaves out; without it a rigidly moving
+// rig produces no secondary motion at all.
+//
+// Frames: the physics runs in the normalised frame of the bind-space mesh (longest side 2,
+// treated as metres); outputs are in the character's world frame.
+#include <memory>
+#include <vector>
+
+#include <wobble/character.hpp>
+#include <wobble/pose.hpp>
+#include <wobble/physics/dynamics.hpp>
+
+namespace wobble::physics {
+
+struct RigComplementaryOptions {
+  int handles = 16;
+  std::size_t points = 1000;
+  int sample_grid = 24;            // sampling grid resolution
+  int field_grid = 20;             // eigenmode and rig-weight grid resolution
+  Material material{2e4, 0.45, 1000};
+  EnergyModel model = EnergyModel::NeoHookean;
+  bool rig_inertia = true;
+  Vec3d gravity = Vec3d::Zero();   // m/s^2 in the normalised frame
+};
+
+class RigComplementary {
+ public:
+  // Throws Error naming the character's source if it is not skinned.
+  RigComplementary(const Character& character, const RigComplementaryOptions& options);
+
+  // One implicit step of length dt toward the pose (its skinning matrices).
+  void step(const Pose& pose, double dt);
+  // LBS of the mesh vertices plus the complementary displacement, world frame.
+  std::vector<Vec3f> vertex_positions(const Pose& pose) const;
+  // J_rig^T u at the sample points (12 per joint) for a complementary displacement u = B z given
+  // by z, and the norms |J_rig| |u| to compare it with (for tests and diagnostics).
+  Eigen::VectorXd complementarity_residual(const Eigen::VectorXd& z, double* scale) const;
+
+  World& world() { return world_; }
+  const Body& body() const { return world_.body(0); }
+  const Normalization& normalization() const { return normalization_; }
+
+ private:
+  // Rig positions (normalised frame, N x 3) and deformation gradients (N x 9) at the sample points.
+  void rig_state(const Pose& pose, Eigen::MatrixXd& x, Eigen::MatrixXd* F) const;
+
+  const Character& character_;
+  RigComplementaryOptions options_;
+  Normalization normalization_;
+  std::vector<Vec3d> samples_;           // normalised frame
+  FieldValues rig_weights_;              // at the samples
+  World world_;
+  PointBasis vertex_basis_;
+  std::vector<Vec3d> vertices_;          // normalised bind positions
+  Eigen::MatrixXd rig_previous_, rig_current_;
+  bool started_ = false;
+};
+
+}  // namespace wobble::physics

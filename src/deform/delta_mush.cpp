@@ -1,0 +1,666 @@
+#include <wobble/delta_mush.hpp>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <numbers>
+
+#include <immintrin.h>
+
+#include <fmt/core.h>
+
+#include <wobble/deformer.hpp>
+#include <wobble/error.hpp>
+#include <wobble/parallel.hpp>
+
+#include "deform/deformers.hpp"
+
+namespace wobble {
+
+namespace {
+
+constexpr std::size_t kGrain = 8192;  // vertices per chunk (same chunks for any thread count)
+
+template <typename Body>
+void for_chunks(ThreadPool* pool, std::size_t count, Body&& body) {
+  if (!pool) {
+    for (std::size_t begin = 0; begin < count; begin += kGrain) body(begin, std::min(count, begin + kGrain));
+    return;
+  }
+  pool->parallel_for(count, kGrain, body);
+}
+
+// The centroid of positions (double sums in a fixed order: the same bytes for any thread count).
+Vec3f centroid(std::span<const Vec3f> positions) {
+  Eigen::Vector3d sum = Eigen::Vector3d::Zero();
+  for (const Vec3f& p : positions) sum += p.cast<double>();
+  return positions.empty() ? Vec3f::Zero() : Vec3f((sum / double(positions.size())).cast<float>());
+}
+
+// ---- Blender-compatible helpers (float, as the modifier computes) ----
+
+// Normalises in place; vectors shorter than ~1e-17 become zero (and stay finite).
+float normalize_in_place(Vec3f& v) {
+  const float d = v.squaredNorm();
+  if (d > 1.0e-35f) {
+    const float length = std::sqrt(d);
+    v *= 1.0f / length;
+    return length;
+  }
+  v.setZero();
+  return 0.0f;
+}
+
+// The angle between two unit vectors, accurate near 0 and pi.
+float angle_between_unit(const Vec3f& a, const Vec3f& b) {
+  if (a.dot(b) >= 0.0f) return 2.0f * std::asin(std::min(1.0f, (a - b).norm() * 0.5f));
+  return std::numbers::pi_v<float> - 2.0f * std::asin(std::min(1.0f, (a + b).norm() * 0.5f));
+}
+
+bool nearly_equal(const Vec3f& a, const Vec3f& b, float limit) {
+  return std::abs(a.x() - b.x()) <= limit && std::abs(a.y() - b.y()) <= limit && std::abs(a.z() - b.z()) <= limit;
+}
+
+// A Blender corner frame (rows X, Y, Z) from dir_prev = unit(prev - curr) and
+// dir_next = unit(curr - next); returns the corner weight (0 for a degenerate corner, whose frame
+// is the identity).
+float blender_corner_frame(const Vec3f& dir_prev, const Vec3f& dir_next, Mat3f& frame) {
+  if (nearly_equal(dir_prev, dir_next, FLT_EPSILON * 10.0f)) {
+    frame.setIdentity();
+    return 0.0f;
+  }
+  Vec3f z = dir_prev.cross(dir_next);
+  normalize_in_place(z);
+  Vec3f x = dir_prev + dir_next;
+  normalize_in_place(x);
+  const Vec3f y = z.cross(x);
+  frame.row(0) = x;
+  frame.row(1) = y;
+  frame.row(2) = z;
+  return angle_between_unit(dir_prev, dir_next);
+}
+
+}  // namespace
+
+MushSmoothing parse_mush_smoothing(std::string_view text) {
+  if (text == "uniform" || text == "simple") return MushSmoothing::Uniform;
+  if (text == "length" || text == "length_weight") return MushSmoothing::Length;
+  if (text == "cotangent") return MushSmoothing::Cotangent;
+  fail_plain("delta mush: unknown smoothing '{}' (uniform, length, cotangent)", text);
+}
+
+MushMode parse_mush_mode(std::string_view text) {
+  if (text == "wobble" || text == "default") return MushMode::Wobble;
+  if (text == "blender") return MushMode::Blender;
+  fail_plain("delta mush: unknown mode '{}' (wobble, blender)", text);
+}
+
+const char* to_string(MushSmoothing smoothing) {
+  switch (smoothing) {
+    case MushSmoothing::Uniform: return "uniform";
+    case MushSmoothing::Length: return "length";
+    case MushSmoothing::Cotangent: return "cotangent";
+  }
+  return "?";
+}
+
+const char* to_string(MushMode mode) { return mode == MushMode::Blender ? "blender" : "wobble"; }
+
+std::string DeltaMushSettings::validate(std::size_t vertex_count) const {
+  if (iterations < 0 || iterations > 100000) return fmt::format("iterations must be 0..100000 (got {})", iterations);
+  if (!std::isfinite(step) || step < 0.0f || step > 1.0f) return fmt::format("step must be in [0, 1] (got {})", step);
+  if (!std::isfinite(scale)) return fmt::format("scale must be finite (got {})", scale);
+  if (!mask.empty() && mask.size() != vertex_count) {
+    return fmt::format("mask has {} values for {} vertices", mask.size(), vertex_count);
+  }
+  for (std::size_t v = 0; v < mask.size(); ++v) {
+    if (!std::isfinite(mask[v])) return fmt::format("mask value of vertex {} is not finite", v);
+  }
+  if (mode == MushMode::Blender && smoothing == MushSmoothing::Cotangent) {
+    return "mode 'blender' supports smoothing 'uniform' (Simple) and 'length' (Length Weight), not 'cotangent'";
+  }
+  return {};
+}
+
+void DeltaMush::check_same_mesh(std::span<const Vec3f> rest, std::span<const Triangle> triangles) const {
+  if (!bound_) fail_plain("delta mush: not bound to a mesh");
+  const MeshFingerprint other = MeshFingerprint::of(rest, triangles);
+  if (!(other == fingerprint_)) {
+    fail_plain("delta mush: bind data was computed from another mesh ({}); this mesh has {}", fingerprint_.describe(),
+               other.describe());
+  }
+}
+
+void DeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle> triangles, const DeltaMushSettings& settings) {
+  if (std::string problem = settings.validate(rest.size()); !problem.empty()) fail_plain("delta mush: {}", problem);
+  for (std::size_t t = 0; t < triangles.size(); ++t) {
+    for (std::uint32_t v : triangles[t]) {
+      if (v >= rest.size()) fail_plain("delta mush: triangle {} uses vertex {}, the mesh has {}", t, v, rest.size());
+    }
+  }
+  for (std::size_t v = 0; v < rest.size(); ++v) {
+    if (!rest[v].allFinite()) fail_plain("delta mush: rest position of vertex {} is not finite", v);
+  }
+  bound_ = false;
+  settings_ = settings;
+  for (float& m : settings_.mask) m = std::clamp(settings_.invert_mask ? 1.0f - m : m, 0.0f, 1.0f);
+  fingerprint_ = MeshFingerprint::of(rest, triangles);
+  triangles_.assign(triangles.begin(), triangles.end());
+  if (settings_.mode == MushMode::Blender) {
+    bind_blender(rest);
+  } else {
+    bind_wobble(rest);
+  }
+  bound_ = true;
+}
+
+void DeltaMush::evaluate(std::span<Vec3f> positions, ThreadPool* pool) {
+  if (!bound_) fail_plain("delta mush: evaluate() before bind()");
+  if (positions.size() != fingerprint_.vertex_count) {
+    fail_plain("delta mush: bind data was computed from another mesh ({}); got {} positions", fingerprint_.describe(),
+               positions.size());
+  }
+  if (settings_.mode == MushMode::Blender) {
+    evaluate_blender(positions, pool);
+  } else {
+    evaluate_wobble(positions, pool);
+  }
+}
+
+void DeltaMush::recompute_normals(std::span<const Vec3f> positions, std::span<Vec3f> normals) const {
+  std::vector<Vec3f> accumulated(positions.size(), Vec3f::Zero());
+  for (const Triangle& t : triangles_) {
+    const Vec3f n = (positions[t[1]] - positions[t[0]]).cross(positions[t[2]] - positions[t[0]]);
+    for (std::uint32_t v : t) accumulated[v] += n;
+  }
+  for (std::size_t v = 0; v < normals.size() && v < positions.size(); ++v) {
+    const float length = accumulated[v].norm();
+    if (length > 0 && std::isfinite(length)) normals[v] = accumulated[v] / length;
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Wobble mode
+
+void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
+  const std::size_t n_original = rest.size();
+  welding_ = Welding::by_position(rest);
+  const std::uint32_t n = welding_.welded_count;
+  // welded vertex -> its original vertices
+  weld_offsets_.assign(n + 1, 0);
+  for (std::uint32_t w : welding_.welded_of) ++weld_offsets_[w + 1];
+  for (std::uint32_t w = 0; w < n; ++w) weld_offsets_[w + 1] += weld_offsets_[w];
+  weld_members_.resize(n_original);
+  {
+    std::vector<std::uint32_t> fill(weld_offsets_.begin(), weld_offsets_.end() - 1);
+    for (std::uint32_t v = 0; v < n_original; ++v) weld_members_[fill[welding_.welded_of[v]]++] = v;
+  }
+  std::vector<Vec3f> welded_rest(n);
+  for (std::uint32_t w = 0; w < n; ++w) welded_rest[w] = rest[weld_members_[weld_offsets_[w]]];
+  const std::vector<Triangle> triangles = welding_.weld(triangles_);
+  const std::vector<Edge> edges = unique_edges(triangles);
+  const Adjacency adjacency = Adjacency::from_edges(n, edges);
+
+  // Per welded vertex smoothing weight: the members' mean mask, 0 on pinned boundaries.
+  vertex_weight_.assign(n, 1.0f);
+  if (!settings_.mask.empty()) {
+    for (std::uint32_t w = 0; w < n; ++w) {
+      double sum = 0;
+      for (std::uint32_t k = weld_offsets_[w]; k < weld_offsets_[w + 1]; ++k) sum += settings_.mask[weld_members_[k]];
+      vertex_weight_[w] = static_cast<float>(sum / (weld_offsets_[w + 1] - weld_offsets_[w]));
+    }
+  }
+  if (settings_.pin_boundary) {
+    const std::vector<bool> boundary = boundary_vertices(n, edges);
+    for (std::uint32_t w = 0; w < n; ++w) {
+      if (boundary[w]) vertex_weight_[w] = 0.0f;
+    }
+  }
+
+  // Edge weights from the rest mesh.
+  std::vector<double> edge_weight(edges.size(), 1.0);
+  if (settings_.smoothing == MushSmoothing::Length) {
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+      edge_weight[e] = (welded_rest[edges[e].a].cast<double>() - welded_rest[edges[e].b].cast<double>()).norm();
+    }
+  } else if (settings_.smoothing == MushSmoothing::Cotangent) {
+    std::fill(edge_weight.begin(), edge_weight.end(), 0.0);
+    auto edge_index = [&](std::uint32_t a, std::uint32_t b) {
+      if (a > b) std::swap(a, b);
+      auto it = std::lower_bound(edges.begin(), edges.end(), std::pair{a, b}, [](const Edge& e, std::pair<std::uint32_t, std::uint32_t> key) {
+        return e.a != key.first ? e.a < key.first : e.b < key.second;
+      });
+      return static_cast<std::size_t>(it - edges.begin());
+    };
+    for (const Triangle& t : triangles) {
+      if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) continue;
+      for (int k = 0; k < 3; ++k) {
+        const Eigen::Vector3d p = welded_rest[t[k]].cast<double>();
+        const Eigen::Vector3d a = welded_rest[t[(k + 1) % 3]].cast<double>() - p;
+        const Eigen::Vector3d b = welded_rest[t[(k + 2) % 3]].cast<double>() - p;
+        const double sine = a.cross(b).norm();
+        if (!(sine > 1e-12 * a.norm() * b.norm())) continue;  // degenerate: no cotangent
+        edge_weight[edge_index(t[(k + 1) % 3], t[(k + 2) % 3])] += 0.5 * a.dot(b) / sine;
+      }
+    }
+    for (double& w : edge_weight) w = std::max(w, 0.0);  // obtuse triangles: clamp, never negative
+  }
+
+  // Rows of the smoothing operator: new_i = self_i p_i + sum_j row_ij p_j.
+  const float lambda = settings_.step;
+  row_offsets_.assign(adjacency.offsets.begin(), adjacency.offsets.end());
+  row_columns_.assign(adjacency.neighbours.begin(), adjacency.neighbours.end());
+  row_weights_.assign(row_columns_.size(), 0.0f);
+  self_weight_.assign(n, 1.0f);
+  uniform_weight_.assign(n, 0.0f);
+  uniform_ = settings_.smoothing == MushSmoothing::Uniform;
+  {
+    // Per vertex, the weights of its edges in neighbour order.
+    std::vector<double> row(adjacency.neighbours.size(), 1.0);
+    if (!uniform_) {
+      std::vector<std::uint32_t> fill(adjacency.offsets.begin(), adjacency.offsets.end() - 1);
+      // Edges sorted by (a, b) and neighbour lists sorted ascending: same placement as from_edges.
+      for (std::size_t e = 0; e < edges.size(); ++e) row[fill[edges[e].b]++] = edge_weight[e];
+      for (std::size_t e = 0; e < edges.size(); ++e) row[fill[edges[e].a]++] = edge_weight[e];
+    }
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t begin = adjacency.offsets[i], end = adjacency.offsets[i + 1];
+      if (begin == end) continue;
+      double sum = 0;
+      for (std::uint32_t k = begin; k < end; ++k) sum += row[k];
+      const bool fallback = !(sum > 0);  // all weights vanished: uniform for this vertex
+      const double step = double(lambda) * vertex_weight_[i];
+      for (std::uint32_t k = begin; k < end; ++k) {
+        row_weights_[k] = static_cast<float>(fallback ? step / (end - begin) : step * row[k] / sum);
+      }
+      uniform_weight_[i] = static_cast<float>(step / (end - begin));
+      self_weight_[i] = static_cast<float>(1.0 - step);
+    }
+  }
+
+  buffer_a_.assign(4 * std::size_t(n), 0.0f);
+  buffer_b_.assign(4 * std::size_t(n), 0.0f);
+  const Vec3f centre = centroid(rest);
+  for (std::uint32_t w = 0; w < n; ++w) {
+    const Vec3f p = welded_rest[w] - centre;
+    for (int c = 0; c < 3; ++c) buffer_a_[4 * w + c] = p[c];
+  }
+  smooth_wobble(nullptr);
+  const float* smoothed = buffer_a_.data();
+  auto S = [&](std::uint32_t w) {
+    return Eigen::Vector3d(smoothed[4 * w], smoothed[4 * w + 1], smoothed[4 * w + 2]);
+  };
+
+  // Corners per welded vertex, weighted by their angle on the smoothed rest mesh.
+  corner_offsets_.assign(n + 1, 0);
+  for (const Triangle& t : triangles) {
+    for (int k = 0; k < 3; ++k) ++corner_offsets_[t[k] + 1];
+  }
+  for (std::uint32_t w = 0; w < n; ++w) corner_offsets_[w + 1] += corner_offsets_[w];
+  const std::size_t corner_count = corner_offsets_.back();
+  std::vector<std::uint32_t> next(corner_count), prev(corner_count);
+  {
+    std::vector<std::uint32_t> fill(corner_offsets_.begin(), corner_offsets_.end() - 1);
+    for (const Triangle& t : triangles) {
+      for (int k = 0; k < 3; ++k) {
+        const std::uint32_t slot = fill[t[k]]++;
+        next[slot] = t[(k + 1) % 3];
+        prev[slot] = t[(k + 2) % 3];
+      }
+    }
+  }
+  std::vector<std::uint32_t> kept_offsets(n + 1, 0);
+  corner_next_.clear();
+  corner_prev_.clear();
+  corner_delta_.clear();
+  keep_input_.assign(n, 0);
+  std::vector<double> weights;
+  std::vector<Eigen::Vector3d> locals;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Eigen::Vector3d s = S(i);
+    const Eigen::Vector3d delta = (welded_rest[i] - centre).cast<double>() - s;
+    weights.clear();
+    locals.clear();
+    for (std::uint32_t c = corner_offsets_[i]; c < corner_offsets_[i + 1]; ++c) {
+      const Eigen::Vector3d a = S(next[c]) - s, b = S(prev[c]) - s;
+      const Eigen::Vector3d normal = a.cross(b);
+      const double la = a.norm(), lb = b.norm(), ln = normal.norm();
+      if (!(la > 0 && lb > 0 && ln > 1e-6 * la * lb)) continue;  // degenerate corner: no frame
+      const Eigen::Vector3d x = a / la, z = normal / ln, y = z.cross(x);
+      weights.push_back(std::atan2(ln, a.dot(b)));  // the corner's angle
+      locals.emplace_back(x.dot(delta), y.dot(delta), z.dot(delta));
+      corner_next_.push_back(next[c]);
+      corner_prev_.push_back(prev[c]);
+    }
+    double total = 0;
+    for (double w : weights) total += w;
+    if (!(total > 0)) keep_input_[i] = 1;
+    for (std::size_t k = 0; k < weights.size(); ++k) {
+      const Eigen::Vector3d d = locals[k] * (weights[k] / total);
+      corner_delta_.insert(corner_delta_.end(), {float(d.x()), float(d.y()), float(d.z()), 0.0f});
+    }
+    kept_offsets[i + 1] = static_cast<std::uint32_t>(corner_next_.size());
+  }
+  corner_offsets_ = std::move(kept_offsets);
+}
+
+namespace {
+
+// One Jacobi sweep over vertices [begin, end): out_i = self_i in_i + sum_j w_ij in_j (float4 rows).
+void sweep_uniform(const float* in, float* out, const std::uint32_t* offsets, const std::uint32_t* columns,
+                   const float* self, const float* uniform, std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    __m128 sum = _mm_setzero_ps();
+    const std::uint32_t* c = columns + offsets[i];
+    const std::uint32_t* c_end = columns + offsets[i + 1];
+    for (; c + 2 <= c_end; c += 2) {
+      const __m128 p0 = _mm_loadu_ps(in + 4 * std::size_t(c[0]));
+      const __m128 p1 = _mm_loadu_ps(in + 4 * std::size_t(c[1]));
+      sum = _mm_add_ps(sum, _mm_add_ps(p0, p1));
+    }
+    if (c < c_end) sum = _mm_add_ps(sum, _mm_loadu_ps(in + 4 * std::size_t(c[0])));
+    const __m128 r = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(self[i]), _mm_loadu_ps(in + 4 * i)),
+                                _mm_mul_ps(_mm_set1_ps(uniform[i]), sum));
+    _mm_storeu_ps(out + 4 * i, r);
+  }
+}
+
+void sweep_weighted(const float* in, float* out, const std::uint32_t* offsets, const std::uint32_t* columns,
+                    const float* weights, const float* self, std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    __m128 sum = _mm_mul_ps(_mm_set1_ps(self[i]), _mm_loadu_ps(in + 4 * i));
+    for (std::uint32_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+      sum = _mm_add_ps(sum, _mm_mul_ps(_mm_set1_ps(weights[k]), _mm_loadu_ps(in + 4 * std::size_t(columns[k]))));
+    }
+    _mm_storeu_ps(out + 4 * i, sum);
+  }
+}
+
+}  // namespace
+
+void DeltaMush::smooth_wobble(ThreadPool* pool) {
+  const std::size_t n = self_weight_.size();
+  for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
+    const float* in = buffer_a_.data();
+    float* out = buffer_b_.data();
+    if (uniform_) {
+      for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+        sweep_uniform(in, out, row_offsets_.data(), row_columns_.data(), self_weight_.data(), uniform_weight_.data(),
+                      begin, end);
+      });
+    } else {
+      for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+        sweep_weighted(in, out, row_offsets_.data(), row_columns_.data(), row_weights_.data(), self_weight_.data(),
+                       begin, end);
+      });
+    }
+    buffer_a_.swap(buffer_b_);
+  }
+}
+
+void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
+  const std::size_t n = self_weight_.size();
+  float* a = buffer_a_.data();
+  // Gather the input into the welded float4 buffer (seam copies: the common position, or their
+  // mean where they differ), relative to the centroid so that precision does not depend on where
+  // the character stands.
+  const Vec3f centre = centroid(positions);
+  for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint32_t first = weld_offsets_[i], last = weld_offsets_[i + 1];
+      Vec3f p = positions[weld_members_[first]];
+      bool differ = false;
+      for (std::uint32_t k = first + 1; k < last; ++k) differ |= positions[weld_members_[k]] != p;
+      if (differ) {
+        Vec3f sum = Vec3f::Zero();
+        for (std::uint32_t k = first; k < last; ++k) sum += positions[weld_members_[k]];
+        p = sum / static_cast<float>(last - first);
+      }
+      p -= centre;
+      a[4 * i] = p.x(), a[4 * i + 1] = p.y(), a[4 * i + 2] = p.z(), a[4 * i + 3] = 0;
+    }
+  });
+  smooth_wobble(pool);
+  const float* s = buffer_a_.data();
+  float* out = buffer_b_.data();
+  const bool smooth_only = settings_.smooth_only;
+  // Restore the deltas in the deformed corner frames: X = unit edge to the next corner,
+  // Z = unit normal, Y = Z x X. Written without normalising vectors first:
+  //   F d = a (dx / |a|) + (n x a) (dy / (|n| |a|)) + n (dz / |n|).
+  for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const float sx = s[4 * i], sy = s[4 * i + 1], sz = s[4 * i + 2];
+      float rx = 0, ry = 0, rz = 0;
+      if (!smooth_only) {
+        for (std::uint32_t c = corner_offsets_[i]; c < corner_offsets_[i + 1]; ++c) {
+          const float* pn = s + 4 * std::size_t(corner_next_[c]);
+          const float* pp = s + 4 * std::size_t(corner_prev_[c]);
+          const float ax = pn[0] - sx, ay = pn[1] - sy, az = pn[2] - sz;
+          const float bx = pp[0] - sx, by = pp[1] - sy, bz = pp[2] - sz;
+          const float nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
+          const float aa = ax * ax + ay * ay + az * az, nn = nx * nx + ny * ny + nz * nz;
+          const float* d = corner_delta_.data() + 4 * std::size_t(c);
+          const float ia = aa > 0 ? 1.0f / std::sqrt(aa) : 0.0f;
+          const float in = nn > 0 ? 1.0f / std::sqrt(nn) : 0.0f;
+          const float kx = d[0] * ia, ky = d[1] * ia * in, kz = d[2] * in;
+          const float yx = ny * az - nz * ay, yy = nz * ax - nx * az, yz = nx * ay - ny * ax;
+          rx += ax * kx + yx * ky + nx * kz;
+          ry += ay * kx + yy * ky + ny * kz;
+          rz += az * kx + yz * ky + nz * kz;
+        }
+      }
+      out[4 * i] = sx + rx, out[4 * i + 1] = sy + ry, out[4 * i + 2] = sz + rz;
+    }
+  });
+  // Scatter to the original vertices (vertices without a usable corner keep their input). The
+  // scale multiplies the correction Delta Mush makes: out = in + scale (mush - in), so that the
+  // rest pose and rigid motions stay exact for any scale.
+  const float scale = settings_.scale;
+  for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t v = begin; v < end; ++v) {
+      const std::uint32_t w = welding_.welded_of[v];
+      if (keep_input_[w] && !smooth_only) continue;
+      const Vec3f mush = Vec3f(out[4 * w], out[4 * w + 1], out[4 * w + 2]) + centre;
+      positions[v] = scale == 1.0f || smooth_only ? mush : Vec3f(positions[v] + scale * (mush - positions[v]));
+    }
+  });
+}
+
+// ------------------------------------------------------------------------------------------
+// Blender mode
+
+void DeltaMush::bind_blender(std::span<const Vec3f> rest) {
+  const std::size_t n = rest.size();
+  const std::vector<Edge> edges = unique_edges(triangles_);
+  adjacency_ = Adjacency::from_edges(n, edges);
+  vertex_weight_.assign(n, 1.0f);
+  if (!settings_.mask.empty()) vertex_weight_ = settings_.mask;
+  if (settings_.pin_boundary) {
+    const std::vector<bool> boundary = boundary_vertices(n, edges);
+    for (std::size_t v = 0; v < n; ++v) {
+      if (boundary[v]) vertex_weight_[v] = 0.0f;
+    }
+  }
+  std::vector<Vec3f> smoothed(rest.begin(), rest.end());
+  smooth_blender(smoothed, nullptr);
+
+  vcorner_offsets_.assign(n + 1, 0);
+  for (const Triangle& t : triangles_) {
+    for (int k = 0; k < 3; ++k) ++vcorner_offsets_[t[k] + 1];
+  }
+  for (std::size_t v = 0; v < n; ++v) vcorner_offsets_[v + 1] += vcorner_offsets_[v];
+  vcorner_next_.resize(vcorner_offsets_.back());
+  vcorner_prev_.resize(vcorner_offsets_.back());
+  vcorner_delta_.resize(vcorner_offsets_.back());
+  std::vector<std::uint32_t> fill(vcorner_offsets_.begin(), vcorner_offsets_.end() - 1);
+  for (const Triangle& t : triangles_) {
+    for (int k = 0; k < 3; ++k) {
+      const std::uint32_t curr = t[k], next = t[(k + 1) % 3], prev = t[(k + 2) % 3];
+      const std::uint32_t slot = fill[curr]++;
+      vcorner_next_[slot] = next;
+      vcorner_prev_[slot] = prev;
+      Vec3f dir_prev = smoothed[prev] - smoothed[curr];
+      Vec3f dir_next = smoothed[curr] - smoothed[next];
+      normalize_in_place(dir_prev);
+      normalize_in_place(dir_next);
+      Mat3f frame;
+      blender_corner_frame(dir_prev, dir_next, frame);
+      vcorner_delta_[slot] = frame * (rest[curr] - smoothed[curr]);
+    }
+  }
+  work_.resize(n);
+}
+
+void DeltaMush::smooth_blender(std::vector<Vec3f>& p, ThreadPool* pool) const {
+  const std::size_t n = p.size();
+  std::vector<Vec3f> q(n);
+  const float lambda = settings_.step;
+  if (settings_.smoothing == MushSmoothing::Uniform) {
+    std::vector<float> factor(n);
+    for (std::size_t v = 0; v < n; ++v) {
+      const std::uint32_t degree = adjacency_.degree(v);
+      factor[v] = lambda * (degree ? 1.0f / static_cast<float>(degree) : 1.0f) * vertex_weight_[v];
+    }
+    for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
+      for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t v = begin; v < end; ++v) {
+          Vec3f sum = Vec3f::Zero();
+          for (std::uint32_t u : adjacency_.of(v)) sum += p[u] - p[v];
+          q[v] = p[v] + sum * factor[v];
+        }
+      });
+      p.swap(q);
+    }
+  } else {
+    const float eps = FLT_EPSILON * 10.0f;
+    const float lambda2 = lambda * 2.0f;  // this weighting is about half as strong: doubled
+    for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
+      for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t v = begin; v < end; ++v) {
+          Vec3f sum = Vec3f::Zero();
+          float length_sum = 0.0f;
+          for (std::uint32_t u : adjacency_.of(v)) {
+            const Vec3f d = p[u] - p[v];
+            const float length = d.norm();
+            sum += d * length;
+            length_sum += length;
+          }
+          const float div = length_sum * static_cast<float>(adjacency_.degree(v));
+          q[v] = div > eps ? Vec3f(p[v] + sum * (lambda2 * vertex_weight_[v] / div)) : p[v];
+        }
+      });
+      p.swap(q);
+    }
+  }
+}
+
+void DeltaMush::evaluate_blender(std::span<Vec3f> positions, ThreadPool* pool) {
+  const std::size_t n = positions.size();
+  work_.assign(positions.begin(), positions.end());
+  smooth_blender(work_, pool);
+  if (settings_.smooth_only) {
+    std::copy(work_.begin(), work_.end(), positions.begin());
+    return;
+  }
+  const float scale = settings_.scale;
+  for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t v = begin; v < end; ++v) {
+      Vec3f sum = Vec3f::Zero();
+      float total = 0.0f;
+      for (std::uint32_t c = vcorner_offsets_[v]; c < vcorner_offsets_[v + 1]; ++c) {
+        Vec3f dir_prev = work_[vcorner_prev_[c]] - work_[v];
+        Vec3f dir_next = work_[v] - work_[vcorner_next_[c]];
+        normalize_in_place(dir_prev);
+        normalize_in_place(dir_next);
+        Mat3f frame;
+        const float weight = blender_corner_frame(dir_prev, dir_next, frame);
+        if (!(weight > 0.0f)) continue;
+        sum += weight * (frame.transpose() * vcorner_delta_[c]);
+        total += weight;
+      }
+      positions[v] = total > 0.0f ? Vec3f(work_[v] + sum * (scale / total)) : work_[v];
+    }
+  });
+}
+
+// ------------------------------------------------------------------------------------------
+// The deformer
+
+namespace {
+
+class DeltaMushDeformer final : public Deformer {
+ public:
+  explicit DeltaMushDeformer(const nlohmann::json& section) : section_(section) {
+    settings_.iterations = section.value("iterations", settings_.iterations);
+    settings_.step = section.value("step", settings_.step);
+    settings_.scale = section.value("scale", settings_.scale);
+    settings_.pin_boundary = section.value("pin_boundary", settings_.pin_boundary);
+    settings_.smooth_only = section.value("smooth_only", settings_.smooth_only);
+    settings_.invert_mask = section.value("invert_mask", settings_.invert_mask);
+    if (section.contains("smoothing")) settings_.smoothing = parse_mush_smoothing(section.at("smoothing").get<std::string>());
+    if (section.contains("mode")) settings_.mode = parse_mush_mode(section.at("mode").get<std::string>());
+    if (std::string problem = settings_.validate(0); !problem.empty() && problem.find("mask") == std::string::npos) {
+      fail_plain("deltamush: {}", problem);
+    }
+  }
+
+  std::string_view name() const override { return "deltamush"; }
+
+  void bind(const Character& character) override {
+    const Mesh& mesh = character.mesh;
+    DeltaMushSettings settings = settings_;
+    settings.mask.clear();
+    // The mask: an array in the settings file, an attribute named there, or _MUSH_WEIGHT.
+    std::string attribute = "_MUSH_WEIGHT";
+    bool named = false;
+    if (section_.contains("mask")) {
+      const nlohmann::json& mask = section_.at("mask");
+      if (mask.is_array()) {
+        settings.mask = mask.get<std::vector<float>>();
+        attribute.clear();
+      } else {
+        attribute = mask.get<std::string>();
+        named = true;
+        if (attribute == "none" || attribute.empty()) attribute.clear(), named = false;
+      }
+    }
+    if (!attribute.empty()) {
+      auto found = mesh.vertex_scalars.find(attribute);
+      if (found != mesh.vertex_scalars.end()) {
+        settings.mask = found->second;
+      } else if (named) {
+        fail(character.source, "deltamush: no per-vertex attribute '{}' for the mask", attribute);
+      }
+    }
+    if (std::string problem = settings.validate(mesh.vertex_count()); !problem.empty()) {
+      fail(character.source, "deltamush: {}", problem);
+    }
+    mush_.bind(mesh.positions, mesh.triangles, settings);
+    bound_ = &character;
+  }
+
+  void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
+    const Mesh& mesh = frame.character.mesh;
+    if (&frame.character != bound_ || mesh.vertex_count() != mush_.fingerprint().vertex_count ||
+        mesh.triangle_count() != mush_.fingerprint().triangle_count) {
+      mush_.check_same_mesh(mesh.positions, mesh.triangles);
+      bound_ = &frame.character;
+    }
+    mush_.evaluate(positions, frame.pool);
+    if (!normals.empty() && normals.size() == positions.size()) mush_.recompute_normals(positions, normals);
+  }
+
+ private:
+  nlohmann::json section_;
+  DeltaMushSettings settings_;
+  DeltaMush mush_;
+  const Character* bound_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Deformer> make_delta_mush_deformer(const nlohmann::json& settings) {
+  return std::make_unique<DeltaMushDeformer>(settings);
+}
+
+}  // namespace wobble

@@ -1,0 +1,479 @@
+// Direct Delta Mush. The sparse LU and the precomputation live in this translation unit only
+// (Eigen's sparse module is slow to compile).
+#include <wobble/direct_delta_mush.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
+#include <Eigen/SparseCore>
+#include <Eigen/OrderingMethods>
+#include <Eigen/SparseLU>
+
+#include <fmt/core.h>
+
+#include <wobble/deformer.hpp>
+#include <wobble/error.hpp>
+#include <wobble/lbs.hpp>
+#include <wobble/parallel.hpp>
+
+#include "deform/deformers.hpp"
+
+namespace wobble {
+
+namespace {
+
+constexpr std::size_t kGrain = 8192;
+constexpr int kOmega = 10;  // A xx xy xz yy yz zz, b x y z, c
+
+template <typename Body>
+void for_chunks(ThreadPool* pool, std::size_t count, Body&& body) {
+  if (!pool) {
+    for (std::size_t begin = 0; begin < count; begin += kGrain) body(begin, std::min(count, begin + kGrain));
+    return;
+  }
+  pool->parallel_for(count, kGrain, body);
+}
+
+Mat3f rotation_by_svd(const Mat3f& m) {
+  Eigen::JacobiSVD<Eigen::Matrix3d> svd(m.cast<double>(), Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d u = svd.matrixU();
+  const Eigen::Matrix3d v = svd.matrixV();
+  if ((u * v.transpose()).determinant() < 0) u.col(2) = -u.col(2);  // the smallest singular value's direction
+  Eigen::Matrix3d r = u * v.transpose();
+  if (!r.allFinite()) r.setIdentity();
+  return r.cast<float>();
+}
+
+}  // namespace
+
+Mat3f nearest_rotation(const Mat3f& m) {
+  // Scaled Newton iteration X <- (g X + X^-T / g) / 2 converges to the orthogonal polar factor,
+  // which has det +1 when det(m) > 0. Singular or reflecting matrices go to the SVD.
+  const float norm2 = m.squaredNorm();
+  if (!(norm2 > 0.0f) || !std::isfinite(norm2)) return Mat3f::Identity();
+  Mat3f x = m / std::sqrt(norm2 / 3.0f);  // unit-ish scale: the tolerances below are relative
+  for (int iteration = 0; iteration < 30; ++iteration) {
+    Mat3f cof;
+    cof.col(0) = x.col(1).cross(x.col(2));
+    cof.col(1) = x.col(2).cross(x.col(0));
+    cof.col(2) = x.col(0).cross(x.col(1));
+    const float det = x.col(0).dot(cof.col(0));
+    if (!(det > 1e-6f)) return rotation_by_svd(m);
+    const Mat3f inv_t = cof / det;  // X^-T
+    const float g = std::sqrt(std::sqrt(inv_t.squaredNorm() / x.squaredNorm()));
+    const Mat3f next = 0.5f * (g * x + inv_t / g);
+    const float change = (next - x).squaredNorm();
+    x = next;
+    if (change < 1e-13f) break;
+  }
+  return x;
+}
+
+DdmVariant parse_ddm_variant(std::string_view text) {
+  if (text == "v0") return DdmVariant::V0;
+  if (text == "v1") return DdmVariant::V1;
+  if (text == "v2") return DdmVariant::V2;
+  fail_plain("ddm: unknown variant '{}' (v0, v1, v2)", text);
+}
+
+const char* to_string(DdmVariant variant) {
+  switch (variant) {
+    case DdmVariant::V0: return "v0";
+    case DdmVariant::V1: return "v1";
+    case DdmVariant::V2: return "v2";
+  }
+  return "?";
+}
+
+std::string DirectDeltaMushSettings::validate() const {
+  if (iterations < 1 || iterations > 1000) return fmt::format("iterations must be 1..1000 (got {})", iterations);
+  if (!std::isfinite(step) || step <= 0) return fmt::format("step must be positive (got {})", step);
+  if (max_influences < 1 || max_influences > 64) return fmt::format("max influences must be 1..64 (got {})", max_influences);
+  if (!std::isfinite(min_weight) || min_weight < 0 || min_weight >= 1) {
+    return fmt::format("min weight must be in [0, 1) (got {})", min_weight);
+  }
+  return {};
+}
+
+void DirectDeltaMush::check_same_mesh(std::span<const Vec3f> rest, std::span<const Triangle> triangles) const {
+  const MeshFingerprint other = MeshFingerprint::of(rest, triangles);
+  if (!(other == fingerprint_)) {
+    fail_plain("ddm: bind data was computed from another mesh ({}); this mesh has {}", fingerprint_.describe(),
+               other.describe());
+  }
+}
+
+void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle> triangles, const Skin& skin,
+                           std::size_t joint_count, const DirectDeltaMushSettings& settings) {
+  if (std::string problem = settings.validate(); !problem.empty()) fail_plain("ddm: {}", problem);
+  if (skin.vertex_count() != rest.size()) {
+    fail_plain("ddm: the skin has {} vertices, the mesh {}", skin.vertex_count(), rest.size());
+  }
+  if (joint_count > 65535) fail_plain("ddm: {} joints, at most 65535 supported", joint_count);
+  for (std::uint32_t j : skin.joints) {
+    if (j >= joint_count) fail_plain("ddm: the skin uses joint {}, the rig has {}", j, joint_count);
+  }
+  for (std::size_t t = 0; t < triangles.size(); ++t) {
+    for (std::uint32_t v : triangles[t]) {
+      if (v >= rest.size()) fail_plain("ddm: triangle {} uses vertex {}, the mesh has {}", t, v, rest.size());
+    }
+  }
+  for (std::size_t v = 0; v < rest.size(); ++v) {
+    if (!rest[v].allFinite()) fail_plain("ddm: rest position of vertex {} is not finite", v);
+  }
+  settings_ = settings;
+  fingerprint_ = MeshFingerprint::of(rest, triangles);
+  joint_count_ = joint_count;
+  rest_.assign(rest.begin(), rest.end());
+
+  // Welded connectivity (seams smooth as one surface).
+  const Welding welding = Welding::by_position(rest);
+  const std::size_t n = welding.welded_count;
+  std::vector<Eigen::Vector3d> u(n);
+  std::vector<int> members(n, 0);
+  for (std::size_t v = 0; v < rest.size(); ++v) u[welding.welded_of[v]] = rest[v].cast<double>();
+  for (std::size_t v = 0; v < rest.size(); ++v) ++members[welding.welded_of[v]];
+  const std::vector<Triangle> welded = welding.weld(triangles);
+  const std::vector<Edge> edges = unique_edges(welded);
+
+  // Edge weights W (non-negative) from the rest mesh.
+  std::vector<double> edge_weight(edges.size(), 1.0);
+  if (settings.smoothing == MushSmoothing::Length) {
+    for (std::size_t e = 0; e < edges.size(); ++e) edge_weight[e] = (u[edges[e].a] - u[edges[e].b]).norm();
+  } else if (settings.smoothing == MushSmoothing::Cotangent) {
+    std::fill(edge_weight.begin(), edge_weight.end(), 0.0);
+    for (const Triangle& t : welded) {
+      if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) continue;
+      for (int k = 0; k < 3; ++k) {
+        const Eigen::Vector3d a = u[t[(k + 1) % 3]] - u[t[k]], b = u[t[(k + 2) % 3]] - u[t[k]];
+        const double sine = a.cross(b).norm();
+        if (!(sine > 1e-12 * a.norm() * b.norm())) continue;
+        std::uint32_t x = t[(k + 1) % 3], y = t[(k + 2) % 3];
+        if (x > y) std::swap(x, y);
+        auto it = std::lower_bound(edges.begin(), edges.end(), std::pair{x, y},
+                                   [](const Edge& e, std::pair<std::uint32_t, std::uint32_t> key) {
+                                     return e.a != key.first ? e.a < key.first : e.b < key.second;
+                                   });
+        edge_weight[it - edges.begin()] += 0.5 * a.dot(b) / sine;
+      }
+    }
+    for (double& w : edge_weight) w = std::max(w, 0.0);  // clamp: obtuse angles give negative cotangents
+  }
+  std::vector<double> row_sum(n, 0.0);
+  std::vector<int> degree(n, 0);
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    row_sum[edges[e].a] += edge_weight[e], row_sum[edges[e].b] += edge_weight[e];
+    ++degree[edges[e].a], ++degree[edges[e].b];
+  }
+
+  // A = I + lambda (I - D^-1 W): not symmetric (rows normalised), an M-matrix, rows sum to 1.
+  const double lambda = settings.step;
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(n + 2 * edges.size());
+  for (std::size_t i = 0; i < n; ++i) entries.emplace_back(i, i, degree[i] ? 1.0 + lambda : 1.0);
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    for (int side = 0; side < 2; ++side) {
+      const std::uint32_t i = side ? edges[e].b : edges[e].a, j = side ? edges[e].a : edges[e].b;
+      const double w = row_sum[i] > 0 ? edge_weight[e] / row_sum[i] : 1.0 / degree[i];
+      entries.emplace_back(i, j, -lambda * w);
+    }
+  }
+  Eigen::SparseMatrix<double> a(n, n);
+  a.setFromTriplets(entries.begin(), entries.end());
+  a.makeCompressed();
+  // The pattern is structurally symmetric (a mesh): AMD on A + A^T keeps the fill near n log n
+  // (COLAMD fills in gigabytes at 100,000 vertices).
+  Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::AMDOrdering<int>> lu;
+  lu.analyzePattern(a);
+  lu.factorize(a);
+  if (lu.info() != Eigen::Success) fail_plain("ddm: the sparse LU factorisation failed ({})", lu.lastErrorMessage());
+  auto smooth = [&](Eigen::MatrixXd& y) {
+    for (int k = 0; k < settings.iterations; ++k) {
+      y = lu.solve(y).eval();
+      if (lu.info() != Eigen::Success) fail_plain("ddm: the sparse solve failed");
+    }
+  };
+
+  // Skin weights per welded vertex (mean over seam copies), by joint.
+  std::vector<std::uint32_t> used;
+  {
+    std::vector<bool> is_used(joint_count, false);
+    for (std::size_t k = 0; k < skin.joints.size(); ++k) {
+      if (skin.weights[k] != 0) is_used[skin.joints[k]] = true;
+    }
+    for (std::uint32_t j = 0; j < joint_count; ++j) {
+      if (is_used[j]) used.push_back(j);
+    }
+  }
+  std::vector<std::int32_t> column_of(joint_count, -1);
+  for (std::size_t c = 0; c < used.size(); ++c) column_of[used[c]] = static_cast<std::int32_t>(c);
+  Eigen::MatrixXd weights = Eigen::MatrixXd::Zero(n, used.size());
+  for (std::size_t v = 0; v < rest.size(); ++v) {
+    const std::size_t w = welding.welded_of[v];
+    for (std::uint32_t k = skin.offsets[v]; k < skin.offsets[v + 1]; ++k) {
+      weights(w, column_of[skin.joints[k]]) += double(skin.weights[k]) / members[w];
+    }
+  }
+
+  // Smoothed moments (joint-independent): p, second moment.
+  Eigen::MatrixXd moments(n, 9);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Eigen::Vector3d& x = u[i];
+    moments.row(i) << x.x(), x.y(), x.z(), x.x() * x.x(), x.x() * x.y(), x.x() * x.z(), x.y() * x.y(), x.y() * x.z(),
+        x.z() * x.z();
+  }
+  smooth(moments);
+
+  // Per welded vertex candidates (psi, joint, 10 values) for v0, or (psi, joint) for v1/v2.
+  struct Candidate {
+    double psi;
+    std::uint32_t joint;
+    std::array<double, kOmega> omega;
+  };
+  std::vector<std::vector<Candidate>> candidates(n);
+  const bool full = settings.variant == DdmVariant::V0;
+  if (full) {
+    for (std::size_t c = 0; c < used.size(); ++c) {
+      Eigen::MatrixXd rhs(n, kOmega);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double w = weights(i, c);
+        const Eigen::Vector3d& x = u[i];
+        rhs.row(i) << w * x.x() * x.x(), w * x.x() * x.y(), w * x.x() * x.z(), w * x.y() * x.y(), w * x.y() * x.z(),
+            w * x.z() * x.z(), w * x.x(), w * x.y(), w * x.z(), w;
+      }
+      smooth(rhs);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (rhs(i, 9) >= settings.min_weight && rhs(i, 9) > 0) {
+          Candidate candidate{rhs(i, 9), used[c], {}};
+          for (int k = 0; k < kOmega; ++k) candidate.omega[k] = rhs(i, k);
+          candidates[i].push_back(candidate);
+        }
+      }
+    }
+  } else {
+    Eigen::MatrixXd psi = weights;
+    smooth(psi);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t c = 0; c < used.size(); ++c) {
+        if (psi(i, c) >= settings.min_weight && psi(i, c) > 0) candidates[i].push_back({psi(i, c), used[c], {}});
+      }
+    }
+  }
+
+  // Keep the largest, renormalise, decide the fallback.
+  std::size_t width = 1;
+  for (auto& list : candidates) {
+    std::sort(list.begin(), list.end(), [](const Candidate& x, const Candidate& y) {
+      return x.psi != y.psi ? x.psi > y.psi : x.joint < y.joint;
+    });
+    if (list.size() > std::size_t(settings.max_influences)) list.resize(settings.max_influences);
+    width = std::max(width, list.size());
+  }
+  width_ = width;
+  const std::size_t count = rest.size();
+  joints_.assign(count * width, 0);
+  psi_.assign(count * width, 0.0f);
+  omega_.assign(full ? count * width * kOmega : 0, 0.0f);
+  centre_.assign(count * 3, 0.0f);
+  covariance_.assign(settings.variant == DdmVariant::V1 ? count * 6 : 0, 0.0f);
+  linear_fallback_.assign(count, 0);
+
+  double size2 = 0;
+  {
+    Eigen::AlignedBox3d box;
+    for (const auto& x : u) box.extend(x);
+    if (!u.empty()) size2 = box.diagonal().squaredNorm();
+  }
+  std::vector<std::array<double, 6>> covariance(n);
+  std::vector<Eigen::Vector3d> centre(n);
+  std::vector<std::uint8_t> fallback(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& list = candidates[i];
+    double total = 0;
+    for (const Candidate& c : list) total += c.psi;
+    Eigen::Matrix3d second = Eigen::Matrix3d::Zero();
+    Eigen::Vector3d p = Eigen::Vector3d::Zero();
+    if (full) {
+      for (Candidate& c : list) {
+        for (double& x : c.omega) x /= total;
+        second(0, 0) += c.omega[0], second(0, 1) += c.omega[1], second(0, 2) += c.omega[2];
+        second(1, 1) += c.omega[3], second(1, 2) += c.omega[4], second(2, 2) += c.omega[5];
+        p += Eigen::Vector3d(c.omega[6], c.omega[7], c.omega[8]);
+      }
+      second(1, 0) = second(0, 1), second(2, 0) = second(0, 2), second(2, 1) = second(1, 2);
+    } else {
+      // B rows sum to 1: the moments need no renormalisation.
+      p = moments.block<1, 3>(i, 0).transpose();
+      second << moments(i, 3), moments(i, 4), moments(i, 5), moments(i, 4), moments(i, 6), moments(i, 7), moments(i, 5),
+          moments(i, 7), moments(i, 8);
+    }
+    for (Candidate& c : list) c.psi /= total;
+    const Eigen::Matrix3d cov = second - p * p.transpose();
+    Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(cov, Eigen::EigenvaluesOnly);
+    const Eigen::Vector3d values = eigen.eigenvalues();  // ascending
+    if (list.empty() || !(values(2) > 1e-14 * size2) || !(values(1) > 1e-6 * values(2))) fallback[i] = 1;
+    centre[i] = p;
+    covariance[i] = {cov(0, 0), cov(0, 1), cov(0, 2), cov(1, 1), cov(1, 2), cov(2, 2)};
+  }
+  for (std::size_t v = 0; v < count; ++v) {
+    const std::size_t i = welding.welded_of[v];
+    const auto& list = candidates[i];
+    for (std::size_t s = 0; s < list.size(); ++s) {
+      joints_[v * width + s] = static_cast<std::uint16_t>(list[s].joint);
+      psi_[v * width + s] = static_cast<float>(list[s].psi);
+      if (full) {
+        for (int k = 0; k < kOmega; ++k) omega_[(v * width + s) * kOmega + k] = static_cast<float>(list[s].omega[k]);
+      }
+    }
+    for (int k = 0; k < 3; ++k) centre_[3 * v + k] = static_cast<float>(centre[i][k]);
+    if (!covariance_.empty()) {
+      for (int k = 0; k < 6; ++k) covariance_[6 * v + k] = static_cast<float>(covariance[i][k]);
+    }
+    linear_fallback_[v] = fallback[i];
+    if (list.empty()) {  // no smoothed weight survived: the original skin, linearly
+      // Rare (min_weight larger than every smoothed weight); keep the first original influence.
+      joints_[v * width] = static_cast<std::uint16_t>(skin.offsets[v] < skin.offsets[v + 1] ? skin.joints[skin.offsets[v]] : 0);
+      psi_[v * width] = 1.0f;
+      linear_fallback_[v] = 1;
+    }
+  }
+}
+
+void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f> positions, ThreadPool* pool,
+                               std::span<Mat3f> rotations) const {
+  if (positions.size() != rest_.size()) {
+    fail_plain("ddm: bind data was computed from another mesh ({}); got {} positions", fingerprint_.describe(),
+               positions.size());
+  }
+  if (skinning.size() < joint_count_) fail_plain("ddm: {} skinning matrices for {} joints", skinning.size(), joint_count_);
+  const bool with_rotations = rotations.size() == positions.size();
+  const std::size_t width = width_;
+  const DdmVariant variant = settings_.variant;
+  for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t v = begin; v < end; ++v) {
+      const Vec3f& x = rest_[v];
+      const std::uint16_t* joints = joints_.data() + v * width;
+      const float* psi = psi_.data() + v * width;
+      Mat3f rotation = Mat3f::Identity();
+      if (linear_fallback_[v]) {
+        Vec3f sum = Vec3f::Zero();
+        for (std::size_t s = 0; s < width; ++s) {
+          if (psi[s] == 0.0f) continue;
+          const Mat4f& m = skinning[joints[s]];
+          sum += psi[s] * (m.topLeftCorner<3, 3>() * x + m.topRightCorner<3, 1>());
+        }
+        positions[v] = sum;
+      } else if (variant == DdmVariant::V0) {
+        Mat3f q_bar = Mat3f::Zero();
+        Vec3f q = Vec3f::Zero();
+        const float* omega = omega_.data() + v * width * kOmega;
+        for (std::size_t s = 0; s < width; ++s, omega += kOmega) {
+          if (omega[9] == 0.0f) continue;
+          const Mat4f& m = skinning[joints[s]];
+          const auto l = m.topLeftCorner<3, 3>();
+          const Vec3f t = m.topRightCorner<3, 1>();
+          Mat3f a;
+          a << omega[0], omega[1], omega[2], omega[1], omega[3], omega[4], omega[2], omega[4], omega[5];
+          const Vec3f b(omega[6], omega[7], omega[8]);
+          q_bar.noalias() += l * a;
+          q_bar.noalias() += t * b.transpose();
+          q.noalias() += l * b + omega[9] * t;
+        }
+        const Vec3f p(centre_[3 * v], centre_[3 * v + 1], centre_[3 * v + 2]);
+        rotation = nearest_rotation(q_bar - q * p.transpose());
+        positions[v] = rotation * (x - p) + q;
+      } else {
+        Eigen::Matrix<float, 3, 4> blend = Eigen::Matrix<float, 3, 4>::Zero();
+        for (std::size_t s = 0; s < width; ++s) {
+          if (psi[s] == 0.0f) continue;
+          blend += psi[s] * skinning[joints[s]].topRows<3>();
+        }
+        const Vec3f p(centre_[3 * v], centre_[3 * v + 1], centre_[3 * v + 2]);
+        const Mat3f l = blend.leftCols<3>();
+        if (variant == DdmVariant::V1) {
+          const float* c = covariance_.data() + 6 * v;
+          Mat3f cov;
+          cov << c[0], c[1], c[2], c[1], c[3], c[4], c[2], c[4], c[5];
+          rotation = nearest_rotation(l * cov);
+        } else {
+          rotation = nearest_rotation(l);
+        }
+        positions[v] = rotation * (x - p) + l * p + blend.col(3);
+      }
+      if (with_rotations) rotations[v] = rotation;
+    }
+  });
+}
+
+namespace {
+
+class DirectDeltaMushDeformer final : public Deformer {
+ public:
+  explicit DirectDeltaMushDeformer(const nlohmann::json& section) {
+    settings_.iterations = section.value("iterations", settings_.iterations);
+    settings_.step = section.value("step", settings_.step);
+    settings_.max_influences = section.value("max_influences", settings_.max_influences);
+    settings_.min_weight = section.value("min_weight", settings_.min_weight);
+    if (section.contains("variant")) settings_.variant = parse_ddm_variant(section.at("variant").get<std::string>());
+    if (section.contains("smoothing")) settings_.smoothing = parse_mush_smoothing(section.at("smoothing").get<std::string>());
+    if (std::string problem = settings_.validate(); !problem.empty()) fail_plain("ddm: {}", problem);
+  }
+
+  std::string_view name() const override { return "ddm"; }
+
+  void bind(const Character& character) override {
+    if (!character.is_skinned()) fail(character.source, "deformer 'ddm' needs a skinned character (this one has no skin)");
+    ddm_.bind(character.mesh.positions, character.mesh.triangles, character.skin, character.rig.joint_count(), settings_);
+    skin_ = PackedSkin::from(character.skin);
+    bound_ = &character;
+  }
+
+  // ddm replaces linear blend skinning: out = DDM + (input - LBS), so that effects stacked
+  // between the base skinning and ddm are kept.
+  void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
+    const Mesh& mesh = frame.character.mesh;
+    if (&frame.character != bound_) {
+      ddm_.check_same_mesh(mesh.positions, mesh.triangles);
+      bound_ = &frame.character;
+    }
+    ddm_positions_.resize(positions.size());
+    lbs_positions_.resize(positions.size());
+    ddm_.evaluate(frame.pose.skinning, ddm_positions_, frame.pool);
+    LbsJob job;
+    job.skinning_matrices = frame.pose.skinning;
+    job.skin = &skin_;
+    job.in_positions = mesh.positions;
+    job.out_positions = lbs_positions_;
+    if (std::string problem = job.Validate(); !problem.empty()) fail_plain("ddm: {}", problem);
+    job.Run(frame.pool);
+    for (std::size_t v = 0; v < positions.size(); ++v) positions[v] = ddm_positions_[v] + (positions[v] - lbs_positions_[v]);
+    if (!normals.empty() && normals.size() == positions.size()) {
+      std::vector<Vec3f> accumulated(positions.size(), Vec3f::Zero());
+      for (const Triangle& t : mesh.triangles) {
+        const Vec3f n = (positions[t[1]] - positions[t[0]]).cross(positions[t[2]] - positions[t[0]]);
+        for (std::uint32_t v : t) accumulated[v] += n;
+      }
+      for (std::size_t v = 0; v < normals.size(); ++v) {
+        const float length = accumulated[v].norm();
+        if (length > 0 && std::isfinite(length)) normals[v] = accumulated[v] / length;
+      }
+    }
+  }
+
+ private:
+  DirectDeltaMushSettings settings_;
+  DirectDeltaMush ddm_;
+  PackedSkin skin_;
+  const Character* bound_ = nullptr;
+  std::vector<Vec3f> ddm_positions_, lbs_positions_;
+};
+
+}  // namespace
+
+std::unique_ptr<Deformer> make_direct_delta_mush_deformer(const nlohmann::json& settings) {
+  return std::make_unique<DirectDeltaMushDeformer>(settings);
+}
+
+}  // namespace wobble

@@ -1,0 +1,631 @@
+// Reduced-order implicit dynamics (see dynamics.hpp). Heavy Eigen code: its own translation unit.
+#include <wobble/physics/dynamics.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Geometry>
+#include <spdlog/spdlog.h>
+
+#include <wobble/error.hpp>
+
+namespace wobble::physics {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+Eigen::Matrix3d rotation_of(const Vec3d& angle_axis) {
+  const double angle = angle_axis.norm();
+  if (angle < 1e-300) return Eigen::Matrix3d::Identity();
+  return Eigen::AngleAxisd(angle, angle_axis / angle).toRotationMatrix();
+}
+
+// The barrier of eq. 15 in the normalised gap dh = d / r and its first two derivatives in dh.
+double barrier(double dh, double rp, double* first, double* second) {
+  if (dh >= 1.0) {
+    if (first) *first = 0;
+    if (second) *second = 0;
+    return 0;
+  }
+  if (dh <= rp) return kInfinity;
+  const double a = dh - 1.0, b = dh - rp, lg = std::log(b);
+  if (first) *first = -2.0 * a * lg - a * a / b;
+  if (second) *second = -2.0 * lg - 4.0 * a / b + a * a / (b * b);
+  return -a * a * lg;
+}
+
+}  // namespace
+
+Eigen::Matrix3d KinematicBody::rotation(double t) const { return rotation_of(angular_velocity * t); }
+
+Vec3d KinematicBody::position(const Vec3d& rest, double t) const {
+  return center + velocity * t + rotation(t) * (rest - center);
+}
+
+void Plane::advance(double dt) {
+  origin += velocity * dt;
+  const Eigen::Matrix3d R = rotation_of(angular_velocity * dt);
+  normal = (R * normal).normalized();
+  axis_u = (R * axis_u).normalized();
+}
+
+std::vector<Eigen::Matrix<double, 3, 4>> handle_matrices(const Eigen::VectorXd& z, int handles) {
+  std::vector<Eigen::Matrix<double, 3, 4>> Z(static_cast<std::size_t>(handles));
+  const int q = 4 * handles;
+  for (int i = 0; i < handles; ++i)
+    for (int d = 0; d < 3; ++d)
+      for (int a = 0; a < 4; ++a) Z[static_cast<std::size_t>(i)](d, a) = z[d * q + 4 * i + a];
+  return Z;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Body
+
+Body::Body(BodyDescription description)
+    : name_(std::move(description.name)),
+      field_(std::move(description.field)),
+      material_(description.material),
+      model_(description.model),
+      pins_(std::move(description.pins)),
+      pin_velocity_(description.pin_velocity),
+      scale_(description.scale),
+      translation_(description.translation) {
+  if (!field_) fail_plain("body '{}': no skinning field", name_);
+  if (description.samples.points.empty()) fail_plain("body '{}': no sample points", name_);
+  if (!(scale_ > 0) || !std::isfinite(scale_)) fail_plain("body '{}': scale must be positive", name_);
+  material_.validate();
+  m_ = field_->handle_count();
+  if (m_ < 1) fail_plain("body '{}': the skinning field has no handles", name_);
+  const std::size_t N = description.samples.points.size();
+  rest_.resize(N);
+  volume_.resize(static_cast<Eigen::Index>(N));
+  const double s3 = scale_ * scale_ * scale_;
+  for (std::size_t p = 0; p < N; ++p) {
+    rest_[p] = scale_ * description.samples.points[p] + translation_;
+    volume_[static_cast<Eigen::Index>(p)] = description.samples.volumes[p] * s3;
+  }
+  point_mass_ = material_.density * volume_;
+  basis_ = basis_at(rest_, true);
+  dall_.resize(4 * m_, static_cast<Eigen::Index>(3 * N));
+  for (Eigen::Index p = 0; p < static_cast<Eigen::Index>(N); ++p)
+    for (int c = 0; c < 3; ++c) dall_.col(3 * p + c) = basis_.D[c].row(p).transpose().cast<float>();
+  d_.resize(static_cast<Eigen::Index>(N));
+  grad_d_.resize(static_cast<Eigen::Index>(N), 3);
+  for (std::size_t p = 0; p < N; ++p) {
+    Vec3d g;
+    d_[static_cast<Eigen::Index>(p)] = pins_.modulation((rest_[p] - translation_) / scale_, &g);
+    grad_d_.row(static_cast<Eigen::Index>(p)) = g.transpose() / scale_;
+  }
+  mass_ = basis_.B.transpose() * point_mass_.asDiagonal() * basis_.B;
+  // A tiny regulariser keeps M invertible for handles that no free point uses (fully pinned).
+  mass_.diagonal().array() += 1e-10 * std::max(mass_.diagonal().maxCoeff(), 1e-300);
+  x0_.resize(static_cast<Eigen::Index>(N), 3);
+  F0_.setZero(static_cast<Eigen::Index>(N), 9);
+  for (std::size_t p = 0; p < N; ++p) x0_.row(static_cast<Eigen::Index>(p)) = rest_[p].transpose();
+  F0_.col(0).setOnes();
+  F0_.col(4).setOnes();
+  F0_.col(8).setOnes();
+  if (description.collision_points.empty()) {
+    collision_rest_ = rest_;
+  } else {
+    for (const Vec3d& p : description.collision_points) collision_rest_.push_back(scale_ * p + translation_);
+  }
+  collision_basis_ = basis_at(collision_rest_, false);
+  collision_mass_ = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(collision_rest_.size()),
+                                              point_mass_.sum() / static_cast<double>(collision_rest_.size()));
+  collision_d_.resize(static_cast<Eigen::Index>(collision_rest_.size()));
+  collision_x0_.resize(static_cast<Eigen::Index>(collision_rest_.size()), 3);
+  for (std::size_t p = 0; p < collision_rest_.size(); ++p) {
+    collision_d_[static_cast<Eigen::Index>(p)] = pins_.modulation((collision_rest_[p] - translation_) / scale_, nullptr);
+    collision_x0_.row(static_cast<Eigen::Index>(p)) = collision_rest_[p].transpose();
+  }
+  base_force_.setZero(dofs());
+  z_.setZero(dofs());
+  z_prev_.setZero(dofs());
+  if (description.initial_velocity.squaredNorm() > 0) {
+    // Mass-weighted least-squares velocity in z-space; applied as z_prev = -h v at the first step.
+    Eigen::LDLT<Eigen::MatrixXd> solve(mass_);
+    const int q = 4 * m_;
+    initial_velocity_z_.setZero(dofs());
+    for (int d = 0; d < 3; ++d)
+      initial_velocity_z_.segment(d * q, q) =
+          solve.solve(basis_.B.transpose() * (point_mass_ * description.initial_velocity[d]));
+  }
+}
+
+double Body::total_mass() const { return point_mass_.sum(); }
+
+void Body::set_state(const Eigen::VectorXd& z, const Eigen::VectorXd& z_prev) {
+  if (z.size() != dofs() || z_prev.size() != dofs()) fail_plain("body '{}': state has the wrong size", name_);
+  z_ = z;
+  z_prev_ = z_prev;
+  initial_velocity_z_.resize(0);
+}
+
+PointBasis Body::basis_at(std::span<const Vec3d> scene_points, bool with_derivatives) const {
+  const Eigen::Index N = static_cast<Eigen::Index>(scene_points.size()), q = 4 * m_;
+  std::vector<Vec3d> normalised(scene_points.size());
+  for (std::size_t p = 0; p < scene_points.size(); ++p) normalised[p] = (scene_points[p] - translation_) / scale_;
+  const FieldValues values = field_->evaluate(normalised, with_derivatives);
+  PointBasis out;
+  out.B.resize(N, q);
+  out.modulated_W.resize(N, m_);
+  if (with_derivatives)
+    for (auto& D : out.D) D.resize(N, q);
+  for (Eigen::Index p = 0; p < N; ++p) {
+    Vec3d grad_d;
+    const double d = pins_.modulation(normalised[static_cast<std::size_t>(p)], &grad_d);
+    const Vec3d& X = scene_points[static_cast<std::size_t>(p)];
+    const double x4[4] = {X.x(), X.y(), X.z(), 1.0};
+    for (int i = 0; i < m_; ++i) {
+      const double w = d * values.W(p, i);
+      out.modulated_W(p, i) = w;
+      for (int a = 0; a < 4; ++a) out.B(p, 4 * i + a) = w * x4[a];
+      if (!with_derivatives) continue;
+      for (int c = 0; c < 3; ++c) {
+        const double gw = (d * values.dW[c](p, i) + values.W(p, i) * grad_d[c]) / scale_;
+        for (int a = 0; a < 4; ++a) out.D[c](p, 4 * i + a) = gw * x4[a] + (a == c ? w : 0.0);
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Vec3d> Body::bound_positions(const PointBasis& basis, std::span<const Vec3d> scene_points) const {
+  const int q = 4 * m_;
+  std::vector<Vec3d> out(scene_points.size());
+  Eigen::MatrixXd u(basis.B.rows(), 3);
+  for (int d = 0; d < 3; ++d) u.col(d).noalias() = basis.B * z_.segment(d * q, q);
+  for (std::size_t p = 0; p < scene_points.size(); ++p) {
+    Vec3d x = scene_points[p] + u.row(static_cast<Eigen::Index>(p)).transpose();
+    if (pin_velocity_.squaredNorm() > 0 && !driven_) {
+      const double d = pins_.modulation((scene_points[p] - translation_) / scale_, nullptr);
+      x += (1.0 - d) * pin_velocity_ * time_;
+    }
+    out[p] = x;
+  }
+  return out;
+}
+
+std::vector<Vec3d> Body::collision_positions() const {
+  const int q = 4 * m_;
+  std::vector<Vec3d> out(collision_rest_.size());
+  Eigen::MatrixXd u(collision_basis_.B.rows(), 3);
+  for (int d = 0; d < 3; ++d) u.col(d).noalias() = collision_basis_.B * z_.segment(d * q, q);
+  for (std::size_t p = 0; p < out.size(); ++p)
+    out[p] = collision_x0_.row(static_cast<Eigen::Index>(p)).transpose() + u.row(static_cast<Eigen::Index>(p)).transpose();
+  return out;
+}
+
+std::vector<Vec3d> Body::positions() const {
+  const int q = 4 * m_;
+  std::vector<Vec3d> out(rest_.size());
+  Eigen::MatrixXd u(basis_.B.rows(), 3);
+  for (int d = 0; d < 3; ++d) u.col(d).noalias() = basis_.B * z_.segment(d * q, q);
+  for (std::size_t p = 0; p < rest_.size(); ++p)
+    out[p] = x0_.row(static_cast<Eigen::Index>(p)).transpose() + u.row(static_cast<Eigen::Index>(p)).transpose();
+  return out;
+}
+
+void Body::set_base(Eigen::MatrixXd x0, Eigen::MatrixXd F0, Eigen::VectorXd force) {
+  const Eigen::Index N = static_cast<Eigen::Index>(rest_.size());
+  if (x0.rows() != N || x0.cols() != 3 || F0.rows() != N || F0.cols() != 9 || force.size() != dofs())
+    fail_plain("body '{}': base state has the wrong size", name_);
+  x0_ = std::move(x0);
+  F0_ = std::move(F0);
+  base_force_ = std::move(force);
+  driven_ = true;
+}
+
+void Body::update_pins(double t) {
+  time_ = t;
+  if (driven_ || pin_velocity_.squaredNorm() == 0) return;
+  const Vec3d shift = pin_velocity_ * t;
+  for (Eigen::Index p = 0; p < collision_x0_.rows(); ++p)
+    collision_x0_.row(p) = (collision_rest_[static_cast<std::size_t>(p)] + (1.0 - collision_d_[p]) * shift).transpose();
+  for (Eigen::Index p = 0; p < x0_.rows(); ++p) {
+    x0_.row(p) = (rest_[static_cast<std::size_t>(p)] + (1.0 - d_[p]) * shift).transpose();
+    for (int a = 0; a < 3; ++a)
+      for (int c = 0; c < 3; ++c) F0_(p, 3 * a + c) = (a == c ? 1.0 : 0.0) - shift[a] * grad_d_(p, c);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// World
+
+int World::add_body(BodyDescription description) {
+  bodies_.push_back(std::make_unique<Body>(std::move(description)));
+  point_forces_.emplace_back();
+  return static_cast<int>(bodies_.size()) - 1;
+}
+
+int World::add_kinematic(KinematicBody body) {
+  kinematics_.push_back(std::move(body));
+  return static_cast<int>(kinematics_.size()) - 1;
+}
+
+void World::set_point_forces(int body, Eigen::MatrixXd forces) {
+  const Body& b = *bodies_.at(static_cast<std::size_t>(body));
+  if (forces.size() > 0 && (forces.rows() != static_cast<Eigen::Index>(b.point_count()) || forces.cols() != 3))
+    fail_plain("body '{}': point forces need one row of 3 per sample point", b.name());
+  point_forces_[static_cast<std::size_t>(body)] = std::move(forces);
+}
+
+void World::build_contacts() {
+  contacts_.clear();
+  if (!contact.enabled || bodies_.size() + kinematics_.size() < 2 || bodies_.empty()) return;
+  // Query radius: the contact radius plus twice the largest distance a point moved last step, so
+  // that pairs that may meet during this step are in the set (their barrier is zero until then).
+  double motion = 0;
+  std::vector<std::vector<Vec3d>> now(bodies_.size());
+  for (std::size_t b = 0; b < bodies_.size(); ++b) {
+    const Body& body = *bodies_[b];
+    now[b] = body.collision_positions();
+    const int q = 4 * body.handle_count();
+    for (int d = 0; d < 3; ++d) {
+      const Eigen::VectorXd delta = body.collision_basis_.B * (body.z_ - body.z_prev_).segment(d * q, q);
+      motion = std::max(motion, delta.cwiseAbs().maxCoeff());
+    }
+  }
+  const double radius = contact.radius;
+  const double query = radius + 3.0 * motion;
+  const double cell = query;
+  struct Key {
+    long long x, y, z;
+    bool operator==(const Key&) const = default;
+  };
+  struct Hash {
+    std::size_t operator()(const Key& k) const {
+      return static_cast<std::size_t>(k.x * 73856093LL ^ k.y * 19349663LL ^ k.z * 83492791LL);
+    }
+  };
+  auto key_of = [&](const Vec3d& p) {
+    return Key{static_cast<long long>(std::floor(p.x() / cell)), static_cast<long long>(std::floor(p.y() / cell)),
+               static_cast<long long>(std::floor(p.z() / cell))};
+  };
+  // Points of all objects: deformable (body >= 0) and kinematic (-1 - index).
+  std::unordered_map<Key, std::vector<std::pair<int, int>>, Hash> grid;
+  auto position = [&](int body, int point) -> Vec3d {
+    return body >= 0 ? now[static_cast<std::size_t>(body)][static_cast<std::size_t>(point)]
+                     : kinematic_now_[static_cast<std::size_t>(-1 - body)][static_cast<std::size_t>(point)];
+  };
+  for (std::size_t b = 0; b < bodies_.size(); ++b)
+    for (std::size_t p = 0; p < now[b].size(); ++p) grid[key_of(now[b][p])].emplace_back(static_cast<int>(b), static_cast<int>(p));
+  for (std::size_t k = 0; k < kinematic_now_.size(); ++k)
+    for (std::size_t p = 0; p < kinematic_now_[k].size(); ++p)
+      grid[key_of(kinematic_now_[k][p])].emplace_back(-1 - static_cast<int>(k), static_cast<int>(p));
+  double mean_point_mass = 0;
+  std::size_t count = 0;
+  for (const auto& body : bodies_) {
+    mean_point_mass += body->collision_mass_.sum();
+    count += body->collision_rest_.size();
+  }
+  mean_point_mass /= static_cast<double>(std::max<std::size_t>(count, 1));
+  const double stiffness = contact.stiffness * mean_point_mass * radius * radius;
+  for (std::size_t b = 0; b < bodies_.size(); ++b)
+    for (std::size_t p = 0; p < now[b].size(); ++p) {
+      const Vec3d& xa = now[b][p];
+      const Key k = key_of(xa);
+      for (long long dx = -1; dx <= 1; ++dx)
+        for (long long dy = -1; dy <= 1; ++dy)
+          for (long long dz = -1; dz <= 1; ++dz) {
+            auto it = grid.find(Key{k.x + dx, k.y + dy, k.z + dz});
+            if (it == grid.end()) continue;
+            for (const auto& [ob, op] : it->second) {
+              // Each deformable pair once (lower body index first); kinematic pairs from the deformable side.
+              if (ob >= 0 && ob <= static_cast<int>(b)) continue;
+              const Vec3d xb = position(ob, op);
+              const Vec3d delta = xa - xb;
+              const double distance = delta.norm();
+              if (distance >= query || distance <= 0) continue;
+              if (distance <= 1.01 * contact.min_gap * radius) {
+                spdlog::debug("contact between {} and {} already closer than the minimum gap; skipped", b, ob);
+                continue;
+              }
+              contacts_.push_back({static_cast<int>(b), static_cast<int>(p), ob, op, delta / distance, radius, stiffness});
+            }
+          }
+    }
+}
+
+double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Eigen::MatrixXd* hessian) {
+  const double h = solver.time_step;
+  const double inv_h2 = 1.0 / (h * h);
+  double energy = 0;
+  active_signature_ = 0;
+  if (gradient) gradient->setZero(z.size());
+  if (hessian) hessian->setZero(z.size(), z.size());
+  std::vector<Eigen::MatrixXd> positions(bodies_.size());
+  for (std::size_t b = 0; b < bodies_.size(); ++b) {
+    const Body& body = *bodies_[b];
+    const int o = offsets_[b], q = 4 * body.m_;
+    const Eigen::Index N = static_cast<Eigen::Index>(body.point_count());
+    const Eigen::VectorXd zb = z.segment(o, 12 * body.m_);
+    // Inertia and linear forces.
+    const Eigen::VectorXd r = zb - predicted_[b];
+    for (int d = 0; d < 3; ++d) {
+      const Eigen::VectorXd Mr = body.mass_ * r.segment(d * q, q);
+      energy += 0.5 * inv_h2 * r.segment(d * q, q).dot(Mr);
+      if (gradient) gradient->segment(o + d * q, q) += inv_h2 * Mr;
+      if (hessian) hessian->block(o + d * q, o + d * q, q, q) += inv_h2 * body.mass_;
+    }
+    energy -= linear_force_[b].dot(zb);
+    if (gradient) gradient->segment(o, 12 * body.m_) -= linear_force_[b];
+    // Positions and deformation gradients, affine in z.
+    Eigen::MatrixXd F = body.F0_;
+    for (int d = 0; d < 3; ++d) {
+      const auto zd = zb.segment(d * q, q);
+      for (int c = 0; c < 3; ++c) F.col(3 * d + c).noalias() += body.basis_.D[c] * zd;
+    }
+    Eigen::MatrixXd& xc = positions[b];
+    xc = body.collision_x0_;
+    for (int d = 0; d < 3; ++d) xc.col(d).noalias() += body.collision_basis_.B * zb.segment(d * q, q);
+    // Elastic energy.
+    const double mu = body.material_.mu(), lambda = body.material_.lambda();
+    Eigen::MatrixXd stress(N, 9);
+    std::vector<Mat9d> point_hessians(hessian ? static_cast<std::size_t>(N) : 0);
+    for (Eigen::Index p = 0; p < N; ++p) {
+      Mat3d Fp;
+      for (int i = 0; i < 9; ++i) Fp(i / 3, i % 3) = F(p, i);
+      Mat3d P;
+      const double psi = energy_derivatives(body.model_, mu, lambda, Fp, P, hessian ? &point_hessians[static_cast<std::size_t>(p)] : nullptr);
+      if (!std::isfinite(psi)) return kInfinity;
+      const double v = body.volume_[p];
+      energy += v * psi;
+      for (int i = 0; i < 9; ++i) stress(p, i) = v * P(i / 3, i % 3);
+    }
+    if (gradient)
+      for (int d = 0; d < 3; ++d)
+        for (int c = 0; c < 3; ++c)
+          gradient->segment(o + d * q, q).noalias() += body.basis_.D[c].transpose() * stress.col(3 * d + c);
+    if (hessian) {
+      // Block (d, e) = sum_p G_p (v_p H_p[(d, .), (e, .)]) G_p^T with G_p = [D_0[p]; D_1[p]; D_2[p]]^T,
+      // computed as one product A * Dall^T per block (Dall: q x 3N, column 3p + c = D_c[p]^T).
+      // Single-precision products: the Hessian only steers Newton; energies and gradients stay double.
+      const Eigen::MatrixXf& Dall = body.dall_;
+      Eigen::MatrixXf A(q, 3 * N);
+      for (int d = 0; d < 3; ++d)
+        for (int e = d; e < 3; ++e) {
+          for (Eigen::Index p = 0; p < N; ++p) {
+            const Mat9d& H = point_hessians[static_cast<std::size_t>(p)];
+            const double v = body.volume_[p];
+            const auto G = Dall.middleCols(3 * p, 3);
+            Eigen::Matrix3f h;
+            for (int c = 0; c < 3; ++c)
+              for (int c2 = 0; c2 < 3; ++c2) h(c, c2) = static_cast<float>(v * H(3 * d + c, 3 * e + c2));
+            A.middleCols(3 * p, 3).noalias() = G * h;
+          }
+          Eigen::MatrixXf block(q, q);
+          block.noalias() = A * Dall.transpose();
+          const Eigen::MatrixXd blockd = block.cast<double>();
+          hessian->block(o + d * q, o + e * q, q, q) += blockd;
+          if (e != d) hessian->block(o + e * q, o + d * q, q, q) += blockd.transpose();
+        }
+    }
+    // Planes (eq. 14): penalty on points behind a plane, inside its rectangle.
+    for (const Plane& plane : planes) {
+      const Vec3d n = plane.normal;
+      const Vec3d u = plane.axis_u;
+      const Vec3d w = n.cross(u);
+      const Eigen::Index C = xc.rows();
+      const Eigen::MatrixXd& Bc = body.collision_basis_.B;
+      Eigen::VectorXd weights = Eigen::VectorXd::Zero(C), friction = Eigen::VectorXd::Zero(C);
+      bool any = false;
+      for (Eigen::Index p = 0; p < C; ++p) {
+        const Vec3d rel = xc.row(p).transpose() - plane.origin;
+        const double s = n.dot(rel);
+        if (s >= 0 || s < -plane.thickness) continue;
+        if (plane.half_u > 0 && std::abs(u.dot(rel)) > plane.half_u) continue;
+        if (plane.half_v > 0 && std::abs(w.dot(rel)) > plane.half_v) continue;
+        const double k = plane.stiffness * body.collision_mass_[p];
+        const double c = plane.friction * body.collision_mass_[p] / h;
+        const Vec3d slip = rel - s * n - (body.start_.row(p).transpose() - plane.origin - n.dot(body.start_.row(p).transpose() - plane.origin) * n);
+        energy += k * s * s + 0.5 * c * slip.squaredNorm();
+        if (gradient)
+          for (int d = 0; d < 3; ++d)
+            gradient->segment(o + d * q, q) += (2.0 * k * s * n[d] + c * slip[d]) * Bc.row(p).transpose();
+        weights[p] = 2.0 * k;
+        friction[p] = c;
+        active_signature_ = active_signature_ * 1000003u + static_cast<std::uint64_t>(p) + 1u;
+        any = true;
+      }
+      if (hessian && any) {
+        const Eigen::MatrixXd Q = Bc.transpose() * weights.asDiagonal() * Bc;
+        const Eigen::MatrixXd Qf = Bc.transpose() * friction.asDiagonal() * Bc;
+        for (int d = 0; d < 3; ++d)
+          for (int e = 0; e < 3; ++e) {
+            const double tangential = (d == e ? 1.0 : 0.0) - n[d] * n[e];
+            if (n[d] * n[e] != 0) hessian->block(o + d * q, o + e * q, q, q) += (n[d] * n[e]) * Q;
+            if (tangential != 0) hessian->block(o + d * q, o + e * q, q, q) += tangential * Qf;
+          }
+      }
+    }
+  }
+  // Contacts (eq. 15, 16): the gap along the stored direction is affine in z.
+  for (const Contact& c : contacts_) {
+    const Vec3d xa = positions[static_cast<std::size_t>(c.body_a)].row(c.point_a).transpose();
+    const Vec3d xb = c.body_b >= 0 ? Vec3d(positions[static_cast<std::size_t>(c.body_b)].row(c.point_b).transpose())
+                                   : kinematic_now_[static_cast<std::size_t>(-1 - c.body_b)][static_cast<std::size_t>(c.point_b)];
+    const double gap = c.normal.dot(xa - xb) / c.radius;
+    double first = 0, second = 0;
+    const double b = barrier(gap, contact.min_gap, gradient || hessian ? &first : nullptr, hessian ? &second : nullptr);
+    if (!std::isfinite(b)) return kInfinity;
+    if (gap >= 1.0) continue;
+    active_signature_ = active_signature_ * 998244353u + static_cast<std::uint64_t>(&c - contacts_.data()) + 7u;
+    energy += c.stiffness * b;
+    if (!gradient && !hessian) continue;
+    // J_c = n^T [J_a, -J_b]; entries n_d B_a[p] on the d-block of body a (and minus for b).
+    struct Side {
+      int offset, q;
+      Eigen::VectorXd row;
+      double sign;
+    };
+    std::vector<Side> sides;
+    {
+      const Body& A = *bodies_[static_cast<std::size_t>(c.body_a)];
+      sides.push_back({offsets_[static_cast<std::size_t>(c.body_a)], 4 * A.m_, A.collision_basis_.B.row(c.point_a).transpose(), 1.0});
+    }
+    if (c.body_b >= 0) {
+      const Body& B = *bodies_[static_cast<std::size_t>(c.body_b)];
+      sides.push_back({offsets_[static_cast<std::size_t>(c.body_b)], 4 * B.m_, B.collision_basis_.B.row(c.point_b).transpose(), -1.0});
+    }
+    const double g1 = c.stiffness * first / c.radius, g2 = c.stiffness * second / (c.radius * c.radius);
+    for (const Side& s : sides)
+      for (int d = 0; d < 3; ++d)
+        if (gradient) gradient->segment(s.offset + d * s.q, s.q) += (g1 * s.sign * c.normal[d]) * s.row;
+    if (hessian)
+      for (const Side& s : sides)
+        for (const Side& t : sides) {
+          const Eigen::MatrixXd outer = (g2 * s.sign * t.sign) * s.row * t.row.transpose();
+          for (int d = 0; d < 3; ++d)
+            for (int e = 0; e < 3; ++e)
+              if (c.normal[d] * c.normal[e] != 0)
+                hessian->block(s.offset + d * s.q, t.offset + e * t.q, s.q, t.q) += (c.normal[d] * c.normal[e]) * outer;
+        }
+  }
+  return energy;
+}
+
+StepStats World::step() {
+  const double h = solver.time_step;
+  if (!(h > 0) || !std::isfinite(h)) fail_plain("time step must be positive (got {})", h);
+  if (bodies_.empty()) {
+    time_ += h;
+    return stats_ = {};
+  }
+  const double t1 = time_ + h;
+  // Positions of obstacles now (for the contact set) and at the end of the step.
+  kinematic_now_.assign(kinematics_.size(), {});
+  for (std::size_t k = 0; k < kinematics_.size(); ++k)
+    for (const Vec3d& p : kinematics_[k].points) kinematic_now_[k].push_back(kinematics_[k].position(p, time_));
+  offsets_.assign(bodies_.size(), 0);
+  int total = 0;
+  for (std::size_t b = 0; b < bodies_.size(); ++b) {
+    Body& body = *bodies_[b];
+    if (body.initial_velocity_z_.size() == body.dofs()) {
+      body.z_prev_ = body.z_ - h * body.initial_velocity_z_;
+      body.initial_velocity_z_.resize(0);
+    }
+    offsets_[b] = total;
+    total += body.dofs();
+  }
+  build_contacts();
+  for (auto& kinematic : kinematic_now_) (void)kinematic;
+  for (std::size_t k = 0; k < kinematics_.size(); ++k)
+    for (std::size_t p = 0; p < kinematics_[k].points.size(); ++p)
+      kinematic_now_[k][p] = kinematics_[k].position(kinematics_[k].points[p], t1);
+  for (Plane& plane : planes) plane.advance(h);
+
+  predicted_.assign(bodies_.size(), {});
+  linear_force_.assign(bodies_.size(), {});
+  Eigen::VectorXd z(total);
+  for (std::size_t b = 0; b < bodies_.size(); ++b) {
+    Body& body = *bodies_[b];
+    const int q = 4 * body.m_;
+    body.start_ = body.collision_x0_;
+    for (int d = 0; d < 3; ++d) body.start_.col(d) += body.collision_basis_.B * body.z_.segment(d * q, q);
+    body.update_pins(t1);
+    predicted_[b] = 2.0 * body.z_ - body.z_prev_;
+    Eigen::VectorXd f = body.base_force_;
+    Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(body.point_count()), 3);
+    for (int d = 0; d < 3; ++d) forces.col(d) = body.point_mass_ * solver.gravity[d];
+    if (point_forces_[b].size() > 0) forces += point_forces_[b];
+    for (const Drag& drag : drags) {
+      if (drag.body != static_cast<int>(b)) continue;
+      const Vec3d rest[1] = {drag.rest_point};
+      const PointBasis at = body.basis_at(rest, false);
+      Vec3d grabbed = drag.rest_point;
+      for (int d = 0; d < 3; ++d) grabbed[d] += at.B.row(0).dot(body.z_.segment(d * q, q));
+      const Vec3d pull = drag.target - grabbed;
+      for (Eigen::Index p = 0; p < forces.rows(); ++p) {
+        const double r2 = (body.rest_[static_cast<std::size_t>(p)] - drag.rest_point).squaredNorm();
+        const double kernel = std::exp(-r2 / (2.0 * drag.radius * drag.radius));
+        forces.row(p) += (drag.stiffness * body.point_mass_[p] * kernel) * pull.transpose();
+      }
+    }
+    for (int d = 0; d < 3; ++d) f.segment(d * q, q) += body.basis_.B.transpose() * forces.col(d);
+    linear_force_[b] = f;
+    z.segment(offsets_[b], body.dofs()) = predicted_[b];
+  }
+  // Start from the inertial prediction if it is admissible (contacts), else from the current state.
+  double energy = evaluate(z, nullptr, nullptr);
+  if (!std::isfinite(energy)) {
+    for (std::size_t b = 0; b < bodies_.size(); ++b) z.segment(offsets_[b], bodies_[b]->dofs()) = bodies_[b]->z_;
+    energy = evaluate(z, nullptr, nullptr);
+    if (!std::isfinite(energy)) fail_plain("physics: the state at time {} s is not admissible (contacts overlap)", time_);
+  }
+  Eigen::VectorXd gradient;
+  Eigen::MatrixXd hessian;
+  StepStats stats;
+  Eigen::LLT<Eigen::MatrixXd> llt;
+  bool refresh = true;
+  std::uint64_t hessian_signature = 0;
+  for (int iteration = 0; iteration < solver.max_iterations; ++iteration) {
+    energy = evaluate(z, &gradient, refresh ? &hessian : nullptr);
+    stats.iterations = iteration + 1;
+    Eigen::VectorXd direction;
+    if (refresh) {
+      hessian_signature = active_signature_;
+      llt.compute(hessian);
+      double regulariser = 1e-8 * std::max(hessian.diagonal().cwiseAbs().maxCoeff(), 1e-300);
+      while (llt.info() != Eigen::Success) {
+        Eigen::MatrixXd shifted = hessian;
+        shifted.diagonal().array() += regulariser;
+        llt.compute(shifted);
+        regulariser *= 10;
+        if (regulariser > 1e30) break;
+      }
+    }
+    direction = llt.info() == Eigen::Success ? Eigen::VectorXd(llt.solve(-gradient)) : Eigen::VectorXd(-gradient);
+    double slope = gradient.dot(direction);
+    if (!(slope < 0)) {
+      direction = -gradient;
+      slope = -gradient.squaredNorm();
+    }
+    if (slope == 0) break;
+    double alpha = 1.0, trial_energy = kInfinity;
+    Eigen::VectorXd trial;
+    for (int k = 0; k < 40; ++k) {
+      trial = z + alpha * direction;
+      trial_energy = evaluate(trial, nullptr, nullptr);
+      if (std::isfinite(trial_energy) && trial_energy <= energy + 1e-4 * alpha * slope) break;
+      alpha *= 0.5;
+    }
+    if (!std::isfinite(trial_energy) || trial_energy > energy + 1e-12 * std::abs(energy)) {
+      if (refresh) break;
+      refresh = true;  // a stale Hessian failed: retry from here with a fresh one
+      continue;
+    }
+    // trial_energy's evaluation left the active set of the accepted point in active_signature_.
+    refresh = !solver.reuse_hessian || alpha < 1.0 || active_signature_ != hessian_signature;
+    // Largest displacement of any sample point caused by this update.
+    double update = 0;
+    for (std::size_t b = 0; b < bodies_.size(); ++b) {
+      const Body& body = *bodies_[b];
+      const int q = 4 * body.m_;
+      for (int d = 0; d < 3; ++d)
+        update = std::max(update, (body.basis_.B * (alpha * direction.segment(offsets_[b] + d * q, q))).cwiseAbs().maxCoeff());
+    }
+    z = trial;
+    energy = trial_energy;
+    if (update < solver.tolerance) break;
+  }
+  for (std::size_t b = 0; b < bodies_.size(); ++b) {
+    Body& body = *bodies_[b];
+    const Eigen::VectorXd next = z.segment(offsets_[b], body.dofs());
+    if (!next.allFinite()) fail_plain("physics: body '{}' diverged at time {} s", body.name(), t1);
+    body.z_prev_ = body.z_;
+    body.z_ = next;
+  }
+  time_ = t1;
+  stats.energy = energy;
+  stats.contacts = contacts_.size();
+  stats_ = stats;
+  return stats;
+}
+
+}  // namespace wobble::physics

@@ -1,0 +1,148 @@
+// Rig-complementary dynamics (see rig_complementary.hpp).
+#include <wobble/physics/rig_complementary.hpp>
+
+#include <wobble/error.hpp>
+#include <wobble/physics/eigenmodes.hpp>
+#include <wobble/physics/rig_weights_field.hpp>
+
+namespace wobble::physics {
+
+RigComplementary::RigComplementary(const Character& character, const RigComplementaryOptions& options)
+    : character_(character), options_(options) {
+  if (!character.is_skinned()) fail(character.source, "has no skin: rig-complementary simulation needs a rigged character");
+  SampleOptions sampling;
+  sampling.grid_resolution = options.sample_grid;
+  SamplePoints samples = subsample(sample_mesh(character.mesh, sampling), options.points);
+  normalization_ = samples.normalization;
+  samples_ = samples.points;
+  for (const Vec3f& v : character.mesh.positions) vertices_.push_back(normalization_.to_normalized(v.cast<double>()));
+  RigWeightsOptions rig_options;
+  rig_options.grid_resolution = options.field_grid;
+  const auto rig_field = rig_weights_field(character, normalization_, rig_options);
+  rig_weights_ = rig_field->evaluate(samples_, true);
+  // Constraint over joints that carry weight at the samples.
+  std::vector<int> used;
+  for (Eigen::Index j = 0; j < rig_weights_.W.cols(); ++j)
+    if (rig_weights_.W.col(j).cwiseAbs().maxCoeff() > 1e-8) used.push_back(static_cast<int>(j));
+  RigConstraint constraint;
+  constraint.points = samples_;
+  constraint.weights.resize(rig_weights_.W.rows(), static_cast<Eigen::Index>(used.size()));
+  for (std::size_t k = 0; k < used.size(); ++k) constraint.weights.col(static_cast<Eigen::Index>(k)) = rig_weights_.W.col(used[k]);
+  std::vector<Vec3d> cover = samples_;
+  cover.insert(cover.end(), vertices_.begin(), vertices_.end());
+  EigenmodeOptions eigen;
+  eigen.handles = options.handles;
+  eigen.grid_resolution = options.field_grid;
+  BodyDescription description;
+  description.name = character.source.filename().string();
+  description.samples = samples;
+  description.field = skinning_eigenmodes(cover, eigen, &constraint);
+  description.material = options.material;
+  description.model = options.model;
+  world_.solver.gravity = options.gravity;
+  world_.contact.enabled = false;
+  world_.add_body(std::move(description));
+  vertex_basis_ = world_.body(0).basis_at(vertices_, false);
+}
+
+void RigComplementary::rig_state(const Pose& pose, Eigen::MatrixXd& x, Eigen::MatrixXd* F) const {
+  const Eigen::Index N = static_cast<Eigen::Index>(samples_.size()), J = rig_weights_.W.cols();
+  x.setZero(N, 3);
+  if (F) F->setZero(N, 9);
+  const double k = normalization_.scale;
+  for (Eigen::Index p = 0; p < N; ++p) {
+    const Vec3d X = normalization_.from_normalized(samples_[static_cast<std::size_t>(p)]);
+    Vec3d xp = Vec3d::Zero();
+    Eigen::Matrix3d Fp = Eigen::Matrix3d::Zero();
+    for (Eigen::Index j = 0; j < J; ++j) {
+      const double w = rig_weights_.W(p, j);
+      const bool has_gradient = rig_weights_.dW[0](p, j) != 0 || rig_weights_.dW[1](p, j) != 0 || rig_weights_.dW[2](p, j) != 0;
+      if (w == 0 && !has_gradient) continue;
+      const Eigen::Matrix4d S = pose.skinning[static_cast<std::size_t>(j)].cast<double>();
+      const Vec3d xj = k * (S.topLeftCorner<3, 3>() * X + S.topRightCorner<3, 1>() - normalization_.center);
+      xp += w * xj;
+      Fp += w * S.topLeftCorner<3, 3>();
+      // d x / d X_normalised = sum_j w_j A_j + sum_j x_j grad w_j^T (x_j in the normalised frame).
+      const Vec3d g(rig_weights_.dW[0](p, j), rig_weights_.dW[1](p, j), rig_weights_.dW[2](p, j));
+      Fp += xj * g.transpose();
+    }
+    // The weights sum to one, so their gradients sum to zero: subtracting x grad(sum w) = 0 keeps
+    // the expression translation-invariant in floating point.
+    const Vec3d gsum(rig_weights_.dW[0].row(p).sum(), rig_weights_.dW[1].row(p).sum(), rig_weights_.dW[2].row(p).sum());
+    Fp -= xp * gsum.transpose();
+    x.row(p) = xp.transpose();
+    if (F)
+      for (int i = 0; i < 9; ++i) (*F)(p, i) = Fp(i / 3, i % 3);
+  }
+}
+
+void RigComplementary::step(const Pose& pose, double dt) {
+  if (pose.skinning.size() != character_.rig.joint_count()) fail(character_.source, "pose has the wrong number of joints");
+  world_.solver.time_step = dt;
+  Eigen::MatrixXd x, F;
+  rig_state(pose, x, &F);
+  if (!started_) {
+    rig_previous_ = rig_current_ = x;
+    started_ = true;
+  }
+  Body& body = world_.body(0);
+  Eigen::VectorXd force = Eigen::VectorXd::Zero(body.dofs());
+  if (options_.rig_inertia) {
+    const Eigen::MatrixXd acceleration = (x - 2.0 * rig_current_ + rig_previous_) / (dt * dt);
+    const int q = 4 * body.handle_count();
+    const PointBasis& basis = body.basis();
+    for (int d = 0; d < 3; ++d)
+      force.segment(d * q, q) = -basis.B.transpose() * (body.point_masses().cwiseProduct(acceleration.col(d)));
+  }
+  rig_previous_ = rig_current_;
+  rig_current_ = x;
+  body.set_base(std::move(x), std::move(F), std::move(force));
+  world_.step();
+}
+
+std::vector<Vec3f> RigComplementary::vertex_positions(const Pose& pose) const {
+  const Mesh& mesh = character_.mesh;
+  const Skin& skin = character_.skin;
+  const Body& body = world_.body(0);
+  const int q = 4 * body.handle_count();
+  std::vector<Vec3f> out(mesh.vertex_count());
+  for (std::size_t v = 0; v < mesh.vertex_count(); ++v) {
+    const Eigen::Vector4d X(mesh.positions[v].x(), mesh.positions[v].y(), mesh.positions[v].z(), 1.0);
+    Vec3d lbs = Vec3d::Zero();
+    const auto joints = skin.joints_of(v);
+    const auto weights = skin.weights_of(v);
+    for (std::size_t k = 0; k < joints.size(); ++k)
+      lbs += weights[k] * (pose.skinning[joints[k]].cast<double>() * X).head<3>();
+    Vec3d u;
+    for (int d = 0; d < 3; ++d) u[d] = vertex_basis_.B.row(static_cast<Eigen::Index>(v)).dot(body.z().segment(d * q, q));
+    out[v] = (lbs + u / normalization_.scale).cast<float>();
+  }
+  return out;
+}
+
+Eigen::VectorXd RigComplementary::complementarity_residual(const Eigen::VectorXd& z, double* scale) const {
+  const Body& body = world_.body(0);
+  const int q = 4 * body.handle_count();
+  const Eigen::Index N = static_cast<Eigen::Index>(samples_.size()), J = rig_weights_.W.cols();
+  Eigen::MatrixXd u(N, 3);
+  for (int d = 0; d < 3; ++d) u.col(d) = body.basis().B * z.segment(d * q, q);
+  Eigen::VectorXd r = Eigen::VectorXd::Zero(12 * J);
+  double jacobian_norm2 = 0;
+  for (Eigen::Index p = 0; p < N; ++p) {
+    const Vec3d& X = samples_[static_cast<std::size_t>(p)];
+    const double x4[4] = {X.x(), X.y(), X.z(), 1.0};
+    for (Eigen::Index j = 0; j < J; ++j) {
+      const double w = rig_weights_.W(p, j);
+      if (w == 0) continue;
+      for (int d = 0; d < 3; ++d)
+        for (int a = 0; a < 4; ++a) {
+          r[12 * j + 4 * d + a] += w * x4[a] * u(p, d);
+          jacobian_norm2 += w * w * x4[a] * x4[a];
+        }
+    }
+  }
+  if (scale) *scale = std::sqrt(jacobian_norm2) * u.norm();
+  return r;
+}
+
+}  // namespace wobble::physics

@@ -1,0 +1,51 @@
+#pragma once
+// Small helpers for the physics tests: a body from a shape file, with few handles and points.
+#include <memory>
+#include <string>
+
+#include <wobble/io.hpp>
+#include <wobble/physics/dynamics.hpp>
+#include <wobble/physics/eigenmodes.hpp>
+#include <wobble/physics/sampling.hpp>
+
+#include "test_util.hpp"
+
+namespace wobble::test {
+
+struct PhysicsShape {
+  Character character;
+  physics::SamplePoints samples;
+  std::vector<physics::Vec3d> vertices;  // normalised frame
+  std::shared_ptr<physics::GridField> field;
+};
+
+inline PhysicsShape physics_shape(const std::string& name, int handles, std::size_t points, int grid = 14) {
+  PhysicsShape s;
+  s.character = read_off(shared_asset("shapes/" + name));
+  physics::SampleOptions options;
+  options.grid_resolution = grid;
+  options.surface_samples = 300;
+  options.edge_samples = 60;
+  s.samples = physics::subsample(physics::sample_mesh(s.character.mesh, options), points);
+  for (const auto& p : s.character.mesh.positions) s.vertices.push_back(s.samples.normalization.to_normalized(p.cast<double>()));
+  std::vector<physics::Vec3d> cover = s.samples.points;
+  cover.insert(cover.end(), s.vertices.begin(), s.vertices.end());
+  physics::EigenmodeOptions eigen;
+  eigen.handles = handles;
+  eigen.grid_resolution = 10;
+  s.field = physics::skinning_eigenmodes(cover, eigen);
+  return s;
+}
+
+inline physics::BodyDescription body_of(const PhysicsShape& s, const std::string& name = "body") {
+  physics::BodyDescription d;
+  d.name = name;
+  d.samples = s.samples;
+  d.field = s.field;
+  d.material = {2e5, 0.4, 1000};
+  d.collision_points = s.samples.points;
+  d.collision_points.insert(d.collision_points.end(), s.vertices.begin(), s.vertices.end());
+  return d;
+}
+
+}  // namespace wobble::test

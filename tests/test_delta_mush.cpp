@@ -1,0 +1,445 @@
+// Delta Mush: rest pose and rigid motions are reproduced for any settings, the volume of bent
+// and twisted cylinders is better kept than by LBS, degenerate meshes give finite output, seams
+// do not crack, bind data refuses another mesh, threads do not change a byte; the deformer in
+// a stack, the CLI flags, and `wobble measure`.
+#include <cmath>
+#include <cstring>
+#include <numbers>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <wobble/bake.hpp>
+#include <wobble/delta_mush.hpp>
+#include <wobble/deformer.hpp>
+#include <wobble/error.hpp>
+#include <wobble/io.hpp>
+#include <wobble/lbs.hpp>
+#include <wobble/parallel.hpp>
+#include <wobble/quality_measures.hpp>
+
+#include "test_util.hpp"
+
+using namespace wobble;
+
+namespace {
+
+constexpr float kPi = std::numbers::pi_v<float>;
+
+Mat4f rotation_about(const Vec3f& axis, float angle, const Vec3f& centre = Vec3f::Zero()) {
+  Mat4f m = Mat4f::Identity();
+  const Mat3f r = Eigen::AngleAxisf(angle, axis.normalized()).toRotationMatrix();
+  m.topLeftCorner<3, 3>() = r;
+  m.topRightCorner<3, 1>() = centre - r * centre;
+  return m;
+}
+
+// A closed cylinder along x (radius 1) with bumps (detail to keep), skinned to two joints with a
+// linear ramp over the middle third.
+struct Cylinder {
+  std::vector<Vec3f> positions;
+  std::vector<Triangle> triangles;
+  PackedSkin skin;
+  float size() const {
+    Eigen::AlignedBox3f box;
+    for (const Vec3f& p : positions) box.extend(p);
+    return box.diagonal().norm();
+  }
+};
+
+Cylinder make_cylinder(int rings, int sides, float length, float bumps = 0.05f) {
+  Cylinder c;
+  c.skin.width = 2;
+  auto add_vertex = [&](const Vec3f& p) {
+    c.positions.push_back(p);
+    const float u = p.x() / length;
+    const float w1 = std::clamp((u - 1.0f / 3.0f) * 3.0f, 0.0f, 1.0f);
+    c.skin.joints.insert(c.skin.joints.end(), {0, 1});
+    c.skin.weights.insert(c.skin.weights.end(), {1 - w1, w1});
+  };
+  for (int r = 0; r < rings; ++r) {
+    for (int s = 0; s < sides; ++s) {
+      const float a = 2 * kPi * s / sides;
+      const float radius = 1.0f + bumps * std::sin(5.0f * a) * std::sin(7.0f * kPi * r / (rings - 1));
+      add_vertex({length * r / (rings - 1), radius * std::cos(a), radius * std::sin(a)});
+    }
+  }
+  const auto cap0 = static_cast<std::uint32_t>(c.positions.size());
+  add_vertex({0, 0, 0});
+  add_vertex({length, 0, 0});
+  auto at = [&](int r, int s) { return static_cast<std::uint32_t>(r * sides + (s % sides)); };
+  for (int r = 0; r + 1 < rings; ++r) {
+    for (int s = 0; s < sides; ++s) {
+      c.triangles.push_back({at(r, s), at(r + 1, s + 1), at(r + 1, s)});
+      c.triangles.push_back({at(r, s), at(r, s + 1), at(r + 1, s + 1)});
+    }
+  }
+  for (int s = 0; s < sides; ++s) {
+    c.triangles.push_back({cap0, at(0, s + 1), at(0, s)});
+    c.triangles.push_back({cap0 + 1, at(rings - 1, s), at(rings - 1, s + 1)});
+  }
+  return c;
+}
+
+std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const Cylinder& c) {
+  std::vector<Vec3f> out(c.positions.size());
+  LbsJob job;
+  job.skinning_matrices = matrices;
+  job.skin = &c.skin;
+  job.in_positions = c.positions;
+  job.out_positions = out;
+  job.Run();
+  return out;
+}
+
+std::vector<DeltaMushSettings> all_settings(std::size_t vertex_count) {
+  std::vector<DeltaMushSettings> list;
+  for (MushMode mode : {MushMode::Wobble, MushMode::Blender}) {
+    for (MushSmoothing smoothing : {MushSmoothing::Uniform, MushSmoothing::Length, MushSmoothing::Cotangent}) {
+      if (mode == MushMode::Blender && smoothing == MushSmoothing::Cotangent) continue;
+      for (int variant = 0; variant < 3; ++variant) {
+        DeltaMushSettings s;
+        s.mode = mode;
+        s.smoothing = smoothing;
+        s.iterations = variant == 0 ? 10 : variant == 1 ? 40 : 3;
+        s.step = variant == 2 ? 1.0f : 0.5f;
+        s.pin_boundary = variant == 1;
+        s.scale = variant == 2 ? 1.7f : 1.0f;
+        if (variant == 2) {
+          s.mask.resize(vertex_count);
+          for (std::size_t v = 0; v < vertex_count; ++v) s.mask[v] = float(v % 7) / 6.0f;
+        }
+        list.push_back(s);
+      }
+    }
+  }
+  return list;
+}
+
+std::string describe(const DeltaMushSettings& s) {
+  return fmt::format("{} {} iterations {} step {} pin {} scale {} mask {}", to_string(s.mode), to_string(s.smoothing),
+                     s.iterations, s.step, s.pin_boundary, s.scale, !s.mask.empty());
+}
+
+double max_distance(const std::vector<Vec3f>& a, const std::vector<Vec3f>& b) {
+  double worst = 0;
+  for (std::size_t v = 0; v < a.size(); ++v) worst = std::max<double>(worst, (a[v] - b[v]).norm());
+  return worst;
+}
+
+double volume(const std::vector<Vec3f>& p, const std::vector<Triangle>& triangles) {
+  double v = 0;
+  for (const auto& t : triangles) v += p[t[0]].cast<double>().dot(p[t[1]].cast<double>().cross(p[t[2]].cast<double>())) / 6;
+  return v;
+}
+
+}  // namespace
+
+TEST(DeltaMush, RestPoseReproducesTheRestMeshForAnySettings) {
+  const Cylinder cylinder = make_cylinder(40, 24, 3);
+  const Character figure = load_character(test::shared_asset("characters/RiggedFigure/RiggedFigure.gltf"));
+  struct Case {
+    const char* name;
+    std::vector<Vec3f> positions;
+    std::vector<Triangle> triangles;
+  };
+  const std::vector<Case> meshes = {{"cylinder", cylinder.positions, cylinder.triangles},
+                                    {"RiggedFigure", figure.mesh.positions, figure.mesh.triangles}};
+  for (const Case& m : meshes) {
+    float size = 0;
+    {
+      Eigen::AlignedBox3f box;
+      for (const Vec3f& p : m.positions) box.extend(p);
+      size = box.diagonal().norm();
+    }
+    for (const DeltaMushSettings& settings : all_settings(m.positions.size())) {
+      // Blender's Corrective Smooth is exact at rest only for scale 1 and on meshes without
+      // needle corners (it gives them the largest weight and a rank-2 frame; RiggedFigure has
+      // some): blender mode reproduces that, so it is checked on the clean cylinder only.
+      if (settings.mode == MushMode::Blender && (settings.scale != 1.0f || std::string(m.name) != "cylinder")) continue;
+      DeltaMush mush;
+      mush.bind(m.positions, m.triangles, settings);
+      std::vector<Vec3f> positions = m.positions;
+      mush.evaluate(positions);
+      EXPECT_LE(max_distance(positions, m.positions), 1e-6 * size) << m.name << ": " << describe(settings);
+    }
+  }
+}
+
+TEST(DeltaMush, RigidMotionGivesTheRigidlyMovedRestMesh) {
+  const Character figure = load_character(test::shared_asset("characters/RiggedFigure/RiggedFigure.gltf"));
+  const Cylinder cylinder = make_cylinder(40, 24, 3);
+  for (const bool real : {true, false}) {
+  Mesh mesh = figure.mesh;
+  if (!real) mesh.positions = cylinder.positions, mesh.triangles = cylinder.triangles;
+  const float size = mesh.size();
+  const Mat3f r = Eigen::AngleAxisf(1.1f, Vec3f(0.3f, -0.8f, 0.5f).normalized()).toRotationMatrix();
+  const Vec3f t(0.7f * size, -0.2f * size, 0.4f * size);
+  std::vector<Vec3f> moved(mesh.positions.size());
+  for (std::size_t v = 0; v < moved.size(); ++v) moved[v] = r * mesh.positions[v] + t;
+  for (const DeltaMushSettings& settings : all_settings(mesh.vertex_count())) {
+    if (settings.mode == MushMode::Blender && (settings.scale != 1.0f || real)) continue;  // see above
+    DeltaMush mush;
+    mush.bind(mesh.positions, mesh.triangles, settings);
+    std::vector<Vec3f> positions = moved;
+    mush.evaluate(positions);
+    // 40 sweeps shrink RiggedFigure's small closed parts to ~1e-4 of their size, where float
+    // rounding of the moved input is amplified: a looser bound there.
+    const double bound = real && settings.iterations > 20 ? 5e-4 : 1e-5;
+    EXPECT_LE(max_distance(positions, moved), bound * size) << (real ? "RiggedFigure " : "cylinder ") << describe(settings);
+  }
+  }
+}
+
+TEST(DeltaMush, KeepsTheVolumeOfBentAndTwistedCylindersBetterThanLbs) {
+  // A coarse cylinder (16 sides) smoothed strongly: Delta Mush keeps volume through the deltas,
+  // which then carry a large part of the radius.
+  const Cylinder c = make_cylinder(61, 16, 3, 0.0f);
+  const double rest = volume(c.positions, c.triangles);
+  const QualityReference reference(c.positions, c.triangles);
+  struct Pose {
+    const char* name;
+    Mat4f joint1;
+  };
+  const std::vector<Pose> poses = {{"bent 90 degrees", rotation_about(Vec3f::UnitZ(), kPi / 2, Vec3f(1.5f, 0, 0))},
+                                   {"twisted 150 degrees", rotation_about(Vec3f::UnitX(), 150 * kPi / 180)}};
+  for (const Pose& pose : poses) {
+    const std::vector<Vec3f> lbs = run_lbs({Mat4f::Identity(), pose.joint1}, c);
+    for (MushSmoothing smoothing : {MushSmoothing::Uniform, MushSmoothing::Cotangent}) {
+      DeltaMushSettings settings;
+      settings.smoothing = smoothing;
+      settings.iterations = 40;
+      DeltaMush mush;
+      mush.bind(c.positions, c.triangles, settings);
+      std::vector<Vec3f> mushed = lbs;
+      mush.evaluate(mushed);
+      const double lbs_ratio = volume(lbs, c.triangles) / rest, mush_ratio = volume(mushed, c.triangles) / rest;
+      const FrameQuality ql = reference.measure(lbs), qm = reference.measure(mushed);
+      std::printf("cylinder %s: volume ratio LBS %.4f, Delta Mush (%s, 40 iterations) %.4f; detail error LBS %.4f, "
+                  "Delta Mush %.4f\n",
+                  pose.name, lbs_ratio, to_string(smoothing), mush_ratio, ql.detail_error, qm.detail_error);
+      // Uniform smoothing shrinks the cylinder, so the deltas carry much of the radius and restore
+      // the collapsed parts; cotangent smoothing barely shrinks a cylinder (printed, not asserted).
+      if (smoothing == MushSmoothing::Uniform) EXPECT_LT(std::abs(mush_ratio - 1), 0.5 * std::abs(lbs_ratio - 1)) << pose.name;
+      for (const Vec3f& p : mushed) ASSERT_TRUE(p.allFinite());
+    }
+  }
+}
+
+TEST(DeltaMush, DegenerateMeshesGiveFiniteSensibleOutput) {
+  // A strip with: an isolated vertex, a non-manifold edge (three triangles on one edge), a
+  // zero-area triangle (collinear corners), a triangle repeating a vertex, open boundaries.
+  std::vector<Vec3f> rest = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0.5f, 0.5f, 1},
+                             {0.5f, 0.5f, -1}, {2, 0, 0}, {3, 0, 0}, {5, 5, 5}, {2, 1, 0}};
+  std::vector<Triangle> triangles = {{0, 1, 2}, {1, 3, 2}, {1, 2, 4}, {1, 2, 5}, {1, 6, 7},
+                                     {3, 3, 9}, {1, 6, 3}, {6, 9, 3}};
+  const float size = 10.0f;
+  std::vector<Vec3f> deformed = rest;
+  for (std::size_t v = 0; v < deformed.size(); ++v) deformed[v] += Vec3f(0.1f * v, 0.05f * (v % 3), -0.02f * v);
+  for (const DeltaMushSettings& settings : all_settings(rest.size())) {
+    DeltaMush mush;
+    mush.bind(rest, triangles, settings);
+    std::vector<Vec3f> positions = deformed;
+    mush.evaluate(positions);
+    for (std::size_t v = 0; v < positions.size(); ++v) {
+      ASSERT_TRUE(positions[v].allFinite()) << describe(settings) << " vertex " << v;
+      EXPECT_LE((positions[v] - deformed[v]).norm(), 0.5f * size) << describe(settings) << " vertex " << v;
+    }
+    EXPECT_EQ(positions[8], deformed[8]) << "the isolated vertex stays where the skinning put it";
+    if (settings.mode == MushMode::Blender) continue;  // Blender: needle corners are not exact (see above)
+    std::vector<Vec3f> at_rest = rest;
+    mush.evaluate(at_rest);
+    EXPECT_LE(max_distance(at_rest, rest), 1e-5 * size) << describe(settings);
+  }
+}
+
+TEST(DeltaMush, SeamCopiesSmoothAsOneSurfaceAndDoNotCrack) {
+  // Split the cylinder along one column (as a UV seam does): the welded result equals the
+  // unsplit one, and the copies stay together.
+  const Cylinder whole = make_cylinder(30, 16, 3);
+  Cylinder split = whole;
+  const int sides = 16, rings = 30;
+  std::vector<std::uint32_t> copy_of(whole.positions.size(), 0);
+  for (int r = 0; r < rings; ++r) {
+    const std::uint32_t original = r * sides;
+    copy_of[original] = static_cast<std::uint32_t>(split.positions.size());
+    split.positions.push_back(whole.positions[original]);
+    split.skin.joints.insert(split.skin.joints.end(), {whole.skin.joints[2 * original], whole.skin.joints[2 * original + 1]});
+    split.skin.weights.insert(split.skin.weights.end(), {whole.skin.weights[2 * original], whole.skin.weights[2 * original + 1]});
+  }
+  // Triangles on the last column (s = sides - 1 -> s + 1 wraps to 0) use the copies.
+  for (Triangle& t : split.triangles) {
+    bool last_column = false;
+    for (std::uint32_t v : t) last_column |= v < std::uint32_t(rings * sides) && v % sides == sides - 1;
+    if (!last_column) continue;
+    for (std::uint32_t& v : t) {
+      if (v < std::uint32_t(rings * sides) && v % sides == 0) v = copy_of[v];
+    }
+  }
+  const std::vector<Mat4f> pose = {Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), kPi / 2, Vec3f(1.5f, 0, 0))};
+  DeltaMushSettings settings;
+  DeltaMush a, b;
+  a.bind(whole.positions, whole.triangles, settings);
+  b.bind(split.positions, split.triangles, settings);
+  std::vector<Vec3f> pa = run_lbs(pose, whole), pb = run_lbs(pose, split);
+  a.evaluate(pa);
+  b.evaluate(pb);
+  for (std::size_t v = 0; v < whole.positions.size(); ++v) EXPECT_LE((pa[v] - pb[v]).norm(), 1e-5f) << v;
+  for (int r = 0; r < rings; ++r) EXPECT_EQ(pb[r * sides], pb[copy_of[r * sides]]) << "ring " << r;
+  // Blender mode does not weld: there the seam is a boundary and the copies drift apart.
+  settings.mode = MushMode::Blender;
+  b.bind(split.positions, split.triangles, settings);
+  pb = run_lbs(pose, split);
+  b.evaluate(pb);
+  double gap = 0;
+  for (int r = 0; r < rings; ++r) gap = std::max<double>(gap, (pb[r * sides] - pb[copy_of[r * sides]]).norm());
+  EXPECT_GT(gap, 1e-4);
+}
+
+TEST(DeltaMush, ZeroMaskAndZeroIterationsLeaveTheInputAlone) {
+  const Cylinder c = make_cylinder(20, 12, 3);
+  const std::vector<Vec3f> lbs = run_lbs({Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), 1.0f, Vec3f(1.5f, 0, 0))}, c);
+  for (MushMode mode : {MushMode::Wobble, MushMode::Blender}) {
+    DeltaMushSettings settings;
+    settings.mode = mode;
+    settings.mask.assign(c.positions.size(), 0.0f);
+    DeltaMush mush;
+    mush.bind(c.positions, c.triangles, settings);
+    std::vector<Vec3f> positions = lbs;
+    mush.evaluate(positions);
+    EXPECT_LE(max_distance(positions, lbs), 1e-5);
+    settings.mask.clear();
+    settings.iterations = 0;
+    mush.bind(c.positions, c.triangles, settings);
+    positions = lbs;
+    mush.evaluate(positions);
+    EXPECT_LE(max_distance(positions, lbs), 1e-5);
+  }
+}
+
+TEST(DeltaMush, BindDataRefusesAnotherMesh) {
+  const Cylinder c = make_cylinder(20, 12, 3);
+  DeltaMush mush;
+  mush.bind(c.positions, c.triangles, DeltaMushSettings{});
+  EXPECT_NO_THROW(mush.check_same_mesh(c.positions, c.triangles));
+  std::vector<Vec3f> moved = c.positions;
+  moved[5].x() += 0.01f;
+  try {
+    mush.check_same_mesh(moved, c.triangles);
+    FAIL() << "no error for a different rest mesh";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("another mesh"), std::string::npos) << error.what();
+  }
+  std::vector<Vec3f> fewer(c.positions.begin(), c.positions.end() - 1);
+  EXPECT_THROW(mush.evaluate(fewer), Error);
+  DeltaMush unbound;
+  std::vector<Vec3f> any = c.positions;
+  EXPECT_THROW(unbound.evaluate(any), Error);
+  DeltaMushSettings bad;
+  bad.step = 2.0f;
+  EXPECT_THROW(mush.bind(c.positions, c.triangles, bad), Error);
+  bad = {};
+  bad.mask.assign(3, 1.0f);
+  EXPECT_THROW(mush.bind(c.positions, c.triangles, bad), Error);
+  bad = {};
+  bad.mode = MushMode::Blender;
+  bad.smoothing = MushSmoothing::Cotangent;
+  EXPECT_THROW(mush.bind(c.positions, c.triangles, bad), Error);
+}
+
+TEST(DeltaMush, IdenticalBytesForAnyThreadCount) {
+  const Cylinder c = make_cylinder(300, 100, 3);  // 30,002 vertices: several chunks
+  const std::vector<Vec3f> lbs = run_lbs({Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), 1.2f, Vec3f(1.5f, 0, 0))}, c);
+  for (MushMode mode : {MushMode::Wobble, MushMode::Blender}) {
+    DeltaMushSettings settings;
+    settings.mode = mode;
+    settings.smoothing = MushSmoothing::Length;
+    DeltaMush mush;
+    mush.bind(c.positions, c.triangles, settings);
+    std::vector<Vec3f> one = lbs, four = lbs;
+    mush.evaluate(one, nullptr);
+    ThreadPool pool(4);
+    mush.evaluate(four, &pool);
+    EXPECT_EQ(std::memcmp(one.data(), four.data(), one.size() * sizeof(Vec3f)), 0) << to_string(mode);
+  }
+}
+
+TEST(DeltaMush, WorksInADeformerStackOnARealCharacter) {
+  const Character character = load_character(test::shared_asset("characters/wipf.glb"));
+  BakeOptions options;
+  options.fps = 10;
+  options.stack = "lbs";
+  const BakedFrames lbs = bake(character, options);
+  options.stack = "lbs,deltamush";
+  options.settings = {{"deltamush", {{"iterations", 10}, {"step", 0.5}, {"smoothing", "cotangent"}}}};
+  const BakedFrames mushed = bake(character, options);
+  ASSERT_EQ(lbs.positions.size(), mushed.positions.size());
+  const float size = character.mesh.size();
+  double largest = 0;
+  for (std::size_t k = 0; k < lbs.positions.size(); ++k) largest = std::max(largest, max_distance(lbs.positions[k], mushed.positions[k]));
+  std::printf("wipf: Delta Mush moves vertices up to %.3f of the size away from LBS\n", largest / size);
+  EXPECT_GT(largest, 1e-5 * size);
+  EXPECT_LT(largest, 0.5 * size);  // the 'Dead' clip stretches some LBS edges tenfold
+  options.settings = {{"deltamush", {{"smoothing", "bilateral"}}}};
+  EXPECT_THROW(bake(character, options), Error);
+  options.settings = {{"deltamush", {{"mask", "_NO_SUCH_ATTRIBUTE"}}}};
+  EXPECT_THROW(bake(character, options), Error);
+}
+
+TEST(DeltaMushCli, BakesWithFlagsAndMeasures) {
+  test::ScratchDir scratch;
+  const std::string input = test::shared_asset("characters/RiggedFigure/RiggedFigure.gltf").string();
+  const auto out = scratch / "mush.pc2";
+  auto result = test::run_wobble("bake '" + input + "' --clip 0 --fps 10 --deformer lbs,deltamush --mush-iterations 10 "
+                                 "--mush-step 0.5 --mush-smoothing length --mush-pin-boundary --mush-scale 1 -q -o '" +
+                                 out.string() + "'");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const auto frames = read_pc2(out);
+  ASSERT_FALSE(frames.empty());
+  for (const Vec3f& p : frames.back()) ASSERT_TRUE(p.allFinite());
+  result = test::run_wobble("bake '" + input + "' --clip 0 --fps 10 --deformer lbs,deltamush --mush-mode blender -q -o '" +
+                            (scratch / "blender.pc2").string() + "'");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  result = test::run_wobble("bake '" + input + "' --deformer lbs,deltamush --mush-smoothing wobbly -o '" +
+                            (scratch / "bad.pc2").string() + "'");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("unknown smoothing"), std::string::npos) << result.output;
+
+  result = test::run_wobble("measure '" + input + "' --clip 0 --fps 10 --deformer lbs,deltamush --against lbs --json");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const auto json = nlohmann::json::parse(result.output.substr(result.output.find('{')));
+  ASSERT_EQ(json["stacks"].size(), 2u);
+  EXPECT_EQ(json["stacks"][0]["stack"], "lbs,deltamush");
+  EXPECT_GT(json["stacks"][0]["frames"].size(), 1u);
+  for (const auto& stack : json["stacks"]) {
+    for (const char* key : {"mean_abs_volume_change", "mean_detail_error", "max_edge_stretch", "max_flipped_triangles"}) {
+      EXPECT_TRUE(stack["total"].contains(key)) << key;
+    }
+  }
+  EXPECT_GT(json["difference"]["max"].get<double>(), 0.0);
+  result = test::run_wobble("measure '" + input + "' --clip 0 --fps 5 --deformer lbs,deltamush");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("detail err"), std::string::npos) << result.output;
+}
+
+TEST(QualityMeasures, RestIsPerfectAndRigidMotionChangesNothing) {
+  const Cylinder c = make_cylinder(20, 12, 3);
+  const QualityReference reference(c.positions, c.triangles);
+  FrameQuality q = reference.measure(c.positions);
+  EXPECT_NEAR(q.volume_change, 0, 1e-9);
+  EXPECT_NEAR(q.detail_error, 0, 1e-9);
+  EXPECT_EQ(q.flipped_triangles, 0u);
+  std::vector<Vec3f> moved = c.positions;
+  const Mat3f r = Eigen::AngleAxisf(2.0f, Vec3f(1, 2, 3).normalized()).toRotationMatrix();
+  for (Vec3f& p : moved) p = r * p + Vec3f(10, -3, 7);
+  q = reference.measure(moved);
+  EXPECT_NEAR(q.volume_change, 0, 1e-5);
+  EXPECT_NEAR(q.detail_error, 0, 1e-4);
+  EXPECT_NEAR(q.max_edge_stretch, 0, 1e-5);
+  EXPECT_EQ(q.flipped_triangles, 0u);
+  std::vector<Vec3f> scaled = c.positions;
+  for (Vec3f& p : scaled) p *= 1.1f;
+  q = reference.measure(scaled);
+  EXPECT_NEAR(q.volume_change, 1.1 * 1.1 * 1.1 - 1, 1e-4);
+  EXPECT_NEAR(q.max_edge_stretch, 0.1, 1e-4);
+}

@@ -5,10 +5,15 @@ cd "$(dirname "$0")/.."
 build="${1:-build}"
 wobble="$build/wobble"
 mkdir -p out
-"$wobble" info assets/clonk.glb | head -n 3
+"$wobble" info assets/clonk.glb | head -n 3 || true  # head closes the pipe early (SIGPIPE)
 "$wobble" bake assets/clonk.glb --clip Walk --fps 60 --deformer lbs -o out/clonk_walk_lbs.glb
 "$wobble" bake assets/clonk.glb --clip Walk --fps 60 --deformer dqs -o out/clonk_walk_dqs.pc2
+# Dynamic Skinning (default settings: visible, tasteful wobble and drag), as glTF and point cache.
+"$wobble" bake assets/clonk.glb --clip Walk --fps 60 --deformer lbs,dynamic -o out/clonk_walk_dynamic.glb
+"$wobble" bake assets/clonk.glb --clip Walk --fps 60 --deformer lbs,dynamic -o out/clonk_walk_dynamic.pc2
 echo
 echo "demo outputs:"
 echo "  $(pwd)/out/clonk_walk_lbs.glb   (open in any glTF viewer)"
 echo "  $(pwd)/out/clonk_walk_dqs.pc2   (point cache, e.g. Blender's Mesh Cache modifier)"
+echo "  $(pwd)/out/clonk_walk_dynamic.glb   (Dynamic Skinning: lbs,dynamic)"
+echo "  $(pwd)/out/clonk_walk_dynamic.pc2   (the same as a point cache)"

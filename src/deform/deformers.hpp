@@ -10,5 +10,10 @@ namespace wobble {
 
 std::unique_ptr<Deformer> make_lbs_deformer(const nlohmann::json& settings);
 std::unique_ptr<Deformer> make_dqs_deformer(const nlohmann::json& settings);
+std::unique_ptr<Deformer> make_delta_mush_deformer(const nlohmann::json& settings);
+std::unique_ptr<Deformer> make_direct_delta_mush_deformer(const nlohmann::json& settings);
+// Dynamic Skinning (dynamic_skinning.cpp) and delayed LBS (delayed_lbs.cpp).
+std::unique_ptr<Deformer> make_dynamic_deformer(const nlohmann::json& settings);
+std::unique_ptr<Deformer> make_dlbs_deformer(const nlohmann::json& settings);
 
 }  // namespace wobble

@@ -1,0 +1,253 @@
+#pragma once
+// Dynamic Skinning (Rohmer et al., TVCG 2026): cartoon secondary motion (drag and damped
+// oscillations) added on top of a base skinning, from the skeleton's motion alone.
+//
+//   Measure  Omega_j: the angular velocity of joint j relative to its parent, expressed in world
+//            space, sampled every dt = 1/60 s of animation time on the grid t = n dt, whatever
+//            the frame rate (coarser frames are sub-sampled through a pose sampler, finer frames
+//            interpolate the filter output between the two surrounding samples).
+//   Filter   F_j = D Omega_j + sum_k kappa(k dt) (H_j(t - k dt) - H_j(t - (k+1) dt)),
+//            kappa(t) = A exp(-t / tau) sin(2 pi f t), evaluated as an exact second-order
+//            recursive filter (oscillation_filter below); F_j is an angle vector (radians).
+//   Bend     each base-skinned vertex p_i turns about the axis through the joint's origin q_j
+//            (the joint, or a flexible origin) with direction F_j by
+//            theta = -gamma_i |F_j x (p_i - q_j)| / L, L the character size (bind-pose bounding
+//            box diagonal), so that the effect does not depend on the unit of length. A soft
+//            limit keeps the angle below max_angle: theta <- theta / sqrt(1 + (theta/max_angle)^2).
+//            Offsets are summed with the hierarchical weights beta_ij and added: p_i += d_i.
+//
+// Units: f in Hz, tau in seconds, A and D in seconds (angle per angular velocity), max_angle in
+// radians here (degrees in the settings file), lengths in scene units.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <wobble/math.hpp>
+#include <wobble/pose.hpp>
+
+namespace wobble {
+
+struct Character;
+struct Mesh;
+struct Rig;
+struct Skin;
+class ThreadPool;
+
+using Vec3d = Eigen::Vector3d;
+
+// Evaluates the animation at any time (the clip the frames come from). Empty for interactive
+// posing: the velocities then come from finite differences of the poses given to apply().
+using PoseSampler = std::function<void(double time, Pose& pose)>;
+
+// The sampling period of the joint velocities: 1/60 s of animation time.
+inline constexpr double kDynamicSampleRate = 60.0;  // Hz
+
+// ---------------------------------------------------------------------------------------------
+// Hierarchical weights: beta_ij = sum of vertex i's skin weights over joint j and all of j's
+// descendants (turning the shoulder bends the whole arm). Sparse rows by vertex, joints in
+// ascending (topological) order; only pairs with beta > 0 are stored.
+struct HierarchicalWeights {
+  std::vector<std::uint32_t> offsets{0};  // pairs of vertex v: [offsets[v], offsets[v+1])
+  std::vector<std::uint32_t> joints;
+  std::vector<float> betas;
+
+  std::size_t vertex_count() const { return offsets.size() - 1; }
+  std::size_t pair_count() const { return joints.size(); }
+  // beta_ij, 0 when j does not act on v.
+  float beta(std::size_t v, std::uint32_t j) const;
+  // Sums in double, then rounds to float. Throws Error if the skin does not fit the rig.
+  static HierarchicalWeights from(const Rig& rig, const Skin& skin);
+};
+
+// ---------------------------------------------------------------------------------------------
+// The oscillation kernel kappa(k dt) = A r^k sin(k w), r = exp(-dt/tau), w = 2 pi f dt, applied
+// to the increments x_n = H_n - H_{n-1}. Its z-transform is A r sin(w) z^-1 / (1 - 2 r cos(w)
+// z^-1 + r^2 z^-2), so y_n = 2 r cos(w) y_{n-1} - r^2 y_{n-2} + A r sin(w) x_{n-1}: exact, no
+// history buffer, O(1) per step. Stable for any tau >= 0 (r < 1).
+struct OscillationCoefficients {
+  double a1 = 0, a2 = 0, b = 0;  // y_n = a1 y_{n-1} - a2 y_{n-2} + b x_{n-1}
+  static OscillationCoefficients from(double frequency_hz, double damping_s, double amplitude_s,
+                                      double dt = 1.0 / kDynamicSampleRate);
+};
+
+// The filter state of one joint (three components, double precision).
+struct OscillationFilter {
+  Vec3d last_input = Vec3d::Zero();  // H_{n}
+  Vec3d last_step = Vec3d::Zero();   // x_n = H_n - H_{n-1}
+  Vec3d y1 = Vec3d::Zero();          // oscillation term y_n
+  Vec3d y2 = Vec3d::Zero();          // y_{n-1}
+
+  // Starts from a steady state: the velocity was `omega` forever (no wobble pending).
+  void reset(const Vec3d& omega = Vec3d::Zero());
+  // The oscillation term of the next sample, y_{n+1}: it depends only on the past (kappa(0) = 0).
+  Vec3d next_oscillation(const OscillationCoefficients& c) const { return c.a1 * y1 - c.a2 * y2 + c.b * last_step; }
+  // Pushes sample H_{n+1} = omega and returns the oscillation term y_{n+1} (F = D omega + y).
+  Vec3d push(const OscillationCoefficients& c, const Vec3d& omega);
+};
+
+// Reference for the tests: the direct sum F_n = D H_n + sum_{k=0..n} kappa(k dt) (H_{n-k} -
+// H_{n-k-1}) over the whole history H_0..H_n (oldest first), with H_{-1} = `before`.
+Vec3d oscillation_direct_sum(std::span<const Vec3d> history, const Vec3d& before, double frequency_hz,
+                             double damping_s, double amplitude_s, double drag_s,
+                             double dt = 1.0 / kDynamicSampleRate);
+
+// ---------------------------------------------------------------------------------------------
+// Per-joint settings. Replacements win over the global values, then the scales multiply.
+struct JointDynamics {
+  std::string joint;                       // joint name (must exist in the rig)
+  std::optional<double> frequency, damping, amplitude, drag;
+  double frequency_scale = 1, damping_scale = 1, amplitude_scale = 1, drag_scale = 1;
+  bool enabled = true;                     // false: the joint adds no offset
+  // Flexible deformation origin: the rotation centre, in the joint's bind-pose frame (scene
+  // units; the joint itself by default).
+  Vec3f origin = Vec3f::Zero();
+  // > 0: only vertices within this bind-pose distance of the origin follow this joint, with a
+  // smooth falloff (1 - (r/radius)^2)^2 (scene units). 0: no restriction.
+  float radius = 0;
+};
+
+struct DynamicSkinningParameters {
+  double frequency = 2.5;    // f, Hz, in [0, 30] (30 Hz is the Nyquist frequency of the sampling)
+  double damping = 0.3;      // tau, s (how long a wobble lasts)
+  double amplitude = 0.25;   // A, s
+  double drag = 0.08;        // D, s
+  double max_angle = 1.0471975511965976;  // soft limit on |theta|, radians (60 degrees), in (0, pi]
+  // Optional extra from Velocity Skinning: the whole subtree of a joint is pushed against its
+  // linear velocity (relative to its parent, in world space), by linear_drag * v, in seconds.
+  double linear_drag = 0;
+  std::vector<JointDynamics> joints;       // per-joint overrides
+  // Per-vertex bend weights gamma_i (any sign); empty: the mesh attribute named below, else 1.
+  std::vector<float> bend_weights;
+  std::string bend_weight_attribute = "_BEND_WEIGHT";  // empty: ignore painted weights
+  // Time steps backwards, or forwards by more than this (s), forget the history (a jump).
+  double max_time_step = 0.25;
+  // Joints with |F_j| * max|gamma| below this (radians) are skipped: offsets below 1e-5 L.
+  double skip_below = 1e-5;
+
+  // Empty if usable, otherwise what is wrong (one line).
+  std::string validate() const;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The state of the effect for one character: bind data (hierarchical weights, bend weights,
+// flexible origins) and the filter history. The integration API of the paper's minimal app:
+//
+//   DynamicSkinningState state;
+//   dynamic_skinning_initialize(state, rig, mesh, skin, parameters);  // once
+//   each frame: pose, base skinning into `positions`, then
+//   dynamic_skinning_apply(state, parameters, pose, positions, t);  // adds the offsets d_i
+//
+// Layout parameters (bend weights, origins' radii, the joint list) are read at initialise;
+// the rest (f, tau, A, D, scales, enabled, origins' centres, max_angle) may change every frame.
+class DynamicSkinningState {
+ public:
+  void initialize(const Rig& rig, const Mesh& mesh, const Skin& skin, const DynamicSkinningParameters& parameters);
+  void initialize(const Character& character, const DynamicSkinningParameters& parameters);
+  bool initialized() const { return initialized_; }
+  // Forgets the history: the next apply() starts afresh (steady state at that time).
+  void reset();
+  // positions: the base-skinned positions (world space) in, with the offsets added out.
+  // pose: the pose of time t (the one the base skinning used). pose_at may be empty.
+  // Time going backwards or jumping forward by more than max_time_step resets the history.
+  void apply(const DynamicSkinningParameters& parameters, const Pose& pose, std::span<Vec3f> positions, double t,
+             const PoseSampler& pose_at = {}, ThreadPool* pool = nullptr);
+
+  // Introspection (tests, benchmarks, viewers).
+  float character_size() const { return size_; }
+  const HierarchicalWeights& hierarchical_weights() const { return weights_; }
+  std::size_t pair_count() const { return stored_pairs_; }             // pairs kept (beta gamma != 0)
+  std::size_t dense_lane_count() const { return dense_pairs_; }        // lanes of dense segments (gaps included)
+  std::size_t active_pair_count() const { return active_pairs_; }      // pairs evaluated last apply
+  std::span<const Vec3d> filtered() const { return frame_filtered_; }  // F_j of the last apply, radians
+  std::span<const Vec3d> angular_velocities() const { return last_omega_; }  // Omega_j, last sample, rad/s
+  std::span<const float> bend_weights() const { return gamma_; }
+  // The kernel's scalar reference (std::sin/std::cos): offsets for the last apply's joint data.
+  void reference_offsets(std::span<const Vec3f> base, std::span<Vec3f> offsets) const;
+
+ private:
+  struct JointParameters {
+    OscillationCoefficients coefficients;
+    std::array<double, 3> values{};  // the (f, tau, A) the coefficients were made from
+    bool values_valid = false;
+    double drag = 0;
+    bool enabled = true;
+  };
+  void resolve_parameters(const DynamicSkinningParameters& parameters);
+  void sample_pose(const Pose& pose, std::vector<Quatf>& rotations, std::vector<Vec3f>& translations) const;
+  void velocities(const Pose& pose, std::span<const Quatf> previous_rotations, std::span<const Vec3f> previous_translations,
+                  double step, std::vector<Vec3d>& omega, std::vector<Vec3d>& velocity);
+  void restart(const Pose& pose, double t, const PoseSampler& pose_at);
+  void commit_sample(const std::vector<Vec3d>& omega, const std::vector<Vec3d>& velocity);
+  void run_kernel(const Pose& pose, std::span<Vec3f> positions, ThreadPool* pool);
+
+  bool initialized_ = false;
+  std::size_t vertex_count_ = 0;
+  float size_ = 1;
+  std::vector<int> parents_;
+  std::unordered_map<std::string, int> joint_index_;
+  HierarchicalWeights weights_;
+  std::vector<float> gamma_;
+  float max_abs_gamma_ = 1;
+
+  // Pairs, grouped by vertex chunk, then by joint (ascending), then by vertex.
+  // Dense segments cover a contiguous run of the chunk's vertices from `first` (beta 0 in the
+  // gaps, no gathers); sparse ones list their vertices.
+  struct Segment {
+    std::uint32_t joint, begin, end, pairs;
+    std::uint16_t first;
+    std::uint8_t dense;
+  };
+  std::vector<std::uint32_t> chunk_segments_{0};  // segments of chunk c: [chunk_segments_[c], [c+1])
+  std::vector<Segment> segments_;
+  std::vector<std::uint16_t> chunk_order_;         // per chunk: the vertices (local index) in kernel order
+  std::vector<std::uint8_t> chunk_identity_;       // per chunk: kernel order is the mesh order
+  std::vector<std::uint16_t> pair_vertex_;         // the vertex's position in its chunk's kernel order
+  std::vector<float> pair_beta_, pair_gamma_;
+  std::size_t stored_pairs_ = 0, dense_pairs_ = 0;
+
+  // Resolved per-joint parameters (for the current apply).
+  std::vector<JointParameters> joint_parameters_;
+  std::vector<Vec3f> joint_origin_;  // per joint, in the joint's frame
+  double max_angle_ = 1, linear_drag_ = 0, max_time_step_ = 0.25, skip_below_ = 1e-5;
+
+  // History.
+  bool started_ = false;
+  std::int64_t last_sample_ = 0;   // index n of the last sample pushed (time n dt)
+  double last_time_ = 0;           // time of the last apply
+  std::vector<OscillationFilter> filters_;
+  std::vector<Vec3d> last_omega_, last_velocity_;      // Omega_n, v_n
+  std::vector<Vec3d> filtered_last_, filtered_prev_;   // F_n, F_{n-1}
+  std::vector<Vec3d> linear_last_, linear_prev_;       // linear drag offsets at n, n-1
+  std::vector<Quatf> sample_rotations_;                // local rotations at the last sample / frame
+  std::vector<Vec3f> sample_translations_;
+  std::vector<Vec3d> interval_omega_, interval_velocity_;  // interactive: velocity over the last frame step
+  Pose scratch_pose_;
+  std::vector<Vec3d> scratch_omega_, scratch_velocity_;
+  std::vector<Eigen::Quaterniond> scratch_world_;
+  std::vector<std::array<double, 3>> scratch_values_;
+
+  // Per-frame joint data for the kernel (float, structure of arrays).
+  std::vector<Vec3d> frame_filtered_, frame_linear_;
+  std::vector<std::uint8_t> active_;
+  std::vector<float> joint_data_;  // per joint: q(3), G = F/L (3), n = F/|F| (3), 1/|G|, linear offset (3)
+  std::size_t active_pairs_ = 0;
+};
+
+void dynamic_skinning_initialize(DynamicSkinningState& state, const Rig& rig, const Mesh& mesh, const Skin& skin,
+                                 const DynamicSkinningParameters& parameters = {});
+void dynamic_skinning_apply(DynamicSkinningState& state, const DynamicSkinningParameters& parameters, const Pose& pose,
+                            std::span<Vec3f> positions, double t, const PoseSampler& pose_at = {},
+                            ThreadPool* pool = nullptr);
+void dynamic_skinning_reset(DynamicSkinningState& state);
+
+// Reads the `dynamic` section of a settings file (keys as in the README); throws Error.
+DynamicSkinningParameters dynamic_parameters_from_json(const nlohmann::json& section);
+
+}  // namespace wobble

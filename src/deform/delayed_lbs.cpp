@@ -1,0 +1,371 @@
+// Delayed LBS: per (vertex, joint) delays from distances along the skeleton, delayed local
+// rotations composed along each chain, then the LBS blend.
+#include <wobble/delayed_lbs.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <wobble/character.hpp>
+#include <wobble/deformer.hpp>
+#include <wobble/error.hpp>
+#include <wobble/parallel.hpp>
+
+#include "deform/deformers.hpp"
+
+namespace wobble {
+
+namespace {
+
+constexpr std::size_t kChunk = 1024;
+constexpr std::size_t kMaxLevels = 1024;
+
+using Affine = Eigen::Matrix<float, 3, 4>;
+
+// Local transform with the given rotation, as Transform::matrix() builds it.
+inline Affine local_matrix(const Transform& local, const Quatf& rotation) {
+  Affine m;
+  m.leftCols<3>() = rotation.normalized().toRotationMatrix() * local.scale.asDiagonal();
+  m.col(3) = local.translation;
+  return m;
+}
+
+inline Affine compose(const Affine& a, const Affine& b) {
+  Affine m;
+  m.leftCols<3>() = a.leftCols<3>() * b.leftCols<3>();
+  m.col(3) = a.leftCols<3>() * b.col(3) + a.col(3);
+  return m;
+}
+
+}  // namespace
+
+std::string DelayedLbsParameters::validate() const {
+  if (!std::isfinite(wave_speed) || wave_speed <= 0) return fmt::format("wave_speed must be a positive number (got {})", wave_speed);
+  if (!std::isfinite(wave_speed_units) || wave_speed_units < 0) {
+    return fmt::format("wave_speed_units must be a positive number, or 0 for unset (got {})", wave_speed_units);
+  }
+  if (!std::isfinite(delay_step) || delay_step <= 0 || delay_step > 1) {
+    return fmt::format("delay_step must be in (0, 1] s (got {})", delay_step);
+  }
+  return {};
+}
+
+float SkeletonDistances::distance(std::size_t v, std::uint32_t j) const {
+  const auto first = joints.begin() + offsets[v], last = joints.begin() + offsets[v + 1];
+  const auto found = std::lower_bound(first, last, j);
+  return found != last && *found == j ? distances[found - joints.begin()] : -1.0f;
+}
+
+SkeletonDistances SkeletonDistances::from(const Rig& rig, const Mesh& mesh, const Skin& skin) {
+  const std::size_t joint_count = rig.joint_count();
+  const std::size_t n = mesh.vertex_count();
+  if (skin.vertex_count() != n) fail_plain("dlbs: the skin has {} vertices, the mesh {}", skin.vertex_count(), n);
+  // Bind-space joint positions and the distance of each joint from its root along the bones.
+  std::vector<Vec3f> position(joint_count, Vec3f::Zero());
+  std::vector<double> from_root(joint_count, 0.0);
+  std::vector<std::vector<int>> skinned_children(joint_count);
+  for (std::size_t j = 0; j < joint_count; ++j) {
+    if (rig.skinned[j]) position[j] = rig.inverse_bind[j].inverse().topRightCorner<3, 1>();
+    const int parent = rig.parents[j];
+    if (parent >= 0) {
+      const bool bone = rig.skinned[j] && rig.skinned[parent];
+      const double length = bone ? (position[j] - position[parent]).cast<double>().norm() : 0.0;
+      from_root[j] = from_root[parent] + (std::isfinite(length) ? length : 0.0);
+      if (bone) skinned_children[parent].push_back(static_cast<int>(j));
+    }
+  }
+  // Ancestor tests by entry/exit order of a depth-first walk.
+  const auto children = rig.children();
+  std::vector<int> enter(joint_count), leave(joint_count);
+  {
+    int clock = 0;
+    std::vector<std::pair<int, std::size_t>> stack;
+    for (std::size_t r = 0; r < joint_count; ++r) {
+      if (rig.parents[r] >= 0) continue;
+      stack.push_back({static_cast<int>(r), 0});
+      enter[r] = clock++;
+      while (!stack.empty()) {
+        auto& [j, next] = stack.back();
+        if (next < children[j].size()) {
+          const int c = children[j][next++];
+          enter[c] = clock++;
+          stack.push_back({c, 0});
+        } else {
+          leave[j] = clock++;
+          stack.pop_back();
+        }
+      }
+    }
+  }
+  auto is_ancestor = [&](int a, int b) { return enter[a] <= enter[b] && leave[b] <= leave[a]; };  // a above or = b
+  auto tree_distance = [&](int a, int b) -> double {
+    if (is_ancestor(a, b)) return from_root[b] - from_root[a];
+    if (is_ancestor(b, a)) return from_root[a] - from_root[b];
+    int lca = rig.parents[a];
+    while (lca >= 0 && !is_ancestor(lca, b)) lca = rig.parents[lca];
+    if (lca < 0) return from_root[a] + from_root[b];  // different trees: through a virtual common root
+    return from_root[a] + from_root[b] - 2 * from_root[lca];
+  };
+
+  HierarchicalWeights chains = HierarchicalWeights::from(rig, skin);
+  SkeletonDistances result;
+  result.offsets = chains.offsets;
+  result.joints = chains.joints;
+  result.distances.resize(chains.joints.size());
+  result.closest_points.resize(n);
+  for (std::size_t v = 0; v < n; ++v) {
+    const Vec3f& p = mesh.positions[v];
+    // The closest point over the bones of the vertex's influences.
+    double best = std::numeric_limits<double>::infinity();
+    int bone_start = -1, bone_end = -1;
+    double bone_s = 0;
+    const auto joints = skin.joints_of(v);
+    const auto weights = skin.weights_of(v);
+    for (std::size_t k = 0; k < joints.size(); ++k) {
+      if (!(weights[k] > 0)) continue;
+      const int u = static_cast<int>(joints[k]);
+      auto consider = [&](int end) {
+        const Vec3d a = position[u].cast<double>();
+        const Vec3d b = end >= 0 ? position[end].cast<double>() : a;
+        const Vec3d ab = b - a;
+        const double length2 = ab.squaredNorm();
+        const double s = length2 > 0 ? std::clamp((p.cast<double>() - a).dot(ab) / length2, 0.0, 1.0) : 0.0;
+        const double d = (a + s * ab - p.cast<double>()).squaredNorm();
+        if (d < best) best = d, bone_start = u, bone_end = end, bone_s = s;
+      };
+      if (skinned_children[u].empty() || !rig.skinned[u]) {
+        consider(-1);
+      } else {
+        for (int c : skinned_children[u]) consider(c);
+      }
+    }
+    if (bone_start < 0) {  // no influence (cannot happen on a normalised skin): the vertex's first chain joint
+      bone_start = result.offsets[v] < result.offsets[v + 1] ? static_cast<int>(result.joints[result.offsets[v]]) : 0;
+    }
+    const Vec3d a = position[bone_start].cast<double>();
+    const Vec3d b = bone_end >= 0 ? position[bone_end].cast<double>() : a;
+    result.closest_points[v] = (a + bone_s * (b - a)).cast<float>();
+    const double length = (b - a).norm();
+    for (std::uint32_t k = result.offsets[v]; k < result.offsets[v + 1]; ++k) {
+      const int j = static_cast<int>(result.joints[k]);
+      double d = tree_distance(j, bone_start) + bone_s * length;
+      if (bone_end >= 0) d = std::min(d, tree_distance(j, bone_end) + (1 - bone_s) * length);
+      result.distances[k] = static_cast<float>(d);
+    }
+  }
+  return result;
+}
+
+void DelayedLbs::bind(const Character& character, const DelayedLbsParameters& parameters) {
+  bind(character.rig, character.mesh, character.skin, parameters);
+}
+
+void DelayedLbs::bind(const Rig& rig, const Mesh& mesh, const Skin& skin, const DelayedLbsParameters& parameters) {
+  if (std::string problem = parameters.validate(); !problem.empty()) fail_plain("dlbs: {}", problem);
+  if (rig.empty()) fail_plain("dlbs: the character has no skeleton");
+  bound_ = false;
+  vertex_count_ = mesh.vertex_count();
+  joint_count_ = rig.joint_count();
+  size_ = mesh.size();
+  if (!(size_ > 0) || !std::isfinite(size_)) size_ = 1;
+  speed_ = parameters.wave_speed_units > 0 ? parameters.wave_speed_units : parameters.wave_speed * size_;
+  parents_ = rig.parents;
+  inverse_bind_ = rig.inverse_bind;
+  rest_positions_ = mesh.positions;
+  rest_normals_ = mesh.normals;
+  distances_ = SkeletonDistances::from(rig, mesh, skin);
+
+  // Delays, quantised on a grid of step_ (interpolated between levels).
+  double longest = 0;
+  for (float d : distances_.distances) longest = std::max(longest, static_cast<double>(d));
+  max_delay_ = longest / speed_;
+  step_ = std::max(parameters.delay_step, max_delay_ / static_cast<double>(kMaxLevels - 2));
+  const std::size_t pairs = distances_.joints.size();
+  level_.resize(pairs);
+  fraction_.resize(pairs);
+  parent_slot_.resize(pairs);
+  levels_ = 1;
+  max_row_ = 0;
+  for (std::size_t v = 0; v < vertex_count_; ++v) {
+    const std::uint32_t first = distances_.offsets[v], last = distances_.offsets[v + 1];
+    max_row_ = std::max<std::size_t>(max_row_, last - first);
+    for (std::uint32_t k = first; k < last; ++k) {
+      const double r = static_cast<double>(distances_.distances[k]) / speed_ / step_;
+      const double level = std::floor(r);
+      level_[k] = static_cast<std::uint16_t>(level);
+      fraction_[k] = static_cast<float>(r - level);
+      levels_ = std::max<std::size_t>(levels_, level_[k] + (fraction_[k] > 0 ? 2 : 1));
+      const int parent = parents_[distances_.joints[k]];
+      parent_slot_[k] = -1;
+      if (parent >= 0) {
+        // The parent acts on the vertex too (rows are closed under ancestors) and comes earlier.
+        const auto row_first = distances_.joints.begin() + first, row_last = distances_.joints.begin() + k;
+        const auto found = std::lower_bound(row_first, row_last, static_cast<std::uint32_t>(parent));
+        parent_slot_[k] = static_cast<std::int32_t>(found - row_first);
+      }
+    }
+  }
+  // Influences, with their slot in the vertex's row.
+  influence_offsets_.assign(1, 0);
+  influence_slot_.clear();
+  influence_weight_.clear();
+  influence_joint_.clear();
+  for (std::size_t v = 0; v < vertex_count_; ++v) {
+    const auto joints = skin.joints_of(v);
+    const auto weights = skin.weights_of(v);
+    const auto row_first = distances_.joints.begin() + distances_.offsets[v];
+    const auto row_last = distances_.joints.begin() + distances_.offsets[v + 1];
+    for (std::size_t k = 0; k < joints.size(); ++k) {
+      if (!(weights[k] > 0)) continue;
+      const auto found = std::lower_bound(row_first, row_last, joints[k]);
+      influence_slot_.push_back(static_cast<std::uint32_t>(found - row_first));
+      influence_weight_.push_back(weights[k]);
+      influence_joint_.push_back(joints[k]);
+    }
+    influence_offsets_.push_back(static_cast<std::uint32_t>(influence_slot_.size()));
+  }
+  level_rotations_.assign(levels_ * joint_count_, Quatf::Identity());
+  scratch_.resize(joint_count_);
+  history_.clear();
+  bound_ = true;
+}
+
+void DelayedLbs::reset() { history_.clear(); }
+
+float DelayedLbs::delay(std::size_t v, std::uint32_t j) const {
+  const float d = distances_.distance(v, j);
+  return d < 0 ? -1.0f : static_cast<float>(d / speed_);
+}
+
+void DelayedLbs::sample_levels(const Pose& pose, double t, const PoseSampler& pose_at) {
+  for (std::size_t j = 0; j < joint_count_; ++j) level_rotations_[j] = pose.local[j].rotation;
+  if (levels_ <= 1) return;
+  if (pose_at) {
+    for (std::size_t m = 1; m < levels_; ++m) {
+      pose_at(t - static_cast<double>(m) * step_, scratch_);
+      for (std::size_t j = 0; j < joint_count_; ++j) level_rotations_[m * joint_count_ + j] = scratch_.local[j].rotation;
+    }
+    return;
+  }
+  // Interactive: keep the poses of the last max_delay seconds and interpolate between them.
+  if (!history_.empty() && t < history_.back().first - 1e-9) history_.clear();
+  if (history_.empty() || t > history_.back().first) {
+    std::vector<Quatf> rotations(joint_count_);
+    for (std::size_t j = 0; j < joint_count_; ++j) rotations[j] = pose.local[j].rotation;
+    history_.emplace_back(t, std::move(rotations));
+  }
+  const double horizon = t - static_cast<double>(levels_) * step_;
+  while (history_.size() > 2 && history_[1].first <= horizon) history_.pop_front();
+  for (std::size_t m = 1; m < levels_; ++m) {
+    const double time = t - static_cast<double>(m) * step_;
+    Quatf* out = level_rotations_.data() + m * joint_count_;
+    if (time <= history_.front().first) {
+      std::copy(history_.front().second.begin(), history_.front().second.end(), out);
+      continue;
+    }
+    std::size_t i = history_.size() - 1;
+    while (i > 0 && history_[i - 1].first >= time) --i;
+    // history_[i-1].first < time <= history_[i].first
+    const auto& [t0, r0] = history_[i - 1];
+    const auto& [t1, r1] = history_[i];
+    const float alpha = static_cast<float>((time - t0) / (t1 - t0));
+    for (std::size_t j = 0; j < joint_count_; ++j) out[j] = slerp_shortest(r0[j], r1[j], alpha);
+  }
+}
+
+void DelayedLbs::evaluate(const Pose& pose, double t, const PoseSampler& pose_at, std::span<Vec3f> positions,
+                          std::span<Vec3f> normals, ThreadPool* pool) {
+  if (!bound_) fail_plain("dlbs: evaluate() before bind()");
+  if (positions.size() != vertex_count_) fail_plain("dlbs: {} positions, the character has {} vertices", positions.size(), vertex_count_);
+  if (pose.local.size() != joint_count_) fail_plain("dlbs: the pose has {} joints, the rig {}", pose.local.size(), joint_count_);
+  const bool with_normals = !normals.empty() && normals.size() == vertex_count_ && rest_normals_.size() == vertex_count_;
+  sample_levels(pose, t, pose_at);
+
+  auto body = [&](std::size_t chunk_begin, std::size_t chunk_end) {
+    std::vector<Affine> world(std::max<std::size_t>(max_row_, 1));
+    for (std::size_t c = chunk_begin; c < chunk_end; ++c) {
+      const std::size_t first = c * kChunk, last = std::min(vertex_count_, first + kChunk);
+      for (std::size_t v = first; v < last; ++v) {
+        const std::uint32_t row = distances_.offsets[v];
+        for (std::uint32_t k = row; k < distances_.offsets[v + 1]; ++k) {
+          const std::uint32_t j = distances_.joints[k];
+          const Quatf* level = level_rotations_.data() + level_[k] * joint_count_;
+          const Quatf rotation = fraction_[k] > 0 ? slerp_shortest(level[j], level[joint_count_ + j], fraction_[k]) : level[j];
+          const Affine local = local_matrix(pose.local[j], rotation);
+          const std::int32_t parent = parent_slot_[k];
+          world[k - row] = parent < 0 ? local : compose(world[parent], local);
+        }
+        Affine blend = Affine::Zero();
+        for (std::uint32_t i = influence_offsets_[v]; i < influence_offsets_[v + 1]; ++i) {
+          const Mat4f& inverse_bind = inverse_bind_[influence_joint_[i]];
+          const Affine& w = world[influence_slot_[i]];
+          Affine skinning;
+          skinning.leftCols<3>() = w.leftCols<3>() * inverse_bind.topLeftCorner<3, 3>();
+          skinning.col(3) = w.leftCols<3>() * inverse_bind.topRightCorner<3, 1>() + w.col(3);
+          blend += influence_weight_[i] * skinning;
+        }
+        positions[v] = blend.leftCols<3>() * rest_positions_[v] + blend.col(3);
+        if (with_normals) {
+          Vec3f n = blend.leftCols<3>() * rest_normals_[v];
+          const float length = n.norm();
+          normals[v] = length > 0 ? Vec3f(n / length) : n;
+        }
+      }
+    }
+  };
+  const std::size_t chunks = (vertex_count_ + kChunk - 1) / kChunk;
+  if (pool) {
+    pool->parallel_for(chunks, 1, body);
+  } else {
+    body(0, chunks);
+  }
+}
+
+DelayedLbsParameters delayed_lbs_parameters_from_json(const nlohmann::json& section) {
+  DelayedLbsParameters p;
+  if (!section.is_object()) fail_plain("dlbs: settings must be a JSON object");
+  for (const auto& [key, value] : section.items()) {
+    if (!value.is_number()) fail_plain("dlbs: '{}' must be a number", key);
+    if (key == "wave_speed") p.wave_speed = value.get<double>();
+    else if (key == "wave_speed_units") p.wave_speed_units = value.get<double>();
+    else if (key == "delay_step") p.delay_step = value.get<double>();
+    else fail_plain("dlbs: unknown parameter '{}'", key);
+  }
+  if (std::string problem = p.validate(); !problem.empty()) fail_plain("dlbs: {}", problem);
+  return p;
+}
+
+namespace {
+
+class DelayedLbsDeformer final : public Deformer {
+ public:
+  explicit DelayedLbsDeformer(DelayedLbsParameters parameters) : parameters_(parameters) {}
+  std::string_view name() const override { return "dlbs"; }
+  void bind(const Character& character) override {
+    if (!character.is_skinned()) fail(character.source, "deformer 'dlbs' needs a skinned character (this one has no skin)");
+    try {
+      dlbs_.bind(character, parameters_);
+    } catch (const Error& error) {
+      fail(character.source, "{}", error.what());
+    }
+  }
+  void reset() override { dlbs_.reset(); }
+  void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
+    dlbs_.evaluate(frame.pose, frame.time, frame.pose_at, positions, normals, frame.pool);
+  }
+
+ private:
+  DelayedLbsParameters parameters_;
+  DelayedLbs dlbs_;
+};
+
+}  // namespace
+
+std::unique_ptr<Deformer> make_dlbs_deformer(const nlohmann::json& settings) {
+  return std::make_unique<DelayedLbsDeformer>(delayed_lbs_parameters_from_json(settings));
+}
+
+}  // namespace wobble

@@ -1,0 +1,910 @@
+// Dynamic Skinning: sampling of the joints' angular velocities at 60 Hz, the oscillation filter,
+// and the bend kernel that adds the offsets to the base-skinned positions.
+#include <wobble/dynamic_skinning.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <immintrin.h>
+#include <numbers>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <wobble/character.hpp>
+#include <wobble/deformer.hpp>
+#include <wobble/error.hpp>
+#include <wobble/parallel.hpp>
+
+#include "deform/deformers.hpp"
+
+namespace wobble {
+
+namespace {
+
+constexpr double kDt = 1.0 / kDynamicSampleRate;
+constexpr std::size_t kChunk = 1024;     // vertices per chunk (local indices fit 16 bits)
+constexpr std::size_t kJointStride = 16;  // floats per joint in the kernel's joint table
+constexpr double kGridTolerance = 1e-6;   // in samples: a time this close to n dt is on the grid
+
+// Sample index of t when it lies on the grid.
+bool on_grid(double t, std::int64_t& n) {
+  const double r = t * kDynamicSampleRate;
+  const double k = std::round(r);
+  if (std::abs(r - k) < kGridTolerance) {
+    n = static_cast<std::int64_t>(k);
+    return true;
+  }
+  n = static_cast<std::int64_t>(std::floor(r));
+  return false;
+}
+std::int64_t floor_sample(double t) {
+  std::int64_t n;
+  on_grid(t, n);
+  return n;
+}
+std::int64_t ceil_sample(double t) {
+  std::int64_t n;
+  return on_grid(t, n) ? n : n + 1;
+}
+
+Vec3d rotation_log(const Eigen::Quaterniond& q) {
+  Eigen::Quaterniond d = q;
+  if (d.w() < 0) d.coeffs() = -d.coeffs();
+  const double vn = d.vec().norm();
+  if (vn == 0) return Vec3d::Zero();
+  return d.vec() * (2 * std::atan2(vn, d.w()) / vn);
+}
+
+// sin and cos of h for |h| <= pi/2 (Taylor to degree 11 and 12: error below 6e-8).
+template <typename T>
+inline void sin_cos_half(T h, T& s, T& c) {
+  const T h2 = h * h;
+  s = h * (T(1) + h2 * (T(-1.0 / 6) + h2 * (T(1.0 / 120) + h2 * (T(-1.0 / 5040) + h2 * (T(1.0 / 362880) + h2 * T(-1.0 / 39916800))))));
+  c = T(1) + h2 * (T(-0.5) + h2 * (T(1.0 / 24) + h2 * (T(-1.0 / 720) + h2 * (T(1.0 / 40320) + h2 * (T(-1.0 / 3628800) + h2 * T(1.0 / 479001600))))));
+}
+
+// One (vertex, joint) pair, scalar. j: the joint's row of the table. Returns the offset.
+template <bool kExactTrig>
+inline Vec3f pair_offset(const float* j, float px, float py, float pz, float beta, float gamma, float inv_max_angle2) {
+  const float ux = px - j[0], uy = py - j[1], uz = pz - j[2];
+  // c = G x u
+  const float cx = j[4] * uz - j[5] * uy, cy = j[5] * ux - j[3] * uz, cz = j[3] * uy - j[4] * ux;
+  const float s = std::sqrt(cx * cx + cy * cy + cz * cz);
+  const float raw = -gamma * s;
+  const float theta = raw / std::sqrt(1.0f + raw * raw * inv_max_angle2);
+  float sin_t, cos_t_minus_1;
+  if constexpr (kExactTrig) {
+    sin_t = std::sin(theta);
+    cos_t_minus_1 = std::cos(theta) - 1.0f;
+  } else {
+    float sh, ch;
+    sin_cos_half(0.5f * theta, sh, ch);
+    sin_t = 2 * sh * ch;
+    cos_t_minus_1 = -2 * sh * sh;
+  }
+  const float w = j[6] * ux + j[7] * uy + j[8] * uz;  // n . u
+  const float perp_x = ux - j[6] * w, perp_y = uy - j[7] * w, perp_z = uz - j[8] * w;
+  const float k = sin_t * j[9];  // sin(theta) / |G|: n x u = c / |G|
+  const float bg = beta * gamma;
+  return Vec3f(beta * (cos_t_minus_1 * perp_x + k * cx) + bg * j[10], beta * (cos_t_minus_1 * perp_y + k * cy) + bg * j[11],
+               beta * (cos_t_minus_1 * perp_z + k * cz) + bg * j[12]);
+}
+
+template <bool kExactTrig>
+void pairs_scalar(const float* joint, const std::uint16_t* vertex, const float* beta, const float* gamma, std::size_t begin,
+                  std::size_t end, const float* px, const float* py, const float* pz, float* dx, float* dy, float* dz,
+                  float inv_max_angle2) {
+  for (std::size_t k = begin; k < end; ++k) {
+    const std::uint16_t v = vertex[k];
+    const Vec3f d = pair_offset<kExactTrig>(joint, px[v], py[v], pz[v], beta[k], gamma[k], inv_max_angle2);
+    dx[v] += d.x();
+    dy[v] += d.y();
+    dz[v] += d.z();
+  }
+}
+
+// Dense segments: the pairs of one joint over a contiguous run of the chunk's vertices (beta 0
+// in the gaps), so that positions and offsets are read and written without gathers.
+void dense_scalar(const float* joint, std::size_t first_vertex, const float* beta, const float* gamma, std::size_t begin,
+                  std::size_t end, const float* px, const float* py, const float* pz, float* dx, float* dy, float* dz,
+                  float inv_max_angle2) {
+  for (std::size_t k = begin; k < end; ++k) {
+    const std::size_t v = first_vertex + (k - begin);
+    if (beta[k] == 0) continue;
+    const Vec3f d = pair_offset<false>(joint, px[v], py[v], pz[v], beta[k], gamma[k], inv_max_angle2);
+    dx[v] += d.x();
+    dy[v] += d.y();
+    dz[v] += d.z();
+  }
+}
+
+// The joint's data broadcast to eight lanes.
+struct JointLanes {
+  __m256 qx, qy, qz, gx, gy, gz, nx, ny, nz, inv_g, lx, ly, lz, k2;
+};
+
+__attribute__((target("avx2,fma"))) inline JointLanes broadcast(const float* joint, float inv_max_angle2) {
+  return {_mm256_set1_ps(joint[0]),  _mm256_set1_ps(joint[1]),  _mm256_set1_ps(joint[2]),  _mm256_set1_ps(joint[3]),
+          _mm256_set1_ps(joint[4]),  _mm256_set1_ps(joint[5]),  _mm256_set1_ps(joint[6]),  _mm256_set1_ps(joint[7]),
+          _mm256_set1_ps(joint[8]),  _mm256_set1_ps(joint[9]),  _mm256_set1_ps(joint[10]), _mm256_set1_ps(joint[11]),
+          _mm256_set1_ps(joint[12]), _mm256_set1_ps(inv_max_angle2)};
+}
+
+// 1/sqrt(x) for x > 0: the hardware estimate and one Newton step (relative error ~1e-7).
+__attribute__((target("avx2,fma"))) inline __m256 rsqrt_nr(__m256 x) {
+  const __m256 y = _mm256_rsqrt_ps(x);
+  const __m256 xyy = _mm256_mul_ps(_mm256_mul_ps(x, y), y);
+  return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y), _mm256_sub_ps(_mm256_set1_ps(3.0f), xyy));
+}
+
+// Offsets of eight pairs (positions p, weights b = beta, g = gamma), the math of pair_offset.
+// kLinear: the joint also has a linear-drag push.
+template <bool kLinear>
+__attribute__((target("avx2,fma"))) inline void offsets8(const JointLanes& j, __m256 px, __m256 py, __m256 pz, __m256 b, __m256 g,
+                                                         __m256& dx, __m256& dy, __m256& dz) {
+  const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f), two = _mm256_set1_ps(2.0f);
+  const __m256 ux = _mm256_sub_ps(px, j.qx), uy = _mm256_sub_ps(py, j.qy), uz = _mm256_sub_ps(pz, j.qz);
+  const __m256 cx = _mm256_fmsub_ps(j.gy, uz, _mm256_mul_ps(j.gz, uy));
+  const __m256 cy = _mm256_fmsub_ps(j.gz, ux, _mm256_mul_ps(j.gx, uz));
+  const __m256 cz = _mm256_fmsub_ps(j.gx, uy, _mm256_mul_ps(j.gy, ux));
+  const __m256 s2 = _mm256_fmadd_ps(cx, cx, _mm256_fmadd_ps(cy, cy, _mm256_mul_ps(cz, cz)));  // |G x u|^2
+  // theta = -g s / sqrt(1 + g^2 s^2 k2) = -g s2 / sqrt(s2 (1 + g^2 s2 k2)): one reciprocal root.
+  const __m256 g2k2 = _mm256_mul_ps(_mm256_mul_ps(g, g), j.k2);
+  const __m256 q = _mm256_mul_ps(s2, _mm256_fmadd_ps(g2k2, s2, one));
+  const __m256 theta = _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(_mm256_setzero_ps(), g), s2),
+                                     rsqrt_nr(_mm256_max_ps(q, _mm256_set1_ps(1e-30f))));
+  const __m256 h = _mm256_mul_ps(half, theta);
+  const __m256 h2 = _mm256_mul_ps(h, h);
+  __m256 sh = _mm256_fmadd_ps(h2, _mm256_set1_ps(-1.0f / 39916800), _mm256_set1_ps(1.0f / 362880));
+  sh = _mm256_fmadd_ps(h2, sh, _mm256_set1_ps(-1.0f / 5040));
+  sh = _mm256_fmadd_ps(h2, sh, _mm256_set1_ps(1.0f / 120));
+  sh = _mm256_fmadd_ps(h2, sh, _mm256_set1_ps(-1.0f / 6));
+  sh = _mm256_fmadd_ps(h2, sh, one);
+  sh = _mm256_mul_ps(h, sh);
+  __m256 ch = _mm256_fmadd_ps(h2, _mm256_set1_ps(1.0f / 479001600), _mm256_set1_ps(-1.0f / 3628800));
+  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(1.0f / 40320));
+  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(-1.0f / 720));
+  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(1.0f / 24));
+  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(-0.5f));
+  ch = _mm256_fmadd_ps(h2, ch, one);
+  const __m256 sin_t = _mm256_mul_ps(two, _mm256_mul_ps(sh, ch));
+  const __m256 cos_m1 = _mm256_mul_ps(_mm256_set1_ps(-2.0f), _mm256_mul_ps(sh, sh));
+  const __m256 w = _mm256_fmadd_ps(j.nx, ux, _mm256_fmadd_ps(j.ny, uy, _mm256_mul_ps(j.nz, uz)));
+  const __m256 perp_x = _mm256_fnmadd_ps(j.nx, w, ux), perp_y = _mm256_fnmadd_ps(j.ny, w, uy), perp_z = _mm256_fnmadd_ps(j.nz, w, uz);
+  const __m256 a = _mm256_mul_ps(b, cos_m1);                            // beta (cos theta - 1)
+  const __m256 kk = _mm256_mul_ps(b, _mm256_mul_ps(sin_t, j.inv_g));      // beta sin(theta) / |G|
+  dx = _mm256_fmadd_ps(a, perp_x, _mm256_mul_ps(kk, cx));
+  dy = _mm256_fmadd_ps(a, perp_y, _mm256_mul_ps(kk, cy));
+  dz = _mm256_fmadd_ps(a, perp_z, _mm256_mul_ps(kk, cz));
+  if constexpr (kLinear) {
+    const __m256 bg = _mm256_mul_ps(b, g);
+    dx = _mm256_fmadd_ps(bg, j.lx, dx);
+    dy = _mm256_fmadd_ps(bg, j.ly, dy);
+    dz = _mm256_fmadd_ps(bg, j.lz, dz);
+  }
+}
+
+// Sparse segments: eight pairs at a time, positions gathered, offsets added one by one.
+template <bool kLinear>
+__attribute__((target("avx2,fma"))) void pairs_avx2_impl(const float* joint, const std::uint16_t* vertex, const float* beta,
+                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
+                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
+                                                    float inv_max_angle2) {
+  const JointLanes lanes = broadcast(joint, inv_max_angle2);
+  std::size_t k = begin;
+  alignas(32) float ox[8], oy[8], oz[8];
+  alignas(32) std::int32_t idx[8];
+  for (; k + 8 <= end; k += 8) {
+    const __m256i index = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(vertex + k)));
+    __m256 ddx, ddy, ddz;
+    offsets8<kLinear>(lanes, _mm256_i32gather_ps(px, index, 4), _mm256_i32gather_ps(py, index, 4), _mm256_i32gather_ps(pz, index, 4),
+             _mm256_loadu_ps(beta + k), _mm256_loadu_ps(gamma + k), ddx, ddy, ddz);
+    _mm256_store_ps(ox, ddx);
+    _mm256_store_ps(oy, ddy);
+    _mm256_store_ps(oz, ddz);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(idx), index);
+    for (int l = 0; l < 8; ++l) {
+      dx[idx[l]] += ox[l];
+      dy[idx[l]] += oy[l];
+      dz[idx[l]] += oz[l];
+    }
+  }
+  pairs_scalar<false>(joint, vertex, beta, gamma, k, end, px, py, pz, dx, dy, dz, inv_max_angle2);
+}
+
+__attribute__((target("avx2,fma"))) void pairs_avx2(const float* joint, const std::uint16_t* vertex, const float* beta,
+                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
+                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
+                                                    float inv_max_angle2) {
+  if (joint[10] != 0 || joint[11] != 0 || joint[12] != 0) return pairs_avx2_impl<true>(joint, vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
+  pairs_avx2_impl<false>(joint, vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
+}
+
+// Dense segments: contiguous loads and stores.
+template <bool kLinear>
+__attribute__((target("avx2,fma"))) void dense_avx2_impl(const float* joint, std::size_t first_vertex, const float* beta,
+                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
+                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
+                                                    float inv_max_angle2) {
+  const JointLanes lanes = broadcast(joint, inv_max_angle2);
+  std::size_t k = begin;
+  for (; k + 8 <= end; k += 8) {
+    const std::size_t v = first_vertex + (k - begin);
+    __m256 ddx, ddy, ddz;
+    offsets8<kLinear>(lanes, _mm256_loadu_ps(px + v), _mm256_loadu_ps(py + v), _mm256_loadu_ps(pz + v), _mm256_loadu_ps(beta + k),
+             _mm256_loadu_ps(gamma + k), ddx, ddy, ddz);
+    _mm256_storeu_ps(dx + v, _mm256_add_ps(_mm256_loadu_ps(dx + v), ddx));
+    _mm256_storeu_ps(dy + v, _mm256_add_ps(_mm256_loadu_ps(dy + v), ddy));
+    _mm256_storeu_ps(dz + v, _mm256_add_ps(_mm256_loadu_ps(dz + v), ddz));
+  }
+  dense_scalar(joint, first_vertex + (k - begin), beta, gamma, k, end, px, py, pz, dx, dy, dz, inv_max_angle2);
+}
+
+__attribute__((target("avx2,fma"))) void dense_avx2(const float* joint, std::size_t first_vertex, const float* beta,
+                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
+                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
+                                                    float inv_max_angle2) {
+  if (joint[10] != 0 || joint[11] != 0 || joint[12] != 0) return dense_avx2_impl<true>(joint, first_vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
+  dense_avx2_impl<false>(joint, first_vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
+}
+
+bool cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+std::string DynamicSkinningParameters::validate() const {
+  auto check = [](const char* what, double value, double low, double high) -> std::string {
+    if (!std::isfinite(value) || value < low || value > high) {
+      return fmt::format("{} must be in [{}, {}] (got {})", what, low, high, value);
+    }
+    return {};
+  };
+  for (const std::string& problem :
+       {check("frequency (Hz)", frequency, 0, kDynamicSampleRate / 2), check("damping (s)", damping, 0, 1e6),
+        check("amplitude (s)", amplitude, -1e6, 1e6), check("drag (s)", drag, -1e6, 1e6),
+        check("linear_drag (s)", linear_drag, -1e6, 1e6), check("max_time_step (s)", max_time_step, 0, 1e9),
+        check("skip_below (rad)", skip_below, 0, 1)}) {
+    if (!problem.empty()) return problem;
+  }
+  if (!std::isfinite(max_angle) || max_angle <= 0 || max_angle > std::numbers::pi + 1e-9) {
+    return fmt::format("max_angle must be in (0, 180] degrees (got {} degrees)", max_angle * 180 / std::numbers::pi);
+  }
+  for (float g : bend_weights) {
+    if (!std::isfinite(g)) return "bend_weights must be finite numbers";
+  }
+  for (const JointDynamics& joint : joints) {
+    const std::string where = "joint '" + joint.joint + "': ";
+    if (joint.frequency) {
+      if (auto p = check("frequency (Hz)", *joint.frequency, 0, kDynamicSampleRate / 2); !p.empty()) return where + p;
+    }
+    if (joint.damping) {
+      if (auto p = check("damping (s)", *joint.damping, 0, 1e6); !p.empty()) return where + p;
+    }
+    if (joint.amplitude) {
+      if (auto p = check("amplitude (s)", *joint.amplitude, -1e6, 1e6); !p.empty()) return where + p;
+    }
+    if (joint.drag) {
+      if (auto p = check("drag (s)", *joint.drag, -1e6, 1e6); !p.empty()) return where + p;
+    }
+    for (const std::string& p :
+         {check("frequency_scale", joint.frequency_scale, 0, 1e6), check("damping_scale", joint.damping_scale, 0, 1e6),
+          check("amplitude_scale", joint.amplitude_scale, -1e6, 1e6), check("drag_scale", joint.drag_scale, -1e6, 1e6)}) {
+      if (!p.empty()) return where + p;
+    }
+    const double f = joint.frequency.value_or(frequency) * joint.frequency_scale;
+    if (f > kDynamicSampleRate / 2) return where + fmt::format("frequency {} Hz is above 30 Hz", f);
+    if (!joint.origin.allFinite()) return where + "origin must be finite";
+    if (!std::isfinite(joint.radius) || joint.radius < 0) return where + "radius must be a finite number >= 0";
+  }
+  return {};
+}
+
+void DynamicSkinningState::initialize(const Character& character, const DynamicSkinningParameters& parameters) {
+  initialize(character.rig, character.mesh, character.skin, parameters);
+}
+
+void DynamicSkinningState::initialize(const Rig& rig, const Mesh& mesh, const Skin& skin,
+                                      const DynamicSkinningParameters& parameters) {
+  if (std::string problem = parameters.validate(); !problem.empty()) fail_plain("dynamic: {}", problem);
+  const std::size_t n = mesh.vertex_count();
+  const std::size_t joint_count = rig.joint_count();
+  if (joint_count == 0) fail_plain("dynamic: the character has no skeleton");
+  if (skin.vertex_count() != n) fail_plain("dynamic: the skin has {} vertices, the mesh {}", skin.vertex_count(), n);
+  initialized_ = false;
+  vertex_count_ = n;
+  size_ = mesh.size();
+  if (!(size_ > 0) || !std::isfinite(size_)) size_ = 1;
+  parents_ = rig.parents;
+  joint_index_.clear();
+  for (std::size_t j = 0; j < joint_count; ++j) joint_index_.emplace(rig.names[j], static_cast<int>(j));
+  weights_ = HierarchicalWeights::from(rig, skin);
+
+  // Bend weights gamma_i.
+  gamma_.assign(n, 1.0f);
+  if (!parameters.bend_weights.empty()) {
+    if (parameters.bend_weights.size() != n) {
+      fail_plain("dynamic: bend_weights has {} values, the mesh {} vertices", parameters.bend_weights.size(), n);
+    }
+    gamma_ = parameters.bend_weights;
+  } else if (!parameters.bend_weight_attribute.empty()) {
+    auto found = mesh.vertex_scalars.find(parameters.bend_weight_attribute);
+    if (found != mesh.vertex_scalars.end() && found->second.size() == n) {
+      for (std::size_t v = 0; v < n; ++v) {
+        const float g = found->second[v];
+        gamma_[v] = std::isfinite(g) ? g : 0.0f;
+      }
+    }
+  }
+  max_abs_gamma_ = 0;
+  for (float g : gamma_) max_abs_gamma_ = std::max(max_abs_gamma_, std::abs(g));
+
+  // Radius restrictions of flexible origins, folded into beta.
+  std::vector<const JointDynamics*> restricted(joint_count, nullptr);
+  for (const JointDynamics& joint : parameters.joints) {
+    auto found = joint_index_.find(joint.joint);
+    if (found == joint_index_.end()) fail_plain("dynamic: settings name joint '{}', which is not in the rig", joint.joint);
+    if (joint.radius > 0) restricted[found->second] = &joint;
+  }
+  std::vector<Vec3f> restricted_centre(joint_count, Vec3f::Zero());
+  for (std::size_t j = 0; j < joint_count; ++j) {
+    if (!restricted[j]) continue;
+    const Mat4f bind = rig.inverse_bind[j].inverse();
+    restricted_centre[j] = (bind * restricted[j]->origin.homogeneous()).head<3>();
+  }
+
+  // Pairs, chunk by chunk, grouped by joint.
+  struct Pair {
+    std::uint32_t joint;
+    std::uint16_t vertex;
+    float beta, gamma;
+  };
+  std::vector<Pair> pairs;
+  chunk_segments_.assign(1, 0);
+  segments_.clear();
+  stored_pairs_ = dense_pairs_ = 0;
+  pair_vertex_.clear();
+  pair_beta_.clear();
+  pair_gamma_.clear();
+  // Within a chunk, vertices are visited in the depth-first order of their main joint, so that
+  // the vertices of a joint's subtree are mostly contiguous (dense segments, no gathers).
+  std::vector<int> enter(joint_count, 0);
+  {
+    const auto children = rig.children();
+    int clock = 0;
+    std::vector<int> stack;
+    for (std::size_t r = joint_count; r-- > 0;) {
+      if (rig.parents[r] < 0) stack.push_back(static_cast<int>(r));
+    }
+    while (!stack.empty()) {
+      const int j = stack.back();
+      stack.pop_back();
+      enter[j] = clock++;
+      for (auto c = children[j].rbegin(); c != children[j].rend(); ++c) stack.push_back(*c);
+    }
+  }
+  std::vector<int> main_joint(n, 0);
+  for (std::size_t v = 0; v < n; ++v) {
+    const auto joints = skin.joints_of(v);
+    const auto weights = skin.weights_of(v);
+    float best = -1;
+    for (std::size_t k = 0; k < joints.size(); ++k) {
+      if (weights[k] > best) best = weights[k], main_joint[v] = static_cast<int>(joints[k]);
+    }
+  }
+  chunk_order_.resize(n);
+  chunk_identity_.clear();
+  std::vector<std::uint16_t> slot_of(kChunk);
+  for (std::size_t first = 0; first < n; first += kChunk) {
+    const std::size_t last = std::min(n, first + kChunk);
+    std::uint16_t* order = chunk_order_.data() + first;
+    for (std::size_t i = 0; i < last - first; ++i) order[i] = static_cast<std::uint16_t>(i);
+    std::stable_sort(order, order + (last - first), [&](std::uint16_t a, std::uint16_t b) {
+      return enter[main_joint[first + a]] < enter[main_joint[first + b]];
+    });
+    bool identity = true;
+    for (std::size_t i = 0; i < last - first; ++i) {
+      slot_of[order[i]] = static_cast<std::uint16_t>(i);
+      identity = identity && order[i] == i;
+    }
+    chunk_identity_.push_back(identity);
+    pairs.clear();
+    for (std::size_t i = 0; i < last - first; ++i) {
+      const std::size_t v = first + order[i];
+      if (gamma_[v] == 0) continue;
+      for (std::uint32_t k = weights_.offsets[v]; k < weights_.offsets[v + 1]; ++k) {
+        const std::uint32_t j = weights_.joints[k];
+        float beta = weights_.betas[k];
+        if (const JointDynamics* r = restricted[j]) {
+          const float distance = (mesh.positions[v] - restricted_centre[j]).norm() / r->radius;
+          const float falloff = distance < 1 ? (1 - distance * distance) * (1 - distance * distance) : 0.0f;
+          beta *= falloff;
+        }
+        if (beta == 0) continue;
+        pairs.push_back({j, slot_of[v - first], beta, gamma_[v]});
+      }
+    }
+    std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.joint < b.joint; });
+    for (std::size_t k = 0; k < pairs.size();) {
+      std::size_t next = k;
+      while (next < pairs.size() && pairs[next].joint == pairs[k].joint) ++next;
+      // Vertices ascending within a joint: the run spans [pairs[k].vertex, pairs[next-1].vertex].
+      const std::size_t span = static_cast<std::size_t>(pairs[next - 1].vertex - pairs[k].vertex) + 1;
+      const auto index = static_cast<std::uint32_t>(pair_beta_.size());
+      if (span <= 2 * (next - k)) {  // at least half full: dense, beta 0 in the gaps
+        segments_.push_back({pairs[k].joint, index, static_cast<std::uint32_t>(index + span),
+                             static_cast<std::uint32_t>(next - k), pairs[k].vertex, 1});
+        pair_beta_.resize(index + span, 0.0f);
+        pair_gamma_.resize(index + span, 0.0f);
+        pair_vertex_.resize(index + span, 0);
+        for (std::size_t i = k; i < next; ++i) {
+          const std::size_t slot = index + (pairs[i].vertex - pairs[k].vertex);
+          pair_beta_[slot] = pairs[i].beta;
+          pair_gamma_[slot] = pairs[i].gamma;
+          pair_vertex_[slot] = pairs[i].vertex;
+        }
+        dense_pairs_ += span;
+      } else {
+        segments_.push_back({pairs[k].joint, index, static_cast<std::uint32_t>(index + (next - k)),
+                             static_cast<std::uint32_t>(next - k), 0, 0});
+        for (std::size_t i = k; i < next; ++i) {
+          pair_vertex_.push_back(pairs[i].vertex);
+          pair_beta_.push_back(pairs[i].beta);
+          pair_gamma_.push_back(pairs[i].gamma);
+        }
+      }
+      stored_pairs_ += next - k;
+      k = next;
+    }
+    chunk_segments_.push_back(static_cast<std::uint32_t>(segments_.size()));
+  }
+
+  joint_parameters_.assign(joint_count, {});
+  joint_origin_.assign(joint_count, Vec3f::Zero());
+  filters_.assign(joint_count, {});
+  last_omega_.assign(joint_count, Vec3d::Zero());
+  last_velocity_.assign(joint_count, Vec3d::Zero());
+  filtered_last_.assign(joint_count, Vec3d::Zero());
+  filtered_prev_.assign(joint_count, Vec3d::Zero());
+  linear_last_.assign(joint_count, Vec3d::Zero());
+  linear_prev_.assign(joint_count, Vec3d::Zero());
+  interval_omega_.assign(joint_count, Vec3d::Zero());
+  interval_velocity_.assign(joint_count, Vec3d::Zero());
+  frame_filtered_.assign(joint_count, Vec3d::Zero());
+  frame_linear_.assign(joint_count, Vec3d::Zero());
+  active_.assign(joint_count, 0);
+  joint_data_.assign(joint_count * kJointStride, 0.0f);
+  scratch_pose_.resize(joint_count);
+  started_ = false;
+  initialized_ = true;
+}
+
+void DynamicSkinningState::reset() { started_ = false; }
+
+void DynamicSkinningState::resolve_parameters(const DynamicSkinningParameters& parameters) {
+  if (std::string problem = parameters.validate(); !problem.empty()) fail_plain("dynamic: {}", problem);
+  const std::size_t joint_count = parents_.size();
+  // Per joint (f, tau, A, D); coefficients are recomputed only for joints whose values changed.
+  std::vector<JointParameters>& resolved = joint_parameters_;
+  std::vector<std::array<double, 3>>& wanted = scratch_values_;
+  wanted.assign(joint_count, {parameters.frequency, parameters.damping, parameters.amplitude});
+  for (std::size_t j = 0; j < joint_count; ++j) {
+    resolved[j].drag = parameters.drag;
+    resolved[j].enabled = true;
+    joint_origin_[j].setZero();
+  }
+  for (const JointDynamics& joint : parameters.joints) {
+    auto found = joint_index_.find(joint.joint);
+    if (found == joint_index_.end()) fail_plain("dynamic: settings name joint '{}', which is not in the rig", joint.joint);
+    const int j = found->second;
+    wanted[j] = {joint.frequency.value_or(parameters.frequency) * joint.frequency_scale,
+                 joint.damping.value_or(parameters.damping) * joint.damping_scale,
+                 joint.amplitude.value_or(parameters.amplitude) * joint.amplitude_scale};
+    resolved[j].drag = joint.drag.value_or(parameters.drag) * joint.drag_scale;
+    resolved[j].enabled = joint.enabled;
+    joint_origin_[j] = joint.origin;
+  }
+  for (std::size_t j = 0; j < joint_count; ++j) {
+    if (resolved[j].values_valid && resolved[j].values == wanted[j]) continue;
+    resolved[j].coefficients = OscillationCoefficients::from(wanted[j][0], wanted[j][1], wanted[j][2], kDt);
+    resolved[j].values = wanted[j];
+    resolved[j].values_valid = true;
+  }
+  max_angle_ = parameters.max_angle;
+  linear_drag_ = parameters.linear_drag;
+  max_time_step_ = parameters.max_time_step;
+  skip_below_ = parameters.skip_below;
+}
+
+void DynamicSkinningState::sample_pose(const Pose& pose, std::vector<Quatf>& rotations, std::vector<Vec3f>& translations) const {
+  const std::size_t joint_count = parents_.size();
+  rotations.resize(joint_count);
+  translations.resize(joint_count);
+  for (std::size_t j = 0; j < joint_count; ++j) {
+    rotations[j] = pose.local[j].rotation;
+    translations[j] = pose.local[j].translation;
+  }
+}
+
+// Omega_j: the rotation of joint j relative to its parent between the previous sample and this
+// pose, divided by the step, turned into world space by the parent's world rotation. v_j: the
+// same for the local translation.
+void DynamicSkinningState::velocities(const Pose& pose, std::span<const Quatf> previous_rotations,
+                                      std::span<const Vec3f> previous_translations, double step, std::vector<Vec3d>& omega,
+                                      std::vector<Vec3d>& velocity) {
+  const std::size_t joint_count = parents_.size();
+  omega.resize(joint_count);
+  velocity.resize(joint_count);
+  std::vector<Eigen::Quaterniond>& world = scratch_world_;
+  world.resize(joint_count);
+  const double inv_step = 1.0 / step;
+  for (std::size_t j = 0; j < joint_count; ++j) {
+    const Eigen::Quaterniond current = pose.local[j].rotation.cast<double>().normalized();
+    const Eigen::Quaterniond previous = previous_rotations[j].cast<double>().normalized();
+    const int parent = parents_[j];
+    const Eigen::Quaterniond parent_world = parent < 0 ? Eigen::Quaterniond::Identity() : world[parent];
+    world[j] = (parent_world * current).normalized();
+    const Vec3d local_omega = rotation_log(current * previous.conjugate()) * inv_step;
+    omega[j] = parent_world * local_omega;
+    const Vec3d local_velocity = (pose.local[j].translation - previous_translations[j]).cast<double>() * inv_step;
+    velocity[j] = parent_world * local_velocity;
+  }
+}
+
+void DynamicSkinningState::commit_sample(const std::vector<Vec3d>& omega, const std::vector<Vec3d>& velocity) {
+  for (std::size_t j = 0; j < parents_.size(); ++j) {
+    const JointParameters& p = joint_parameters_[j];
+    const Vec3d y = filters_[j].push(p.coefficients, omega[j]);
+    filtered_prev_[j] = filtered_last_[j];
+    filtered_last_[j] = p.drag * omega[j] + y;
+    linear_prev_[j] = linear_last_[j];
+    linear_last_[j] = velocity[j];
+    last_omega_[j] = omega[j];
+    last_velocity_[j] = velocity[j];
+  }
+  ++last_sample_;
+}
+
+void DynamicSkinningState::restart(const Pose& pose, double t, const PoseSampler& pose_at) {
+  const std::size_t joint_count = parents_.size();
+  last_sample_ = floor_sample(t);
+  std::int64_t n;
+  const bool grid = on_grid(t, n);
+  std::vector<Vec3d>& omega = scratch_omega_;
+  std::vector<Vec3d>& velocity = scratch_velocity_;
+  if (pose_at) {
+    const double s = static_cast<double>(last_sample_) * kDt;
+    std::vector<Quatf> previous_rotations;
+    std::vector<Vec3f> previous_translations;
+    pose_at(s - kDt, scratch_pose_);
+    sample_pose(scratch_pose_, previous_rotations, previous_translations);
+    const Pose* current = &pose;
+    if (!grid) {
+      pose_at(s, scratch_pose_);
+      current = &scratch_pose_;
+    }
+    velocities(*current, previous_rotations, previous_translations, kDt, omega, velocity);
+    sample_pose(*current, sample_rotations_, sample_translations_);
+  } else {
+    omega.assign(joint_count, Vec3d::Zero());
+    velocity.assign(joint_count, Vec3d::Zero());
+    sample_pose(pose, sample_rotations_, sample_translations_);
+  }
+  for (std::size_t j = 0; j < joint_count; ++j) {
+    // Steady state: as if the joint had always moved at its current velocity (no wobble pending).
+    filters_[j].reset(omega[j]);
+    filtered_last_[j] = filtered_prev_[j] = joint_parameters_[j].drag * omega[j];
+    linear_last_[j] = linear_prev_[j] = velocity[j];
+    last_omega_[j] = omega[j];
+    last_velocity_[j] = velocity[j];
+    interval_omega_[j] = omega[j];
+    interval_velocity_[j] = velocity[j];
+  }
+  last_time_ = t;
+  started_ = true;
+}
+
+void DynamicSkinningState::apply(const DynamicSkinningParameters& parameters, const Pose& pose, std::span<Vec3f> positions,
+                                 double t, const PoseSampler& pose_at, ThreadPool* pool) {
+  if (!initialized_) fail_plain("dynamic: apply() before initialize()");
+  if (positions.size() != vertex_count_) {
+    fail_plain("dynamic: {} positions given, the character has {} vertices", positions.size(), vertex_count_);
+  }
+  if (pose.local.size() != parents_.size() || pose.world.size() != parents_.size()) {
+    fail_plain("dynamic: the pose has {} joints, the rig {}", pose.local.size(), parents_.size());
+  }
+  if (!std::isfinite(t)) fail_plain("dynamic: time must be finite (got {})", t);
+  resolve_parameters(parameters);
+  const std::size_t joint_count = parents_.size();
+
+  if (!started_ || t < last_time_ - 1e-9 || t - last_time_ > max_time_step_) restart(pose, t, pose_at);
+
+  std::int64_t grid_index;
+  const bool grid = on_grid(t, grid_index);
+  if (pose_at) {
+    // Sub-sample the clip on the 60 Hz grid up to the first sample at or after t.
+    const std::int64_t target = ceil_sample(t);
+    while (last_sample_ < target) {
+      const std::int64_t next = last_sample_ + 1;
+      const Pose* sample = &pose;
+      if (!(grid && next == grid_index)) {
+        pose_at(static_cast<double>(next) * kDt, scratch_pose_);
+        sample = &scratch_pose_;
+      }
+      velocities(*sample, sample_rotations_, sample_translations_, kDt, scratch_omega_, scratch_velocity_);
+      sample_pose(*sample, sample_rotations_, sample_translations_);
+      commit_sample(scratch_omega_, scratch_velocity_);
+    }
+    if (grid) {
+      frame_filtered_ = filtered_last_;
+      frame_linear_ = linear_last_;
+    } else {
+      const double alpha = t * kDynamicSampleRate - static_cast<double>(last_sample_ - 1);
+      for (std::size_t j = 0; j < joint_count; ++j) {
+        frame_filtered_[j] = filtered_prev_[j] + alpha * (filtered_last_[j] - filtered_prev_[j]);
+        frame_linear_[j] = linear_prev_[j] + alpha * (linear_last_[j] - linear_prev_[j]);
+      }
+    }
+  } else {
+    // Interactive: the velocity over the last frame step holds for the samples inside it.
+    const double step = t - last_time_;
+    if (step > 0) {
+      velocities(pose, sample_rotations_, sample_translations_, step, interval_omega_, interval_velocity_);
+      sample_pose(pose, sample_rotations_, sample_translations_);
+    }
+    const std::int64_t target = floor_sample(t);
+    while (last_sample_ < target) commit_sample(interval_omega_, interval_velocity_);
+    if (grid) {
+      frame_filtered_ = filtered_last_;
+      frame_linear_ = linear_last_;
+    } else {
+      // Between samples: toward the next sample, whose oscillation term is already known.
+      const double alpha = t * kDynamicSampleRate - static_cast<double>(last_sample_);
+      for (std::size_t j = 0; j < joint_count; ++j) {
+        const JointParameters& p = joint_parameters_[j];
+        const Vec3d next = p.drag * interval_omega_[j] + filters_[j].next_oscillation(p.coefficients);
+        frame_filtered_[j] = filtered_last_[j] + alpha * (next - filtered_last_[j]);
+        frame_linear_[j] = linear_last_[j] + alpha * (interval_velocity_[j] - linear_last_[j]);
+      }
+    }
+  }
+  last_time_ = t;
+  run_kernel(pose, positions, pool);
+}
+
+void DynamicSkinningState::run_kernel(const Pose& pose, std::span<Vec3f> positions, ThreadPool* pool) {
+  const std::size_t joint_count = parents_.size();
+  const float inv_size = 1.0f / size_;
+  const double gamma_scale = std::max(max_abs_gamma_, 1e-30f);
+  for (std::size_t j = 0; j < joint_count; ++j) {
+    float* row = joint_data_.data() + j * kJointStride;
+    std::fill(row, row + kJointStride, 0.0f);
+    const Vec3d& f = frame_filtered_[j];
+    const Vec3d linear = -linear_drag_ * frame_linear_[j];
+    const double angle = f.norm();
+    const bool bend = angle * gamma_scale >= skip_below_;
+    const bool push = linear.norm() * gamma_scale * inv_size >= skip_below_;
+    active_[j] = joint_parameters_[j].enabled && std::isfinite(angle) && (bend || push);
+    if (!active_[j]) continue;
+    const Vec3f q = (pose.world[j] * joint_origin_[j].homogeneous()).head<3>();
+    row[0] = q.x(), row[1] = q.y(), row[2] = q.z();
+    if (bend) {
+      const Vec3f g = (f * inv_size).cast<float>();
+      const Vec3f axis = (f / angle).cast<float>();
+      row[3] = g.x(), row[4] = g.y(), row[5] = g.z();
+      row[6] = axis.x(), row[7] = axis.y(), row[8] = axis.z();
+      row[9] = static_cast<float>(size_ / angle);
+    }
+    if (push) row[10] = static_cast<float>(linear.x()), row[11] = static_cast<float>(linear.y()), row[12] = static_cast<float>(linear.z());
+  }
+  std::size_t active_pairs = 0;
+  for (const Segment& segment : segments_) {
+    if (!active_[segment.joint]) continue;
+    active_pairs += segment.pairs;
+  }
+  active_pairs_ = active_pairs;
+  if (active_pairs == 0) return;
+
+  const float inv_max_angle2 = static_cast<float>(1.0 / (max_angle_ * max_angle_));
+  const bool avx2 = cpu_has_avx2();
+  const std::size_t chunks = (vertex_count_ + kChunk - 1) / kChunk;
+  auto body = [&](std::size_t chunk_begin, std::size_t chunk_end) {
+    alignas(32) float px[kChunk], py[kChunk], pz[kChunk], dx[kChunk], dy[kChunk], dz[kChunk];
+    for (std::size_t c = chunk_begin; c < chunk_end; ++c) {
+      const std::uint32_t first_segment = chunk_segments_[c], last_segment = chunk_segments_[c + 1];
+      bool any = false;
+      for (std::uint32_t s = first_segment; s < last_segment && !any; ++s) any = active_[segments_[s].joint];
+      if (!any) continue;
+      const std::size_t first = c * kChunk, count = std::min(kChunk, vertex_count_ - first);
+      const std::uint16_t* order = chunk_order_.data() + first;
+      const bool identity = chunk_identity_[c];
+      std::fill(dx, dx + count, 0.0f);
+      std::fill(dy, dy + count, 0.0f);
+      std::fill(dz, dz + count, 0.0f);
+      if (identity) {
+        for (std::size_t i = 0; i < count; ++i) {
+          const Vec3f& p = positions[first + i];
+          px[i] = p.x(), py[i] = p.y(), pz[i] = p.z();
+        }
+      } else {
+        for (std::size_t i = 0; i < count; ++i) {
+          const Vec3f& p = positions[first + order[i]];
+          px[i] = p.x(), py[i] = p.y(), pz[i] = p.z();
+        }
+      }
+      for (std::uint32_t s = first_segment; s < last_segment; ++s) {
+        const Segment& segment = segments_[s];
+        if (!active_[segment.joint]) continue;
+        const float* joint = joint_data_.data() + segment.joint * kJointStride;
+        if (segment.dense) {
+          (avx2 ? dense_avx2 : dense_scalar)(joint, segment.first, pair_beta_.data(), pair_gamma_.data(), segment.begin,
+                                             segment.end, px, py, pz, dx, dy, dz, inv_max_angle2);
+        } else {
+          (avx2 ? pairs_avx2 : pairs_scalar<false>)(joint, pair_vertex_.data(), pair_beta_.data(), pair_gamma_.data(),
+                                                    segment.begin, segment.end, px, py, pz, dx, dy, dz, inv_max_angle2);
+        }
+      }
+      if (identity) {
+        for (std::size_t i = 0; i < count; ++i) positions[first + i] += Vec3f(dx[i], dy[i], dz[i]);
+      } else {
+        for (std::size_t i = 0; i < count; ++i) positions[first + order[i]] += Vec3f(dx[i], dy[i], dz[i]);
+      }
+    }
+  };
+  if (pool) {
+    pool->parallel_for(chunks, 1, body);
+  } else {
+    body(0, chunks);
+  }
+}
+
+void DynamicSkinningState::reference_offsets(std::span<const Vec3f> base, std::span<Vec3f> offsets) const {
+  const float inv_max_angle2 = static_cast<float>(1.0 / (max_angle_ * max_angle_));
+  std::fill(offsets.begin(), offsets.end(), Vec3f::Zero());
+  for (std::size_t c = 0; c + 1 < chunk_segments_.size(); ++c) {
+    const std::size_t first = c * kChunk;
+    for (std::uint32_t s = chunk_segments_[c]; s < chunk_segments_[c + 1]; ++s) {
+      const Segment& segment = segments_[s];
+      if (!active_[segment.joint]) continue;
+      const float* joint = joint_data_.data() + segment.joint * kJointStride;
+      for (std::uint32_t k = segment.begin; k < segment.end; ++k) {
+        if (pair_beta_[k] == 0) continue;  // a gap of a dense segment
+        const std::size_t v = first + chunk_order_[first + pair_vertex_[k]];
+        offsets[v] += pair_offset<true>(joint, base[v].x(), base[v].y(), base[v].z(), pair_beta_[k], pair_gamma_[k],
+                                        inv_max_angle2);
+      }
+    }
+  }
+}
+
+void dynamic_skinning_initialize(DynamicSkinningState& state, const Rig& rig, const Mesh& mesh, const Skin& skin,
+                                 const DynamicSkinningParameters& parameters) {
+  state.initialize(rig, mesh, skin, parameters);
+}
+
+void dynamic_skinning_apply(DynamicSkinningState& state, const DynamicSkinningParameters& parameters, const Pose& pose,
+                            std::span<Vec3f> positions, double t, const PoseSampler& pose_at, ThreadPool* pool) {
+  state.apply(parameters, pose, positions, t, pose_at, pool);
+}
+
+void dynamic_skinning_reset(DynamicSkinningState& state) { state.reset(); }
+
+// ---------------------------------------------------------------------------------------------
+// Settings.
+
+namespace {
+
+nlohmann::json maybe_parse(const nlohmann::json& value, const char* key) {
+  if (!value.is_string()) return value;
+  try {
+    return nlohmann::json::parse(value.get<std::string>());
+  } catch (const nlohmann::json::exception& error) {
+    fail_plain("dynamic: '{}' is not valid JSON: {}", key, error.what());
+  }
+}
+
+double number(const nlohmann::json& value, const std::string& key) {
+  if (!value.is_number()) fail_plain("dynamic: '{}' must be a number", key);
+  return value.get<double>();
+}
+
+}  // namespace
+
+DynamicSkinningParameters dynamic_parameters_from_json(const nlohmann::json& section) {
+  DynamicSkinningParameters p;
+  if (!section.is_object()) fail_plain("dynamic: settings must be a JSON object");
+  for (const auto& [key, value] : section.items()) {
+    if (key == "frequency") p.frequency = number(value, key);
+    else if (key == "damping") p.damping = number(value, key);
+    else if (key == "amplitude") p.amplitude = number(value, key);
+    else if (key == "drag") p.drag = number(value, key);
+    else if (key == "max_angle") p.max_angle = number(value, key) * std::numbers::pi / 180;
+    else if (key == "linear_drag") p.linear_drag = number(value, key);
+    else if (key == "max_time_step") p.max_time_step = number(value, key);
+    else if (key == "bend_weight_attribute") {
+      if (!value.is_string()) fail_plain("dynamic: 'bend_weight_attribute' must be a string");
+      p.bend_weight_attribute = value.get<std::string>();
+    } else if (key == "bend_weights") {
+      const nlohmann::json array = maybe_parse(value, "bend_weights");
+      if (!array.is_array()) fail_plain("dynamic: 'bend_weights' must be an array of numbers, one per vertex");
+      for (const auto& g : array) p.bend_weights.push_back(static_cast<float>(number(g, "bend_weights")));
+    } else if (key == "joints") {
+      const nlohmann::json joints = maybe_parse(value, "joints");
+      if (!joints.is_object()) fail_plain("dynamic: 'joints' must be an object: {{\"joint name\": {{...}}, ...}}");
+      for (const auto& [name, settings] : joints.items()) {
+        if (!settings.is_object()) fail_plain("dynamic: joints.{} must be an object", name);
+        JointDynamics joint;
+        joint.joint = name;
+        for (const auto& [k, v] : settings.items()) {
+          const std::string where = "joints." + name + "." + k;
+          if (k == "frequency") joint.frequency = number(v, where);
+          else if (k == "damping") joint.damping = number(v, where);
+          else if (k == "amplitude") joint.amplitude = number(v, where);
+          else if (k == "drag") joint.drag = number(v, where);
+          else if (k == "frequency_scale") joint.frequency_scale = number(v, where);
+          else if (k == "damping_scale") joint.damping_scale = number(v, where);
+          else if (k == "amplitude_scale") joint.amplitude_scale = number(v, where);
+          else if (k == "drag_scale") joint.drag_scale = number(v, where);
+          else if (k == "radius") joint.radius = static_cast<float>(number(v, where));
+          else if (k == "enabled") {
+            if (!v.is_boolean()) fail_plain("dynamic: '{}' must be true or false", where);
+            joint.enabled = v.get<bool>();
+          } else if (k == "origin") {
+            if (!v.is_array() || v.size() != 3) fail_plain("dynamic: '{}' must be [x, y, z]", where);
+            for (int i = 0; i < 3; ++i) joint.origin[i] = static_cast<float>(number(v[i], where));
+          } else {
+            fail_plain("dynamic: unknown key '{}' (known: frequency, damping, amplitude, drag, frequency_scale, "
+                       "damping_scale, amplitude_scale, drag_scale, enabled, origin, radius)",
+                       where);
+          }
+        }
+        p.joints.push_back(std::move(joint));
+      }
+    } else {
+      fail_plain("dynamic: unknown parameter '{}'", key);
+    }
+  }
+  if (std::string problem = p.validate(); !problem.empty()) fail_plain("dynamic: {}", problem);
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The deformer.
+
+namespace {
+
+class DynamicDeformer final : public Deformer {
+ public:
+  explicit DynamicDeformer(DynamicSkinningParameters parameters) : parameters_(std::move(parameters)) {}
+  std::string_view name() const override { return "dynamic"; }
+
+  void bind(const Character& character) override {
+    if (!character.is_skinned()) fail(character.source, "deformer 'dynamic' needs a skinned character (this one has no skin)");
+    try {
+      state_.initialize(character, parameters_);
+    } catch (const Error& error) {
+      fail(character.source, "{}", error.what());
+    }
+  }
+  void reset() override { state_.reset(); }
+  void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
+    state_.apply(parameters_, frame.pose, positions, frame.time, frame.pose_at, frame.pool);
+  }
+
+ private:
+  DynamicSkinningParameters parameters_;
+  DynamicSkinningState state_;
+};
+
+}  // namespace
+
+std::unique_ptr<Deformer> make_dynamic_deformer(const nlohmann::json& settings) {
+  return std::make_unique<DynamicDeformer>(dynamic_parameters_from_json(settings));
+}
+
+}  // namespace wobble

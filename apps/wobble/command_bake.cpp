@@ -10,6 +10,7 @@
 #include <wobble/io.hpp>
 #include <wobble/parallel.hpp>
 
+#include "clip_options.hpp"
 #include "commands.hpp"
 #include "deformer_options.hpp"
 #include "progress.hpp"
@@ -33,20 +34,15 @@ OutputKind output_kind(const std::string& out) {
 
 Runner add_bake_command(CLI::App& app) {
   struct Options {
-    std::string input, clip = "0", output;
-    double fps = 60, start = std::numeric_limits<double>::quiet_NaN(), end = std::numeric_limits<double>::quiet_NaN();
-    std::size_t threads = 0;
+    std::string input, output;
+    ClipOptions clip;
     bool quiet = false;
     DeformerOptions deformers;
   };
   auto options = std::make_shared<Options>();
   app.add_option("IN", options->input, "skinned character (glTF, FBX, Collada, ...)")->required();
-  app.add_option("--clip", options->clip, "clip name or index")->capture_default_str();
-  app.add_option("--fps", options->fps, "frames per second of the output")->capture_default_str();
-  app.add_option("--start", options->start, "first frame time, seconds (default: clip start)");
-  app.add_option("--end", options->end, "last frame time, seconds, included (default: clip end)");
+  options->clip.add_to(app, 60, "frames per second of the output");
   app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, or folder/ for OBJ files")->required();
-  app.add_option("--threads", options->threads, "worker threads (0: all cores)")->capture_default_str();
   app.add_flag("-q,--quiet", options->quiet, "no progress, summary or repair warnings; errors only");
   options->deformers.add_to(app);
 
@@ -55,19 +51,10 @@ Runner add_bake_command(CLI::App& app) {
     const OutputKind kind = output_kind(options->output);
     const nlohmann::json settings = options->deformers.settings();
     const Character character = load_character(options->input);
-    const auto clip = character.find_clip(options->clip);
-    if (!clip) {
-      std::string names;
-      for (const Clip& c : character.clips) names += (names.empty() ? "" : ", ") + c.name;
-      fail(options->input, "no clip '{}' (clips: {})", options->clip, names.empty() ? "none" : names);
-    }
-    ThreadPool pool(options->threads);
+    BakeOptions bake_options = options->clip.bake_options(character);
+    const std::size_t clip = bake_options.clip;
+    ThreadPool pool(options->clip.threads);
     Progress progress("baking", options->quiet);
-    BakeOptions bake_options;
-    bake_options.clip = *clip;
-    bake_options.fps = options->fps;
-    bake_options.start = options->start;
-    bake_options.end = options->end;
     bake_options.stack = options->deformers.stack();
     bake_options.settings = settings;
     bake_options.pool = &pool;
@@ -76,13 +63,13 @@ Runner add_bake_command(CLI::App& app) {
     progress.finish();
 
     switch (kind) {
-      case OutputKind::Gltf: write_gltf(options->output, character, &baked, *clip); break;
-      case OutputKind::Pc2: write_pc2(options->output, baked, static_cast<float>(options->fps)); break;
+      case OutputKind::Gltf: write_gltf(options->output, character, &baked, clip); break;
+      case OutputKind::Pc2: write_pc2(options->output, baked, static_cast<float>(options->clip.fps)); break;
       case OutputKind::ObjSequence: write_obj_sequence(options->output, character.mesh, baked); break;
     }
     if (!options->quiet) {
       fmt::print("wrote {} ({} frames of {} vertices, clip '{}', {} fps, stack {})\n", options->output,
-                 baked.times.size(), character.mesh.vertex_count(), character.clips[*clip].name, options->fps,
+                 baked.times.size(), character.mesh.vertex_count(), character.clips[clip].name, options->clip.fps,
                  bake_options.stack);
     }
     return 0;

@@ -14,6 +14,7 @@
 #include <wobble/parallel.hpp>
 #include <wobble/quality_measures.hpp>
 
+#include "clip_options.hpp"
 #include "commands.hpp"
 #include "deformer_options.hpp"
 
@@ -53,33 +54,24 @@ nlohmann::json to_json(const QualitySummary& s) {
 
 Runner add_measure_command(CLI::App& app) {
   struct Options {
-    std::string input, clip = "0", against;
-    double fps = 30, start = std::numeric_limits<double>::quiet_NaN(), end = std::numeric_limits<double>::quiet_NaN();
-    std::size_t threads = 0;
+    std::string input, against;
+    ClipOptions clip;
     bool json = false;
     DeformerOptions deformers;
   };
   auto options = std::make_shared<Options>();
   app.add_option("IN", options->input, "skinned character (glTF, FBX, Collada, ...)")->required();
-  app.add_option("--clip", options->clip, "clip name or index")->capture_default_str();
-  app.add_option("--fps", options->fps, "frames per second sampled")->capture_default_str();
-  app.add_option("--start", options->start, "first frame time, seconds (default: clip start)");
-  app.add_option("--end", options->end, "last frame time, seconds, included (default: clip end)");
+  options->clip.add_to(app, 30, "frames per second sampled");
   app.add_option("--against", options->against, "a second stack to compare with (e.g. lbs); same settings");
-  app.add_option("--threads", options->threads, "worker threads (0: all cores)")->capture_default_str();
   app.add_flag("--json", options->json, "print JSON instead of a table");
   options->deformers.add_to(app);
 
   return [options] {
     const nlohmann::json settings = options->deformers.settings();
     const Character character = load_character(options->input);
-    const auto clip = character.find_clip(options->clip);
-    if (!clip) {
-      std::string names;
-      for (const Clip& c : character.clips) names += (names.empty() ? "" : ", ") + c.name;
-      fail(options->input, "no clip '{}' (clips: {})", options->clip, names.empty() ? "none" : names);
-    }
-    ThreadPool pool(options->threads);
+    const BakeOptions range = options->clip.bake_options(character);
+    const std::size_t clip = range.clip;
+    ThreadPool pool(options->clip.threads);
     std::vector<std::string> stacks = {options->deformers.stack()};
     if (!options->against.empty()) stacks.push_back(options->against);
 
@@ -88,11 +80,7 @@ Runner add_measure_command(CLI::App& app) {
     std::vector<BakedFrames> baked;
     std::vector<std::vector<FrameQuality>> qualities;
     for (const std::string& stack : stacks) {
-      BakeOptions bake_options;
-      bake_options.clip = *clip;
-      bake_options.fps = options->fps;
-      bake_options.start = options->start;
-      bake_options.end = options->end;
+      BakeOptions bake_options = range;
       bake_options.stack = stack;
       bake_options.settings = settings_for(stack, settings);
       bake_options.pool = &pool;
@@ -110,8 +98,8 @@ Runner add_measure_command(CLI::App& app) {
 
     if (options->json) {
       nlohmann::json out = {{"input", options->input},
-                            {"clip", character.clips[*clip].name},
-                            {"fps", options->fps},
+                            {"clip", character.clips[clip].name},
+                            {"fps", options->clip.fps},
                             {"vertices", character.mesh.vertex_count()},
                             {"triangles", character.mesh.triangle_count()},
                             {"size", size},
@@ -145,7 +133,7 @@ Runner add_measure_command(CLI::App& app) {
     }
 
     fmt::print("{}: clip '{}', {} frames at {} fps, {} vertices, size {:.4g}\n", options->input,
-               character.clips[*clip].name, baked[0].times.size(), options->fps, character.mesh.vertex_count(), size);
+               character.clips[clip].name, baked[0].times.size(), options->clip.fps, character.mesh.vertex_count(), size);
     for (std::size_t s = 0; s < stacks.size(); ++s) {
       fmt::print("\nstack {}\n{:>9} {:>12} {:>12} {:>12} {:>12} {:>8}", stacks[s], "time s", "volume %", "detail err",
                  "edge err", "max stretch", "flipped");

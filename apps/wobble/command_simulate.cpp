@@ -169,9 +169,8 @@ Runner add_simulate_command(CLI::App& app) {
       if (!o->input.empty()) fail(o->input, "give either INPUT or --rig, not both");
       const OutputKind kind = output_kind(o->output);
       const Character character = load_character(o->rig);
-      const auto clip = character.find_clip(o->clip);
-      if (!clip) fail(o->rig, "no clip '{}'", o->clip);
-      const Clip& c = character.clips[*clip];
+      const std::size_t clip = character.require_clip(o->clip);
+      const Clip& c = character.clips[clip];
       RigComplementaryOptions options;
       options.handles = o->handles;
       options.points = o->points;
@@ -202,7 +201,7 @@ Runner add_simulate_command(CLI::App& app) {
       progress.finish();
       switch (kind) {
         case OutputKind::Pc2: write_pc2(o->output, baked, static_cast<float>(o->fps)); break;
-        case OutputKind::Gltf: write_gltf(o->output, character, &baked, *clip); break;
+        case OutputKind::Gltf: write_gltf(o->output, character, &baked, clip); break;
         case OutputKind::Folder: write_obj_sequence(o->output, character.mesh, baked); break;
       }
       if (!o->quiet) spdlog::info("simulated {} frames of '{}' -> {}", frames, c.name, o->output);

@@ -24,6 +24,8 @@ struct Character {
   bool is_skinned() const { return !rig.empty() && !skin.empty(); }
   // A clip by name, or by index when `name_or_index` is a number; nullopt if none matches.
   std::optional<std::size_t> find_clip(const std::string& name_or_index) const;
+  // As find_clip, but throws Error naming the source and listing the clips it has.
+  std::size_t require_clip(const std::string& name_or_index) const;
   // Throws Error naming the source if the pieces do not fit together (sizes, indices, NaN).
   void validate() const;
 };

@@ -18,6 +18,13 @@ std::optional<std::size_t> Character::find_clip(const std::string& name_or_index
   return std::nullopt;
 }
 
+std::size_t Character::require_clip(const std::string& name_or_index) const {
+  if (auto found = find_clip(name_or_index)) return *found;
+  std::string names;
+  for (const Clip& clip : clips) names += (names.empty() ? "" : ", ") + clip.name;
+  fail(source, "no clip '{}' (clips: {})", name_or_index, names.empty() ? "none" : names);
+}
+
 void Character::validate() const {
   const std::size_t n = mesh.vertex_count();
   if (!mesh.normals.empty() && mesh.normals.size() != n) fail(source, "{} normals for {} vertices", mesh.normals.size(), n);

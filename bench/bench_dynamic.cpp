@@ -117,7 +117,7 @@ struct Scene {
 };
 
 Scene& clonk() {
-  static Scene s(load_character(std::string(WOBBLE_SOURCE_DIR) + "/assets/clonk.glb"), "Walk");
+  static Scene s(load_character(std::string(WOBBLE_BUNDLED_ASSETS) + "/clonk.glb"), "Walk");
   return s;
 }
 Scene& marine() {

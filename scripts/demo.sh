@@ -5,12 +5,12 @@ cd "$(dirname "$0")/.."
 build="${1:-build}"
 wobble="$build/wobble"
 mkdir -p out
-"$wobble" info assets/clonk.glb | head -n 3 || true  # head closes the pipe early (SIGPIPE)
-"$wobble" bake assets/clonk.glb --clip Walk --fps 60 --deformer lbs -o out/clonk_walk_lbs.glb
-"$wobble" bake assets/clonk.glb --clip Walk --fps 60 --deformer dqs -o out/clonk_walk_dqs.pc2
+"$wobble" info "$build/assets/clonk.glb" | head -n 3 || true  # head closes the pipe early (SIGPIPE)
+"$wobble" bake "$build/assets/clonk.glb" --clip Walk --fps 60 --deformer lbs -o out/clonk_walk_lbs.glb
+"$wobble" bake "$build/assets/clonk.glb" --clip Walk --fps 60 --deformer dqs -o out/clonk_walk_dqs.pc2
 # Dynamic Skinning (default settings: visible, tasteful wobble and drag), as glTF and point cache.
-"$wobble" bake assets/clonk.glb --clip Walk --fps 60 --deformer lbs,dynamic -o out/clonk_walk_dynamic.glb
-"$wobble" bake assets/clonk.glb --clip Walk --fps 60 --deformer lbs,dynamic -o out/clonk_walk_dynamic.pc2
+"$wobble" bake "$build/assets/clonk.glb" --clip Walk --fps 60 --deformer lbs,dynamic -o out/clonk_walk_dynamic.glb
+"$wobble" bake "$build/assets/clonk.glb" --clip Walk --fps 60 --deformer lbs,dynamic -o out/clonk_walk_dynamic.pc2
 echo
 echo "demo outputs:"
 echo "  $(pwd)/out/clonk_walk_lbs.glb   (open in any glTF viewer)"

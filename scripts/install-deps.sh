@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 profile="${1:-test}"
 
 core_packages=(
-  build-essential cmake ninja-build pkg-config git ccache
+  build-essential cmake ninja-build pkg-config git ccache xz-utils
   libeigen3-dev libtinygltf-dev libassimp-dev libcli11-dev nlohmann-json3-dev
   libfmt-dev libspdlog-dev libstb-dev libspectra-dev
 )

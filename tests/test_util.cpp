@@ -13,7 +13,7 @@ std::filesystem::path shared_asset(const std::string& relative) {
   return std::filesystem::path(WOBBLE_SHARED_ASSETS) / relative;
 }
 std::filesystem::path bundled_asset(const std::string& relative) {
-  return std::filesystem::path(WOBBLE_SOURCE_DIR) / "assets" / relative;
+  return std::filesystem::path(WOBBLE_BUNDLED_ASSETS) / relative;
 }
 std::filesystem::path assimp_model(const std::string& relative) {
   return std::filesystem::path("/usr/share/assimp/models") / relative;

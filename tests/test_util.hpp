@@ -10,7 +10,7 @@ namespace wobble::test {
 
 // ../shared/assets/<relative> (the workplace's shared test assets).
 std::filesystem::path shared_asset(const std::string& relative);
-// <source>/assets/<relative> (assets bundled with wobble).
+// <build>/assets/<relative>: assets bundled with wobble, unpacked by the build from assets/*.xz.
 std::filesystem::path bundled_asset(const std::string& relative);
 // Debian's assimp-testmodels: /usr/share/assimp/models/<relative>.
 std::filesystem::path assimp_model(const std::string& relative);

@@ -6,6 +6,8 @@
 
 #include <wobble/error.hpp>
 
+#include "deform/deformers.hpp"
+
 namespace wobble {
 
 namespace {
@@ -24,6 +26,12 @@ std::string trim(std::string_view text) {
 }
 
 }  // namespace
+
+void require_skinned(const Character& character, std::string_view deformer) {
+  if (!character.is_skinned()) {
+    fail(character.source, "deformer '{}' needs a skinned character (this one has no skin)", deformer);
+  }
+}
 
 DeformerStack DeformerStack::parse(std::string_view spec, const nlohmann::json& settings) {
   if (!settings.is_object()) fail_plain("settings: expected a JSON object with one section per deformer");

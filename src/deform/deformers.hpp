@@ -8,6 +8,9 @@
 
 namespace wobble {
 
+// Throws Error naming the character's file if it has no skin (for deformers that need one).
+void require_skinned(const Character& character, std::string_view deformer);
+
 std::unique_ptr<Deformer> make_lbs_deformer(const nlohmann::json& settings);
 std::unique_ptr<Deformer> make_dqs_deformer(const nlohmann::json& settings);
 std::unique_ptr<Deformer> make_delta_mush_deformer(const nlohmann::json& settings);

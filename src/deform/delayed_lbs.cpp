@@ -345,7 +345,7 @@ class DelayedLbsDeformer final : public Deformer {
   explicit DelayedLbsDeformer(DelayedLbsParameters parameters) : parameters_(parameters) {}
   std::string_view name() const override { return "dlbs"; }
   void bind(const Character& character) override {
-    if (!character.is_skinned()) fail(character.source, "deformer 'dlbs' needs a skinned character (this one has no skin)");
+    require_skinned(character, "dlbs");
     try {
       dlbs_.bind(character, parameters_);
     } catch (const Error& error) {

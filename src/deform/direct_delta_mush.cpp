@@ -424,7 +424,7 @@ class DirectDeltaMushDeformer final : public Deformer {
   std::string_view name() const override { return "ddm"; }
 
   void bind(const Character& character) override {
-    if (!character.is_skinned()) fail(character.source, "deformer 'ddm' needs a skinned character (this one has no skin)");
+    require_skinned(character, "ddm");
     ddm_.bind(character.mesh.positions, character.mesh.triangles, character.skin, character.rig.joint_count(), settings_);
     skin_ = PackedSkin::from(character.skin);
     bound_ = &character;

@@ -884,7 +884,7 @@ class DynamicDeformer final : public Deformer {
   std::string_view name() const override { return "dynamic"; }
 
   void bind(const Character& character) override {
-    if (!character.is_skinned()) fail(character.source, "deformer 'dynamic' needs a skinned character (this one has no skin)");
+    require_skinned(character, "dynamic");
     try {
       state_.initialize(character, parameters_);
     } catch (const Error& error) {

@@ -147,20 +147,20 @@ class LbsDeformer final : public Deformer {
   std::string_view name() const override { return "lbs"; }
 
   void bind(const Character& character) override {
-    if (!character.is_skinned()) fail(character.source, "deformer 'lbs' needs a skinned character (this one has no skin)");
+    require_skinned(character, name());
     skin_ = PackedSkin::from(character.skin);
-    rest_positions_ = character.mesh.positions;
-    rest_normals_ = character.mesh.normals;
   }
 
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
     LbsJob job;
     job.skinning_matrices = frame.pose.skinning;
     job.skin = &skin_;
-    job.in_positions = rest_positions_;
+    // The rest mesh is read from the character the stack was bound to, not copied at bind.
+    const Mesh& rest = frame.character.mesh;
+    job.in_positions = rest.positions;
     job.out_positions = positions;
-    if (!normals.empty() && rest_normals_.size() == positions.size()) {
-      job.in_normals = rest_normals_;
+    if (!normals.empty() && rest.normals.size() == positions.size()) {
+      job.in_normals = rest.normals;
       job.out_normals = normals;
     }
     if (std::string problem = job.Validate(); !problem.empty()) fail_plain("lbs: {}", problem);
@@ -169,7 +169,6 @@ class LbsDeformer final : public Deformer {
 
  private:
   PackedSkin skin_;
-  std::vector<Vec3f> rest_positions_, rest_normals_;
 };
 
 }  // namespace

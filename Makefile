@@ -2,12 +2,16 @@
 #   make demo    set-up, then bake the bundled character (the main job)
 #   make test    set-up, then build and run every test
 #   make bench   set-up, then run the benchmarks (figures in docs/benchmarks.md)
+#   make web     the viewer for the browser (WebAssembly + WebGL 2) in build-web/site
+#   make python  the Python module (build/python)
+#   make blender-addon  the Blender add-on zip (build/blender/wobble_blender.zip)
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
+WEB_BUILD_DIR ?= build-web
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-core configure build demo test bench clean
+.PHONY: all deps deps-core configure build demo test bench web python blender-addon clean
 
 all: build
 
@@ -31,8 +35,17 @@ demo: build
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
+web: deps
+	scripts/build-web.sh $(WEB_BUILD_DIR)
+
+python: deps configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target wobble_python
+
+blender-addon: deps configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target blender_addon
+
 bench: build
 	scripts/bench.sh $(BUILD_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(WEB_BUILD_DIR)

@@ -10,10 +10,18 @@ core_packages=(
   build-essential cmake ninja-build pkg-config git ccache xz-utils
   libeigen3-dev libtinygltf-dev libassimp-dev libcli11-dev nlohmann-json3-dev
   libfmt-dev libspdlog-dev libstb-dev libspectra-dev
+  # renderer, `wobble render`, wobble-viewer (headless EGL on Mesa, video through ffmpeg)
+  libepoxy-dev libegl-dev libgl1-mesa-dri libglfw3-dev libimgui-dev ffmpeg
+  # Python module
+  pybind11-dev python3-dev python3-numpy
+  # neural skinning fields (OpenBLAS: the reference BLAS is 4-5x slower)
+  libtorch-dev libopenblas0-openmp
 )
 test_packages=(
   libgtest-dev libbenchmark-dev assimp-testmodels assimp-utils nodejs npm
-  blender python3-numpy
+  blender xvfb xauth
+  # the browser build of the viewer and its test
+  emscripten chromium
 )
 
 packages=("${core_packages[@]}")

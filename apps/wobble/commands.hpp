@@ -13,5 +13,11 @@ Runner add_info_command(CLI::App& app);
 Runner add_bake_command(CLI::App& app);
 Runner add_measure_command(CLI::App& app);
 Runner add_simulate_command(CLI::App& app);
+#ifdef WOBBLE_HAVE_RENDER
+Runner add_render_command(CLI::App& app);  // apps/wobble/render/ (cmake/render.cmake)
+#endif
+#ifdef WOBBLE_HAVE_NEURAL
+Runner add_fields_command(CLI::App& app);  // apps/wobble/fields/ (cmake/neural.cmake)
+#endif
 
 }  // namespace wobble::cli

@@ -31,6 +31,13 @@ int main(int argc, char** argv) {
   add("measure", "quality figures of a deformer stack over a clip (volume, detail, stretch, flips)",
       wobble::cli::add_measure_command);
   add("simulate", "reduced-order physics on skinning subspaces (PhysSkin++ runtime)", wobble::cli::add_simulate_command);
+#ifdef WOBBLE_HAVE_RENDER
+  add("render", "render a deformer stack over a clip to PNG, a contact sheet, a PNG sequence, MP4 or GIF",
+      wobble::cli::add_render_command);
+#endif
+#ifdef WOBBLE_HAVE_NEURAL
+  add("fields", "neural skinning fields: train, infer, metrics, render (PhysSkin++)", wobble::cli::add_fields_command);
+#endif
 
   try {
     app.parse(argc, argv);

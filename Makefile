@@ -10,6 +10,8 @@ BUILD_TYPE ?= Release
 WEB_BUILD_DIR ?= build-web
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# ccache keys on paths relative to the checkout, so a fresh clone reuses this machine's cache.
+export CCACHE_BASEDIR := $(CURDIR)
 
 .PHONY: all deps deps-core configure build demo test bench web python blender-addon clean
 

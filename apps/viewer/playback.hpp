@@ -1,0 +1,37 @@
+#pragma once
+// Playback of a clip: play, pause, scrub, loop, speed. Two clocks: the clip time (what pose is
+// shown) and the simulation time (what the effects see). The simulation time only moves forward,
+// also while the clip is paused, so that wobbles started by dragging a joint keep ringing; a
+// loop wrap is not a jump for the effects, a scrub is.
+namespace wobble::viewer {
+
+class Playback {
+ public:
+  void set_range(float start, float end);  // the clip's first and last keys
+  float start() const { return start_; }
+  float end() const { return end_; }
+
+  bool playing = true;
+  bool loop = true;
+  float speed = 1.0f;
+
+  // Real (or fixed) time step in seconds.
+  void advance(double dt);
+  // Jumps the clip to time t (clamped); the effects restart (take_jump() says so once).
+  void scrub(float t);
+  bool take_jump();
+
+  float clip_time() const { return clip_time_; }
+  double simulation_time() const { return simulation_time_; }
+  // The clip time the simulation time s corresponds to while playing (s may lie before or after
+  // the current frame); the current clip time when paused.
+  float clip_time_at(double s) const;
+
+ private:
+  float wrap(double t) const;
+  float start_ = 0, end_ = 0, clip_time_ = 0;
+  double simulation_time_ = 0;
+  bool jumped_ = true;
+};
+
+}  // namespace wobble::viewer

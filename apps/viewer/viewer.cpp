@@ -1,0 +1,453 @@
+#include "viewer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+#include <nlohmann/json.hpp>
+
+#include <wobble/atomic_file.hpp>
+#include <wobble/error.hpp>
+#include <wobble/io.hpp>
+#include <wobble/render/framing.hpp>
+#include <wobble/render/scalar_fields.hpp>
+
+#include "deformer_panel.hpp"
+#include "gl.hpp"
+#include "web_download.hpp"
+
+namespace wobble::viewer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double milliseconds_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+nlohmann::json read_settings(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) fail(path, "cannot read the settings file");
+  nlohmann::json settings = nlohmann::json::parse(in, nullptr, false);
+  if (settings.is_discarded() || !settings.is_object()) fail(path, "not a JSON object of deformer sections");
+  return settings;
+}
+
+// Settings that name another character's vertices or joints do not carry over to a new one.
+void drop_foreign_settings(StackSettings& stack, const Character& character) {
+  nlohmann::json& dynamic = stack.section("dynamic");
+  if (dynamic.contains("bend_weights") &&
+      !(dynamic["bend_weights"].is_array() && dynamic["bend_weights"].size() == character.mesh.vertex_count()))
+    dynamic.erase("bend_weights");
+  if (dynamic.contains("joints") && dynamic["joints"].is_object()) {
+    nlohmann::json kept = nlohmann::json::object();
+    for (const auto& [name, entry] : dynamic["joints"].items())
+      if (character.rig.find(name) >= 0) kept[name] = entry;
+    if (kept.empty()) dynamic.erase("joints");
+    else dynamic["joints"] = kept;
+  }
+}
+
+}  // namespace
+
+Viewer::Viewer(const ViewerOptions& options) : options_(options) {
+  renderer_ = std::make_unique<render::Renderer>();
+#ifndef __EMSCRIPTEN__
+  pool_ = std::make_unique<ThreadPool>();
+#endif
+  bundled_ = bundled_characters(bundled_assets_folder());
+  const nlohmann::json settings = options.settings.empty() ? nlohmann::json::object() : read_settings(options.settings);
+  stack_settings_ = StackSettings::from(options.deformer, settings);
+  use_gpu_ = options.gpu;
+  draw_options_.skeleton = options.skeleton;
+  if (options.cylinder_vertices > 0) set_character(make_cylinder_character(options.cylinder_vertices));
+  else if (!options.file.empty()) set_character(load_character(options.file));
+  else set_character(load_bundled(bundled_.front()));
+  if (!options.clip.empty()) choose_clip(static_cast<int>(character_->require_clip(options.clip)));
+  if (!options.settings.empty()) save_path_ = options.settings.string();
+}
+
+Viewer::~Viewer() = default;
+
+bool Viewer::open(const std::filesystem::path& file) {
+  try {
+    set_character(load_character(file));
+    return true;
+  } catch (const std::exception& e) {
+    show_error(e.what());
+    return false;
+  }
+}
+
+void Viewer::set_character(Character character) {
+  character_ = std::make_unique<Character>(std::move(character));
+  renderer_->set_mesh(character_->mesh);
+  joints_ = JointDrag{};
+  brush_.bind(character_->mesh);
+  drop_foreign_settings(stack_settings_, *character_);
+  const nlohmann::json& dynamic = stack_settings_.section("dynamic");
+  bend_weights_ = initial_bend_weights(
+      character_->mesh, dynamic.contains("bend_weights") ? dynamic["bend_weights"].get<std::vector<float>>() : std::vector<float>{},
+      dynamic.value("bend_weight_attribute", std::string("_BEND_WEIGHT")));
+  error_.clear();
+  choose_clip(character_->clips.empty() ? -1 : 0);
+  rebuild_stack();
+  heat_map_dirty_ = true;
+  positions_valid_ = false;
+  const std::string stem = character_->source.stem().string();
+  save_path_ = (stem.empty() ? std::string("character") : stem) + ".wobble.json";
+
+  // Frame the camera on the first frame's shape (world space, which may differ from bind space).
+  compute_pose();
+  std::vector<Vec3f> positions = character_->mesh.positions, normals;
+  if (stack_ready_) {
+    try {
+      FrameInput frame{*character_, pose_, playback_.simulation_time(), {}, pool_.get()};
+      stack_.evaluate(frame, positions, normals);
+    } catch (const std::exception&) {
+      positions = character_->mesh.positions;
+    }
+    stack_.reset();
+  }
+  camera_.frame(render::bounds_of(positions), 16.0f / 9.0f);
+}
+
+void Viewer::choose_clip(int clip) {
+  clip_ = clip;
+  if (clip >= 0) playback_.set_range(character_->clips[clip].start(), character_->clips[clip].end());
+  else playback_.set_range(0, 0);
+}
+
+bool Viewer::gpu_available() const {
+  const std::string spec = stack_settings_.spec();
+  return character_ && character_->is_skinned() && (spec == "lbs" || spec == "lbs,dynamic");
+}
+
+void Viewer::set_gpu(bool gpu) { use_gpu_ = gpu; }
+
+void Viewer::show_error(const std::string& message) {
+  error_ = message;
+  std::fprintf(stderr, "%s\n", message.c_str());
+}
+
+void Viewer::rebuild_stack() {
+  stack_ready_ = false;
+  positions_valid_ = false;
+  if (!character_->is_skinned()) return;  // a static mesh is shown as it is
+  try {
+    stack_ = stack_settings_.build();
+    stack_.bind(*character_);
+    stack_ready_ = true;
+    error_.clear();
+  } catch (const std::exception& e) {
+    show_error(e.what());
+  }
+  gpu_dynamic_ = stack_settings_.contains("dynamic");
+  if (gpu_available()) {
+    try {
+      const nlohmann::json* section = stack_settings_.find_section("dynamic");
+      gpu_parameters_ = dynamic_parameters_from_json(section ? *section : nlohmann::json::object());
+      if (gpu_dynamic_) gpu_state_.initialize(*character_, gpu_parameters_);
+      renderer_->set_skin(character_->skin, character_->rig.joint_count(), gpu_dynamic_ ? &gpu_state_ : nullptr);
+    } catch (const std::exception& e) {
+      show_error(e.what());
+    }
+  }
+}
+
+void Viewer::compute_pose() {
+  const Clip* clip = clip_ >= 0 ? &character_->clips[clip_] : nullptr;
+  evaluate_pose(character_->rig, clip, playback_.clip_time(), pose_);
+  if (joints_.has_overrides()) {
+    joints_.apply(pose_);
+    update_world(character_->rig, pose_);
+  }
+}
+
+void Viewer::deform() {
+  const auto start = Clock::now();
+  if (playback_.take_jump()) {
+    stack_.reset();
+    gpu_state_.reset();
+  }
+  // The clip is the motion's source while it plays untouched; otherwise the effects difference
+  // the poses they are given (interactive posing).
+  PoseSampler pose_at;
+  const Clip* clip = clip_ >= 0 ? &character_->clips[clip_] : nullptr;
+  if (clip && playback_.playing && !joints_.has_overrides())
+    pose_at = [this, clip](double s, Pose& pose) { evaluate_pose(character_->rig, clip, playback_.clip_time_at(s), pose); };
+  const double t = playback_.simulation_time();
+
+  if (!character_->is_skinned()) {
+    if (!positions_valid_) {
+      positions_ = character_->mesh.positions;
+      renderer_->set_positions(positions_, character_->mesh.normals);
+      positions_valid_ = true;
+    }
+  } else if (gpu_path() && !painting_mode_) {
+    try {
+      if (gpu_dynamic_) gpu_state_.advance(gpu_parameters_, pose_, t, pose_at);
+      renderer_->set_pose(pose_, gpu_dynamic_ ? &gpu_state_ : nullptr);
+    } catch (const std::exception& e) {
+      show_error(e.what());
+      use_gpu_ = false;
+    }
+    positions_valid_ = false;
+  } else if (stack_ready_) {
+    try {
+      FrameInput frame{*character_, pose_, t, pose_at, pool_.get()};
+      stack_.evaluate(frame, positions_, normals_);
+      renderer_->set_positions(positions_, normals_);
+      positions_valid_ = true;
+    } catch (const std::exception& e) {
+      show_error(e.what());
+      stack_ready_ = false;
+    }
+  }
+  if (character_->is_skinned()) renderer_->set_skeleton(character_->rig, pose_);
+  last_deform_ms_ = milliseconds_since(start);
+  deform_times_.add(last_deform_ms_);
+}
+
+void Viewer::update_heat_map() {
+  if (!heat_map_dirty_) return;
+  heat_map_dirty_ = false;
+  const int joint = joints_.selected;
+  const bool has_joint = character_->is_skinned() && joint >= 0 && joint < static_cast<int>(character_->rig.joint_count());
+  std::vector<float> values;
+  draw_options_.scalar_min = 0;
+  draw_options_.scalar_max = 1;
+  switch (painting_mode_ ? HeatMap::BendWeight : heat_map_) {
+    case HeatMap::None: break;
+    case HeatMap::BendWeight:
+      values = bend_weights_;
+      if (!values.empty()) {
+        draw_options_.scalar_min = std::min(0.0f, *std::min_element(values.begin(), values.end()));
+        draw_options_.scalar_max = std::max(1.0f, *std::max_element(values.begin(), values.end()));
+      }
+      break;
+    case HeatMap::SkinWeight:
+      if (has_joint) values = render::skin_weight_field(character_->skin, static_cast<std::uint32_t>(joint));
+      break;
+    case HeatMap::HierarchicalWeight:
+      if (has_joint) values = render::hierarchical_weight_field(character_->rig, character_->skin, static_cast<std::uint32_t>(joint));
+      break;
+  }
+  draw_options_.heat_map = !values.empty();
+  renderer_->set_scalars(values);
+}
+
+void Viewer::paint(const Vec2f& pixel, int width, int height) {
+  if (!positions_valid_ || positions_.size() != bend_weights_.size()) return;
+  const Mat4f inverse = camera_.view_projection(static_cast<float>(width) / static_cast<float>(height)).inverse();
+  const float x = 2 * pixel.x() / static_cast<float>(width) - 1, y = 1 - 2 * pixel.y() / static_cast<float>(height);
+  const Vec4f near_point = inverse * Vec4f(x, y, -1, 1), far_point = inverse * Vec4f(x, y, 1, 1);
+  const Vec3f origin = near_point.head<3>() / near_point.w();
+  const Vec3f direction = (far_point.head<3>() / far_point.w() - origin).normalized();
+  if (const auto hit = cast_ray(positions_, character_->mesh.triangles, origin, direction)) {
+    brush_.dab(positions_, *hit, render::bounds_of(positions_).diagonal().norm(), brush_settings_, bend_weights_);
+    heat_map_dirty_ = true;
+  }
+}
+
+void Viewer::commit_bend_weights() {
+  stack_settings_.section("dynamic")["bend_weights"] = bend_weights_;
+  rebuild_stack();
+  heat_map_dirty_ = true;
+}
+
+void Viewer::handle_mouse(int width, int height) {
+  ImGuiIO& io = ImGui::GetIO();
+  const Vec2f pixel(io.MousePos.x * io.DisplayFramebufferScale.x, io.MousePos.y * io.DisplayFramebufferScale.y);
+  const Mat4f view_projection = camera_.view_projection(static_cast<float>(width) / static_cast<float>(height));
+  if (!io.WantCaptureMouse) {
+    if (ImGui::IsMouseClicked(0)) {
+      if (painting_mode_) {
+        painting_ = true;
+      } else if (character_->is_skinned() && joints_.press(pose_, view_projection, width, height, pixel)) {
+        draw_options_.skeleton = true;
+        heat_map_dirty_ = true;
+      } else {
+        orbiting_ = true;
+      }
+    }
+    if (ImGui::IsMouseClicked(1) || ImGui::IsMouseClicked(2)) orbiting_ = true;
+    if (io.MouseWheel != 0) camera_.distance *= std::pow(0.9f, io.MouseWheel);
+  }
+  if (painting_ && ImGui::IsMouseDown(0)) paint(pixel, width, height);
+  if (joints_.dragging() && ImGui::IsMouseDown(0))
+    joints_.move(character_->rig, pose_, camera_, view_projection, width, height, pixel);
+  if (orbiting_) {
+    camera_.yaw -= io.MouseDelta.x * 0.008f;
+    camera_.pitch = std::clamp(camera_.pitch + io.MouseDelta.y * 0.008f, -1.45f, 1.45f);
+  }
+  if (ImGui::IsMouseReleased(0)) {
+    if (painting_) commit_bend_weights();
+    painting_ = false;
+    joints_.release();
+  }
+  if (!ImGui::IsMouseDown(0) && !ImGui::IsMouseDown(1) && !ImGui::IsMouseDown(2)) orbiting_ = false;
+}
+
+void Viewer::frame(double dt, int width, int height) {
+  width = std::max(width, 1);
+  height = std::max(height, 1);
+  playback_.advance(dt);
+  compute_pose();
+  deform();
+  update_heat_map();
+  handle_mouse(width, height);
+  draw_options_.selected_joint = joints_.selected;
+  glViewport(0, 0, width, height);
+  renderer_->draw(camera_, width, height, draw_options_);
+  draw_ui(width, height);
+}
+
+void Viewer::save_settings() {
+  try {
+    AtomicOutput output(save_path_);
+    {
+      std::ofstream out(output.temporary());
+      out << stack_settings_.settings_file().dump(2) << "\n";
+      if (!out) fail(save_path_, "cannot write the settings");
+    }
+    output.commit();
+    offer_download(save_path_);
+    error_ = "saved " + save_path_;
+  } catch (const std::exception& e) {
+    show_error(e.what());
+  }
+}
+
+void Viewer::save_gltf() {
+  const std::string stem = character_->source.stem().string();
+  const std::string path = (stem.empty() ? std::string("character") : stem) + ".painted.glb";
+  try {
+    Character copy = *character_;
+    const nlohmann::json* dynamic = stack_settings_.find_section("dynamic");
+    const std::string attribute = dynamic ? dynamic->value("bend_weight_attribute", std::string("_BEND_WEIGHT")) : "_BEND_WEIGHT";
+    copy.mesh.vertex_scalars[attribute.empty() ? std::string("_BEND_WEIGHT") : attribute] = bend_weights_;
+    write_gltf(path, copy);
+    offer_download(path);
+    error_ = "saved " + path;
+  } catch (const std::exception& e) {
+    show_error(e.what());
+  }
+}
+
+void Viewer::draw_ui(int width, int height) {
+  if (!options_.ui) return;
+  const float scale = 1.0f / ImGui::GetIO().DisplayFramebufferScale.x;
+  // Frame time, top right.
+  ImGui::SetNextWindowPos(ImVec2(static_cast<float>(width) * scale - 10, 10), ImGuiCond_Always, ImVec2(1, 0));
+  ImGui::SetNextWindowBgAlpha(0.5f);
+  ImGui::Begin("##frame time", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs |
+                   ImGuiWindowFlags_NoSavedSettings);
+  const double frame_ms = frame_times_.median();
+  ImGui::Text("frame %.2f ms (%.0f fps)   deform %.2f ms   %s path", frame_ms, frame_ms > 0 ? 1000.0 / frame_ms : 0.0,
+              deform_times_.median(), gpu_path() && !painting_mode_ ? "GPU" : "CPU");
+  ImGui::Text("%zu vertices, %zu triangles, %zu joints", character_->mesh.vertex_count(),
+              character_->mesh.triangle_count(), character_->rig.joint_count());
+  ImGui::End();
+
+  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(380, std::min(static_cast<float>(height) * scale - 20, 900.0f)), ImGuiCond_FirstUseEver);
+  ImGui::Begin("wobble");
+
+  if (ImGui::CollapsingHeader("character", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const std::string current = character_->source.filename().string();
+    if (ImGui::BeginCombo("bundled", current.c_str())) {
+      for (const BundledCharacter& b : bundled_)
+        if (ImGui::Selectable(b.label.c_str())) {
+          try {
+            set_character(load_bundled(b));
+          } catch (const std::exception& e) {
+            show_error(e.what());
+          }
+        }
+      ImGui::EndCombo();
+    }
+    ImGui::InputText("##open", &open_path_);
+    ImGui::SameLine();
+    if (ImGui::Button("open") && !open_path_.empty()) open(open_path_);
+    ImGui::TextDisabled("or drop a file onto the window");
+  }
+
+  if (ImGui::CollapsingHeader("playback", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const auto& clips = character_->clips;
+    if (ImGui::BeginCombo("clip", clip_ >= 0 ? clips[clip_].name.c_str() : "(rest pose)")) {
+      for (int i = 0; i < static_cast<int>(clips.size()); ++i)
+        if (ImGui::Selectable(clips[i].name.empty() ? ("clip " + std::to_string(i)).c_str() : clips[i].name.c_str(), i == clip_))
+          choose_clip(i);
+      ImGui::EndCombo();
+    }
+    if (ImGui::Button(playback_.playing ? "pause" : "play")) playback_.playing = !playback_.playing;
+    ImGui::SameLine();
+    ImGui::Checkbox("loop", &playback_.loop);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(80);
+    ImGui::DragFloat("speed", &playback_.speed, 0.01f, 0.0f, 4.0f, "%.2f");
+    float t = playback_.clip_time();
+    if (ImGui::SliderFloat("time", &t, playback_.start(), std::max(playback_.end(), playback_.start() + 1e-3f), "%.2f s"))
+      playback_.scrub(t);
+  }
+
+  if (ImGui::CollapsingHeader("view", ImGuiTreeNodeFlags_DefaultOpen)) {
+    int path = use_gpu_ ? 1 : 0;
+    ImGui::RadioButton("CPU skinning", &path, 0);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!gpu_available());
+    ImGui::RadioButton("GPU skinning", &path, 1);
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("the GPU shader computes lbs and lbs,dynamic; other stacks run on the CPU");
+    use_gpu_ = path == 1;
+    ImGui::Checkbox("skeleton", &draw_options_.skeleton);
+    ImGui::SameLine();
+    ImGui::Checkbox("grid", &draw_options_.grid);
+    ImGui::SameLine();
+    ImGui::Checkbox("texture", &draw_options_.textures);
+    const char* heat_maps[] = {"none", "bend weight", "skin weight (joint)", "hierarchical weight (joint)"};
+    int heat = static_cast<int>(heat_map_);
+    if (ImGui::Combo("weights", &heat, heat_maps, 4)) heat_map_ = static_cast<HeatMap>(heat), heat_map_dirty_ = true;
+    const int j = joints_.selected;
+    ImGui::Text("joint: %s (click one, drag to turn it)",
+                j >= 0 && j < static_cast<int>(character_->rig.joint_count()) ? character_->rig.names[j].c_str() : "none");
+    if (joints_.has_overrides() && ImGui::Button("release dragged joints")) joints_.clear();
+  }
+
+  if (ImGui::CollapsingHeader("deformers", ImGuiTreeNodeFlags_DefaultOpen))
+    if (deformer_panel(stack_settings_, character_->rig, joints_.selected)) {
+      rebuild_stack();
+      heat_map_dirty_ = true;
+    }
+
+  if (ImGui::CollapsingHeader("bend-weight brush")) {
+    if (ImGui::Checkbox("paint (left drag)", &painting_mode_)) heat_map_dirty_ = true;
+    ImGui::SliderFloat("radius", &brush_settings_.radius, 0.005f, 0.5f, "%.3f x size");
+    ImGui::SliderFloat("strength", &brush_settings_.strength, 0.0f, 1.0f);
+    ImGui::SliderFloat("value", &brush_settings_.value, -2.0f, 2.0f);
+    ImGui::Checkbox("smooth instead of paint", &brush_settings_.smooth);
+    if (ImGui::Button("smooth all")) {
+      brush_.smooth_all(bend_weights_, 3);
+      commit_bend_weights();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("all 1")) {
+      std::fill(bend_weights_.begin(), bend_weights_.end(), 1.0f);
+      commit_bend_weights();
+    }
+    ImGui::InputText("##settings path", &save_path_);
+    ImGui::SameLine();
+    if (ImGui::Button("save settings")) save_settings();
+    if (ImGui::Button("save glTF with the weights (_BEND_WEIGHT)")) save_gltf();
+  }
+  if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.5f, 0.4f, 1), "%s", error_.c_str());
+  ImGui::End();
+}
+
+}  // namespace wobble::viewer

@@ -1,0 +1,111 @@
+#pragma once
+// wobble-viewer's application state and one frame of it: the character, playback, the deformer
+// stack (CPU path) or the renderer's skinning shader (GPU path), pose overrides from dragged
+// joints, the bend-weight brush, the camera, and the Dear ImGui panels. Platform-neutral: the
+// desktop and the browser builds drive it from their own main loops.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <wobble/character.hpp>
+#include <wobble/deformer.hpp>
+#include <wobble/dynamic_skinning.hpp>
+#include <wobble/parallel.hpp>
+#include <wobble/pose.hpp>
+#include <wobble/render/camera.hpp>
+#include <wobble/render/image.hpp>
+#include <wobble/render/renderer.hpp>
+
+#include "bend_weight_brush.hpp"
+#include "bundled_characters.hpp"
+#include "frame_statistics.hpp"
+#include "joint_drag.hpp"
+#include "playback.hpp"
+#include "stack_settings.hpp"
+#include "viewer_options.hpp"
+
+namespace wobble::viewer {
+
+enum class HeatMap { None, BendWeight, SkinWeight, HierarchicalWeight };
+
+class Viewer {
+ public:
+  // Needs a current OpenGL context. Opens options.file (or the first bundled character); throws
+  // Error if that fails, or if the stack or settings given are wrong.
+  explicit Viewer(const ViewerOptions& options);
+  ~Viewer();
+
+  // Loads a character and keeps the stack; on failure keeps the current one, shows the error
+  // and returns false.
+  bool open(const std::filesystem::path& file);
+  void set_character(Character character);
+
+  // One frame: advances by dt seconds, deforms, draws into the bound framebuffer (width x
+  // height pixels) and builds the UI (between ImGui::NewFrame and ImGui::Render).
+  void frame(double dt, int width, int height);
+
+  // Whole-frame times, measured by the main loop (shown on screen).
+  FrameStatistics& frame_times() { return frame_times_; }
+  const FrameStatistics& deform_times() const { return deform_times_; }
+  double last_deform_ms() const { return last_deform_ms_; }
+  bool gpu_path() const { return use_gpu_ && gpu_available(); }
+  void set_gpu(bool gpu);
+  const Character& character() const { return *character_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  bool gpu_available() const;
+  void choose_clip(int clip);
+  void rebuild_stack();
+  void compute_pose();
+  void deform();
+  void update_heat_map();
+  void handle_mouse(int width, int height);
+  void paint(const Vec2f& pixel, int width, int height);
+  void commit_bend_weights();
+  void draw_ui(int width, int height);
+  void save_settings();
+  void save_gltf();
+  void show_error(const std::string& message);
+
+  ViewerOptions options_;
+  std::unique_ptr<render::Renderer> renderer_;
+  std::unique_ptr<Character> character_;
+  std::vector<BundledCharacter> bundled_;
+  int clip_ = -1;
+  Playback playback_;
+
+  StackSettings stack_settings_;
+  DeformerStack stack_;
+  bool stack_ready_ = false;
+  std::unique_ptr<ThreadPool> pool_;
+
+  bool use_gpu_ = false;
+  bool gpu_dynamic_ = false;
+  DynamicSkinningParameters gpu_parameters_;
+  DynamicSkinningState gpu_state_;
+
+  Pose pose_;
+  std::vector<Vec3f> positions_, normals_;
+  bool positions_valid_ = false;
+
+  render::OrbitCamera camera_;
+  render::DrawOptions draw_options_;
+  HeatMap heat_map_ = HeatMap::None;
+  bool heat_map_dirty_ = true;
+  JointDrag joints_;
+  bool orbiting_ = false;
+
+  BendWeightBrush brush_;
+  BrushSettings brush_settings_;
+  bool painting_mode_ = false, painting_ = false;
+  std::vector<float> bend_weights_;
+
+  FrameStatistics frame_times_, deform_times_;
+  double last_deform_ms_ = 0;
+  std::string error_;
+  std::string open_path_, save_path_;
+};
+
+}  // namespace wobble::viewer

@@ -1,0 +1,38 @@
+#pragma once
+// wobble-viewer's options: from the command line on the desktop, from the page's URL query
+// (?deformer=lbs&timer=1) in the browser.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace wobble::viewer {
+
+struct ViewerOptions {
+  std::filesystem::path file;          // empty: the first bundled character
+  std::string clip;                    // name or index; empty: the first clip
+  std::string deformer = "lbs,dynamic";
+  std::filesystem::path settings;      // settings JSON, as `wobble bake --settings` reads it
+  bool gpu = false;                    // start on the GPU skinning path
+  int width = 1280, height = 720;
+  bool ui = true;                      // false: the picture only (screenshots)
+  bool skeleton = false;
+  // Automation: render `frame` frames (1/60 s of animation each), save, exit.
+  std::filesystem::path screenshot;
+  int frame = 60;
+  // Benchmark: render this many frames (fixed 1/60 s steps), print median frame times, exit.
+  int benchmark_frames = 0;
+  // Replace the character by the procedural cylinder with about this many vertices.
+  long cylinder_vertices = 0;
+  bool timer_loop = false;             // web: a timer-driven main loop instead of requestAnimationFrame
+  bool help = false;
+
+  bool fixed_step() const { return !screenshot.empty() || benchmark_frames > 0; }
+};
+
+std::string viewer_usage();
+// Throws Error (one line) for an unknown option or a bad value.
+ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments);
+// "a=1&b&c=x%2Cy" -> {"--a", "1", "--b", "--c", "x,y"} (the web page's URL query).
+std::vector<std::string> arguments_from_query(const std::string& query);
+
+}  // namespace wobble::viewer

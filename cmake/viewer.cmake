@@ -1,0 +1,41 @@
+# wobble-viewer (GLFW + Dear ImGui on the renderer wobble_render) and its tests.
+# Everything in apps/viewer but main.cpp goes into a small library that the tests link too.
+if(NOT TARGET wobble_render)
+  message(STATUS "wobble-viewer: skipped (no renderer library wobble_render)")
+  return()
+endif()
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(GLFW3 REQUIRED IMPORTED_TARGET glfw3)
+pkg_check_modules(IMGUI REQUIRED IMPORTED_TARGET imgui)
+pkg_check_modules(EPOXY REQUIRED IMPORTED_TARGET epoxy)
+
+file(GLOB WOBBLE_VIEWER_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/apps/viewer/*.cpp)
+list(REMOVE_ITEM WOBBLE_VIEWER_SOURCES ${PROJECT_SOURCE_DIR}/apps/viewer/main.cpp)
+add_library(wobble_viewer_lib STATIC ${WOBBLE_VIEWER_SOURCES})
+target_include_directories(wobble_viewer_lib PUBLIC ${PROJECT_SOURCE_DIR}/apps/viewer)
+target_link_libraries(wobble_viewer_lib PUBLIC wobble_render PkgConfig::IMGUI PkgConfig::GLFW3 PkgConfig::EPOXY)
+target_compile_definitions(wobble_viewer_lib PRIVATE WOBBLE_VIEWER_ASSETS="${WOBBLE_BUNDLED_ASSETS}")
+
+add_executable(wobble-viewer ${PROJECT_SOURCE_DIR}/apps/viewer/main.cpp)
+target_link_libraries(wobble-viewer PRIVATE wobble_viewer_lib)
+add_dependencies(wobble-viewer bundled_assets)
+
+if(WOBBLE_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+  file(GLOB WOBBLE_VIEWER_TEST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/viewer/test_*.cpp)
+  add_executable(wobble_viewer_tests ${WOBBLE_VIEWER_TEST_SOURCES})
+  target_link_libraries(wobble_viewer_tests PRIVATE wobble_viewer_lib GTest::gtest GTest::gtest_main)
+  target_compile_definitions(wobble_viewer_tests PRIVATE
+    WOBBLE_VIEWER="$<TARGET_FILE:wobble-viewer>"
+    WOBBLE_BUNDLED_ASSETS="${WOBBLE_BUNDLED_ASSETS}"
+    WOBBLE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  add_dependencies(wobble_viewer_tests wobble-viewer bundled_assets)
+  gtest_discover_tests(wobble_viewer_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+
+  # The browser build (make web) in headless Chromium: serves build-web/site on 127.0.0.1.
+  set(WOBBLE_WEB_SITE ${PROJECT_SOURCE_DIR}/build-web/site CACHE PATH "The web viewer's site folder (make web)")
+  add_test(NAME web_viewer_in_chromium
+           COMMAND node ${PROJECT_SOURCE_DIR}/tests/web/browser_test.mjs ${WOBBLE_WEB_SITE})
+  set_tests_properties(web_viewer_in_chromium PROPERTIES TIMEOUT 180)
+endif()

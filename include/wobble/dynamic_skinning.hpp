@@ -171,6 +171,18 @@ class DynamicSkinningState {
   // The kernel's scalar reference (std::sin/std::cos): offsets for the last apply's joint data.
   void reference_offsets(std::span<const Vec3f> base, std::span<Vec3f> offsets) const;
 
+  // GPU skinning (src/render): advance() is apply() without the kernel (sampling, filtering, then
+  // the joint table); joint_table() holds kJointTableStride floats per joint for the last
+  // apply/advance: origin q (3), G = F/L (3), axis F/|F| (3), L/|F| (1), linear-drag offset (3),
+  // unused (3). Rows of inactive joints are zero (they add no offset).
+  static constexpr std::size_t kJointTableStride = 16;
+  void advance(const DynamicSkinningParameters& parameters, const Pose& pose, double t, const PoseSampler& pose_at = {});
+  std::span<const float> joint_table() const { return joint_data_; }
+  float inverse_max_angle_squared() const;  // 1 / max_angle^2 of the last apply/advance
+  // The (vertex, joint, beta) pairs the kernel evaluates, rows in mesh order: radius falloffs
+  // folded into beta, vertices with bend weight 0 left out (gamma: bend_weights()).
+  HierarchicalWeights kernel_weights() const;
+
  private:
   struct JointParameters {
     OscillationCoefficients coefficients;
@@ -185,7 +197,8 @@ class DynamicSkinningState {
                   double step, std::vector<Vec3d>& omega, std::vector<Vec3d>& velocity);
   void restart(const Pose& pose, double t, const PoseSampler& pose_at);
   void commit_sample(const std::vector<Vec3d>& omega, const std::vector<Vec3d>& velocity);
-  void run_kernel(const Pose& pose, std::span<Vec3f> positions, ThreadPool* pool);
+  void fill_joint_table(const Pose& pose);
+  void run_kernel(std::span<Vec3f> positions, ThreadPool* pool);
 
   bool initialized_ = false;
   std::size_t vertex_count_ = 0;

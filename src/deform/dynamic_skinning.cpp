@@ -615,6 +615,13 @@ void DynamicSkinningState::apply(const DynamicSkinningParameters& parameters, co
   if (positions.size() != vertex_count_) {
     fail_plain("dynamic: {} positions given, the character has {} vertices", positions.size(), vertex_count_);
   }
+  advance(parameters, pose, t, pose_at);
+  run_kernel(positions, pool);
+}
+
+void DynamicSkinningState::advance(const DynamicSkinningParameters& parameters, const Pose& pose, double t,
+                                   const PoseSampler& pose_at) {
+  if (!initialized_) fail_plain("dynamic: advance() before initialize()");
   if (pose.local.size() != parents_.size() || pose.world.size() != parents_.size()) {
     fail_plain("dynamic: the pose has {} joints, the rig {}", pose.local.size(), parents_.size());
   }
@@ -674,10 +681,10 @@ void DynamicSkinningState::apply(const DynamicSkinningParameters& parameters, co
     }
   }
   last_time_ = t;
-  run_kernel(pose, positions, pool);
+  fill_joint_table(pose);
 }
 
-void DynamicSkinningState::run_kernel(const Pose& pose, std::span<Vec3f> positions, ThreadPool* pool) {
+void DynamicSkinningState::fill_joint_table(const Pose& pose) {
   const std::size_t joint_count = parents_.size();
   const float inv_size = 1.0f / size_;
   const double gamma_scale = std::max(max_abs_gamma_, 1e-30f);
@@ -702,6 +709,9 @@ void DynamicSkinningState::run_kernel(const Pose& pose, std::span<Vec3f> positio
     }
     if (push) row[10] = static_cast<float>(linear.x()), row[11] = static_cast<float>(linear.y()), row[12] = static_cast<float>(linear.z());
   }
+}
+
+void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* pool) {
   std::size_t active_pairs = 0;
   for (const Segment& segment : segments_) {
     if (!active_[segment.joint]) continue;
@@ -780,6 +790,34 @@ void DynamicSkinningState::reference_offsets(std::span<const Vec3f> base, std::s
       }
     }
   }
+}
+
+float DynamicSkinningState::inverse_max_angle_squared() const {
+  return static_cast<float>(1.0 / (max_angle_ * max_angle_));
+}
+
+HierarchicalWeights DynamicSkinningState::kernel_weights() const {
+  std::vector<std::vector<std::pair<std::uint32_t, float>>> rows(vertex_count_);
+  for (std::size_t c = 0; c + 1 < chunk_segments_.size(); ++c) {
+    const std::size_t first = c * kChunk;
+    for (std::uint32_t s = chunk_segments_[c]; s < chunk_segments_[c + 1]; ++s) {
+      const Segment& segment = segments_[s];
+      for (std::uint32_t k = segment.begin; k < segment.end; ++k) {
+        if (pair_beta_[k] == 0) continue;  // a gap of a dense segment
+        rows[first + chunk_order_[first + pair_vertex_[k]]].emplace_back(segment.joint, pair_beta_[k]);
+      }
+    }
+  }
+  HierarchicalWeights result;
+  for (auto& row : rows) {
+    std::sort(row.begin(), row.end());
+    for (const auto& [joint, beta] : row) {
+      result.joints.push_back(joint);
+      result.betas.push_back(beta);
+    }
+    result.offsets.push_back(static_cast<std::uint32_t>(result.joints.size()));
+  }
+  return result;
 }
 
 void dynamic_skinning_initialize(DynamicSkinningState& state, const Rig& rig, const Mesh& mesh, const Skin& skin,

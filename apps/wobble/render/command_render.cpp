@@ -1,0 +1,218 @@
+// wobble render IN --clip NAME --deformer STACK [parameters] [--compare STACK ...] [--start S]
+//   [--end S] [--fps N] [--size WxH] [--sheet] [--skinning cpu|gpu] [camera options] -o OUT
+#include <chrono>
+#include <cmath>
+#include <numbers>
+#include <regex>
+
+#include <fmt/core.h>
+#include <spdlog/spdlog.h>
+
+#include <wobble/bake.hpp>
+#include <wobble/error.hpp>
+#include <wobble/io.hpp>
+#include <wobble/parallel.hpp>
+#include <wobble/render/framing.hpp>
+#include <wobble/render/headless_context.hpp>
+#include <wobble/render/offscreen.hpp>
+#include <wobble/render/scalar_fields.hpp>
+
+#include "clip_options.hpp"
+#include "commands.hpp"
+#include "deformer_options.hpp"
+#include "progress.hpp"
+#include "render/frame_sink.hpp"
+#include "render/panel.hpp"
+#include "render/panel_spec.hpp"
+
+namespace wobble::cli {
+
+namespace {
+
+struct RenderOptions {
+  std::string input, output;
+  ClipOptions clip;
+  DeformerOptions deformers;
+  std::vector<std::string> compare, labels;
+  std::string size = "960x540";
+  std::string skinning = "cpu";
+  std::string heat_map;
+  bool sheet = false, quiet = false, skeleton = false, no_grid = false, no_follow = false, no_labels = false;
+  double yaw = 35, pitch = 12, zoom = 1, fov = 40;
+  int samples = 4;
+};
+
+std::pair<int, int> parse_size(const std::string& text) {
+  std::smatch match;
+  static const std::regex pattern(R"((\d{1,5})x(\d{1,5}))");
+  if (!std::regex_match(text, match, pattern)) fail_plain("--size '{}' is not WIDTHxHEIGHT (e.g. 960x540)", text);
+  const int w = std::stoi(match[1]), h = std::stoi(match[2]);
+  if (w < 16 || h < 16 || w > 8192 || h > 8192) fail_plain("--size {}x{}: each side must be in [16, 8192]", w, h);
+  return {w, h};
+}
+
+// Heat map field: bend, weight:JOINT or beta:JOINT.
+std::vector<float> heat_field(const Character& character, const std::string& spec, const nlohmann::json& settings) {
+  if (spec == "bend") {
+    DynamicSkinningState state;
+    state.initialize(character, dynamic_parameters_from_json(settings.value("dynamic", nlohmann::json::object())));
+    return render::bend_weight_field(state);
+  }
+  const std::size_t colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  if (colon == std::string::npos || (kind != "weight" && kind != "beta")) {
+    fail_plain("--heat-map '{}': use bend, weight:JOINT or beta:JOINT", spec);
+  }
+  const std::string joint_name = spec.substr(colon + 1);
+  const int joint = character.rig.find(joint_name);
+  if (joint < 0) fail(character.source, "--heat-map: no joint named '{}'", joint_name);
+  return kind == "weight" ? render::skin_weight_field(character.skin, static_cast<std::uint32_t>(joint))
+                          : render::hierarchical_weight_field(character.rig, character.skin, static_cast<std::uint32_t>(joint));
+}
+
+// Where the character is: the rest box moved with the skinned joints' mean displacement (cheap,
+// and the same for CPU and GPU skinning), grown to hold the joints.
+Eigen::AlignedBox3f follow_box(const Character& character, const std::vector<Vec3f>& rest_joints, const Pose& pose) {
+  Eigen::AlignedBox3f box = character.mesh.bounds();
+  Vec3f shift = Vec3f::Zero();
+  int count = 0;
+  for (std::size_t j = 0; j < pose.world.size(); ++j) {
+    if (!character.rig.skinned[j]) continue;
+    shift += pose.world[j].block<3, 1>(0, 3) - rest_joints[j];
+    ++count;
+  }
+  if (count > 0) box.translate(shift / static_cast<float>(count));
+  for (std::size_t j = 0; j < pose.world.size(); ++j) {
+    if (character.rig.skinned[j]) box.extend(Vec3f(pose.world[j].block<3, 1>(0, 3)));
+  }
+  return box;
+}
+
+int run_render(const RenderOptions& options) {
+  if (options.quiet) spdlog::set_level(spdlog::level::err);
+  const auto [width, height] = parse_size(options.size);
+  if (options.skinning != "cpu" && options.skinning != "gpu") {
+    fail_plain("--skinning '{}': use cpu or gpu", options.skinning);
+  }
+  std::vector<PanelSpec> specs;
+  if (options.compare.empty()) {
+    specs.push_back(parse_panel_spec(options.deformers.stack()));
+  } else {
+    for (const std::string& text : options.compare) specs.push_back(parse_panel_spec(text));
+  }
+  if (!options.labels.empty() && options.labels.size() != specs.size()) {
+    fail_plain("--label given {} times for {} panels", options.labels.size(), specs.size());
+  }
+  const std::vector<nlohmann::json> settings = panel_settings(options.deformers, specs);
+
+  const Character character = load_character(options.input);
+  if (character.mesh.vertex_count() == 0) fail(character.source, "has no mesh to render");
+  if (character.clips.empty()) fail(character.source, "has no animation clips to render");
+  const BakeOptions range = options.clip.bake_options(character);
+  const Clip& clip = character.clips[range.clip];
+  const std::vector<double> times = frame_times(std::isnan(range.start) ? clip.start() : range.start,
+                                                std::isnan(range.end) ? clip.end() : range.end, range.fps);
+  const int panel_count = static_cast<int>(specs.size());
+  std::unique_ptr<FrameSink> sink =
+      make_frame_sink(options.output, options.sheet, times.size(), width * panel_count, height, range.fps);
+
+  render::HeadlessContext context;
+  spdlog::debug("render: {}", context.description());
+  std::vector<std::unique_ptr<RenderPanel>> panels;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const std::string label = options.labels.empty() ? specs[i].text : options.labels[i];
+    panels.push_back(std::make_unique<RenderPanel>(character, specs[i].stack, settings[i], options.skinning == "gpu", label));
+    if (!options.heat_map.empty()) panels.back()->renderer().set_scalars(heat_field(character, options.heat_map, settings[i]));
+  }
+  float scalar_min = 0, scalar_max = 1;
+  if (!options.heat_map.empty()) {
+    const std::vector<float> field = heat_field(character, options.heat_map, settings[0]);
+    for (float v : field) scalar_min = std::min(scalar_min, v), scalar_max = std::max(scalar_max, v);
+  }
+
+  render::OffscreenTarget target(width, height, options.samples);
+  render::OrbitCamera camera;
+  camera.yaw = static_cast<float>(options.yaw * std::numbers::pi / 180);
+  camera.pitch = static_cast<float>(options.pitch * std::numbers::pi / 180);
+  camera.fov_y = static_cast<float>(options.fov * std::numbers::pi / 180);
+  render::FollowFraming framing(options.no_follow ? 0.0f : 1.0f);
+  render::DrawOptions draw;
+  draw.grid = !options.no_grid;
+  draw.skeleton = options.skeleton;
+  draw.heat_map = !options.heat_map.empty();
+  draw.scalar_min = scalar_min;
+  draw.scalar_max = scalar_max;
+  const float aspect = static_cast<float>(width) / static_cast<float>(height);
+
+  Pose pose;
+  rest_pose(character.rig, pose);
+  const std::vector<Vec3f> rest_joints = render::joint_positions(pose);
+  ThreadPool pool(options.clip.threads);
+  Progress progress("rendering", options.quiet);
+  const int label_scale = std::max(1, height / 180);
+  const auto started = std::chrono::steady_clock::now();
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    const double t = times[k];
+    evaluate_pose(character.rig, &clip, static_cast<float>(t), pose);
+    const FrameInput frame{character, pose, t,
+                           [&](double s, Pose& other) { evaluate_pose(character.rig, &clip, static_cast<float>(s), other); },
+                           &pool};
+    framing.update(follow_box(character, rest_joints, pose), aspect, camera);
+    camera.distance *= static_cast<float>(1.0 / options.zoom);
+    std::vector<render::RgbaImage> images;
+    for (auto& panel : panels) {
+      panel->update(frame);
+      if (options.skeleton) panel->renderer().set_skeleton(character.rig, pose);
+      target.bind();
+      panel->renderer().draw(camera, width, height, draw);
+      images.push_back(target.read());
+      if (!options.no_labels) images.back().draw_label(panel->label(), 6 * label_scale, 6 * label_scale, label_scale);
+    }
+    sink->add(panel_count == 1 ? images.front() : render::side_by_side(images), t);
+    progress.update(k + 1, times.size());
+  }
+  sink->finish();
+  progress.finish();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!options.quiet) {
+    fmt::print("wrote {} ({} frames, {} panel{} of {}x{}, clip '{}', {} skinning, {:.1f} frames/s)\n", options.output,
+               times.size(), panel_count, panel_count == 1 ? "" : "s", width, height, clip.name, options.skinning,
+               static_cast<double>(times.size()) / std::max(seconds, 1e-9));
+  }
+  return 0;
+}
+
+}  // namespace
+
+Runner add_render_command(CLI::App& app) {
+  auto options = std::make_shared<RenderOptions>();
+  app.add_option("IN", options->input, "skinned character (glTF, FBX, Collada, ...)")->required();
+  options->clip.add_to(app, 30, "frames per second of the output");
+  app.add_option("-o,--output", options->output,
+                 "output: .png (one frame, or a contact sheet with --sheet), folder/ (PNG files), .mp4 or .gif")
+      ->required();
+  options->deformers.add_to(app);
+  app.add_option("--compare", options->compare,
+                 "stacks rendered side by side, each STACK[:flag=value...] (e.g. lbs lbs,dynamic:amplitude=0 lbs,dynamic)")
+      ->expected(1, -1);
+  app.add_option("--label", options->labels, "panel labels, one per panel (default: the stack)")->expected(1, -1);
+  app.add_option("--size", options->size, "size of each panel, WIDTHxHEIGHT")->capture_default_str();
+  app.add_flag("--sheet", options->sheet, "write all frames as one contact sheet (.png)");
+  app.add_option("--skinning", options->skinning, "cpu (any stack) or gpu (lbs or lbs,dynamic in the vertex shader)")
+      ->capture_default_str();
+  app.add_option("--heat-map", options->heat_map, "colour by a scalar: bend, weight:JOINT or beta:JOINT");
+  app.add_flag("--skeleton", options->skeleton, "draw the skeleton over the mesh");
+  app.add_flag("--no-grid", options->no_grid, "no ground grid");
+  app.add_flag("--no-labels", options->no_labels, "no panel labels");
+  app.add_option("--yaw", options->yaw, "camera angle about the vertical, degrees")->capture_default_str()->group("Camera");
+  app.add_option("--pitch", options->pitch, "camera angle above the horizon, degrees")->capture_default_str()->group("Camera");
+  app.add_option("--zoom", options->zoom, "zoom factor on the automatic framing")->capture_default_str()->group("Camera");
+  app.add_option("--fov", options->fov, "vertical field of view, degrees")->capture_default_str()->group("Camera");
+  app.add_flag("--no-follow", options->no_follow, "keep the framing of the first frame (default: follow the character)")
+      ->group("Camera");
+  app.add_option("--samples", options->samples, "multisampling (antialiasing) samples")->capture_default_str();
+  app.add_flag("-q,--quiet", options->quiet, "no progress or summary; errors only");
+  return [options] { return run_render(*options); };
+}
+
+}  // namespace wobble::cli

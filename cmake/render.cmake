@@ -1,0 +1,50 @@
+# The renderer (library wobble_render), `wobble render`, its tests and benchmark.
+#
+# Portable sources (also compiled for WebGL 2 by Emscripten): every src/render/*.cpp EXCEPT the
+# desktop-only files listed in WOBBLE_RENDER_DESKTOP_ONLY_SOURCES (EGL context, ffmpeg video).
+# Under Emscripten, src/render/gl.hpp uses <GLES3/gl3.h> and image.cpp compiles stb itself.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(EPOXY REQUIRED IMPORTED_TARGET epoxy)
+pkg_check_modules(EGL REQUIRED IMPORTED_TARGET egl)
+pkg_check_modules(STB REQUIRED IMPORTED_TARGET stb)
+
+set(WOBBLE_RENDER_DESKTOP_ONLY_SOURCES
+  ${PROJECT_SOURCE_DIR}/src/render/headless_context.cpp
+  ${PROJECT_SOURCE_DIR}/src/render/video_writer.cpp)
+file(GLOB WOBBLE_RENDER_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/render/*.cpp)
+add_library(wobble_render ${WOBBLE_RENDER_SOURCES})
+target_include_directories(wobble_render PUBLIC include PRIVATE src)
+target_link_libraries(wobble_render PUBLIC wobble_core PRIVATE PkgConfig::EPOXY PkgConfig::EGL PkgConfig::STB)
+
+# `wobble render`
+file(GLOB WOBBLE_RENDER_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/apps/wobble/render/*.cpp)
+target_sources(wobble PRIVATE ${WOBBLE_RENDER_CLI_SOURCES})
+target_include_directories(wobble PRIVATE ${PROJECT_SOURCE_DIR}/apps/wobble)
+target_link_libraries(wobble PRIVATE wobble_render)
+target_compile_definitions(wobble PRIVATE WOBBLE_HAVE_RENDER)
+
+if(WOBBLE_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+  file(GLOB WOBBLE_RENDER_TEST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/render/test_*.cpp)
+  add_executable(wobble_render_tests ${WOBBLE_RENDER_TEST_SOURCES} ${PROJECT_SOURCE_DIR}/tests/test_util.cpp)
+  target_link_libraries(wobble_render_tests PRIVATE wobble_render GTest::gtest GTest::gtest_main PkgConfig::EPOXY
+                                                    PkgConfig::STB)
+  target_include_directories(wobble_render_tests PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
+  target_compile_definitions(wobble_render_tests PRIVATE
+    WOBBLE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    WOBBLE_SHARED_ASSETS="${PROJECT_SOURCE_DIR}/../shared/assets"
+    WOBBLE_BUNDLED_ASSETS="${WOBBLE_BUNDLED_ASSETS}"
+    WOBBLE_CLI="$<TARGET_FILE:wobble>")
+  add_dependencies(wobble_render_tests wobble bundled_assets)
+  gtest_discover_tests(wobble_render_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()
+
+if(WOBBLE_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/render/bench_render.cpp)
+  find_package(benchmark REQUIRED)
+  add_executable(wobble_bench_render ${PROJECT_SOURCE_DIR}/bench/render/bench_render.cpp)
+  target_link_libraries(wobble_bench_render PRIVATE wobble_render benchmark::benchmark PkgConfig::EPOXY)
+  target_include_directories(wobble_bench_render PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
+  target_compile_definitions(wobble_bench_render PRIVATE WOBBLE_BUNDLED_ASSETS="${WOBBLE_BUNDLED_ASSETS}")
+  add_dependencies(wobble_bench_render bundled_assets)
+endif()

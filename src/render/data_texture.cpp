@@ -1,0 +1,33 @@
+#include "render/data_texture.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <wobble/error.hpp>
+
+namespace wobble::render {
+
+void upload_data_texture(GLuint& texture, const float* data, std::size_t texels, int channels) {
+  const std::size_t rows = std::max<std::size_t>(1, (texels + kDataTextureWidth - 1) / kDataTextureWidth);
+  GLint max_size = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+  if (rows > static_cast<std::size_t>(max_size)) {
+    fail_plain("OpenGL: a data table of {} entries needs {} texture rows, this GPU allows {}", texels, rows, max_size);
+  }
+  // Padded to whole rows so that one upload fills the texture.
+  std::vector<float> padded(rows * kDataTextureWidth * channels, 0.0f);
+  std::copy(data, data + texels * channels, padded.begin());
+  if (texture == 0) glGenTextures(1, &texture);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  const GLenum format = channels == 4 ? GL_RGBA : GL_RG;
+  const GLint internal = channels == 4 ? GL_RGBA32F : GL_RG32F;
+  glTexImage2D(GL_TEXTURE_2D, 0, internal, kDataTextureWidth, static_cast<GLsizei>(rows), 0, format, GL_FLOAT,
+               padded.data());
+}
+
+}  // namespace wobble::render

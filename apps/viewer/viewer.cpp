@@ -1,6 +1,7 @@
 #include "viewer.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -51,6 +52,16 @@ void drop_foreign_settings(StackSettings& stack, const Character& character) {
   }
 }
 
+// A walk shows secondary motion best: the first clip named like one, else the first clip.
+int default_clip(const Character& character) {
+  for (std::size_t i = 0; i < character.clips.size(); ++i) {
+    std::string name = character.clips[i].name;
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (name.find("walk") != std::string::npos) return static_cast<int>(i);
+  }
+  return character.clips.empty() ? -1 : 0;
+}
+
 }  // namespace
 
 Viewer::Viewer(const ViewerOptions& options) : options_(options) {
@@ -93,7 +104,7 @@ void Viewer::set_character(Character character) {
       character_->mesh, dynamic.contains("bend_weights") ? dynamic["bend_weights"].get<std::vector<float>>() : std::vector<float>{},
       dynamic.value("bend_weight_attribute", std::string("_BEND_WEIGHT")));
   error_.clear();
-  choose_clip(character_->clips.empty() ? -1 : 0);
+  choose_clip(default_clip(*character_));
   rebuild_stack();
   heat_map_dirty_ = true;
   positions_valid_ = false;

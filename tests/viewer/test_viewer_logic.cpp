@@ -93,7 +93,7 @@ TEST(StackSettings, KeepsStackOrderAndSections) {
   EXPECT_EQ(s.build().spec(), "dlbs,deltamush,ddm");
   EXPECT_THROW(StackSettings::from("dynamic,lbs"), Error);    // base not first
   EXPECT_THROW(StackSettings::from("lbs,wobbly"), Error);     // unknown deformer
-  EXPECT_THROW(StackSettings::from("lbs", {{"dynamic", {{"frequency", 1}}}}), Error);  // section not in the stack
+  EXPECT_THROW(StackSettings::from("lbs,dynamic", {{"dynamic", {{"frequencyy", 1}}}}), Error);  // unknown key
 }
 
 TEST(ParameterView, DefaultsAndChoicesComeFromTheRegistry) {

@@ -1,0 +1,140 @@
+// wobble-viewer end to end under a virtual X display (xvfb-run, Mesa llvmpipe): screenshots are
+// non-blank, repeatable, differ when the effect is on, agree between the CPU and GPU paths; a
+// missing display is one clear line and exit code 1.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <wobble/render/image.hpp>
+
+namespace fs = std::filesystem;
+using wobble::render::RgbaImage;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("wobble_viewer_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// Runs the viewer under xvfb-run; returns its exit code, output in `log`.
+int run_viewer(const std::string& arguments, std::string& log) {
+  const fs::path out = scratch("log.txt");
+  const std::string command = "xvfb-run -a -s '-screen 0 1280x720x24' '" WOBBLE_VIEWER "' " + arguments + " > '" +
+                              out.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  log = read_text(out);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+RgbaImage screenshot(const std::string& name, const std::string& arguments) {
+  const fs::path png = scratch(name + ".png");
+  fs::remove(png);
+  std::string log;
+  const int code = run_viewer(arguments + " --no-ui --size 480x320 --screenshot '" + png.string() + "'", log);
+  EXPECT_EQ(code, 0) << log;
+  if (code != 0 || !fs::exists(png)) return {};
+  const std::string bytes = read_text(png);
+  return wobble::render::decode_image(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), png.string());
+}
+
+// Share of pixels that differ from the top-left pixel (the background) by more than `tolerance`
+// in some channel.
+double non_background_share(const RgbaImage& image, int tolerance = 12) {
+  const std::uint8_t* corner = image.at(0, 0);
+  std::size_t count = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) {
+      const std::uint8_t* p = image.at(x, y);
+      for (int c = 0; c < 3; ++c)
+        if (std::abs(p[c] - corner[c]) > tolerance) {
+          ++count;
+          break;
+        }
+    }
+  return static_cast<double>(count) / (static_cast<double>(image.width) * image.height);
+}
+
+// Share of pixels that differ between two pictures of the same size by more than `tolerance`.
+double changed_share(const RgbaImage& a, const RgbaImage& b, int tolerance = 24) {
+  if (a.width != b.width || a.height != b.height) return 1;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < a.pixels.size(); i += 4)
+    for (int c = 0; c < 3; ++c)
+      if (std::abs(a.pixels[i + c] - b.pixels[i + c]) > tolerance) {
+        ++count;
+        break;
+      }
+  return static_cast<double>(count) / (static_cast<double>(a.width) * a.height);
+}
+
+}  // namespace
+
+TEST(ViewerScreenshots, CylinderShowsTheEffectAndRepeats) {
+  // Frame 45 = 0.75 s into "Sway", while the chain swings fastest: dynamic lags behind LBS.
+  const std::string common = "--cylinder 6000 --frame 45";
+  const RgbaImage lbs = screenshot("lbs", common + " --deformer lbs");
+  const RgbaImage again = screenshot("lbs_again", common + " --deformer lbs");
+  const RgbaImage dynamic = screenshot("dynamic", common + " --deformer lbs,dynamic");
+  ASSERT_EQ(lbs.width, 480);
+  ASSERT_EQ(lbs.height, 320);
+  EXPECT_GT(non_background_share(lbs), 0.02);       // the cylinder (and grid) are there
+  EXPECT_EQ(changed_share(lbs, again, 0), 0.0);     // fixed time steps: the same picture
+  EXPECT_GT(changed_share(lbs, dynamic), 0.003);   // the effect moves the cylinder visibly
+}
+
+TEST(ViewerScreenshots, GpuPathMatchesCpuPathAndShowsTheEffect) {
+  const std::string common = "--cylinder 6000 --frame 45";
+  const RgbaImage cpu = screenshot("cpu_dynamic", common + " --deformer lbs,dynamic");
+  const RgbaImage gpu = screenshot("gpu_dynamic", common + " --deformer lbs,dynamic --gpu");
+  const RgbaImage gpu_lbs = screenshot("gpu_lbs", common + " --deformer lbs --gpu");
+  EXPECT_GT(non_background_share(gpu), 0.02);
+  // The shader and the CPU stack place the surface the same: only edge pixels may differ.
+  EXPECT_LT(changed_share(cpu, gpu), 0.002);
+  EXPECT_GT(changed_share(gpu_lbs, gpu), 0.003);
+}
+
+TEST(ViewerScreenshots, BundledCharacterWithInterface) {
+  const fs::path png = scratch("clonk_ui.png");
+  fs::remove(png);
+  std::string log;
+  ASSERT_EQ(run_viewer("'" WOBBLE_BUNDLED_ASSETS "/clonk.glb' --size 800x600 --frame 20 --screenshot '" + png.string() + "'", log), 0)
+      << log;
+  const std::string bytes = read_text(png);
+  const RgbaImage image = wobble::render::decode_image(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), png.string());
+  EXPECT_EQ(image.width, 800);
+  EXPECT_GT(non_background_share(image), 0.05);
+}
+
+TEST(ViewerErrors, MissingDisplayIsOneClearLine) {
+  const fs::path out = scratch("no_display.txt");
+  const std::string command =
+      "env -u DISPLAY -u WAYLAND_DISPLAY '" WOBBLE_VIEWER "' --cylinder 500 > '" + out.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string text = read_text(out);
+  EXPECT_NE(text.find("no display"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+}
+
+TEST(ViewerErrors, BadFileIsOneClearLine) {
+  std::string log;
+  const fs::path missing = scratch("missing.glb");
+  EXPECT_EQ(run_viewer("'" + missing.string() + "' --frame 1 --screenshot /dev/null", log), 1);
+  EXPECT_NE(log.find("missing.glb"), std::string::npos) << log;
+  EXPECT_NE(log.find("no such file"), std::string::npos) << log;
+}

@@ -1,0 +1,197 @@
+"""Real-time playback: after every frame change, each mesh with wobble enabled gets the
+effect of the armature's evaluated pose.
+
+How the result reaches the viewport. The Armature modifier stays as it is; wobble computes the
+full stack (e.g. lbs,dynamic,deltamush) and the plain skinning the modifier itself performs (lbs,
+or dqs with Preserve Volume), and stores their difference per vertex in the mesh attribute
+`wobble_offset`. A small Geometry Nodes modifier right after the Armature modifier adds that
+attribute to the positions. Nothing of the user's mesh is overwritten.
+
+Time. t = frame / fps (scene frame rate). The effects keep a history; it restarts whenever the
+timeline jumps (backwards, a loop, or forwards by more than the effect's max time step), and when
+the settings change.
+"""
+import json
+
+import bpy
+import numpy as np
+from bpy.app.handlers import persistent
+
+from .module import wobble
+from .properties import stack_and_settings
+from .rig_bridge import CharacterBridge, armature_modifier
+
+OFFSET_ATTRIBUTE = "wobble_offset"
+NODE_GROUP = "wobble offset"
+MODIFIER_NAME = "wobble"
+
+# Per object (by name): the bridge, the stacks and what they were made from.
+_runtime = {}
+
+
+class Runtime:
+    def __init__(self, obj, modifier):
+        self.bridge = CharacterBridge(obj, modifier)
+        spec, settings = stack_and_settings(obj, self.bridge.base)
+        self.signature = _signature(obj, modifier)
+        self.spec = spec
+        self.settings = settings
+        self.stack = wobble.Stack(self.bridge.character, spec, settings)
+        self.base = wobble.Stack(self.bridge.character, self.bridge.base)
+        self.last_time = None
+        self.offsets = None
+
+
+def _signature(obj, modifier):
+    spec, settings = stack_and_settings(obj, 'dqs' if modifier.use_deform_preserve_volume else 'lbs')
+    return json.dumps([spec, settings, len(obj.data.vertices), modifier.object.name], sort_keys=True)
+
+
+def scene_time(scene, frame=None):
+    fps = scene.render.fps / scene.render.fps_base
+    return (scene.frame_current + scene.frame_subframe if frame is None else frame) / fps
+
+
+def offset_node_group():
+    """Geometry Nodes: position += the `wobble_offset` attribute (Blender 3.4 and 4.x APIs)."""
+    group = bpy.data.node_groups.get(NODE_GROUP)
+    if group is not None:
+        return group
+    group = bpy.data.node_groups.new(NODE_GROUP, 'GeometryNodeTree')
+    if hasattr(group, "interface"):  # Blender 4.0+
+        group.interface.new_socket("Geometry", in_out='INPUT', socket_type='NodeSocketGeometry')
+        group.interface.new_socket("Geometry", in_out='OUTPUT', socket_type='NodeSocketGeometry')
+    else:
+        group.inputs.new('NodeSocketGeometry', "Geometry")
+        group.outputs.new('NodeSocketGeometry', "Geometry")
+    nodes, links = group.nodes, group.links
+    group_in = nodes.new('NodeGroupInput')
+    group_out = nodes.new('NodeGroupOutput')
+    attribute = nodes.new('GeometryNodeInputNamedAttribute')
+    attribute.data_type = 'FLOAT_VECTOR'
+    attribute.inputs["Name"].default_value = OFFSET_ATTRIBUTE
+    set_position = nodes.new('GeometryNodeSetPosition')
+    group_in.location, attribute.location, set_position.location, group_out.location = (-400, 0), (-400, -150), (-150, 0), (100, 0)
+    vector_output = next(s for s in attribute.outputs if s.type == 'VECTOR')
+    links.new(group_in.outputs[0], set_position.inputs["Geometry"])
+    links.new(vector_output, set_position.inputs["Offset"])
+    links.new(set_position.outputs["Geometry"], group_out.inputs[0])
+    return group
+
+
+def ensure_modifier(obj):
+    """The Geometry Nodes modifier right after the Armature modifier."""
+    modifier = obj.modifiers.get(MODIFIER_NAME)
+    if modifier is None:
+        modifier = obj.modifiers.new(MODIFIER_NAME, 'NODES')
+        modifier.node_group = offset_node_group()
+    armature = armature_modifier(obj)
+    target = list(obj.modifiers).index(armature) + 1
+    current = list(obj.modifiers).index(modifier)
+    if current != target:
+        if current > target:
+            with bpy.context.temp_override(object=obj):
+                bpy.ops.object.modifier_move_to_index(modifier=modifier.name, index=target)
+    modifier.show_viewport = modifier.show_render = True
+    return modifier
+
+
+def write_offsets(obj, offsets):
+    mesh = obj.data
+    attribute = mesh.attributes.get(OFFSET_ATTRIBUTE)
+    if attribute is None:
+        attribute = mesh.attributes.new(OFFSET_ATTRIBUTE, 'FLOAT_VECTOR', 'POINT')
+    attribute.data.foreach_set("vector", np.ascontiguousarray(offsets, dtype=np.float32).ravel())
+    mesh.update_tag()
+
+
+def clear(obj):
+    """Removes the effect from an object (zero offsets) and forgets its history."""
+    _runtime.pop(obj.name, None)
+    if obj.type == 'MESH' and obj.data.attributes.get(OFFSET_ATTRIBUTE) is not None:
+        write_offsets(obj, np.zeros((len(obj.data.vertices), 3), dtype=np.float32))
+
+
+def runtime_of(obj):
+    """The object's runtime, rebuilt when its settings, mesh or armature changed."""
+    modifier = armature_modifier(obj)
+    if modifier is None:
+        raise ValueError(f"{obj.name}: wobble needs an Armature modifier with an armature")
+    runtime = _runtime.get(obj.name)
+    if runtime is None or runtime.signature != _signature(obj, modifier):
+        runtime = Runtime(obj, modifier)
+        _runtime[obj.name] = runtime
+    return runtime
+
+
+def evaluate(obj, depsgraph, time):
+    """Runs the effect for the object at `time` and writes the offsets."""
+    runtime = runtime_of(obj)
+    if runtime.last_time is not None and time == runtime.last_time and runtime.offsets is not None:
+        offsets = runtime.offsets  # the same frame again (a redraw): nothing new
+    else:
+        pose, mesh_world = runtime.bridge.pose(depsgraph)
+        final = runtime.stack.evaluate(pose, time).astype(np.float64)
+        base = runtime.base.evaluate(pose, time).astype(np.float64)
+        # World-space offsets back into the mesh's space (its world matrix's linear part).
+        offsets = (final - base) @ np.linalg.inv(mesh_world[:3, :3]).T
+        runtime.last_time, runtime.offsets = time, offsets
+    ensure_modifier(obj)
+    write_offsets(obj, offsets)
+    return offsets
+
+
+def reset(obj):
+    runtime = _runtime.get(obj.name)
+    if runtime is not None:
+        runtime.stack.reset()
+        runtime.last_time = None
+
+
+def _enabled_objects(scene):
+    return [o for o in scene.objects if o.type == 'MESH' and o.wobble.enabled and armature_modifier(o) is not None]
+
+
+@persistent
+def on_frame_change(scene, depsgraph=None):
+    if depsgraph is None:
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+    time = scene_time(scene)
+    for obj in _enabled_objects(scene):
+        try:
+            evaluate(obj, depsgraph, time)
+        except (wobble.Error, ValueError) as error:
+            print(f"wobble: {error}")
+            obj.wobble.enabled = False
+
+
+@persistent
+def on_load(_):
+    _runtime.clear()
+
+
+def refresh(context):
+    """After a settings change: re-run the current frame (the history restarts)."""
+    obj = context.object
+    if obj is None or obj.type != 'MESH':
+        return
+    if not obj.wobble.enabled:
+        clear(obj)
+        return
+    try:
+        evaluate(obj, context.evaluated_depsgraph_get(), scene_time(context.scene))
+    except (wobble.Error, ValueError) as error:
+        print(f"wobble: {error}")
+
+
+def register():
+    bpy.app.handlers.frame_change_post.append(on_frame_change)
+    bpy.app.handlers.load_post.append(on_load)
+
+
+def unregister():
+    for handlers, function in ((bpy.app.handlers.frame_change_post, on_frame_change),
+                               (bpy.app.handlers.load_post, on_load)):
+        if function in handlers:
+            handlers.remove(function)
+    _runtime.clear()

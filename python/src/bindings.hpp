@@ -1,0 +1,55 @@
+#pragma once
+// Shared pieces of the Python bindings: numpy views of C++ buffers, checked numpy inputs, and
+// Python objects -> JSON settings. One bind_* function per concept, called by module.cpp.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <wobble/math.hpp>
+
+namespace wobble::python {
+
+namespace py = pybind11;
+
+// A numpy array viewing `data` (no copy); `owner` keeps the buffer alive. Read-only unless
+// `writable`.
+template <typename T>
+py::array view(const T* data, std::vector<py::ssize_t> shape, std::vector<py::ssize_t> strides, py::handle owner,
+               bool writable = false) {
+  py::array array(py::dtype::of<T>(), std::move(shape), std::move(strides), data, owner);
+  if (!writable) array.attr("setflags")(py::arg("write") = false);
+  return array;
+}
+
+// (N, 3) float32 view of a vector of Vec3f (Eigen packs them as 3 floats, no padding).
+py::array vec3_view(const std::vector<Vec3f>& values, py::handle owner, bool writable = false);
+// (N, 4, 4) float32 view of column-major Mat4f: element [n, row, column].
+py::array mat4_view(const std::vector<Mat4f>& values, py::handle owner);
+// (N, 3) float32 array copied from Vec3f.
+py::array_t<float> vec3_copy(const std::vector<Vec3f>& values);
+
+// An array of `what` with shape (rows, columns) (rows = -1: any), exactly float32 and
+// C-contiguous (so that it is used in place, without a copy); writable when asked. Throws
+// wobble::Error naming `what` otherwise.
+py::array_t<float> require_float_rows(py::handle object, py::ssize_t rows, py::ssize_t columns, const std::string& what,
+                                      bool writable);
+// Any array-like of numbers as (rows, columns) float32 (copied only when it has to be).
+py::array_t<float, py::array::c_style | py::array::forcecast> as_float_rows(py::handle object, py::ssize_t rows,
+                                                                             py::ssize_t columns, const std::string& what);
+// Reads (N, 4, 4) matrices (row-major numpy) into Mat4f.
+std::vector<Mat4f> read_mat4(py::handle object, py::ssize_t count, const std::string& what);
+
+// dict/list/str/number/bool/None and numpy arrays or scalars -> JSON (settings sections).
+nlohmann::json to_json(py::handle object);
+
+void bind_character(py::module_& m);
+void bind_pose(py::module_& m);
+void bind_stack(py::module_& m);
+void bind_dynamic_skinning(py::module_& m);
+void bind_delta_mush(py::module_& m);
+
+}  // namespace wobble::python

@@ -1,0 +1,188 @@
+// Python bindings of deformer stacks and bakes: wobble.Stack (frame by frame, from a clip or
+// from poses given one at a time), wobble.bake (a clip at a fixed frame rate, as `wobble bake`)
+// and PC2 point caches. Stack strings and settings keys are the CLI's (--deformer, --settings).
+#include <memory>
+#include <optional>
+
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <wobble/bake.hpp>
+#include <wobble/deformer.hpp>
+#include <wobble/error.hpp>
+#include <wobble/io.hpp>
+#include <wobble/parallel.hpp>
+
+#include "bindings.hpp"
+
+namespace wobble::python {
+
+namespace {
+
+nlohmann::json settings_from(py::handle settings) {
+  if (settings.is_none()) return nlohmann::json::object();
+  if (py::isinstance<py::str>(settings)) {
+    // A JSON text, as in a --settings file.
+    try {
+      return nlohmann::json::parse(settings.cast<std::string>());
+    } catch (const nlohmann::json::exception& error) {
+      fail_plain("settings: not valid JSON: {}", error.what());
+    }
+  }
+  if (!py::isinstance<py::dict>(settings)) fail_plain("settings: expected a dict with one section per deformer");
+  return to_json(settings);
+}
+
+std::optional<std::size_t> optional_clip(const Character& character, py::handle clip) {
+  if (clip.is_none()) return std::nullopt;
+  if (py::isinstance<py::int_>(clip)) {
+    const long long index = clip.cast<long long>();
+    if (index < 0 || static_cast<std::size_t>(index) >= character.clips.size()) {
+      fail(character.source, "has no clip {} (it has {})", index, character.clips.size());
+    }
+    return static_cast<std::size_t>(index);
+  }
+  return character.require_clip(clip.cast<std::string>());
+}
+
+// A bound deformer stack with its output buffers and threads.
+struct Stack {
+  std::shared_ptr<const Character> character;
+  DeformerStack stack;
+  std::unique_ptr<ThreadPool> pool;
+  std::vector<Vec3f> positions, normals;
+};
+
+std::unique_ptr<Stack> make_stack(std::shared_ptr<Character> character, const std::string& spec, py::handle settings,
+                                  std::size_t threads) {
+  auto stack = std::make_unique<Stack>();
+  stack->character = std::move(character);
+  stack->stack = DeformerStack::parse(spec, settings_from(settings));
+  stack->stack.bind(*stack->character);
+  if (threads != 1) stack->pool = std::make_unique<ThreadPool>(threads);
+  return stack;
+}
+
+py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out) {
+  const Character& character = *self.character;
+  if (pose.skinning.size() != character.rig.joint_count()) {
+    fail_plain("Stack.evaluate: the pose has {} joints, the character {}", pose.skinning.size(), character.rig.joint_count());
+  }
+  const std::optional<std::size_t> clip_index = optional_clip(character, clip);
+  py::array_t<float> result = out.is_none()
+                                  ? py::array_t<float>({static_cast<py::ssize_t>(character.mesh.vertex_count()), py::ssize_t{3}})
+                                  : require_float_rows(out, static_cast<py::ssize_t>(character.mesh.vertex_count()), 3,
+                                                       "Stack.evaluate: out", true);
+  {
+    py::gil_scoped_release release;
+    FrameInput frame{character, pose, time, {}, self.pool.get()};
+    if (clip_index) {
+      const Clip* source = &character.clips[*clip_index];
+      frame.pose_at = [&character, source](double t, Pose& other) { evaluate_pose(character.rig, source, static_cast<float>(t), other); };
+    }
+    self.stack.evaluate(frame, self.positions, self.normals);
+  }
+  std::memcpy(result.mutable_data(), self.positions.data(), self.positions.size() * sizeof(Vec3f));
+  return result;
+}
+
+py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip, const std::string& stack, py::handle settings,
+                    double fps, std::optional<double> start, std::optional<double> end, std::size_t threads,
+                    const std::function<void(std::size_t, std::size_t)>& progress) {
+  BakeOptions options;
+  options.clip = character->require_clip(py::str(clip).cast<std::string>());
+  options.fps = fps;
+  if (start) options.start = *start;
+  if (end) options.end = *end;
+  options.stack = stack;
+  options.settings = settings_from(settings);
+  BakedFrames baked;
+  {
+    py::gil_scoped_release release;
+    ThreadPool pool(threads);
+    options.pool = &pool;
+    if (progress) {
+      options.progress = [&progress](std::size_t done, std::size_t total) {
+        py::gil_scoped_acquire acquire;
+        progress(done, total);
+      };
+    }
+    baked = bake(*character, options);
+  }
+  const auto frames = static_cast<py::ssize_t>(baked.times.size());
+  const auto vertices = static_cast<py::ssize_t>(character->mesh.vertex_count());
+  py::array_t<double> times(frames);
+  std::copy(baked.times.begin(), baked.times.end(), times.mutable_data());
+  py::array_t<float> positions({frames, vertices, py::ssize_t{3}});
+  for (py::ssize_t f = 0; f < frames; ++f) {
+    std::memcpy(positions.mutable_data(f), baked.positions[f].data(), baked.positions[f].size() * sizeof(Vec3f));
+  }
+  return py::make_tuple(times, positions);
+}
+
+void write_pc2_array(const std::filesystem::path& path, py::handle positions_in, double fps, double start) {
+  auto positions = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(positions_in);
+  if (!positions || positions.ndim() != 3 || positions.shape(2) != 3) fail(path, "positions: expected shape (frames, vertices, 3)");
+  BakedFrames baked;
+  const auto frames = static_cast<std::size_t>(positions.shape(0));
+  const auto vertices = static_cast<std::size_t>(positions.shape(1));
+  for (std::size_t f = 0; f < frames; ++f) {
+    baked.times.push_back(static_cast<float>(start + static_cast<double>(f) / fps));
+    const float* data = positions.data(static_cast<py::ssize_t>(f));
+    baked.positions.emplace_back(vertices);
+    std::memcpy(static_cast<void*>(baked.positions.back().data()), data, vertices * sizeof(Vec3f));
+  }
+  write_pc2(path, baked, static_cast<float>(fps));
+}
+
+py::array_t<float> read_pc2_array(const std::filesystem::path& path) {
+  const auto frames = read_pc2(path);
+  const auto vertices = static_cast<py::ssize_t>(frames.empty() ? 0 : frames.front().size());
+  py::array_t<float> out({static_cast<py::ssize_t>(frames.size()), vertices, py::ssize_t{3}});
+  for (std::size_t f = 0; f < frames.size(); ++f) {
+    std::memcpy(out.mutable_data(static_cast<py::ssize_t>(f)), frames[f].data(), frames[f].size() * sizeof(Vec3f));
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_stack(py::module_& m) {
+  py::class_<Stack>(m, "Stack",
+                    "A deformer stack bound to a character ('lbs', 'lbs,dynamic', 'dlbs,dynamic,deltamush', ...; "
+                    "settings as the CLI's --settings file: {'dynamic': {'frequency': 2}}).")
+      .def(py::init(&make_stack), py::arg("character"), py::arg("stack") = "lbs", py::arg("settings") = py::none(),
+           py::arg("threads") = 1, py::keep_alive<1, 2>())
+      .def("evaluate", &evaluate, py::arg("pose"), py::arg("time"), py::arg("clip") = py::none(), py::arg("out") = py::none(),
+           "Deformed positions (N, 3) float32 for the pose at `time` (s). With `clip` (name or index) effects may "
+           "sample the clip at other times (as wobble bake does); without it they use the poses given so far. "
+           "`out`: a float32 (N, 3) array to fill instead of a new one.")
+      .def("reset", [](Stack& s) { s.stack.reset(); }, "Forgets the history (the next frame starts afresh).")
+      .def_property_readonly("spec", [](const Stack& s) { return s.stack.spec(); })
+      .def_property_readonly("character", [](const Stack& s) { return std::const_pointer_cast<Character>(s.character); });
+
+  m.def("deformers",
+        [] {
+          py::list out;
+          for (const DeformerType& type : deformer_types()) {
+            py::dict parameters;
+            for (const ParameterSpec& p : type.parameters) parameters[py::str(p.key)] = p.help;
+            const char* stage = type.stage == DeformerStage::Base ? "base" : type.stage == DeformerStage::Effect ? "effect" : "post";
+            out.append(py::dict(py::arg("name") = type.name, py::arg("stage") = stage, py::arg("summary") = type.summary,
+                                py::arg("parameters") = parameters));
+          }
+          return out;
+        },
+        "The deformers wobble knows, with their settings keys.");
+  m.def("bake", &bake_clip, py::arg("character"), py::arg("clip"), py::arg("stack") = "lbs", py::arg("settings") = py::none(),
+        py::arg("fps") = 60.0, py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("threads") = 0,
+        py::arg("progress") = nullptr,
+        "Bakes a clip as `wobble bake` does: returns (times (F,) float64, positions (F, N, 3) float32, world space). "
+        "progress(done, total) is called after each frame.");
+  m.def("write_pc2", &write_pc2_array, py::arg("path"), py::arg("positions"), py::arg("fps"), py::arg("start") = 0.0,
+        "Writes positions (F, N, 3) as a PC2 point cache (frame k at time start + k / fps), atomically.");
+  m.def("read_pc2", &read_pc2_array, py::arg("path"), "Reads a PC2 point cache: (F, N, 3) float32.");
+}
+
+}  // namespace wobble::python

@@ -1,0 +1,158 @@
+"""Runs inside headless Blender: installs the wobble add-on from its zip, imports a glTF
+character, plays a clip with the effect and compares the evaluated vertices with `wobble bake`
+of the same clip and settings; then bakes to PC2 and checks that the Mesh Cache plays it back
+identically.
+
+    blender -b -noaudio --factory-startup --python-exit-code 1 --python addon_parity.py -- \
+        ADDON.zip WOBBLE_CLI CHARACTER.glb SCRATCH_DIR
+
+The scene runs at 10 fps: the bundled character's keys are 0.1 s apart, so every frame Blender
+shows is a key. Between keys Blender interpolates quaternions component-wise while glTF (and
+wobble) use slerp; that difference belongs to the importer, not to the add-on.
+"""
+import os
+import subprocess
+import sys
+import time
+
+import bpy
+import numpy
+
+# Debian 12's glTF importer needs this with numpy 1.24 (a workaround for the test only).
+numpy.bool = bool
+np = numpy
+
+zip_path, cli, character_path, scratch = sys.argv[sys.argv.index("--") + 1:][:4]
+FPS, CLIP, LAST_FRAME = 10, "Walk", 20
+SETTINGS = {"frequency": 2.0, "damping": 0.4, "amplitude": 0.5, "drag": 0.2}
+started = time.time()
+
+
+def check(condition, message):
+    if not condition:
+        raise SystemExit(f"addon_parity: FAILED: {message}")
+    print(f"addon_parity: ok: {message}")
+
+
+# --- install and enable from the zip (the user's way: Preferences > Add-ons > Install) ---
+bpy.ops.preferences.addon_install(filepath=zip_path, overwrite=True)
+bpy.ops.preferences.addon_enable(module="wobble_blender")
+import wobble_blender  # noqa: E402
+from wobble_blender import playback  # noqa: E402
+from wobble_blender.module import wobble  # noqa: E402
+
+check(os.path.dirname(wobble.__file__).startswith(os.environ["BLENDER_USER_SCRIPTS"]),
+      f"the compiled module comes from the installed zip ({wobble.__file__})")
+
+# --- the character, imported from glTF (Y up -> Blender's Z up) ---
+for obj in list(bpy.data.objects):
+    bpy.data.objects.remove(obj)
+scene = bpy.context.scene
+scene.render.fps, scene.render.fps_base = FPS, 1.0
+bpy.ops.import_scene.gltf(filepath=character_path)
+mesh_obj = next(o for o in scene.objects if o.type == 'MESH' and any(m.type == 'ARMATURE' for m in o.modifiers))
+# The clip's action on every object it animates (the importer stashes each clip on NLA tracks).
+# Bones the clip does not key keep whatever pose they last had in Blender, while glTF puts them
+# at rest: start from the rest pose.
+for obj in scene.objects:
+    if obj.type == 'ARMATURE':
+        for bone in obj.pose.bones:
+            bone.location, bone.rotation_quaternion, bone.scale = (0, 0, 0), (1, 0, 0, 0), (1, 1, 1)
+for obj in scene.objects:
+    if obj.animation_data is not None:
+        track = obj.animation_data.nla_tracks.get(CLIP)
+        obj.animation_data.action = track.strips[0].action if track is not None else None
+scene.frame_start, scene.frame_end = 0, LAST_FRAME
+bpy.context.view_layer.objects.active = mesh_obj
+vertex_count = len(mesh_obj.data.vertices)
+
+# Blender's importer keeps, per primitive, the used vertices in index order.
+reference_character = wobble.load(character_path)
+check(len(reference_character.clip_names) > 0 and CLIP in reference_character.clip_names, f"clip {CLIP} in the file")
+used = np.unique(reference_character.triangles)
+check(len(used) == vertex_count, f"Blender has the file's {vertex_count} used vertices")
+size = reference_character.size
+# glTF (x, y, z) is Blender (x, -z, y).
+Y_UP_TO_Z_UP = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=np.float64)
+
+
+def world_positions():
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = mesh_obj.evaluated_get(depsgraph)
+    m = evaluated.to_mesh()
+    co = np.empty(len(m.vertices) * 3, dtype=np.float32)
+    m.vertices.foreach_get("co", co)
+    world = np.array(evaluated.matrix_world, dtype=np.float64)
+    evaluated.to_mesh_clear()
+    local = co.reshape(-1, 3).astype(np.float64)
+    return local @ world[:3, :3].T + world[:3, 3], co.reshape(-1, 3)
+
+
+def play():
+    """World and object-space positions of every frame, played in order from the start."""
+    world, local = [], []
+    for frame in range(0, LAST_FRAME + 1):
+        scene.frame_set(frame)
+        w, l = world_positions()
+        world.append(w)
+        local.append(l)
+    return np.array(world), np.array(local)
+
+
+def cli_bake(stack, flags, out):
+    subprocess.run([cli, "bake", character_path, "--clip", CLIP, "--fps", str(FPS), "--end", str(LAST_FRAME / FPS),
+                    "--deformer", stack, *flags, "--quiet", "-o", out], check=True)
+    return wobble.read_pc2(out).astype(np.float64) @ Y_UP_TO_Z_UP.T
+
+
+# --- the Armature modifier alone equals wobble's LBS (the base the add-on builds on) ---
+blender_lbs, _ = play()
+wobble_lbs = cli_bake("lbs", [], os.path.join(scratch, "lbs.pc2"))[:, used]
+error = np.abs(blender_lbs - wobble_lbs).max() / size
+check(error <= 1e-5, f"Armature modifier vs wobble bake lbs: max error {error:.2e} of the size")
+
+# --- the add-on's real-time effect equals `wobble bake --deformer lbs,dynamic` ---
+s = mesh_obj.wobble
+for key, value in SETTINGS.items():
+    setattr(s, key, value)
+s.enabled = True
+check(mesh_obj.modifiers.get(playback.MODIFIER_NAME) is not None, "the add-on added its Geometry Nodes modifier")
+playback.reset(mesh_obj)
+played_world, played_local = play()
+flags = [item for key, value in SETTINGS.items() for item in (f"--{key}", str(value))]
+wobble_dynamic = cli_bake("lbs,dynamic", flags, os.path.join(scratch, "dynamic.pc2"))[:, used]
+error = np.abs(played_world - wobble_dynamic).max() / size
+effect = np.abs(wobble_dynamic - wobble_lbs).max() / size
+check(effect > 1e-3, f"the effect moves vertices by up to {effect:.2e} of the size (not a vacuous comparison)")
+check(error <= 1e-5, f"playback in Blender vs wobble bake lbs,dynamic over {LAST_FRAME + 1} frames: "
+      f"max error {error:.2e} of the size")
+
+# --- a jump of the timeline restarts the history ---
+scene.frame_set(5)
+after_jump, _ = world_positions()
+playback.reset(mesh_obj)
+scene.frame_set(4)  # a different frame first, so that frame 5 is computed again from a fresh start
+playback.reset(mesh_obj)
+scene.frame_set(5)
+fresh, _ = world_positions()
+check(np.abs(after_jump - fresh).max() <= 1e-6 * size, "jumping back to frame 5 equals a fresh start there")
+check(np.abs(after_jump - played_world[5]).max() > 1e-4 * size, "frame 5 played in order carries history")
+
+# --- Bake: PC2 through a Mesh Cache modifier plays back what the live effect showed ---
+s.bake_path = os.path.join(scratch, "baked.pc2")
+with bpy.context.temp_override(object=mesh_obj, active_object=mesh_obj):
+    result = bpy.ops.wobble.bake()
+check(result == {'FINISHED'}, "the Bake operator finished")
+check(os.path.exists(s.bake_path), "the PC2 file exists")
+cache = mesh_obj.modifiers.get("wobble bake")
+check(cache is not None and cache.type == 'MESH_CACHE' and list(mesh_obj.modifiers).index(cache) == 0,
+      "a Mesh Cache modifier plays the bake, first in the stack")
+check(not s.enabled and not next(m for m in mesh_obj.modifiers if m.type == 'ARMATURE').show_viewport,
+      "the live effect and the Armature modifier are off")
+baked = wobble.read_pc2(s.bake_path)
+check(baked.shape == (LAST_FRAME + 1, vertex_count, 3), f"the PC2 holds {baked.shape[0]} frames")
+check(np.array_equal(baked, played_local), "the PC2 holds exactly the positions shown during playback")
+_, replayed = play()
+check(np.array_equal(replayed, played_local), "the Mesh Cache plays the bake back identically")
+
+print(f"addon_parity: OK ({time.time() - started:.1f} s)")

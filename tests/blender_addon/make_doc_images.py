@@ -1,0 +1,100 @@
+"""Makes the pictures of docs/blender.md with Blender's own UI under Xvfb (not part of the tests):
+
+    xvfb-run -a -s '-screen 0 1400x1000x24' blender --factory-startup --python make_doc_images.py -- \
+        build/blender/wobble_blender.zip build/assets/clonk.glb docs/images
+
+Writes blender_panel.png (the wobble panel next to the viewport) and blender_effect.png (a
+Workbench render: the Armature modifier alone on the left, with wobble on the right).
+Uses a scratch user folder for the add-on when BLENDER_USER_SCRIPTS is set.
+"""
+import os
+import sys
+
+import bpy
+import numpy
+
+numpy.bool = bool  # Debian 12's glTF importer with numpy 1.24 (outside the add-on)
+
+zip_path, character_path, out_dir = sys.argv[sys.argv.index("--") + 1:][:3]
+os.makedirs(out_dir, exist_ok=True)
+FRAME = 13
+
+bpy.ops.preferences.addon_install(filepath=zip_path, overwrite=True)
+bpy.ops.preferences.addon_enable(module="wobble_blender")
+
+for obj in list(bpy.data.objects):
+    bpy.data.objects.remove(obj)
+scene = bpy.context.scene
+scene.render.fps = 30
+
+
+def import_character(x_offset):
+    before = set(bpy.data.objects)
+    bpy.ops.import_scene.gltf(filepath=character_path)
+    new = [o for o in bpy.data.objects if o not in before]
+    mesh = next(o for o in new if o.type == 'MESH')
+    for o in new:
+        if o.type == 'ARMATURE':
+            for bone in o.pose.bones:
+                bone.location, bone.rotation_quaternion, bone.scale = (0, 0, 0), (1, 0, 0, 0), (1, 1, 1)
+        if o.animation_data is not None:
+            track = o.animation_data.nla_tracks.get("Run")
+            o.animation_data.action = track.strips[0].action if track is not None else None
+    for o in new:
+        if o.parent is None:
+            o.location.x += x_offset
+    return mesh
+
+
+plain = import_character(-0.2)
+wobbly = import_character(0.2)
+s = wobbly.wobble
+s.frequency, s.damping, s.amplitude, s.drag = 3.0, 0.5, 1.0, 0.3
+scene.frame_start, scene.frame_end = 0, 40
+bpy.context.view_layer.objects.active = wobbly
+wobbly.select_set(True)
+s.enabled = True
+for frame in range(0, FRAME + 1):
+    scene.frame_set(frame)
+
+# A Workbench render of both, from the front.
+bpy.ops.object.camera_add(location=(0, -1.3, 0.15), rotation=(1.5708, 0, 0))
+scene.camera = bpy.context.object
+scene.camera.data.lens = 40
+scene.render.engine = 'BLENDER_WORKBENCH'
+scene.render.resolution_x, scene.render.resolution_y = 640, 400
+scene.display.shading.color_type = 'OBJECT'
+plain.color = (0.55, 0.6, 0.7, 1)
+wobbly.color = (0.9, 0.55, 0.35, 1)
+scene.render.filepath = os.path.join(out_dir, "blender_effect.png")
+bpy.ops.render.render(write_still=True)
+
+
+def screenshot():
+    bpy.context.view_layer.objects.active = wobbly
+    window = bpy.context.window_manager.windows[0]
+    screen = window.screen
+    for area in screen.areas:
+        if area.type == 'PROPERTIES':
+            area.spaces[0].context = 'OBJECT'
+        if area.type == 'OUTLINER':
+            area.type = 'PROPERTIES'  # a second, taller properties editor
+            area.spaces[0].context = 'OBJECT'
+        if area.type == 'VIEW_3D':
+            space = area.spaces[0]
+            space.shading.type = 'SOLID'
+            space.shading.color_type = 'OBJECT'
+            space.overlay.show_floor = False
+            region = space.region_3d
+            region.view_perspective = 'CAMERA'
+    for area in screen.areas:
+        area.tag_redraw()
+    bpy.app.timers.register(capture, first_interval=1.5)
+
+
+def capture():
+    bpy.ops.screen.screenshot(filepath=os.path.join(out_dir, "blender_panel.png"), check_existing=False)
+    bpy.ops.wm.quit_blender()
+
+
+bpy.app.timers.register(screenshot, first_interval=1.0)

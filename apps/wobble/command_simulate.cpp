@@ -20,6 +20,9 @@
 
 #include "commands.hpp"
 #include "progress.hpp"
+#ifdef WOBBLE_HAVE_NEURAL
+#include <wobble/neural/neural_field.hpp>
+#endif
 
 namespace wobble::cli {
 
@@ -130,7 +133,7 @@ int run_scene(Scene& scene, const std::string& output, bool quiet) {
 
 Runner add_simulate_command(CLI::App& app) {
   struct Options {
-    std::string input, output, pin, rig, clip = "0", model = "neohookean";
+    std::string input, output, pin, rig, clip = "0", model = "neohookean", subspace = "eigenmodes", neural_model;
     int handles = 16, frames = 120, substeps = 2, sample_grid = 24, field_grid = 20;
     std::size_t points = 1000;
     double fps = 30, youngs = 1e5, poisson = 0.45, density = 1000, pin_blend = 0.2, gravity = 9.81;
@@ -160,6 +163,8 @@ Runner add_simulate_command(CLI::App& app) {
   app.add_option("--clip", o->clip, "clip name or index (with --rig)")->capture_default_str();
   app.add_flag("--no-rig-inertia", o->no_rig_inertia, "with --rig: eq. 24 only, without the rig's inertial forcing");
   app.add_flag("-q,--quiet", o->quiet, "no progress or summary");
+  app.add_option("--subspace", o->subspace, "SHAPE's subspace: eigenmodes, or neural (learned fields, `wobble fields`)")->capture_default_str();
+  app.add_option("--neural-model", o->neural_model, "with --subspace neural: the model file (default: the shipped one)");
 
   return [o] {
     physics::Material material{o->youngs, o->poisson, o->density};
@@ -226,6 +231,16 @@ Runner add_simulate_command(CLI::App& app) {
     q.fps = o->fps;
     q.frames = o->frames;
     q.substeps = o->substeps;
+    if (o->subspace == "neural") {
+#ifdef WOBBLE_HAVE_NEURAL
+      auto neural = std::make_shared<neural::NeuralFieldModel>(o->neural_model.empty() ? neural::default_model_path() : fs::path(o->neural_model));
+      q.field_source = [neural](const Mesh& mesh) { return neural->fields_for(mesh); };
+#else
+      fail_plain("--subspace neural needs a build with WOBBLE_BUILD_NEURAL=ON");
+#endif
+    } else if (o->subspace != "eigenmodes") {
+      fail_plain("unknown --subspace '{}' (use eigenmodes or neural)", o->subspace);
+    }
     Scene scene = quick_scene(o->input, q);
     return run_scene(scene, o->output, o->quiet);
   };

@@ -24,6 +24,7 @@ struct ObjectSpec {
   std::size_t points = 1000;
   int sample_grid = 24, field_grid = 20;
   std::string source = "eigenmodes";
+  std::function<std::shared_ptr<const SkinningField>(const Mesh&)> field_source;  // overrides `source`
   Material material{1e5, 0.45, 1000};
   EnergyModel model = EnergyModel::NeoHookean;
   std::string pin;
@@ -80,7 +81,9 @@ void add_object(Scene& scene, const ObjectSpec& spec) {
   d.name = spec.file.filename().string();
   std::vector<Vec3d> cover = samples.points;
   cover.insert(cover.end(), bound_normalised.begin(), bound_normalised.end());
-  if (spec.source == "eigenmodes") {
+  if (spec.field_source) {
+    d.field = spec.field_source(object.character.mesh);
+  } else if (spec.source == "eigenmodes") {
     EigenmodeOptions eigen;
     eigen.handles = spec.handles;
     eigen.grid_resolution = spec.field_grid;
@@ -311,6 +314,7 @@ Scene quick_scene(const fs::path& shape, const QuickSceneOptions& options) {
   spec.model = options.model;
   spec.pin = options.pin;
   spec.pin_blend = options.pin_blend;
+  spec.field_source = options.field_source;
   add_object(scene, spec);
   if (options.floor) {
     Plane floor;

@@ -1,0 +1,35 @@
+# Neural skinning fields (PhysSkin++ III-B/C/E) on LibTorch: library wobble_neural, the
+# `wobble fields` command and the wobble_neural_tests binary. Torch headers cost ~40 s per
+# translation unit, so the torch files share one precompiled header.
+find_package(Torch REQUIRED)
+
+file(GLOB WOBBLE_NEURAL_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/neural/*.cpp)
+add_library(wobble_neural ${WOBBLE_NEURAL_SOURCES})
+target_include_directories(wobble_neural PUBLIC include PRIVATE src)
+target_link_libraries(wobble_neural PUBLIC wobble_core PRIVATE ${TORCH_LIBRARIES})
+separate_arguments(WOBBLE_TORCH_FLAGS UNIX_COMMAND "${TORCH_CXX_FLAGS}")
+target_compile_options(wobble_neural PUBLIC ${WOBBLE_TORCH_FLAGS})
+find_path(WOBBLE_STB_INCLUDE stb_image_write.h PATH_SUFFIXES stb)
+target_include_directories(wobble_neural PRIVATE ${WOBBLE_STB_INCLUDE})
+target_link_libraries(wobble_neural PRIVATE stb)
+target_compile_definitions(wobble_neural PRIVATE WOBBLE_DEFAULT_MODEL="${PROJECT_SOURCE_DIR}/models/physskin_small.pt")
+target_precompile_headers(wobble_neural PRIVATE <torch/torch.h>)
+
+file(GLOB WOBBLE_FIELDS_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/apps/wobble/fields/*.cpp)
+target_sources(wobble PRIVATE ${WOBBLE_FIELDS_CLI_SOURCES})
+target_link_libraries(wobble PRIVATE wobble_neural)
+target_compile_definitions(wobble PRIVATE WOBBLE_HAVE_NEURAL)
+
+if(WOBBLE_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+  file(GLOB WOBBLE_NEURAL_TEST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/neural/test_*.cpp)
+  add_executable(wobble_neural_tests ${WOBBLE_NEURAL_TEST_SOURCES})
+  target_link_libraries(wobble_neural_tests PRIVATE wobble_neural ${TORCH_LIBRARIES} GTest::gtest GTest::gtest_main)
+  target_include_directories(wobble_neural_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_precompile_headers(wobble_neural_tests PRIVATE <torch/torch.h>)
+  target_compile_definitions(wobble_neural_tests PRIVATE
+    WOBBLE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    WOBBLE_SHARED_ASSETS="${PROJECT_SOURCE_DIR}/../shared/assets")
+  gtest_discover_tests(wobble_neural_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()

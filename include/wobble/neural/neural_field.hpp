@@ -1,0 +1,46 @@
+#pragma once
+// A trained neural skinning fields model (PhysSkin++ III-B) and the skinning fields it predicts
+// for a new shape in one feed-forward pass: a physics::SkinningField (W and its spatial gradient
+// at any points of the normalised frame), usable by the runtime like eigenmodes.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <wobble/mesh.hpp>
+#include <wobble/neural/shape_sample.hpp>
+#include <wobble/physics/skinning_field.hpp>
+
+namespace wobble::neural {
+
+class NeuralFieldModel {
+ public:
+  // Throws Error naming the file when it is missing or not a wobble model.
+  explicit NeuralFieldModel(const std::filesystem::path& file);
+  ~NeuralFieldModel();
+
+  int handles() const;                      // learned fields m (the constant column comes on top)
+  std::int64_t parameters() const;
+  const nlohmann::json& metadata() const;   // how it was trained
+  nlohmann::json network() const;           // its sizes
+  const std::filesystem::path& file() const;
+
+  // Fields of one shape: the constant column 1 first (when asked), then the m learned fields,
+  // each scaled to mean square 1 over the shape's cubature points (as in training).
+  std::shared_ptr<physics::SkinningField> fields_for(const ShapeSample& shape, bool constant_column = true) const;
+  // The same from a mesh in its file coordinates (sampled with the training defaults).
+  std::shared_ptr<physics::SkinningField> fields_for(const Mesh& mesh, bool constant_column = true,
+                                                     std::uint64_t seed = 1) const;
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+// The model shipped in the repository (models/physskin_small.pt), or the file named by the
+// environment variable WOBBLE_NEURAL_MODEL.
+std::filesystem::path default_model_path();
+
+}  // namespace wobble::neural

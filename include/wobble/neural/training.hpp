@@ -1,0 +1,91 @@
+#pragma once
+// Physics-informed self-supervised training of the neural skinning fields (PhysSkin++ III-C):
+// L_smooth + lambda_pot L_pot + lambda_orth L_orth on cubature points of procedural and real
+// shapes, on-the-fly column normalisation, ConFIG, Adam with warm-up and cosine decay, seeds,
+// checkpoints and resume, a loss CSV and its PNG plot. Every component can be switched off.
+//
+// Configuration file (JSON; every key optional, unknown keys are errors):
+// {
+//   "seed": 1, "steps": 1000, "learning_rate": 5e-4, "min_learning_rate": 5e-5, "warmup": 0.01,
+//   "batch_points": 256, "z_samples": 16, "z_sigma": 0.2,
+//   "losses": {"smooth": true, "potential": true, "orthogonality": true, "normalize": true,
+//              "config": true, "weight_smooth": 1, "weight_potential": 1, "weight_orthogonality": 100,
+//              "youngs_modulus": 1, "poisson_ratio": 0.45, "blend_fraction": 0.5},
+//   "network": {... see NetworkConfig in src/neural/network.hpp ...},
+//   "data": {"procedural_shapes": 5000, "validation_procedural": 6, "real_fraction": 0.2,
+//            "real_train": ["../shared/assets/shapes/cow.off"], "real_validation": [...],
+//            "surface_points": 1024, "cubature_points": 1000, "grid_resolution": 16},
+//   "output": "runs/small", "checkpoint_every": 100, "log_every": 10, "validate_every": 100
+// }
+// Relative paths are relative to the configuration file.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <wobble/neural/shape_sample.hpp>
+#include <wobble/physics/skinning_field.hpp>
+
+namespace wobble::neural {
+
+struct LossOptions {
+  bool smooth = true, potential = true, orthogonality = true, normalize = true, config = true;
+  double weight_smooth = 1, weight_potential = 1, weight_orthogonality = 100;
+  double youngs_modulus = 1, poisson_ratio = 0.45;  // energy scales with E: E only rescales lambda_pot
+  double blend_fraction = 0.5;                       // linear -> Neo-Hookean over this part of training
+};
+
+struct TrainingConfig {
+  std::uint64_t seed = 1;
+  int steps = 1000;
+  double learning_rate = 5e-4, min_learning_rate = 5e-5, warmup = 0.01;
+  int batch_points = 256, z_samples = 16;
+  double z_sigma = 0.2;
+  LossOptions losses;
+  nlohmann::json network = nlohmann::json::object();
+  int procedural_shapes = 5000, validation_procedural = 6;
+  double real_fraction = 0.2;
+  std::vector<std::filesystem::path> real_train, real_validation;
+  ShapeSampleOptions sample;
+  std::filesystem::path output = "runs/fields";
+  int checkpoint_every = 100, log_every = 10, validate_every = 100;
+
+  // Throws Error naming the file (and key) for bad input.
+  static TrainingConfig load(const std::filesystem::path& file);
+  static TrainingConfig from_json(const nlohmann::json& j, const std::filesystem::path& source);
+};
+
+struct TrainingReport {
+  int steps = 0;
+  double seconds = 0, seconds_per_step = 0;
+  std::map<std::string, double> final_losses;      // mean over the last log interval
+  double validation_loss = 0;                       // mean total loss on the validation shapes
+  std::filesystem::path model, csv, plot;
+  std::int64_t parameters = 0;
+};
+
+// progress(step, total, line): called every log_every steps.
+using TrainingProgress = std::function<void(int, int, const std::string&)>;
+// Trains and writes OUTPUT/model.pt, OUTPUT/checkpoint.pt (+ .optim), OUTPUT/losses.csv and
+// OUTPUT/losses.png. With resume, continues from OUTPUT/checkpoint.pt.
+TrainingReport train_fields(const TrainingConfig& config, bool resume, const TrainingProgress& progress = {});
+
+// The validation split of a configuration (fixed procedural seeds disjoint from training, plus
+// the real meshes never used for training).
+std::vector<ShapeSample> validation_shapes(const TrainingConfig& config);
+
+// The per-object baseline (Simplicits-style MLP 3 -> 64 x 6, ELU) trained on one shape with the
+// same losses for `steps` steps; its fields carry the constant column first.
+struct PerObjectResult {
+  std::shared_ptr<physics::SkinningField> field;
+  double seconds = 0;
+};
+PerObjectResult train_per_object(const ShapeSample& shape, int handles, int steps, const TrainingConfig& config,
+                                 std::uint64_t seed);
+
+}  // namespace wobble::neural

@@ -1,0 +1,106 @@
+// PISSL losses and ConFIG (PhysSkin++ III-C, III-E; METHOD_NOTES §3).
+#include "losses.hpp"
+
+#include <cmath>
+
+namespace wobble::neural {
+
+torch::Tensor spatial_gradients(const torch::Tensor& W, const torch::Tensor& X, bool create_graph) {
+  std::vector<torch::Tensor> columns;
+  for (std::int64_t i = 0; i < W.size(1); ++i) {
+    columns.push_back(torch::autograd::grad({W.select(1, i).sum()}, {X}, {}, /*retain_graph=*/true, create_graph,
+                                            /*allow_unused=*/true)[0]);
+    if (!columns.back().defined()) columns.back() = torch::zeros_like(X);
+  }
+  return torch::stack(columns, 1);
+}
+
+FieldBatch assemble_fields(const torch::Tensor& W, const torch::Tensor& dW, bool normalize, bool constant_column) {
+  FieldBatch out{W, dW};
+  const double n = static_cast<double>(W.size(0));
+  if (normalize) {
+    const torch::Tensor scale = std::sqrt(n) / (W.norm(2, 0, true) + 1e-12);   // 1 x m
+    out.W = W * scale;
+    out.dW = dW * scale.unsqueeze(2);
+  }
+  if (constant_column) {
+    out.W = torch::cat({torch::ones({W.size(0), 1}, W.options()), out.W}, 1);
+    out.dW = torch::cat({torch::zeros({W.size(0), 1, 3}, W.options()), out.dW}, 1);
+  }
+  return out;
+}
+
+torch::Tensor smoothness_loss(const FieldBatch& fields) { return fields.dW.pow(2).sum({1, 2}).mean(); }
+
+torch::Tensor orthogonality_loss(const FieldBatch& fields) {
+  const torch::Tensor unit = fields.W / std::sqrt(static_cast<double>(fields.W.size(0)));
+  const torch::Tensor gram = torch::mm(unit.t(), unit);
+  const torch::Tensor off = gram - torch::diag_embed(torch::diagonal(gram));
+  return off.pow(2).sum();
+}
+
+torch::Tensor linear_energy_density(const torch::Tensor& F, double mu, double lambda) {
+  const torch::Tensor eye = torch::eye(3, F.options());
+  const torch::Tensor eps = 0.5 * (F + F.transpose(-1, -2)) - eye;
+  const torch::Tensor trace = eps.diagonal(0, -2, -1).sum(-1);
+  return mu * eps.pow(2).sum({-2, -1}) + 0.5 * lambda * trace.pow(2);
+}
+
+torch::Tensor neohookean_energy_density(const torch::Tensor& F, double mu, double lambda) {
+  const torch::Tensor I1 = F.pow(2).sum({-2, -1});
+  const torch::Tensor J = torch::linalg::det(F);
+  return 0.5 * mu * (I1 - 3) - mu * (J - 1) + 0.5 * (lambda + mu) * (J - 1).pow(2);
+}
+
+torch::Tensor deformation_gradients(const FieldBatch& fields, const torch::Tensor& X, const torch::Tensor& Z) {
+  const torch::Tensor Xh = torch::cat({X, torch::ones({X.size(0), 1}, X.options())}, 1);          // N x 4
+  // sum_i W_i Z_i[:, :3] + (Z_i X~) (grad W_i)^T
+  const torch::Tensor linear = torch::einsum("pi,bijk->bpjk", {fields.W, Z.slice(3, 0, 3)});
+  const torch::Tensor moved = torch::einsum("bijk,pk->bpij", {Z, Xh});                             // B x N x K x 3
+  const torch::Tensor gradient = torch::einsum("bpij,pil->bpjl", {moved, fields.dW});
+  return torch::eye(3, X.options()) + linear + gradient;
+}
+
+torch::Tensor potential_loss(const FieldBatch& fields, const torch::Tensor& X, const torch::Tensor& volumes,
+                             const torch::Tensor& Z, double mu, double lambda, double blend) {
+  const torch::Tensor F = deformation_gradients(fields, X, Z);
+  torch::Tensor psi;
+  if (blend <= 0) psi = linear_energy_density(F, mu, lambda);
+  else if (blend >= 1) psi = neohookean_energy_density(F, mu, lambda);
+  else psi = (1 - blend) * linear_energy_density(F, mu, lambda) + blend * neohookean_energy_density(F, mu, lambda);
+  const torch::Tensor weights = volumes / volumes.sum();                                           // N
+  return (psi * weights).sum(1).mean();
+}
+
+torch::Tensor complementarity_loss(const torch::Tensor& W, const torch::Tensor& X, const torch::Tensor& Wrig) {
+  const torch::Tensor Xh = torch::cat({X, torch::ones({X.size(0), 1}, X.options())}, 1);
+  torch::Tensor total = torch::zeros({}, W.options());
+  for (int c = 0; c < 4; ++c)
+    for (int e = 0; e < 4; ++e) {
+      const torch::Tensor product = Wrig * (Xh.select(1, c) * Xh.select(1, e)).unsqueeze(1);     // N x b
+      total = total + torch::mm(product.t(), W).pow(2).sum();
+    }
+  return 3 * total;
+}
+
+torch::Tensor config_update(const std::vector<torch::Tensor>& gradients) {
+  std::vector<torch::Tensor> kept, units;
+  for (const torch::Tensor& g : gradients) {
+    const double norm = g.norm().item<double>();
+    if (norm > 0 && std::isfinite(norm)) {
+      kept.push_back(g);
+      units.push_back(g / norm);
+    }
+  }
+  if (kept.empty()) return torch::zeros_like(gradients.front());
+  const torch::Tensor U = torch::stack(units, 0);                                                   // k x P
+  const torch::Tensor ones = torch::ones({U.size(0), 1}, U.options());
+  // Minimum-norm least squares: d = U^T (U U^T)^+ 1 (pinv handles parallel gradients).
+  const torch::Tensor d = torch::mm(U.t(), torch::mm(torch::linalg::pinv(torch::mm(U, U.t())), ones)).squeeze(1);
+  const torch::Tensor d_hat = d / d.norm();
+  torch::Tensor magnitude = torch::zeros({}, U.options());
+  for (const torch::Tensor& g : kept) magnitude = magnitude + torch::dot(g, d_hat);
+  return magnitude * d_hat;
+}
+
+}  // namespace wobble::neural

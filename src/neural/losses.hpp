@@ -1,0 +1,53 @@
+#pragma once
+// PISSL losses (PhysSkin++ III-C, III-E) and the ConFIG gradient combination. Internal: LibTorch.
+// Conventions: a batch holds N cubature points X (N x 3); the fields W (N x K) include the
+// constant rigid column when the caller asks for it; dW is N x K x 3.
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace wobble::neural {
+
+struct FieldBatch {
+  torch::Tensor W;   // N x K
+  torch::Tensor dW;  // N x K x 3
+};
+
+// Spatial gradients of raw fields (N x m) with respect to the points (N x 3, requires_grad) by
+// automatic differentiation (one backward pass per field; each row depends only on its point).
+torch::Tensor spatial_gradients(const torch::Tensor& W, const torch::Tensor& X, bool create_graph);
+
+// Column scaling on the fly: each learned column to mean square 1 over the batch (unit L2 norm
+// times sqrt(N)), the scale treated as part of the graph; optionally the constant column 1 first.
+FieldBatch assemble_fields(const torch::Tensor& W, const torch::Tensor& dW, bool normalize, bool constant_column);
+
+// L_smooth (eq. 8): mean over points of sum_i |grad W_i|^2.
+torch::Tensor smoothness_loss(const FieldBatch& fields);
+// L_orth (eq. 9) on the unit columns W / sqrt(N): sum over i != j of (W_i . W_j)^2.
+torch::Tensor orthogonality_loss(const FieldBatch& fields);
+
+// Energy densities of deformation gradients F (... x 3 x 3), the runtime's formulas
+// (include/wobble/physics/elasticity.hpp): linear mu eps:eps + lambda/2 tr(eps)^2 and stable
+// Neo-Hookean mu/2 (I1 - 3) - mu (J - 1) + (lambda + mu)/2 (J - 1)^2.
+torch::Tensor linear_energy_density(const torch::Tensor& F, double mu, double lambda);
+torch::Tensor neohookean_energy_density(const torch::Tensor& F, double mu, double lambda);
+
+// Deformation gradients of phi(X, z) = X + sum_i W_i Z_i [X; 1] for Z (B x K x 3 x 4): B x N x 3 x 3.
+torch::Tensor deformation_gradients(const FieldBatch& fields, const torch::Tensor& X, const torch::Tensor& Z);
+
+// L_pot (eq. 7): volume-weighted mean energy density over the points, averaged over the B
+// deformations Z, with psi = (1 - blend) linear + blend Neo-Hookean.
+torch::Tensor potential_loss(const FieldBatch& fields, const torch::Tensor& X, const torch::Tensor& volumes,
+                             const torch::Tensor& Z, double mu, double lambda, double blend);
+
+// L_comp (eq. 22): ||J_rig^T B_lbs^comp||_F^2 for an LBS rig with weights Wrig (N x b) at X and
+// complementary fields W (N x m), using the closed form 3 sum_{c,c'} ||(Wrig o X~_c X~_c')^T W||_F^2
+// with X~ = [X; 1].
+torch::Tensor complementarity_loss(const torch::Tensor& W, const torch::Tensor& X, const torch::Tensor& Wrig);
+
+// ConFIG (Liu et al. 2024): for gradients g_i (flat vectors), the unit gradients u_i, the
+// least-squares (minimum-norm) solution d of U d = 1, d^ = d / |d|, and the update
+// (sum_i g_i . d^) d^. Zero gradients are left out; none left gives zeros.
+torch::Tensor config_update(const std::vector<torch::Tensor>& gradients);
+
+}  // namespace wobble::neural

@@ -1,0 +1,62 @@
+// Loading a trained model and predicting a new shape's fields (feed-forward inference).
+#include <wobble/neural/neural_field.hpp>
+
+#include <cstdlib>
+
+#include "network.hpp"
+#include "torch_field.hpp"
+
+namespace wobble::neural {
+
+struct NeuralFieldModel::Impl {
+  SkinningNetwork network{nullptr};
+  nlohmann::json metadata;
+  std::filesystem::path file;
+};
+
+NeuralFieldModel::NeuralFieldModel(const std::filesystem::path& file) : impl_(std::make_shared<Impl>()) {
+  torch::set_num_threads(1);  // one intra-op thread: OpenMP threads busy-wait on shared cores
+  impl_->network = load_network(file.string(), &impl_->metadata);
+  impl_->file = file;
+}
+
+NeuralFieldModel::~NeuralFieldModel() = default;
+
+int NeuralFieldModel::handles() const { return impl_->network->config.handles; }
+std::int64_t NeuralFieldModel::parameters() const { return parameter_count(*impl_->network); }
+const nlohmann::json& NeuralFieldModel::metadata() const { return impl_->metadata; }
+nlohmann::json NeuralFieldModel::network() const { return impl_->network->config.to_json(); }
+const std::filesystem::path& NeuralFieldModel::file() const { return impl_->file; }
+
+std::shared_ptr<physics::SkinningField> NeuralFieldModel::fields_for(const ShapeSample& shape, bool constant_column) const {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor surface = torch::from_blob(const_cast<float*>(shape.surface.data()),
+                                                 {shape.surface.cols(), shape.surface.rows()}, torch::kFloat32)
+                                    .t()
+                                    .contiguous();
+  const torch::Tensor cubature = torch::from_blob(const_cast<float*>(shape.cubature.data()),
+                                                  {shape.cubature.cols(), shape.cubature.rows()}, torch::kFloat32)
+                                     .t()
+                                     .contiguous();
+  const torch::Tensor latents = impl_->network->encode(surface);
+  std::shared_ptr<Impl> impl = impl_;
+  auto raw = [impl, latents](const torch::Tensor& X) { return impl->network->fields(latents, X); };
+  return std::make_shared<TorchField>(raw, cubature, constant_column,
+                                      "neural fields (" + impl_->file.filename().string() + ", " + shape.name + ")");
+}
+
+std::shared_ptr<physics::SkinningField> NeuralFieldModel::fields_for(const Mesh& mesh, bool constant_column,
+                                                                     std::uint64_t seed) const {
+  return fields_for(make_shape_sample(mesh, "shape", ShapeSampleOptions{}, seed), constant_column);
+}
+
+std::filesystem::path default_model_path() {
+  if (const char* path = std::getenv("WOBBLE_NEURAL_MODEL"); path && *path) return path;
+#ifdef WOBBLE_DEFAULT_MODEL
+  return WOBBLE_DEFAULT_MODEL;
+#else
+  return "models/physskin_small.pt";
+#endif
+}
+
+}  // namespace wobble::neural

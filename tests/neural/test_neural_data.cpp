@@ -1,0 +1,130 @@
+// Procedural shapes, shape samples, metrics, the .npy writer and the loss plot.
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include <wobble/neural/field_metrics.hpp>
+#include <wobble/neural/loss_plot.hpp>
+#include <wobble/neural/npy_writer.hpp>
+#include <wobble/neural/shape_generator.hpp>
+#include <wobble/neural/shape_sample.hpp>
+
+using namespace wobble;
+using namespace wobble::neural;
+
+namespace {
+
+double signed_volume(const Mesh& mesh) {
+  double v = 0;
+  for (const Triangle& t : mesh.triangles) {
+    const Eigen::Vector3d a = mesh.positions[t[0]].cast<double>(), b = mesh.positions[t[1]].cast<double>(),
+                          c = mesh.positions[t[2]].cast<double>();
+    v += a.dot(b.cross(c)) / 6;
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST(NeuralShapes, EveryKindIsClosedAndOutwardOriented) {
+  for (int kind = 0; kind < kShapeKindCount; ++kind)
+    for (std::uint64_t seed = 0; seed < 4; ++seed) {
+      const Mesh mesh = procedural_shape(static_cast<ShapeKind>(kind), seed);
+      // Closed: every directed edge has its reverse exactly once.
+      std::map<std::pair<std::uint32_t, std::uint32_t>, int> edges;
+      for (const Triangle& t : mesh.triangles)
+        for (int k = 0; k < 3; ++k) ++edges[{t[k], t[(k + 1) % 3]}];
+      for (const auto& [edge, count] : edges) {
+        ASSERT_EQ(count, 1) << to_string(static_cast<ShapeKind>(kind)) << " seed " << seed;
+        ASSERT_EQ(edges.count({edge.second, edge.first}), 1u);
+      }
+      EXPECT_GT(signed_volume(mesh), 0) << to_string(static_cast<ShapeKind>(kind)) << " seed " << seed;
+      // Deterministic for a seed.
+      EXPECT_EQ(procedural_shape(static_cast<ShapeKind>(kind), seed).positions, mesh.positions);
+    }
+}
+
+TEST(NeuralShapes, SampleIsNormalisedWithUnitNormals) {
+  const ShapeSample s = make_shape_sample(procedural_shape(ShapeKind::Tube, 3), "tube", ShapeSampleOptions{}, 1);
+  ASSERT_EQ(s.surface.rows(), 1024);
+  ASSERT_GT(s.cubature.rows(), 100);
+  EXPECT_LE(s.surface.leftCols(3).cwiseAbs().maxCoeff(), 1.0f + 1e-4f);
+  EXPECT_NEAR(s.surface.leftCols(3).colwise().maxCoeff().maxCoeff() - s.surface.leftCols(3).colwise().minCoeff().minCoeff(), 2.0, 0.05);
+  for (Eigen::Index r = 0; r < s.surface.rows(); ++r) EXPECT_NEAR(s.surface.row(r).rightCols(3).norm(), 1.0f, 1e-4f);
+  EXPECT_LE(s.cubature.cwiseAbs().maxCoeff(), 1.0f + 1e-3f);
+  EXPECT_GT(s.volumes.sum(), 0);
+}
+
+TEST(NeuralMetrics, ClosedForms) {
+  // Orthogonal columns of different lengths: perfect scores.
+  Eigen::MatrixXd W(4, 2);
+  W << 1, 2, 1, -2, 1, 2, 1, -2;
+  FieldMetrics m = field_metrics(W);
+  EXPECT_NEAR(m.orthogonality, 0, 1e-12);
+  EXPECT_NEAR(m.log_condition, 1, 1e-12);
+  EXPECT_NEAR(m.spectral_entropy, 1, 1e-12);
+  // Columns at 60 degrees: cos = 1/2, Omega = 2 (1/2)^2 / 2, eigenvalues 3/2 and 1/2.
+  Eigen::MatrixXd V(2, 2);
+  V << 1, 0.5, 0, std::sqrt(0.75);
+  m = field_metrics(V);
+  EXPECT_NEAR(m.orthogonality, 0.25, 1e-12);
+  EXPECT_NEAR(m.log_condition, std::log2(1 + 3.0), 1e-12);
+  const double p = 0.75, q = 0.25;
+  EXPECT_NEAR(m.spectral_entropy, -(p * std::log(p) + q * std::log(q)) / std::log(2.0), 1e-12);
+  // Identical columns: singular.
+  Eigen::MatrixXd S(3, 2);
+  S << 1, 1, 2, 2, 3, 3;
+  m = field_metrics(S);
+  EXPECT_NEAR(m.orthogonality, 1, 1e-12);
+  EXPECT_TRUE(std::isinf(m.log_condition));
+  EXPECT_NEAR(m.spectral_entropy, 0, 1e-9);
+  EXPECT_THROW(field_metrics(Eigen::MatrixXd::Ones(3, 1)), Error);
+}
+
+TEST(NeuralNpy, HeaderAndDataFollowTheFormat) {
+  Eigen::MatrixXd values(3, 2);
+  values << 1, 2, 3, 4, 5, 6.5;
+  const auto file = std::filesystem::temp_directory_path() / "wobble_test.npy";
+  write_npy(file, values);
+  std::ifstream in(file, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GE(bytes.size(), 10u);
+  EXPECT_EQ(std::string(bytes.data(), 6), "\x93NUMPY");
+  EXPECT_EQ(bytes[6], 1);
+  EXPECT_EQ(bytes[7], 0);
+  const std::size_t header_length = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+  EXPECT_EQ((10 + header_length) % 64, 0u);
+  const std::string header(bytes.data() + 10, header_length);
+  EXPECT_NE(header.find("'descr': '<f4'"), std::string::npos);
+  EXPECT_NE(header.find("'fortran_order': False"), std::string::npos);
+  EXPECT_NE(header.find("'shape': (3, 2)"), std::string::npos);
+  EXPECT_EQ(header.back(), '\n');
+  ASSERT_EQ(bytes.size(), 10 + header_length + 6 * sizeof(float));
+  float data[6];
+  std::memcpy(data, bytes.data() + 10 + header_length, sizeof(data));
+  EXPECT_EQ(data[1], 2.0f);  // C order: row 0 first
+  EXPECT_EQ(data[2], 3.0f);
+  EXPECT_EQ(data[5], 6.5f);
+  std::filesystem::remove(file);
+}
+
+TEST(NeuralLossCurves, CsvRoundTripAndPlot) {
+  LossCurves curves;
+  for (int s = 1; s <= 20; ++s) curves.add(s, {{"total", 10.0 / s}, {"validation", s % 5 ? std::nan("") : 12.0 / s}});
+  const auto dir = std::filesystem::temp_directory_path();
+  curves.write_csv(dir / "wobble_losses.csv");
+  const LossCurves back = read_loss_csv(dir / "wobble_losses.csv", 10);
+  ASSERT_EQ(back.steps().size(), 10u);
+  EXPECT_NEAR(back.series("total")[3], 10.0 / 4, 1e-9);
+  EXPECT_TRUE(std::isnan(back.series("validation")[3]));
+  EXPECT_NEAR(back.series("validation")[4], 12.0 / 5, 1e-9);
+  curves.write_plot(dir / "wobble_losses.png", {"total", "validation"});
+  std::ifstream png(dir / "wobble_losses.png", std::ios::binary);
+  char magic[8];
+  png.read(magic, 8);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+}

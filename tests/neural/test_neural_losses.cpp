@@ -1,0 +1,214 @@
+// Losses, ONI, ConFIG, spatial gradients and model files against hand-computed cases and
+// independent references (the runtime's energy code, explicit Kronecker products, finite differences).
+#include <cmath>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include <wobble/physics/elasticity.hpp>
+
+#include "neural/losses.hpp"
+#include "neural/network.hpp"
+
+using namespace wobble::neural;
+
+namespace {
+
+torch::Tensor from_eigen(const Eigen::Matrix3d& m) {
+  torch::Tensor t = torch::empty({3, 3}, torch::kFloat64);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) t[r][c] = m(r, c);
+  return t;
+}
+
+NetworkConfig tiny_config() {
+  NetworkConfig c;
+  c.width = 16;
+  c.latents = 8;
+  c.encoder_layers = 1;
+  c.heads = 2;
+  c.handles = 4;
+  c.octaves = 3;
+  c.mlp_blocks = 1;
+  return c;
+}
+
+}  // namespace
+
+TEST(NeuralLosses, EnergyDensitiesMatchTheRuntime) {
+  torch::manual_seed(3);
+  const double mu = 2.5, lambda = 7.0;
+  for (int k = 0; k < 20; ++k) {
+    const Eigen::Matrix3d F = Eigen::Matrix3d::Identity() + 0.4 * Eigen::Matrix3d::Random();
+    const double linear = wobble::physics::energy_density(wobble::physics::EnergyModel::Linear, mu, lambda, F);
+    const double nh = wobble::physics::energy_density(wobble::physics::EnergyModel::NeoHookean, mu, lambda, F);
+    EXPECT_NEAR(linear_energy_density(from_eigen(F), mu, lambda).item<double>(), linear, 1e-9 * (1 + std::abs(linear)));
+    EXPECT_NEAR(neohookean_energy_density(from_eigen(F), mu, lambda).item<double>(), nh, 1e-9 * (1 + std::abs(nh)));
+  }
+}
+
+TEST(NeuralLosses, SmoothnessOfLinearFieldsIsTheirSquaredSlopes) {
+  // W = [x, 2y + z]: |grad W_0|^2 + |grad W_1|^2 = 1 + 5 at every point.
+  const torch::Tensor X = torch::rand({10, 3}, torch::kFloat64).requires_grad_(true);
+  const torch::Tensor W = torch::stack({X.select(1, 0), 2 * X.select(1, 1) + X.select(1, 2)}, 1);
+  const FieldBatch f = assemble_fields(W, spatial_gradients(W, X, true), false, false);
+  EXPECT_NEAR(smoothness_loss(f).item<double>(), 6.0, 1e-12);
+}
+
+TEST(NeuralLosses, OrthogonalityHandComputed) {
+  // Unit columns of W / sqrt(2) for W = [[1, 0], [1, 1]]: gram off-diagonal 1/2, loss 2 (1/2)^2.
+  const torch::Tensor W = torch::tensor({1.0, 0.0, 1.0, 1.0}, torch::kFloat64).view({2, 2});
+  FieldBatch f{W, torch::zeros({2, 2, 3}, torch::kFloat64)};
+  EXPECT_NEAR(orthogonality_loss(f).item<double>(), 0.5, 1e-12);
+  // With on-the-fly normalisation and the constant column, zero-mean orthogonal columns give 0.
+  const torch::Tensor V = torch::tensor({1.0, 1.0, -1.0, -1.0, 1.0, -1.0, 1.0, -1.0}, torch::kFloat64).view({4, 2});
+  const FieldBatch g = assemble_fields(3 * V, torch::zeros({4, 2, 3}, torch::kFloat64), true, true);
+  EXPECT_NEAR(orthogonality_loss(g).item<double>(), 0.0, 1e-12);
+  EXPECT_NEAR(g.W.pow(2).mean(0)[1].item<double>(), 1.0, 1e-12);  // mean square 1
+}
+
+TEST(NeuralLosses, PotentialOfAUniformStretchIsTheClosedForm) {
+  // Constant field 1 and Z = [diag(e, 0, 0) | 0]: F = diag(1 + e, 1, 1) everywhere.
+  const double mu = 1.5, lambda = 4.0, e = 0.1;
+  const torch::Tensor X = torch::rand({6, 3}, torch::kFloat64);
+  FieldBatch f{torch::ones({6, 1}, torch::kFloat64), torch::zeros({6, 1, 3}, torch::kFloat64)};
+  torch::Tensor Z = torch::zeros({1, 1, 3, 4}, torch::kFloat64);
+  Z[0][0][0][0] = e;
+  const torch::Tensor volumes = torch::rand({6}, torch::kFloat64) + 0.1;
+  const double linear = mu * e * e + 0.5 * lambda * e * e;
+  const double J = 1 + e, nh = 0.5 * mu * ((1 + e) * (1 + e) - 1) - mu * (J - 1) + 0.5 * (lambda + mu) * (J - 1) * (J - 1);
+  EXPECT_NEAR(potential_loss(f, X, volumes, Z, mu, lambda, 0).item<double>(), linear, 1e-12);
+  EXPECT_NEAR(potential_loss(f, X, volumes, Z, mu, lambda, 1).item<double>(), nh, 1e-12);
+  EXPECT_NEAR(potential_loss(f, X, volumes, Z, mu, lambda, 0.25).item<double>(), 0.75 * linear + 0.25 * nh, 1e-12);
+  // A translation moves nothing: zero energy.
+  torch::Tensor T = torch::zeros({1, 1, 3, 4}, torch::kFloat64);
+  T[0][0][1][3] = 0.7;
+  EXPECT_NEAR(potential_loss(f, X, volumes, T, mu, lambda, 1).item<double>(), 0.0, 1e-12);
+}
+
+TEST(NeuralLosses, DeformationGradientMatchesFiniteDifferencesOfPhi) {
+  torch::manual_seed(5);
+  // Fields W(X) = [sin(x + 2y), x z]: phi(X) = X + sum_i W_i(X) Z_i [X; 1].
+  auto fields = [](const torch::Tensor& X) {
+    return torch::stack({torch::sin(X.select(1, 0) + 2 * X.select(1, 1)), X.select(1, 0) * X.select(1, 2)}, 1);
+  };
+  const torch::Tensor Z = 0.3 * torch::randn({1, 2, 3, 4}, torch::kFloat64);
+  auto phi = [&](const torch::Tensor& X) {
+    const torch::Tensor Xh = torch::cat({X, torch::ones({X.size(0), 1}, torch::kFloat64)}, 1);
+    return X + torch::einsum("pi,ijk,pk->pj", {fields(X), Z[0], Xh});
+  };
+  const torch::Tensor X = torch::rand({5, 3}, torch::kFloat64).requires_grad_(true);
+  const torch::Tensor W = fields(X);
+  const FieldBatch f = assemble_fields(W, spatial_gradients(W, X, false), false, false);
+  const torch::Tensor F = deformation_gradients(f, X.detach(), Z)[0];
+  const double h = 1e-6;
+  for (int c = 0; c < 3; ++c) {
+    torch::Tensor step = torch::zeros({1, 3}, torch::kFloat64);
+    step[0][c] = h;
+    const torch::Tensor column = (phi(X.detach() + step) - phi(X.detach() - step)) / (2 * h);
+    EXPECT_LT((F.select(2, c) - column).abs().max().item<double>(), 1e-6);
+  }
+}
+
+TEST(NeuralLosses, NetworkSpatialGradientsMatchFiniteDifferences) {
+  torch::manual_seed(7);
+  SkinningNetwork net(tiny_config());
+  torch::Tensor surface = torch::cat({torch::rand({64, 3}) * 2 - 1, torch::nn::functional::normalize(torch::randn({64, 3}))}, 1);
+  const torch::Tensor latents = net->encode(surface.to(torch::kFloat32));
+  net->to(torch::kFloat64);
+  const torch::Tensor latents64 = net->encode(surface.to(torch::kFloat64));
+  const torch::Tensor X = (torch::rand({6, 3}, torch::kFloat64) * 1.6 - 0.8).requires_grad_(true);
+  const torch::Tensor W = net->fields(latents64, X);
+  const torch::Tensor dW = spatial_gradients(W, X, false);
+  const double h = 1e-6;
+  torch::NoGradGuard no_grad;
+  for (int c = 0; c < 3; ++c) {
+    torch::Tensor step = torch::zeros({1, 3}, torch::kFloat64);
+    step[0][c] = h;
+    const torch::Tensor fd = (net->fields(latents64, X + step) - net->fields(latents64, X - step)) / (2 * h);
+    EXPECT_LT((dW.select(2, c) - fd).abs().max().item<double>(), 1e-5 * (1 + fd.abs().max().item<double>()));
+  }
+  EXPECT_TRUE(latents.isfinite().all().item<bool>());
+}
+
+TEST(NeuralLosses, OniRowsAreOrthonormal) {
+  torch::manual_seed(11);
+  const torch::Tensor V = torch::randn({8, 32}, torch::kFloat64);
+  const torch::Tensor eye = torch::eye(8, torch::kFloat64);
+  const torch::Tensor W = oni(V, 25);
+  EXPECT_LT((torch::mm(W, W.t()) - eye).abs().max().item<double>(), 1e-4);
+  // Fewer iterations (the default 5) already move toward orthonormality from a raw matrix.
+  const torch::Tensor unit = V / V.norm(2, 1, true);
+  EXPECT_LT((torch::mm(oni(V, 5), oni(V, 5).t()) - eye).norm().item<double>(),
+            (torch::mm(unit, unit.t()) - eye).norm().item<double>());
+  // And the network's output layer is that orthonormal matrix.
+  NetworkConfig c = tiny_config();
+  c.oni_iterations = 25;
+  SkinningNetwork net(c);
+  const torch::Tensor out = net->output_weight();
+  EXPECT_LT((torch::mm(out, out.t()) - torch::eye(c.handles)).abs().max().item<double>(), 1e-3);
+}
+
+TEST(NeuralLosses, ConfigProjectionsAreEqualAndPositive) {
+  torch::manual_seed(13);
+  // Conflicting gradients: g1 . g2 < 0.
+  std::vector<torch::Tensor> g{torch::randn({50}, torch::kFloat64), torch::randn({50}, torch::kFloat64),
+                               torch::randn({50}, torch::kFloat64)};
+  g[1] = -0.8 * g[0] + 0.3 * g[1];
+  ASSERT_LT(torch::dot(g[0], g[1]).item<double>(), 0);
+  const torch::Tensor update = config_update(g);
+  std::vector<double> projections;
+  for (const auto& gi : g) projections.push_back(torch::dot(update, gi / gi.norm()).item<double>());
+  for (double p : projections) {
+    EXPECT_GT(p, 0);
+    EXPECT_NEAR(p, projections[0], 1e-9 * std::abs(projections[0]));
+  }
+  // Magnitude: sum_i g_i . d^.
+  const torch::Tensor d_hat = update / update.norm();
+  double magnitude = 0;
+  for (const auto& gi : g) magnitude += torch::dot(gi, d_hat).item<double>();
+  EXPECT_NEAR(update.norm().item<double>(), std::abs(magnitude), 1e-9 * std::abs(magnitude));
+}
+
+TEST(NeuralLosses, ComplementarityMatchesExplicitKroneckerProducts) {
+  torch::manual_seed(17);
+  const int N = 5, m = 2, b = 3;
+  const torch::Tensor X = torch::rand({N, 3}, torch::kFloat64), W = torch::randn({N, m}, torch::kFloat64),
+                      R = torch::rand({N, b}, torch::kFloat64);
+  // B (3N x 12m): displacement index (coordinate r, point p) -> r * N + p; handle parameter
+  // (i, r', c) -> (r' * m + i) * 4 + c, u = B z with entry W_i(p) X~_c(p) when r == r'.
+  // J_rig is the same construction with the rig weights (linear control of each bone's 3x4 affine).
+  auto lbs_matrix = [&](const torch::Tensor& weights) {
+    const auto k = weights.size(1);
+    torch::Tensor B = torch::zeros({3 * N, 12 * k}, torch::kFloat64);
+    for (int r = 0; r < 3; ++r)
+      for (int p = 0; p < N; ++p)
+        for (int i = 0; i < k; ++i)
+          for (int c = 0; c < 4; ++c) {
+            const double xc = c < 3 ? X[p][c].item<double>() : 1.0;
+            B[r * N + p][(r * k + i) * 4 + c] = weights[p][i].item<double>() * xc;
+          }
+    return B;
+  };
+  const double expected = torch::mm(lbs_matrix(R).t(), lbs_matrix(W)).pow(2).sum().item<double>();
+  EXPECT_NEAR(complementarity_loss(W, X, R).item<double>(), expected, 1e-10 * expected);
+}
+
+TEST(NeuralModelFile, SaveLoadRoundTrip) {
+  torch::manual_seed(19);
+  SkinningNetwork net(tiny_config());
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "wobble_neural_roundtrip.pt";
+  save_network(net, file.string(), {{"note", "test"}});
+  nlohmann::json metadata;
+  SkinningNetwork loaded = load_network(file.string(), &metadata);
+  EXPECT_EQ(metadata.value("note", ""), "test");
+  EXPECT_EQ(loaded->config.to_json(), net->config.to_json());
+  torch::NoGradGuard no_grad;
+  const torch::Tensor surface = torch::cat({torch::rand({32, 3}), torch::nn::functional::normalize(torch::randn({32, 3}))}, 1);
+  const torch::Tensor X = torch::rand({20, 3});
+  const torch::Tensor a = net->fields(net->encode(surface), X), b = loaded->fields(loaded->encode(surface), X);
+  EXPECT_TRUE(torch::equal(a, b));
+  std::filesystem::remove(file);
+  // A file that is not a model: a clear error naming it.
+  EXPECT_THROW(load_network("/nonexistent/model.pt"), wobble::Error);
+}

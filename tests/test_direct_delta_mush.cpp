@@ -16,6 +16,11 @@
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
 
+#include <Eigen/LU>
+#include <Eigen/SVD>
+
+#include "deform/direct_delta_mush_kernels.hpp"
+#include "deform/implicit_smoothing.hpp"
 #include "test_util.hpp"
 
 using namespace wobble;
@@ -68,6 +73,100 @@ TEST(NearestRotation, IsAProperRotationClosestToTheMatrix) {
     EXPECT_GE((r.cast<double>().transpose() * m.cast<double>()).trace(), best - 1e-4 * m.norm()) << trial;
   }
   EXPECT_TRUE(nearest_rotation(Mat3f::Zero()).isIdentity());
+}
+
+// The SVD solution of max trace(R^T m) with det R = +1.
+Eigen::Matrix3d rotation_by_svd(const Mat3f& m) {
+  Eigen::JacobiSVD<Eigen::Matrix3d> svd(m.cast<double>(), Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d u = svd.matrixU();
+  if ((u * svd.matrixV().transpose()).determinant() < 0) u.col(2) *= -1;
+  return u * svd.matrixV().transpose();
+}
+
+TEST(NearestRotation, EightWideKernelMatchesTheSvd) {
+  if (!ddm::avx2_available()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937 random(11);
+  std::normal_distribution<float> normal;
+  std::vector<Mat3f> m(3001), r(m.size());
+  for (std::size_t trial = 0; trial < m.size(); ++trial) {
+    for (int k = 0; k < 9; ++k) m[trial].data()[k] = normal(random);
+    // Anisotropic (a smoothed covariance times a rotation, as DDM's fits), singular, reflecting.
+    if (trial % 3 == 0) {
+      m[trial] = Eigen::AngleAxisf(normal(random), Vec3f(normal(random), 1, 2).normalized()).toRotationMatrix() *
+                 Vec3f(1.0f, 0.05f, 1e-3f).asDiagonal();
+    }
+    if (trial % 7 == 0) m[trial].col(2) = m[trial].col(0) * 0.5f + m[trial].col(1);
+    if (trial % 11 == 0) m[trial].col(0) *= -1.0f;
+  }
+  ddm::nearest_rotations_avx2(m.data(), r.data(), m.size());
+  for (std::size_t trial = 0; trial < m.size(); ++trial) {
+    EXPECT_NEAR(r[trial].determinant(), 1.0f, 1e-4f) << trial;
+    const Eigen::Matrix3d expected = rotation_by_svd(m[trial]);
+    const double best = (expected.transpose() * m[trial].cast<double>()).trace();
+    EXPECT_GE((r[trial].cast<double>().transpose() * m[trial].cast<double>()).trace(), best - 1e-5 * m[trial].norm())
+        << trial;
+    // Where the fit is well determined (two largest singular values well apart from 0), the
+    // rotation itself matches.
+    Eigen::JacobiSVD<Eigen::Matrix3d> svd(m[trial].cast<double>());
+    if (svd.singularValues()(1) > 0.1 * svd.singularValues()(0)) {
+      EXPECT_LT((r[trial].cast<double>() - expected).norm(), 1e-4) << trial;
+    }
+  }
+}
+
+TEST(ImplicitSmoothing, MatchesADenseSolveOfTheNonSymmetricSystem) {
+  // A small irregular mesh: a fan, a strip and an isolated vertex; cotangent-like weights with a
+  // vertex whose edges all weigh 0.
+  const std::vector<Triangle> triangles = {{0, 1, 2}, {0, 2, 3}, {0, 3, 4}, {0, 4, 1}, {4, 3, 5}, {5, 3, 6}};
+  const std::vector<Edge> edges = unique_edges(triangles);
+  const std::size_t n = 8;  // vertex 7 is isolated
+  std::vector<double> weight(edges.size());
+  for (std::size_t e = 0; e < edges.size(); ++e) weight[e] = 0.2 + 0.37 * double((e * 7) % 5);
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    if (edges[e].a == 6 || edges[e].b == 6) weight[e] = 0.0;
+  }
+  const double lambda = 0.8;
+  const ImplicitSmoothing smoothing(n, edges, weight, lambda);
+  // The dense A = I + lambda (I - D^-1 W), with vertex 6's row uniform.
+  Eigen::MatrixXd w = Eigen::MatrixXd::Zero(n, n);
+  for (std::size_t e = 0; e < edges.size(); ++e) w(edges[e].a, edges[e].b) = w(edges[e].b, edges[e].a) = weight[e];
+  Eigen::MatrixXd a = Eigen::MatrixXd::Identity(n, n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double sum = w.row(i).sum();
+    if (sum == 0) {
+      // Uniform over the vertex's mesh neighbours (vertex 6), or untouched (isolated vertex 7).
+      std::vector<std::uint32_t> neighbours;
+      for (const Edge& e : edges) {
+        if (e.a == i) neighbours.push_back(e.b);
+        if (e.b == i) neighbours.push_back(e.a);
+      }
+      if (neighbours.empty()) continue;
+      a(i, i) += lambda;
+      for (std::uint32_t j : neighbours) a(i, j) -= lambda / double(neighbours.size());
+      continue;
+    }
+    a(i, i) += lambda;
+    for (std::size_t j = 0; j < n; ++j) a(i, j) -= lambda * w(i, j) / sum;
+  }
+  EXPECT_GT((a - a.transpose()).norm(), 0.1);  // really not symmetric
+  std::mt19937 random(3);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  const std::size_t columns = 3;
+  Eigen::MatrixXd y(n, columns);
+  for (std::size_t k = 0; k < n * columns; ++k) y.data()[k] = uniform(random);
+  std::vector<double> block(n * columns);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t c = 0; c < columns; ++c) block[i * columns + c] = y(i, c);
+  }
+  smoothing.solve(block, columns);
+  const Eigen::MatrixXd expected = a.fullPivLu().solve(y);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t c = 0; c < columns; ++c) {
+      // Vertex 6 and its neighbours see the tiny symmetric stand-in weight (1e-9 relative).
+      EXPECT_NEAR(block[i * columns + c], expected(i, c), 1e-7) << i << " " << c;
+    }
+  }
+  EXPECT_LT(smoothing.last_iterations(), 40);
 }
 
 TEST(DirectDeltaMush, RestPoseAndRigidMotionAreExactForEveryVariant) {

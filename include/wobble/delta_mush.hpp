@@ -22,6 +22,7 @@
 //    positions at every iteration; frames (bisector, normal) with angle weights from the deformed
 //    mesh (METHOD_NOTES §2).
 // Positions are in any unit; all parameters except `scale` and `step` are unitless counts/flags.
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,6 +35,10 @@
 namespace wobble {
 
 class ThreadPool;
+namespace mush {
+struct CornerBlocks;
+struct SweepRows;
+}
 
 enum class MushSmoothing { Uniform, Length, Cotangent };
 enum class MushMode { Wobble, Blender };
@@ -98,18 +103,17 @@ class DeltaMush {
   // Wobble mode: welded connectivity.
   Welding welding_;
   std::vector<std::uint32_t> weld_offsets_, weld_members_;   // welded vertex -> original vertices
-  std::vector<std::uint32_t> row_offsets_, row_columns_;     // smoothing operator (CSR, no diagonal)
-  std::vector<float> row_weights_;                           // lambda * mask * w_ij / sum_j w_ij
+  // Smoothing operator without its diagonal (weights lambda * mask * w_ij / sum_j w_ij, none
+  // for uniform smoothing), in the kernels' layout. Immutable once bound.
+  std::shared_ptr<const mush::SweepRows> rows_;
   std::vector<float> self_weight_;                           // 1 - sum_j of the row
   std::vector<float> uniform_weight_;                        // uniform: the common row weight
-  bool uniform_ = true;
-  // Corners per welded vertex: the two other corners of the triangle, and the delta in the
-  // corner's frame, premultiplied by the corner's normalised weight.
-  std::vector<std::uint32_t> corner_offsets_;
-  std::vector<std::uint32_t> corner_next_, corner_prev_;
-  std::vector<float> corner_delta_;                          // 4 floats per corner (x, y, z, 0)
+  // Corners per welded vertex, in groups of 8 vertices for the kernels: the two other corners
+  // of the triangle, and the delta in the corner's frame, premultiplied by the corner's
+  // normalised weight (src/deform/delta_mush_kernels.hpp). Immutable once bound.
+  std::shared_ptr<const mush::CornerBlocks> corners_;
   std::vector<std::uint8_t> keep_input_;                     // welded vertex without usable corners
-  std::vector<float> buffer_a_, buffer_b_;                   // float4 per welded vertex
+  std::vector<float> buffer_a_, buffer_b_;                   // float4 per welded vertex (padded; see bind_wobble)
 
   // Blender mode: connectivity exactly as given.
   Adjacency adjacency_;

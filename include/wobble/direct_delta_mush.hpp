@@ -13,6 +13,8 @@
 // Run time, variant v0 (the paper's full model):
 //   Q = sum_j M_j Omega_ij,  p = Omega(0:3, 3) summed,  M = Q(0:3,0:3) - q p^T
 //   R = the rotation (det +1) nearest to M,  t = q - R p,  out_i = R u_i + t
+// computed as Q' = sum_j M_j T_i Omega'_ij with Omega' = T_i^-1 Omega T_i^-T centred on p_i at
+// bind (T_i = translation by p_i): then M = Q'(0:3,0:3) and q = Q'(0:3,3) with no cancellation.
 // Cheaper variants (our derivation, in the spirit of the paper's variants):
 //   v1: Omega_ij ~ psi_ij * Pi_i (joint-independent smoothed moments Pi_i = sum_k B_ik [u;1][u;1]^T):
 //       with M~ = sum_j psi_ij M_j = [L~ t~]:  R = rot(L~ C_i), out = R (u - p_i) + M~ p_i
@@ -80,7 +82,7 @@ class DirectDeltaMush {
   std::size_t width_ = 0;                     // slots per vertex
   std::vector<Vec3f> rest_;
   std::vector<std::uint16_t> joints_;         // [vertex][slot]
-  std::vector<float> omega_;                  // v0: [vertex][slot][10] (A xx xy xz yy yz zz, b x y z, c)
+  std::vector<float> omega_;                  // v0: [vertex][slot][10] centred on p (A xx xy xz yy yz zz, b x y z, c)
   std::vector<float> psi_;                    // v1, v2: [vertex][slot]
   std::vector<float> centre_;                 // [vertex][3]: p_i
   std::vector<float> covariance_;             // v1: [vertex][6]

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <numbers>
 
-#include <immintrin.h>
 
 #include <fmt/core.h>
 
@@ -13,6 +12,7 @@
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
+#include "deform/delta_mush_kernels.hpp"
 #include "deform/deformers.hpp"
 
 namespace wobble {
@@ -248,16 +248,14 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
 
   // Rows of the smoothing operator: new_i = self_i p_i + sum_j row_ij p_j.
   const float lambda = settings_.step;
-  row_offsets_.assign(adjacency.offsets.begin(), adjacency.offsets.end());
-  row_columns_.assign(adjacency.neighbours.begin(), adjacency.neighbours.end());
-  row_weights_.assign(row_columns_.size(), 0.0f);
+  std::vector<float> row_weights(adjacency.neighbours.size(), 0.0f);
   self_weight_.assign(n, 1.0f);
   uniform_weight_.assign(n, 0.0f);
-  uniform_ = settings_.smoothing == MushSmoothing::Uniform;
+  const bool uniform = settings_.smoothing == MushSmoothing::Uniform;
   {
     // Per vertex, the weights of its edges in neighbour order.
     std::vector<double> row(adjacency.neighbours.size(), 1.0);
-    if (!uniform_) {
+    if (!uniform) {
       std::vector<std::uint32_t> fill(adjacency.offsets.begin(), adjacency.offsets.end() - 1);
       // Edges sorted by (a, b) and neighbour lists sorted ascending: same placement as from_edges.
       for (std::size_t e = 0; e < edges.size(); ++e) row[fill[edges[e].b]++] = edge_weight[e];
@@ -271,15 +269,21 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
       const bool fallback = !(sum > 0);  // all weights vanished: uniform for this vertex
       const double step = double(lambda) * vertex_weight_[i];
       for (std::uint32_t k = begin; k < end; ++k) {
-        row_weights_[k] = static_cast<float>(fallback ? step / (end - begin) : step * row[k] / sum);
+        row_weights[k] = static_cast<float>(fallback ? step / (end - begin) : step * row[k] / sum);
       }
       uniform_weight_[i] = static_cast<float>(step / (end - begin));
       self_weight_[i] = static_cast<float>(1.0 - step);
     }
   }
 
-  buffer_a_.assign(4 * std::size_t(n), 0.0f);
-  buffer_b_.assign(4 * std::size_t(n), 0.0f);
+  // Buffers: whole groups of vertices for the kernels, plus one group whose first row stays zero
+  // (the padding neighbour of short rows).
+  const std::uint32_t zero_row = static_cast<std::uint32_t>(mush::padded_rows(n));
+  rows_ = std::make_shared<const mush::SweepRows>(mush::SweepRows::from_csr(
+      n, adjacency.offsets, adjacency.neighbours, uniform ? std::span<const float>() : std::span<const float>(row_weights),
+      zero_row));
+  buffer_a_.assign(4 * (std::size_t(zero_row) + mush::kLanes), 0.0f);
+  buffer_b_.assign(4 * (std::size_t(zero_row) + mush::kLanes), 0.0f);
   const Vec3f centre = centroid(rest);
   for (std::uint32_t w = 0; w < n; ++w) {
     const Vec3f p = welded_rest[w] - centre;
@@ -292,15 +296,15 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
   };
 
   // Corners per welded vertex, weighted by their angle on the smoothed rest mesh.
-  corner_offsets_.assign(n + 1, 0);
+  std::vector<std::uint32_t> corner_offsets(n + 1, 0);
   for (const Triangle& t : triangles) {
-    for (int k = 0; k < 3; ++k) ++corner_offsets_[t[k] + 1];
+    for (int k = 0; k < 3; ++k) ++corner_offsets[t[k] + 1];
   }
-  for (std::uint32_t w = 0; w < n; ++w) corner_offsets_[w + 1] += corner_offsets_[w];
-  const std::size_t corner_count = corner_offsets_.back();
+  for (std::uint32_t w = 0; w < n; ++w) corner_offsets[w + 1] += corner_offsets[w];
+  const std::size_t corner_count = corner_offsets.back();
   std::vector<std::uint32_t> next(corner_count), prev(corner_count);
   {
-    std::vector<std::uint32_t> fill(corner_offsets_.begin(), corner_offsets_.end() - 1);
+    std::vector<std::uint32_t> fill(corner_offsets.begin(), corner_offsets.end() - 1);
     for (const Triangle& t : triangles) {
       for (int k = 0; k < 3; ++k) {
         const std::uint32_t slot = fill[t[k]]++;
@@ -310,9 +314,8 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
     }
   }
   std::vector<std::uint32_t> kept_offsets(n + 1, 0);
-  corner_next_.clear();
-  corner_prev_.clear();
-  corner_delta_.clear();
+  std::vector<std::uint32_t> corner_next, corner_prev;
+  std::vector<float> corner_delta;  // x, y, z, 0 per kept corner
   keep_input_.assign(n, 0);
   std::vector<double> weights;
   std::vector<Eigen::Vector3d> locals;
@@ -321,7 +324,7 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
     const Eigen::Vector3d delta = (welded_rest[i] - centre).cast<double>() - s;
     weights.clear();
     locals.clear();
-    for (std::uint32_t c = corner_offsets_[i]; c < corner_offsets_[i + 1]; ++c) {
+    for (std::uint32_t c = corner_offsets[i]; c < corner_offsets[i + 1]; ++c) {
       const Eigen::Vector3d a = S(next[c]) - s, b = S(prev[c]) - s;
       const Eigen::Vector3d normal = a.cross(b);
       const double la = a.norm(), lb = b.norm(), ln = normal.norm();
@@ -329,71 +332,30 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
       const Eigen::Vector3d x = a / la, z = normal / ln, y = z.cross(x);
       weights.push_back(std::atan2(ln, a.dot(b)));  // the corner's angle
       locals.emplace_back(x.dot(delta), y.dot(delta), z.dot(delta));
-      corner_next_.push_back(next[c]);
-      corner_prev_.push_back(prev[c]);
+      corner_next.push_back(next[c]);
+      corner_prev.push_back(prev[c]);
     }
     double total = 0;
     for (double w : weights) total += w;
     if (!(total > 0)) keep_input_[i] = 1;
     for (std::size_t k = 0; k < weights.size(); ++k) {
       const Eigen::Vector3d d = locals[k] * (weights[k] / total);
-      corner_delta_.insert(corner_delta_.end(), {float(d.x()), float(d.y()), float(d.z()), 0.0f});
+      corner_delta.insert(corner_delta.end(), {float(d.x()), float(d.y()), float(d.z()), 0.0f});
     }
-    kept_offsets[i + 1] = static_cast<std::uint32_t>(corner_next_.size());
+    kept_offsets[i + 1] = static_cast<std::uint32_t>(corner_next.size());
   }
-  corner_offsets_ = std::move(kept_offsets);
+  corners_ = std::make_shared<const mush::CornerBlocks>(
+      mush::CornerBlocks::from_corners(n, kept_offsets, corner_next, corner_prev, corner_delta));
 }
-
-namespace {
-
-// One Jacobi sweep over vertices [begin, end): out_i = self_i in_i + sum_j w_ij in_j (float4 rows).
-void sweep_uniform(const float* in, float* out, const std::uint32_t* offsets, const std::uint32_t* columns,
-                   const float* self, const float* uniform, std::size_t begin, std::size_t end) {
-  for (std::size_t i = begin; i < end; ++i) {
-    __m128 sum = _mm_setzero_ps();
-    const std::uint32_t* c = columns + offsets[i];
-    const std::uint32_t* c_end = columns + offsets[i + 1];
-    for (; c + 2 <= c_end; c += 2) {
-      const __m128 p0 = _mm_loadu_ps(in + 4 * std::size_t(c[0]));
-      const __m128 p1 = _mm_loadu_ps(in + 4 * std::size_t(c[1]));
-      sum = _mm_add_ps(sum, _mm_add_ps(p0, p1));
-    }
-    if (c < c_end) sum = _mm_add_ps(sum, _mm_loadu_ps(in + 4 * std::size_t(c[0])));
-    const __m128 r = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(self[i]), _mm_loadu_ps(in + 4 * i)),
-                                _mm_mul_ps(_mm_set1_ps(uniform[i]), sum));
-    _mm_storeu_ps(out + 4 * i, r);
-  }
-}
-
-void sweep_weighted(const float* in, float* out, const std::uint32_t* offsets, const std::uint32_t* columns,
-                    const float* weights, const float* self, std::size_t begin, std::size_t end) {
-  for (std::size_t i = begin; i < end; ++i) {
-    __m128 sum = _mm_mul_ps(_mm_set1_ps(self[i]), _mm_loadu_ps(in + 4 * i));
-    for (std::uint32_t k = offsets[i]; k < offsets[i + 1]; ++k) {
-      sum = _mm_add_ps(sum, _mm_mul_ps(_mm_set1_ps(weights[k]), _mm_loadu_ps(in + 4 * std::size_t(columns[k]))));
-    }
-    _mm_storeu_ps(out + 4 * i, sum);
-  }
-}
-
-}  // namespace
 
 void DeltaMush::smooth_wobble(ThreadPool* pool) {
   const std::size_t n = self_weight_.size();
   for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
     const float* in = buffer_a_.data();
     float* out = buffer_b_.data();
-    if (uniform_) {
-      for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
-        sweep_uniform(in, out, row_offsets_.data(), row_columns_.data(), self_weight_.data(), uniform_weight_.data(),
-                      begin, end);
-      });
-    } else {
-      for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
-        sweep_weighted(in, out, row_offsets_.data(), row_columns_.data(), row_weights_.data(), self_weight_.data(),
-                       begin, end);
-      });
-    }
+    for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+      mush::sweep(*rows_, in, out, self_weight_.data(), uniform_weight_.data(), begin, end);
+    });
     buffer_a_.swap(buffer_b_);
   }
 }
@@ -421,37 +383,15 @@ void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
     }
   });
   smooth_wobble(pool);
-  const float* s = buffer_a_.data();
-  float* out = buffer_b_.data();
+  // Restore the deltas in the deformed corner frames (smooth only: the smoothed mesh itself).
   const bool smooth_only = settings_.smooth_only;
-  // Restore the deltas in the deformed corner frames: X = unit edge to the next corner,
-  // Z = unit normal, Y = Z x X. Written without normalising vectors first:
-  //   F d = a (dx / |a|) + (n x a) (dy / (|n| |a|)) + n (dz / |n|).
-  for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const float sx = s[4 * i], sy = s[4 * i + 1], sz = s[4 * i + 2];
-      float rx = 0, ry = 0, rz = 0;
-      if (!smooth_only) {
-        for (std::uint32_t c = corner_offsets_[i]; c < corner_offsets_[i + 1]; ++c) {
-          const float* pn = s + 4 * std::size_t(corner_next_[c]);
-          const float* pp = s + 4 * std::size_t(corner_prev_[c]);
-          const float ax = pn[0] - sx, ay = pn[1] - sy, az = pn[2] - sz;
-          const float bx = pp[0] - sx, by = pp[1] - sy, bz = pp[2] - sz;
-          const float nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
-          const float aa = ax * ax + ay * ay + az * az, nn = nx * nx + ny * ny + nz * nz;
-          const float* d = corner_delta_.data() + 4 * std::size_t(c);
-          const float ia = aa > 0 ? 1.0f / std::sqrt(aa) : 0.0f;
-          const float in = nn > 0 ? 1.0f / std::sqrt(nn) : 0.0f;
-          const float kx = d[0] * ia, ky = d[1] * ia * in, kz = d[2] * in;
-          const float yx = ny * az - nz * ay, yy = nz * ax - nx * az, yz = nx * ay - ny * ax;
-          rx += ax * kx + yx * ky + nx * kz;
-          ry += ay * kx + yy * ky + ny * kz;
-          rz += az * kx + yz * ky + nz * kz;
-        }
-      }
-      out[4 * i] = sx + rx, out[4 * i + 1] = sy + ry, out[4 * i + 2] = sz + rz;
-    }
-  });
+  const float* out = buffer_a_.data();
+  if (!smooth_only) {
+    const float* s = buffer_a_.data();
+    float* restored = buffer_b_.data();
+    for_chunks(pool, n, [&](std::size_t begin, std::size_t end) { mush::restore_details(*corners_, s, restored, begin, end); });
+    out = restored;
+  }
   // Scatter to the original vertices (vertices without a usable corner keep their input). The
   // scale multiplies the correction Delta Mush makes: out = in + scale (mush - in), so that the
   // rest pose and rigid motions stay exact for any scale.
@@ -460,8 +400,8 @@ void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
     for (std::size_t v = begin; v < end; ++v) {
       const std::uint32_t w = welding_.welded_of[v];
       if (keep_input_[w] && !smooth_only) continue;
-      const Vec3f mush = Vec3f(out[4 * w], out[4 * w + 1], out[4 * w + 2]) + centre;
-      positions[v] = scale == 1.0f || smooth_only ? mush : Vec3f(positions[v] + scale * (mush - positions[v]));
+      const Vec3f mushed = Vec3f(out[4 * w], out[4 * w + 1], out[4 * w + 2]) + centre;
+      positions[v] = scale == 1.0f || smooth_only ? mushed : Vec3f(positions[v] + scale * (mushed - positions[v]));
     }
   });
 }

@@ -1,5 +1,5 @@
-// Direct Delta Mush. The sparse LU and the precomputation live in this translation unit only
-// (Eigen's sparse module is slow to compile).
+// Direct Delta Mush: the precomputation (the smoothing solves are in implicit_smoothing.cpp) and
+// the run-time blend and rotation fit.
 #include <wobble/direct_delta_mush.hpp>
 
 #include <algorithm>
@@ -7,9 +7,6 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
-#include <Eigen/SparseCore>
-#include <Eigen/OrderingMethods>
-#include <Eigen/SparseLU>
 
 #include <fmt/core.h>
 
@@ -19,6 +16,8 @@
 #include <wobble/parallel.hpp>
 
 #include "deform/deformers.hpp"
+#include "deform/direct_delta_mush_kernels.hpp"
+#include "deform/implicit_smoothing.hpp"
 
 namespace wobble {
 
@@ -161,38 +160,19 @@ void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle
     }
     for (double& w : edge_weight) w = std::max(w, 0.0);  // clamp: obtuse angles give negative cotangents
   }
-  std::vector<double> row_sum(n, 0.0);
-  std::vector<int> degree(n, 0);
-  for (std::size_t e = 0; e < edges.size(); ++e) {
-    row_sum[edges[e].a] += edge_weight[e], row_sum[edges[e].b] += edge_weight[e];
-    ++degree[edges[e].a], ++degree[edges[e].b];
-  }
 
-  // A = I + lambda (I - D^-1 W): not symmetric (rows normalised), an M-matrix, rows sum to 1.
-  const double lambda = settings.step;
-  std::vector<Eigen::Triplet<double>> entries;
-  entries.reserve(n + 2 * edges.size());
-  for (std::size_t i = 0; i < n; ++i) entries.emplace_back(i, i, degree[i] ? 1.0 + lambda : 1.0);
-  for (std::size_t e = 0; e < edges.size(); ++e) {
-    for (int side = 0; side < 2; ++side) {
-      const std::uint32_t i = side ? edges[e].b : edges[e].a, j = side ? edges[e].a : edges[e].b;
-      const double w = row_sum[i] > 0 ? edge_weight[e] / row_sum[i] : 1.0 / degree[i];
-      entries.emplace_back(i, j, -lambda * w);
-    }
-  }
-  Eigen::SparseMatrix<double> a(n, n);
-  a.setFromTriplets(entries.begin(), entries.end());
-  a.makeCompressed();
-  // The pattern is structurally symmetric (a mesh): AMD on A + A^T keeps the fill near n log n
-  // (COLAMD fills in gigabytes at 100,000 vertices).
-  Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::AMDOrdering<int>> lu;
-  lu.analyzePattern(a);
-  lu.factorize(a);
-  if (lu.info() != Eigen::Success) fail_plain("ddm: the sparse LU factorisation failed ({})", lu.lastErrorMessage());
+  // B = A^-p, A = I + lambda (I - D^-1 W): not symmetric (rows normalised), an M-matrix, rows sum
+  // to 1. Applied by p iterative solves (ImplicitSmoothing: conjugate gradients on D A).
+  const ImplicitSmoothing smoothing(n, edges, edge_weight, settings.step);
   auto smooth = [&](Eigen::MatrixXd& y) {
-    for (int k = 0; k < settings.iterations; ++k) {
-      y = lu.solve(y).eval();
-      if (lu.info() != Eigen::Success) fail_plain("ddm: the sparse solve failed");
+    const std::size_t columns = static_cast<std::size_t>(y.cols());
+    std::vector<double> block(n * columns);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t c = 0; c < columns; ++c) block[i * columns + c] = y(i, c);
+    }
+    for (int k = 0; k < settings.iterations; ++k) smoothing.solve(block, columns);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t c = 0; c < columns; ++c) y(i, c) = block[i * columns + c];
     }
   };
 
@@ -310,6 +290,20 @@ void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle
           moments(i, 7), moments(i, 8);
     }
     for (Candidate& c : list) c.psi /= total;
+    if (full) {
+      // Centre each Omega on p (in double): run time then needs no q p^T subtraction, which in
+      // float would cancel catastrophically far from the origin.
+      //   A' = A - b p^T - p b^T + c p p^T,  b' = b - c p,  c' = c
+      for (Candidate& c : list) {
+        const Eigen::Vector3d b(c.omega[6], c.omega[7], c.omega[8]);
+        const double w = c.omega[9];
+        const int index[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+        for (int r = 0; r < 3; ++r) {
+          for (int k = r; k < 3; ++k) c.omega[index[r][k]] += -b[r] * p[k] - p[r] * b[k] + w * p[r] * p[k];
+        }
+        for (int r = 0; r < 3; ++r) c.omega[6 + r] = b[r] - w * p[r];
+      }
+    }
     const Eigen::Matrix3d cov = second - p * p.transpose();
     Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(cov, Eigen::EigenvaluesOnly);
     const Eigen::Vector3d values = eigen.eigenvalues();  // ascending
@@ -351,6 +345,14 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
   const bool with_rotations = rotations.size() == positions.size();
   const std::size_t width = width_;
   const DdmVariant variant = settings_.variant;
+  if (ddm::avx2_available()) {
+    const ddm::BindView view{variant,           width,        rest_.data(),       joints_.data(), omega_.data(),
+                             psi_.data(),       centre_.data(), covariance_.data(), linear_fallback_.data()};
+    for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
+      ddm::evaluate_avx2(view, skinning.data(), begin, end, positions.data(), with_rotations ? rotations.data() : nullptr);
+    });
+    return;
+  }
   for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t v = begin; v < end; ++v) {
       const Vec3f& x = rest_[v];
@@ -368,12 +370,13 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
       } else if (variant == DdmVariant::V0) {
         Mat3f q_bar = Mat3f::Zero();
         Vec3f q = Vec3f::Zero();
+        const Vec3f p(centre_[3 * v], centre_[3 * v + 1], centre_[3 * v + 2]);
         const float* omega = omega_.data() + v * width * kOmega;
         for (std::size_t s = 0; s < width; ++s, omega += kOmega) {
           if (omega[9] == 0.0f) continue;
           const Mat4f& m = skinning[joints[s]];
           const auto l = m.topLeftCorner<3, 3>();
-          const Vec3f t = m.topRightCorner<3, 1>();
+          const Vec3f t = l * p + m.topRightCorner<3, 1>();  // the joint's matrix about p
           Mat3f a;
           a << omega[0], omega[1], omega[2], omega[1], omega[3], omega[4], omega[2], omega[4], omega[5];
           const Vec3f b(omega[6], omega[7], omega[8]);
@@ -381,8 +384,7 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
           q_bar.noalias() += t * b.transpose();
           q.noalias() += l * b + omega[9] * t;
         }
-        const Vec3f p(centre_[3 * v], centre_[3 * v + 1], centre_[3 * v + 2]);
-        rotation = nearest_rotation(q_bar - q * p.transpose());
+        rotation = nearest_rotation(q_bar);
         positions[v] = rotation * (x - p) + q;
       } else {
         Eigen::Matrix<float, 3, 4> blend = Eigen::Matrix<float, 3, 4>::Zero();

@@ -1,0 +1,259 @@
+#include "deform/delta_mush_kernels.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include <immintrin.h>
+
+namespace wobble::mush {
+
+namespace {
+
+bool cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+}
+
+// ---- detail restoration ----
+//
+// Per corner, with a = next - s, b = prev - s, n = a x b, written without normalising first:
+//   F d = a (dx / |a|) + (n x a) (dy / (|n| |a|)) + n (dz / |n|).
+
+void restore_scalar(const CornerBlocks& blocks, const float* s, float* out, std::size_t group_begin,
+                    std::size_t group_end) {
+  auto inverse_length = [](float squared) { return squared > FLT_MIN ? 1.0f / std::sqrt(squared) : 0.0f; };
+  for (std::size_t g = group_begin; g < group_end; ++g) {
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      const std::size_t i = g * kLanes + l;
+      const float sx = s[4 * i], sy = s[4 * i + 1], sz = s[4 * i + 2];
+      float rx = 0, ry = 0, rz = 0;
+      for (std::size_t slot = blocks.slot_offsets[g]; slot < blocks.slot_offsets[g + 1]; ++slot) {
+        const std::size_t c = slot * kLanes + l;
+        const float* pn = s + 4 * std::size_t(blocks.next[c]);
+        const float* pp = s + 4 * std::size_t(blocks.prev[c]);
+        const float ax = pn[0] - sx, ay = pn[1] - sy, az = pn[2] - sz;
+        const float bx = pp[0] - sx, by = pp[1] - sy, bz = pp[2] - sz;
+        const float nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
+        const float ia = inverse_length(ax * ax + ay * ay + az * az);
+        const float in = inverse_length(nx * nx + ny * ny + nz * nz);
+        const float kx = blocks.dx[c] * ia, ky = blocks.dy[c] * ia * in, kz = blocks.dz[c] * in;
+        const float yx = ny * az - nz * ay, yy = nz * ax - nx * az, yz = nx * ay - ny * ax;
+        rx += ax * kx + yx * ky + nx * kz;
+        ry += ay * kx + yy * ky + ny * kz;
+        rz += az * kx + yz * ky + nz * kz;
+      }
+      out[4 * i] = sx + rx, out[4 * i + 1] = sy + ry, out[4 * i + 2] = sz + rz, out[4 * i + 3] = 0.0f;
+    }
+  }
+}
+
+struct Soa3 {
+  __m256 x, y, z;
+};
+
+// Eight float4 rows (pointers) to x, y, z registers (lane l = row l).
+__attribute__((target("avx2,fma"))) inline Soa3 load_transposed(const float* r0, const float* r1, const float* r2,
+                                                               const float* r3, const float* r4, const float* r5,
+                                                               const float* r6, const float* r7) {
+  const __m256 t0 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(r0)), _mm_loadu_ps(r4), 1);
+  const __m256 t1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(r1)), _mm_loadu_ps(r5), 1);
+  const __m256 t2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(r2)), _mm_loadu_ps(r6), 1);
+  const __m256 t3 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(r3)), _mm_loadu_ps(r7), 1);
+  const __m256 u0 = _mm256_unpacklo_ps(t0, t1);  // x0 x1 y0 y1 | x4 x5 y4 y5
+  const __m256 u1 = _mm256_unpackhi_ps(t0, t1);  // z0 z1 w0 w1 | ...
+  const __m256 u2 = _mm256_unpacklo_ps(t2, t3);  // x2 x3 y2 y3 | ...
+  const __m256 u3 = _mm256_unpackhi_ps(t2, t3);
+  return {_mm256_shuffle_ps(u0, u2, 0x44), _mm256_shuffle_ps(u0, u2, 0xEE), _mm256_shuffle_ps(u1, u3, 0x44)};
+}
+
+__attribute__((target("avx2,fma"))) inline Soa3 gather_rows(const float* s, const std::uint32_t* index) {
+  return load_transposed(s + 4 * std::size_t(index[0]), s + 4 * std::size_t(index[1]), s + 4 * std::size_t(index[2]),
+                         s + 4 * std::size_t(index[3]), s + 4 * std::size_t(index[4]), s + 4 * std::size_t(index[5]),
+                         s + 4 * std::size_t(index[6]), s + 4 * std::size_t(index[7]));
+}
+
+// 1/sqrt(x) to about float precision (estimate plus one Newton step); 0 where x <= FLT_MIN.
+__attribute__((target("avx2,fma"))) inline __m256 inverse_length(__m256 squared) {
+  const __m256 y = _mm256_rsqrt_ps(squared);
+  const __m256 half_x = _mm256_mul_ps(_mm256_set1_ps(0.5f), squared);
+  const __m256 refined = _mm256_mul_ps(y, _mm256_fnmadd_ps(half_x, _mm256_mul_ps(y, y), _mm256_set1_ps(1.5f)));
+  return _mm256_and_ps(refined, _mm256_cmp_ps(squared, _mm256_set1_ps(FLT_MIN), _CMP_GT_OQ));
+}
+
+__attribute__((target("avx2,fma"))) void restore_avx2(const CornerBlocks& blocks, const float* s, float* out,
+                                                      std::size_t group_begin, std::size_t group_end) {
+  for (std::size_t g = group_begin; g < group_end; ++g) {
+    const float* own = s + 4 * kLanes * g;
+    const Soa3 p = load_transposed(own, own + 4, own + 8, own + 12, own + 16, own + 20, own + 24, own + 28);
+    __m256 rx = _mm256_setzero_ps(), ry = _mm256_setzero_ps(), rz = _mm256_setzero_ps();
+    for (std::size_t slot = blocks.slot_offsets[g]; slot < blocks.slot_offsets[g + 1]; ++slot) {
+      const std::size_t c = slot * kLanes;
+      const Soa3 pn = gather_rows(s, blocks.next.data() + c);
+      const Soa3 pp = gather_rows(s, blocks.prev.data() + c);
+      const __m256 ax = _mm256_sub_ps(pn.x, p.x), ay = _mm256_sub_ps(pn.y, p.y), az = _mm256_sub_ps(pn.z, p.z);
+      const __m256 bx = _mm256_sub_ps(pp.x, p.x), by = _mm256_sub_ps(pp.y, p.y), bz = _mm256_sub_ps(pp.z, p.z);
+      const __m256 nx = _mm256_fmsub_ps(ay, bz, _mm256_mul_ps(az, by));
+      const __m256 ny = _mm256_fmsub_ps(az, bx, _mm256_mul_ps(ax, bz));
+      const __m256 nz = _mm256_fmsub_ps(ax, by, _mm256_mul_ps(ay, bx));
+      const __m256 aa = _mm256_fmadd_ps(ax, ax, _mm256_fmadd_ps(ay, ay, _mm256_mul_ps(az, az)));
+      const __m256 nn = _mm256_fmadd_ps(nx, nx, _mm256_fmadd_ps(ny, ny, _mm256_mul_ps(nz, nz)));
+      const __m256 ia = inverse_length(aa), in = inverse_length(nn);
+      const __m256 kx = _mm256_mul_ps(_mm256_loadu_ps(blocks.dx.data() + c), ia);
+      const __m256 ky = _mm256_mul_ps(_mm256_loadu_ps(blocks.dy.data() + c), _mm256_mul_ps(ia, in));
+      const __m256 kz = _mm256_mul_ps(_mm256_loadu_ps(blocks.dz.data() + c), in);
+      const __m256 yx = _mm256_fmsub_ps(ny, az, _mm256_mul_ps(nz, ay));
+      const __m256 yy = _mm256_fmsub_ps(nz, ax, _mm256_mul_ps(nx, az));
+      const __m256 yz = _mm256_fmsub_ps(nx, ay, _mm256_mul_ps(ny, ax));
+      rx = _mm256_fmadd_ps(ax, kx, _mm256_fmadd_ps(yx, ky, _mm256_fmadd_ps(nx, kz, rx)));
+      ry = _mm256_fmadd_ps(ay, kx, _mm256_fmadd_ps(yy, ky, _mm256_fmadd_ps(ny, kz, ry)));
+      rz = _mm256_fmadd_ps(az, kx, _mm256_fmadd_ps(yz, ky, _mm256_fmadd_ps(nz, kz, rz)));
+    }
+    const __m256 x = _mm256_add_ps(p.x, rx), y = _mm256_add_ps(p.y, ry), z = _mm256_add_ps(p.z, rz);
+    // Back to float4 rows: (x, y, z, 0) per lane.
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 u0 = _mm256_unpacklo_ps(x, y), u1 = _mm256_unpackhi_ps(x, y);
+    const __m256 u2 = _mm256_unpacklo_ps(z, zero), u3 = _mm256_unpackhi_ps(z, zero);
+    const __m256 a0 = _mm256_shuffle_ps(u0, u2, 0x44), a1 = _mm256_shuffle_ps(u0, u2, 0xEE);
+    const __m256 a2 = _mm256_shuffle_ps(u1, u3, 0x44), a3 = _mm256_shuffle_ps(u1, u3, 0xEE);
+    float* o = out + 4 * kLanes * g;
+    _mm256_storeu_ps(o, _mm256_permute2f128_ps(a0, a1, 0x20));
+    _mm256_storeu_ps(o + 8, _mm256_permute2f128_ps(a2, a3, 0x20));
+    _mm256_storeu_ps(o + 16, _mm256_permute2f128_ps(a0, a1, 0x31));
+    _mm256_storeu_ps(o + 24, _mm256_permute2f128_ps(a2, a3, 0x31));
+  }
+}
+
+}  // namespace
+
+CornerBlocks CornerBlocks::from_corners(std::size_t vertex_count, std::span<const std::uint32_t> offsets,
+                                        std::span<const std::uint32_t> next, std::span<const std::uint32_t> prev,
+                                        std::span<const float> delta4) {
+  CornerBlocks blocks;
+  const std::size_t groups = padded_rows(vertex_count) / kLanes;
+  blocks.slot_offsets.assign(groups + 1, 0);
+  for (std::size_t g = 0; g < groups; ++g) {
+    std::uint32_t slots = 0;
+    for (std::size_t i = g * kLanes; i < std::min(vertex_count, (g + 1) * kLanes); ++i) {
+      slots = std::max(slots, offsets[i + 1] - offsets[i]);
+    }
+    blocks.slot_offsets[g + 1] = blocks.slot_offsets[g] + slots;
+  }
+  const std::size_t entries = std::size_t(blocks.slot_offsets.back()) * kLanes;
+  blocks.next.assign(entries, 0);
+  blocks.prev.assign(entries, 0);
+  blocks.dx.assign(entries, 0.0f);
+  blocks.dy.assign(entries, 0.0f);
+  blocks.dz.assign(entries, 0.0f);
+  for (std::size_t g = 0; g < groups; ++g) {
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      const std::size_t i = g * kLanes + l;
+      const std::uint32_t first = i < vertex_count ? offsets[i] : 0, count = i < vertex_count ? offsets[i + 1] - first : 0;
+      for (std::uint32_t slot = blocks.slot_offsets[g], k = 0; slot < blocks.slot_offsets[g + 1]; ++slot, ++k) {
+        const std::size_t e = std::size_t(slot) * kLanes + l;
+        if (k < count) {
+          blocks.next[e] = next[first + k];
+          blocks.prev[e] = prev[first + k];
+          blocks.dx[e] = delta4[4 * (first + k)];
+          blocks.dy[e] = delta4[4 * (first + k) + 1];
+          blocks.dz[e] = delta4[4 * (first + k) + 2];
+        } else {
+          blocks.next[e] = blocks.prev[e] = static_cast<std::uint32_t>(i);
+        }
+      }
+    }
+  }
+  return blocks;
+}
+
+void restore_details(const CornerBlocks& blocks, const float* s, float* out, std::size_t begin, std::size_t end) {
+  const std::size_t group_begin = begin / kLanes, group_end = (end + kLanes - 1) / kLanes;
+  if (cpu_has_avx2()) {
+    restore_avx2(blocks, s, out, group_begin, group_end);
+  } else {
+    restore_scalar(blocks, s, out, group_begin, group_end);
+  }
+}
+
+SweepRows SweepRows::from_csr(std::size_t vertex_count, std::span<const std::uint32_t> offsets,
+                             std::span<const std::uint32_t> columns, std::span<const float> row_weights,
+                             std::uint32_t zero_row) {
+  SweepRows rows;
+  rows.zero_row = zero_row;
+  const std::size_t groups = padded_rows(vertex_count) / kLanes;
+  rows.widths.assign(groups, 0);
+  rows.offsets.assign(groups + 1, 0);
+  for (std::size_t g = 0; g < groups; ++g) {
+    std::uint32_t width = 0;
+    for (std::size_t i = g * kLanes; i < std::min(vertex_count, (g + 1) * kLanes); ++i) {
+      width = std::max(width, offsets[i + 1] - offsets[i]);
+    }
+    rows.widths[g] = width;
+    rows.offsets[g + 1] = rows.offsets[g] + width * kLanes;
+  }
+  rows.columns.assign(rows.offsets.back(), 4 * zero_row);
+  if (!row_weights.empty()) rows.weights.assign(rows.offsets.back(), 0.0f);
+  for (std::size_t i = 0; i < vertex_count; ++i) {
+    const std::size_t g = i / kLanes, base = rows.offsets[g] + (i % kLanes) * rows.widths[g];
+    for (std::uint32_t k = 0; k < offsets[i + 1] - offsets[i]; ++k) {
+      rows.columns[base + k] = 4 * columns[offsets[i] + k];
+      if (!row_weights.empty()) rows.weights[base + k] = row_weights[offsets[i] + k];
+    }
+  }
+  return rows;
+}
+
+namespace {
+
+// Rows are 16-byte aligned (vector storage, 4 floats a row): aligned loads fold into the arithmetic.
+inline __m128 row(const float* buffer, std::uint32_t float_offset) { return _mm_load_ps(buffer + float_offset); }
+
+// Fully unrolled rows of kWidth neighbours (kWidth = 0: the width given at run time).
+template <int kWidth, bool kUniform>
+void sweep_group(const SweepRows& rows, const float* in, float* out, const float* self, const float* uniform,
+                 std::size_t g, std::size_t lane_end) {
+  const std::size_t width = kWidth ? kWidth : rows.widths[g];
+  const std::uint32_t* columns = rows.columns.data() + rows.offsets[g];
+  const float* weights = kUniform ? nullptr : rows.weights.data() + rows.offsets[g];
+  for (std::size_t l = 0; l < lane_end; ++l, columns += width) {
+    const std::size_t i = g * kLanes + l;
+    __m128 sum = _mm_setzero_ps();
+    if constexpr (kUniform) {
+      for (std::size_t k = 0; k < width; ++k) sum = _mm_add_ps(sum, row(in, columns[k]));
+      sum = _mm_mul_ps(_mm_set1_ps(uniform[i]), sum);
+    } else {
+      for (std::size_t k = 0; k < width; ++k) sum = _mm_add_ps(sum, _mm_mul_ps(_mm_set1_ps(weights[k]), row(in, columns[k])));
+      weights += width;
+    }
+    _mm_storeu_ps(out + 4 * i, _mm_add_ps(_mm_mul_ps(_mm_set1_ps(self[i]), row(in, std::uint32_t(4 * i))), sum));
+  }
+}
+
+template <bool kUniform>
+void sweep_rows(const SweepRows& rows, const float* in, float* out, const float* self, const float* uniform,
+                std::size_t begin, std::size_t end) {
+  for (std::size_t g = begin / kLanes; g * kLanes < end; ++g) {
+    const std::size_t lanes = std::min(kLanes, end - g * kLanes);
+    switch (rows.widths[g]) {
+#define WOBBLE_SWEEP_CASE(W) \
+  case W: sweep_group<W, kUniform>(rows, in, out, self, uniform, g, lanes); break;
+      WOBBLE_SWEEP_CASE(1) WOBBLE_SWEEP_CASE(2) WOBBLE_SWEEP_CASE(3) WOBBLE_SWEEP_CASE(4) WOBBLE_SWEEP_CASE(5)
+      WOBBLE_SWEEP_CASE(6) WOBBLE_SWEEP_CASE(7) WOBBLE_SWEEP_CASE(8) WOBBLE_SWEEP_CASE(9) WOBBLE_SWEEP_CASE(10)
+#undef WOBBLE_SWEEP_CASE
+      default: sweep_group<0, kUniform>(rows, in, out, self, uniform, g, lanes); break;
+    }
+  }
+}
+
+}  // namespace
+
+void sweep(const SweepRows& rows, const float* in, float* out, const float* self, const float* uniform,
+           std::size_t begin, std::size_t end) {
+  if (rows.weights.empty()) {
+    sweep_rows<true>(rows, in, out, self, uniform, begin, end);
+  } else {
+    sweep_rows<false>(rows, in, out, self, uniform, begin, end);
+  }
+}
+
+}  // namespace wobble::mush

@@ -1,0 +1,66 @@
+#pragma once
+// Delta Mush's hot loops (wobble mode): the smoothing sweeps and the detail restoration in
+// per-corner frames, with AVX2/FMA versions chosen at run time (scalar fallback otherwise).
+// Positions are float4 rows (x, y, z, 0) so that one vertex is one 128-bit load.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace wobble::mush {
+
+// Vertices per group in CornerBlocks: one AVX2 register of lanes.
+constexpr std::size_t kLanes = 8;
+
+// Corners laid out for kLanes vertices at a time (ELLPACK-style, structure of arrays): group g
+// covers vertices [8 g, 8 g + 8) and owns slots [slot_offsets[g], slot_offsets[g + 1]); entry
+// 8 s + l of each array is one corner of lane l's vertex in slot s: the triangle's next and
+// previous corners and the corner's delta in its frame, premultiplied by the corner's weight.
+// Lanes with fewer corners are padded with next = prev = the vertex itself and a zero delta,
+// which contributes exactly zero.
+struct CornerBlocks {
+  std::vector<std::uint32_t> slot_offsets{0};
+  std::vector<std::uint32_t> next, prev;
+  std::vector<float> dx, dy, dz;
+
+  // From per-vertex corner lists (CSR offsets over vertex_count vertices; delta4: x, y, z, 0
+  // per corner). Groups are ordered by vertex; the last group is padded past vertex_count.
+  static CornerBlocks from_corners(std::size_t vertex_count, std::span<const std::uint32_t> offsets,
+                                   std::span<const std::uint32_t> next, std::span<const std::uint32_t> prev,
+                                   std::span<const float> delta4);
+  std::size_t group_count() const { return slot_offsets.size() - 1; }
+};
+
+// Rows a float4 buffer needs for vertex_count vertices: whole groups of kLanes.
+inline std::size_t padded_rows(std::size_t vertex_count) { return (vertex_count + kLanes - 1) / kLanes * kLanes; }
+
+// out_i = s_i + sum_c F_c(s) d_c for the groups of vertices [begin, end) (begin a multiple of
+// kLanes; the whole last group is written, so out has padded_rows() rows). F_c: X = unit edge
+// to the next corner, Z = unit normal of the corner's triangle, Y = Z x X; a degenerate edge or
+// normal contributes nothing along it.
+void restore_details(const CornerBlocks& blocks, const float* s, float* out, std::size_t begin, std::size_t end);
+
+// The smoothing operator's rows in groups of kLanes vertices that share one width (sliced
+// ELLPACK): group g's vertex i (lane l) has its neighbours at columns[offsets[g] + l * width[g]
+// + k], k < width[g], stored as float offsets (4 x index) into a float4 buffer. Short rows are
+// padded with zero_row, a row that stays zero in every buffer, and weight 0. Fixed widths let the
+// sweep run fully unrolled loops.
+struct SweepRows {
+  std::vector<std::uint32_t> offsets{0};
+  std::vector<std::uint32_t> widths;
+  std::vector<std::uint32_t> columns;
+  std::vector<float> weights;  // empty for uniform rows
+  std::uint32_t zero_row = 0;
+
+  // From CSR rows (row_weights empty: uniform). zero_row must be a row past the vertices.
+  static SweepRows from_csr(std::size_t vertex_count, std::span<const std::uint32_t> offsets,
+                            std::span<const std::uint32_t> columns, std::span<const float> row_weights,
+                            std::uint32_t zero_row);
+};
+
+// One Jacobi sweep over vertices [begin, end) (begin a multiple of kLanes):
+// uniform rows: out_i = self_i in_i + uniform_i sum_j in_j; weighted: self_i in_i + sum_j w_ij in_j.
+void sweep(const SweepRows& rows, const float* in, float* out, const float* self, const float* uniform,
+           std::size_t begin, std::size_t end);
+
+}  // namespace wobble::mush

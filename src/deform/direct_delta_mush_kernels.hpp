@@ -1,0 +1,39 @@
+#pragma once
+// Direct Delta Mush's run-time loop with AVX2/FMA: eight vertices at a time, the per-vertex blend
+// of joint matrices with the packed (fixed-width, float) bind data, then the rotation fits of all
+// eight in structure-of-arrays form (scaled Newton polar iteration, det +1).
+#include <cstddef>
+#include <cstdint>
+
+#include <wobble/direct_delta_mush.hpp>
+#include <wobble/math.hpp>
+
+namespace wobble::ddm {
+
+// Views of DirectDeltaMush's bind data (see direct_delta_mush.hpp for the meaning).
+struct BindView {
+  DdmVariant variant = DdmVariant::V0;
+  std::size_t width = 0;
+  const Vec3f* rest = nullptr;
+  const std::uint16_t* joints = nullptr;   // [vertex][slot]
+  const float* omega = nullptr;            // v0: [vertex][slot][10]
+  const float* psi = nullptr;              // [vertex][slot]
+  const float* centre = nullptr;           // [vertex][3]
+  const float* covariance = nullptr;       // v1: [vertex][6]
+  const std::uint8_t* linear_fallback = nullptr;
+};
+
+// True when this CPU runs the AVX2 kernel; otherwise the caller uses its scalar loop.
+bool avx2_available();
+
+// Positions (and rotations when not null) of vertices [begin, end) from the skinning matrices
+// (column-major 4x4 each). Matrices the Newton iteration cannot fit (singular, reflecting) go to
+// nearest_rotation(); vertices with a degenerate neighbourhood blend linearly.
+void evaluate_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions,
+                   Mat3f* rotations);
+
+// The nearest rotations (det +1) of any number of matrices, eight at a time with the kernel's
+// Newton iteration (nearest_rotation() for the lanes it cannot fit). For tests and benchmarks.
+void nearest_rotations_avx2(const Mat3f* m, Mat3f* r, std::size_t count);
+
+}  // namespace wobble::ddm

@@ -279,9 +279,16 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
   // Buffers: whole groups of vertices for the kernels, plus one group whose first row stays zero
   // (the padding neighbour of short rows).
   const std::uint32_t zero_row = static_cast<std::uint32_t>(mush::padded_rows(n));
-  rows_ = std::make_shared<const mush::SweepRows>(mush::SweepRows::from_csr(
-      n, adjacency.offsets, adjacency.neighbours, uniform ? std::span<const float>() : std::span<const float>(row_weights),
-      zero_row));
+  {
+    mush::SweepRows rows = mush::SweepRows::from_csr(
+        n, adjacency.offsets, adjacency.neighbours, uniform ? std::span<const float>() : std::span<const float>(row_weights),
+        zero_row);
+    rings_.clear();
+    if (settings_.iterations >= 2 && mush::plan_rings(rows, n)) {
+      rings_.assign(std::size_t(settings_.iterations - 1) * 4 * (rows.ring_rows + mush::kLanes), 0.0f);
+    }
+    rows_ = std::make_shared<const mush::SweepRows>(std::move(rows));
+  }
   buffer_a_.assign(4 * (std::size_t(zero_row) + mush::kLanes), 0.0f);
   buffer_b_.assign(4 * (std::size_t(zero_row) + mush::kLanes), 0.0f);
   const Vec3f centre = centroid(rest);
@@ -350,6 +357,13 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
 
 void DeltaMush::smooth_wobble(ThreadPool* pool) {
   const std::size_t n = self_weight_.size();
+  if (!rings_.empty() && (!pool || pool->thread_count() == 1)) {
+    // One thread: all sweeps in one cache-friendly pass (same arithmetic as the loop below).
+    mush::smooth_pipelined(*rows_, buffer_a_.data(), buffer_b_.data(), rings_.data(), settings_.iterations,
+                           self_weight_.data(), uniform_weight_.data(), n);
+    buffer_a_.swap(buffer_b_);
+    return;
+  }
   for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
     const float* in = buffer_a_.data();
     float* out = buffer_b_.data();
@@ -367,7 +381,15 @@ void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
   // mean where they differ), relative to the centroid so that precision does not depend on where
   // the character stands.
   const Vec3f centre = centroid(positions);
+  const bool welded = !welding_.identity();
   for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+    if (!welded) {  // no seams: a plain copy
+      for (std::size_t i = begin; i < end; ++i) {
+        const Vec3f p = positions[i] - centre;
+        a[4 * i] = p.x(), a[4 * i + 1] = p.y(), a[4 * i + 2] = p.z(), a[4 * i + 3] = 0;
+      }
+      return;
+    }
     for (std::size_t i = begin; i < end; ++i) {
       const std::uint32_t first = weld_offsets_[i], last = weld_offsets_[i + 1];
       Vec3f p = positions[weld_members_[first]];

@@ -208,12 +208,19 @@ namespace {
 // Rows are 16-byte aligned (vector storage, 4 floats a row): aligned loads fold into the arithmetic.
 inline __m128 row(const float* buffer, std::uint32_t float_offset) { return _mm_load_ps(buffer + float_offset); }
 
+// Where a sweep reads and writes: neighbour columns (full or ring), and the masks that map a
+// vertex to its own row in the input and the output (all ones: full buffer; ring_rows - 1: ring).
+struct Addressing {
+  const std::uint32_t* columns;
+  std::uint32_t in_mask, out_mask;
+};
+
 // Fully unrolled rows of kWidth neighbours (kWidth = 0: the width given at run time).
 template <int kWidth, bool kUniform>
-void sweep_group(const SweepRows& rows, const float* in, float* out, const float* self, const float* uniform,
-                 std::size_t g, std::size_t lane_end) {
+void sweep_group(const SweepRows& rows, const Addressing& at, const float* in, float* out, const float* self,
+                 const float* uniform, std::size_t g, std::size_t lane_end) {
   const std::size_t width = kWidth ? kWidth : rows.widths[g];
-  const std::uint32_t* columns = rows.columns.data() + rows.offsets[g];
+  const std::uint32_t* columns = at.columns + rows.offsets[g];
   const float* weights = kUniform ? nullptr : rows.weights.data() + rows.offsets[g];
   for (std::size_t l = 0; l < lane_end; ++l, columns += width) {
     const std::size_t i = g * kLanes + l;
@@ -225,23 +232,33 @@ void sweep_group(const SweepRows& rows, const float* in, float* out, const float
       for (std::size_t k = 0; k < width; ++k) sum = _mm_add_ps(sum, _mm_mul_ps(_mm_set1_ps(weights[k]), row(in, columns[k])));
       weights += width;
     }
-    _mm_storeu_ps(out + 4 * i, _mm_add_ps(_mm_mul_ps(_mm_set1_ps(self[i]), row(in, std::uint32_t(4 * i))), sum));
+    const std::uint32_t own_in = 4 * (std::uint32_t(i) & at.in_mask), own_out = 4 * (std::uint32_t(i) & at.out_mask);
+    _mm_store_ps(out + own_out, _mm_add_ps(_mm_mul_ps(_mm_set1_ps(self[i]), row(in, own_in)), sum));
   }
 }
 
 template <bool kUniform>
-void sweep_rows(const SweepRows& rows, const float* in, float* out, const float* self, const float* uniform,
-                std::size_t begin, std::size_t end) {
+void sweep_rows(const SweepRows& rows, const Addressing& at, const float* in, float* out, const float* self,
+                const float* uniform, std::size_t begin, std::size_t end) {
   for (std::size_t g = begin / kLanes; g * kLanes < end; ++g) {
     const std::size_t lanes = std::min(kLanes, end - g * kLanes);
     switch (rows.widths[g]) {
 #define WOBBLE_SWEEP_CASE(W) \
-  case W: sweep_group<W, kUniform>(rows, in, out, self, uniform, g, lanes); break;
+  case W: sweep_group<W, kUniform>(rows, at, in, out, self, uniform, g, lanes); break;
       WOBBLE_SWEEP_CASE(1) WOBBLE_SWEEP_CASE(2) WOBBLE_SWEEP_CASE(3) WOBBLE_SWEEP_CASE(4) WOBBLE_SWEEP_CASE(5)
       WOBBLE_SWEEP_CASE(6) WOBBLE_SWEEP_CASE(7) WOBBLE_SWEEP_CASE(8) WOBBLE_SWEEP_CASE(9) WOBBLE_SWEEP_CASE(10)
 #undef WOBBLE_SWEEP_CASE
-      default: sweep_group<0, kUniform>(rows, in, out, self, uniform, g, lanes); break;
+      default: sweep_group<0, kUniform>(rows, at, in, out, self, uniform, g, lanes); break;
     }
+  }
+}
+
+void sweep_with(const SweepRows& rows, const Addressing& at, const float* in, float* out, const float* self,
+                const float* uniform, std::size_t begin, std::size_t end) {
+  if (rows.weights.empty()) {
+    sweep_rows<true>(rows, at, in, out, self, uniform, begin, end);
+  } else {
+    sweep_rows<false>(rows, at, in, out, self, uniform, begin, end);
   }
 }
 
@@ -249,10 +266,52 @@ void sweep_rows(const SweepRows& rows, const float* in, float* out, const float*
 
 void sweep(const SweepRows& rows, const float* in, float* out, const float* self, const float* uniform,
            std::size_t begin, std::size_t end) {
-  if (rows.weights.empty()) {
-    sweep_rows<true>(rows, in, out, self, uniform, begin, end);
-  } else {
-    sweep_rows<false>(rows, in, out, self, uniform, begin, end);
+  sweep_with(rows, {rows.columns.data(), ~0u, ~0u}, in, out, self, uniform, begin, end);
+}
+
+bool plan_rings(SweepRows& rows, std::size_t vertex_count) {
+  rows.ring_columns.clear();
+  rows.ring_rows = rows.chunk = 0;
+  std::size_t bandwidth = 0;
+  for (std::size_t g = 0; g + 1 < rows.offsets.size(); ++g) {
+    for (std::uint32_t k = rows.offsets[g]; k < rows.offsets[g + 1]; ++k) {
+      const std::size_t i = g * kLanes + (k - rows.offsets[g]) / std::max<std::uint32_t>(1, rows.widths[g]);
+      const std::size_t j = rows.columns[k] / 4;
+      if (j != rows.zero_row) bandwidth = std::max(bandwidth, i > j ? i - j : j - i);
+    }
+  }
+  // Chunks at least as long as the bandwidth; the ring holds two chunks plus the bandwidth.
+  const std::size_t chunk = std::max<std::size_t>(512, padded_rows(bandwidth));
+  std::size_t ring = 1;
+  while (ring < 2 * chunk + bandwidth + kLanes) ring *= 2;
+  // Worth it when the rings (one per sweep, ~10) fit in a core's cache and are much smaller
+  // than the mesh.
+  if (ring > 4096 || 4 * ring > vertex_count) return false;
+  rows.chunk = static_cast<std::uint32_t>(chunk);
+  rows.ring_rows = static_cast<std::uint32_t>(ring);
+  rows.ring_columns.resize(rows.columns.size());
+  for (std::size_t k = 0; k < rows.columns.size(); ++k) {
+    const std::uint32_t j = rows.columns[k] / 4;
+    rows.ring_columns[k] = 4 * (j == rows.zero_row ? std::uint32_t(ring) : j & std::uint32_t(ring - 1));
+  }
+  return true;
+}
+
+void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float* rings, int iterations,
+                      const float* self, const float* uniform, std::size_t vertex_count) {
+  const std::size_t chunk = rows.chunk, ring_floats = 4 * (std::size_t(rows.ring_rows) + kLanes);
+  const std::uint32_t mask = rows.ring_rows - 1;
+  const std::size_t chunks = (vertex_count + chunk - 1) / chunk;
+  for (std::size_t t = 0; t + 1 < chunks + std::size_t(iterations); ++t) {
+    for (int k = 1; k <= iterations; ++k) {
+      if (t < std::size_t(k - 1) || t - (k - 1) >= chunks) continue;
+      const std::size_t begin = (t - (k - 1)) * chunk, end = std::min(vertex_count, begin + chunk);
+      const bool first = k == 1, last = k == iterations;
+      const Addressing at{first ? rows.columns.data() : rows.ring_columns.data(), first ? ~0u : mask, last ? ~0u : mask};
+      const float* source = first ? in : rings + (k - 2) * ring_floats;
+      float* target = last ? out : rings + (k - 1) * ring_floats;
+      sweep_with(rows, at, source, target, self, uniform, begin, end);
+    }
   }
 }
 

@@ -51,6 +51,11 @@ struct SweepRows {
   std::vector<std::uint32_t> columns;
   std::vector<float> weights;  // empty for uniform rows
   std::uint32_t zero_row = 0;
+  // For pipelined sweeps (smooth_pipelined): the same columns as rows of a ring buffer of
+  // ring_rows rows (index mod ring_rows; padding: row ring_rows, which stays zero); empty when
+  // the mesh's index bandwidth is too large for rings to pay off.
+  std::vector<std::uint32_t> ring_columns;
+  std::uint32_t ring_rows = 0, chunk = 0;
 
   // From CSR rows (row_weights empty: uniform). zero_row must be a row past the vertices.
   static SweepRows from_csr(std::size_t vertex_count, std::span<const std::uint32_t> offsets,
@@ -62,5 +67,16 @@ struct SweepRows {
 // uniform rows: out_i = self_i in_i + uniform_i sum_j in_j; weighted: self_i in_i + sum_j w_ij in_j.
 void sweep(const SweepRows& rows, const float* in, float* out, const float* self, const float* uniform,
            std::size_t begin, std::size_t end);
+
+// Sets up ring_columns when the rows' index bandwidth (max |i - j|) is small enough that
+// pipelined sweeps keep their working set in cache. Returns whether it did.
+bool plan_rings(SweepRows& rows, std::size_t vertex_count);
+
+// `iterations` sweeps from in (full buffer) to out (full buffer), pipelined over chunks of
+// vertices (sweep k runs one chunk behind sweep k - 1), with the intermediate results in
+// rings: rings holds (iterations - 1) buffers of 4 (ring_rows + kLanes) floats whose row
+// ring_rows is zero. The arithmetic per vertex is exactly that of `iterations` sweep() calls.
+void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float* rings, int iterations,
+                      const float* self, const float* uniform, std::size_t vertex_count);
 
 }  // namespace wobble::mush

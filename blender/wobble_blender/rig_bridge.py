@@ -2,19 +2,20 @@
 wobble Character, and the scene's evaluated state (objects and the armature's pose) a wobble Pose.
 
 Space. wobble works in world space, so that moving objects (the armature object and its parents,
-a character walking by object animation) drive the effect as the bones do. Bind space is the mesh
-object's local space (its vertex coordinates), the space the Armature modifier deforms in; results
-are taken back into it with the mesh's world matrix. Axes are Blender's (Z up); a glTF file's Y-up
-data arrives already turned by Blender's importer, and wobble's effects turn with the character,
-so the axes make no difference.
+a character walking by object animation) drive the effect as the bones do. Bind space is world
+space at the moment the character is built (the mesh's vertices taken there: the character size,
+the bounding-box diagonal, is measured in world axes); results are taken back into the mesh
+object's space, where the Armature modifier works, with the mesh's world matrix. Axes are
+Blender's (Z up); a glTF file's Y-up data arrives already turned by Blender's importer, and
+wobble's effects turn with the character, so the axes make no difference.
 
 Joints, parents first:
-  0        the mesh object (identity bind): vertices without weights follow it, as with the modifier;
+  0        the mesh object: vertices without weights follow it, as with the modifier;
   1..k     the armature object's parent objects and the armature object (helpers without weights);
-  k+1..    the bones; bone j's bind matrix is A @ bone.matrix_local with A = mesh.matrix_world^-1 @
-           armature.matrix_world (taken when the character is built: the mesh must keep its place
-           relative to the armature object, as when parented to it), its pose armature.matrix_world @
-           pose_bone.matrix, so that world_j @ bind_j^-1 is the matrix the modifier applies.
+  k+1..    the bones; bone j's bind matrix is armature.matrix_world @ bone.matrix_local (when the
+           character is built: the mesh must keep its place relative to the armature object, as
+           when parented to it), its pose armature.matrix_world @ pose_bone.matrix, so that
+           world_j @ bind_j^-1 is the matrix the modifier applies.
 Weights: vertex groups named after deform bones, normalised per vertex as the modifier does.
 """
 import numpy as np
@@ -61,10 +62,12 @@ class CharacterBridge:
         self.base = 'dqs' if modifier.use_deform_preserve_volume else 'lbs'
         mesh = obj.data
         self.vertex_count = len(mesh.vertices)
-        mesh_world_inverse = np.linalg.inv(_matrix(obj.matrix_world))
+        # Bind space: world space when the character is built.
+        mesh_world = _matrix(obj.matrix_world)
 
-        positions = np.empty(self.vertex_count * 3, dtype=np.float32)
-        mesh.vertices.foreach_get("co", positions)
+        co = np.empty(self.vertex_count * 3, dtype=np.float32)
+        mesh.vertices.foreach_get("co", co)
+        positions = co.reshape(-1, 3).astype(np.float64) @ mesh_world[:3, :3].T + mesh_world[:3, 3]
         mesh.calc_loop_triangles()
         triangles = np.empty(len(mesh.loop_triangles) * 3, dtype=np.uint32)
         mesh.loop_triangles.foreach_get("vertices", triangles)
@@ -83,12 +86,12 @@ class CharacterBridge:
         parents = [-1] + [-1 if k == 0 else k for k in range(len(chain))]
         parents += [index[b.parent.name] if b.parent else len(chain) for b in bones]
         bind = np.empty((len(names), 4, 4))
-        bind[0] = np.eye(4)
+        bind[0] = mesh_world
         for k, name in enumerate(chain):
-            bind[1 + k] = mesh_world_inverse @ _matrix(bpy_objects()[name].matrix_world)
-        to_mesh = mesh_world_inverse @ _matrix(armature.matrix_world)
+            bind[1 + k] = _matrix(bpy_objects()[name].matrix_world)
+        armature_world = _matrix(armature.matrix_world)
         for k, bone in enumerate(bones):
-            bind[first_bone + k] = to_mesh @ _matrix(bone.matrix_local)
+            bind[first_bone + k] = armature_world @ _matrix(bone.matrix_local)
 
         # Weights of deform bones' vertex groups, normalised (the modifier divides by their sum).
         group_joint = {}
@@ -105,7 +108,7 @@ class CharacterBridge:
                 weights.extend(w / total for _, w in row)
             offsets.append(len(joints))
         self.character = wobble.Character.from_arrays(
-            positions.reshape(-1, 3), triangles.reshape(-1, 3), names, parents, bind.astype(np.float32),
+            positions.astype(np.float32), triangles.reshape(-1, 3), names, parents, bind.astype(np.float32),
             np.asarray(offsets, dtype=np.uint32), np.asarray(joints, dtype=np.uint32),
             np.asarray(weights, dtype=np.float32), name=f"Blender object '{obj.name}'")
 

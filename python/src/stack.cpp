@@ -112,8 +112,11 @@ py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip
   }
   const auto frames = static_cast<py::ssize_t>(baked.times.size());
   const auto vertices = static_cast<py::ssize_t>(character->mesh.vertex_count());
+  // The exact (double) frame times the bake used; BakedFrames keeps them as float.
+  const Clip& source = character->clips[options.clip];
+  const std::vector<double> exact = frame_times(start ? *start : source.start(), end ? *end : source.end(), fps);
   py::array_t<double> times(frames);
-  std::copy(baked.times.begin(), baked.times.end(), times.mutable_data());
+  std::copy(exact.begin(), exact.end(), times.mutable_data());
   py::array_t<float> positions({frames, vertices, py::ssize_t{3}});
   for (py::ssize_t f = 0; f < frames; ++f) {
     std::memcpy(positions.mutable_data(f), baked.positions[f].data(), baked.positions[f].size() * sizeof(Vec3f));

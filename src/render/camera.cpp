@@ -46,11 +46,15 @@ Mat4f OrbitCamera::projection(float aspect) const {
 void OrbitCamera::frame(const Eigen::AlignedBox3f& box, float aspect, float margin) {
   if (box.isEmpty()) return;
   target = box.center();
-  const float radius = std::max(0.5f * box.diagonal().norm(), 1e-6f);
-  // The bounding sphere fits both the vertical and the horizontal field of view.
-  const float half_y = 0.5f * fov_y;
-  const float half_x = std::atan(std::tan(half_y) * aspect);
-  distance = margin * radius / std::sin(std::min(half_x, half_y));
+  // A vertical cylinder around the box (characters stand upright) fits the view from any yaw:
+  // its half height in the vertical field of view, its radius in the horizontal one, measured
+  // from the cylinder's near side.
+  const Vec3f half = 0.5f * box.sizes();
+  const float radius = std::max(std::sqrt(half.x() * half.x() + half.z() * half.z()), 1e-6f);
+  const float tan_y = std::tan(0.5f * fov_y), tan_x = tan_y * aspect;
+  const float tilt = std::abs(std::sin(pitch));  // looking down, the depth shows up vertically
+  const float fit = std::max((half.y() + tilt * radius) / tan_y, radius / tan_x);
+  distance = margin * fit + radius;
 }
 
 ScreenPoint project(const Mat4f& view_projection, const Vec3f& point, int width, int height) {

@@ -12,18 +12,17 @@ Eigen::AlignedBox3f bounds_of(std::span<const Vec3f> points) {
 
 void FollowFraming::update(const Eigen::AlignedBox3f& box, float aspect, OrbitCamera& camera) {
   if (box.isEmpty()) return;
-  const float radius = 0.5f * box.diagonal().norm();
+  const Vec3f half = 0.5f * box.sizes();
   if (!started_) {
     target_ = box.center();
-    radius_ = radius;
+    half_ = half;
     started_ = true;
   } else {
     target_ += follow_ * (box.center() - target_);
-    radius_ = std::max(radius_, radius);
+    half_ = half_.cwiseMax(half);
   }
-  // Frame a box of the largest radius seen, centred on the eased target.
-  const Vec3f half = Vec3f::Constant(radius_ / std::sqrt(3.0f));
-  camera.frame(Eigen::AlignedBox3f(target_ - half, target_ + half), aspect);
+  // The largest extents seen, centred on the eased target.
+  camera.frame(Eigen::AlignedBox3f(target_ - half_, target_ + half_), aspect);
 }
 
 }  // namespace wobble::render

@@ -108,12 +108,13 @@ void main() {
     float span = max(u_scalar_range.y - u_scalar_range.x, 1e-20);
     albedo = pow(heat((v_scalar - u_scalar_range.x) / span), vec3(2.2));
   } else {
-    vec4 base = u_base_color;
+    albedo = u_base_color.rgb;
     if (u_textured) {
+      // Opaque materials ignore alpha (glTF); where a texture is transparent anyway (a tint
+      // mask, as OpenClonk's player colour) a clay tone stands in for the missing colour.
       vec4 texel = texture(u_texture, v_uv);
-      base *= vec4(pow(texel.rgb, vec3(2.2)), texel.a);
+      albedo *= mix(vec3(0.62, 0.45, 0.34), pow(texel.rgb, vec3(2.2)), texel.a);
     }
-    albedo = base.rgb;
   }
   // A key light from above the camera's right shoulder, a fill light, and sky/ground ambient.
   vec3 key = normalize(to_eye + vec3(0.0, 1.2, 0.0));

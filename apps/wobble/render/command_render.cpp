@@ -70,23 +70,41 @@ std::vector<float> heat_field(const Character& character, const std::string& spe
                           : render::hierarchical_weight_field(character.rig, character.skin, static_cast<std::uint32_t>(joint));
 }
 
-// Where the character is: the rest box moved with the skinned joints' mean displacement (cheap,
-// and the same for CPU and GPU skinning), grown to hold the joints.
-Eigen::AlignedBox3f follow_box(const Character& character, const std::vector<Vec3f>& rest_joints, const Pose& pose) {
-  Eigen::AlignedBox3f box = character.mesh.bounds();
-  Vec3f shift = Vec3f::Zero();
-  int count = 0;
-  for (std::size_t j = 0; j < pose.world.size(); ++j) {
-    if (!character.rig.skinned[j]) continue;
-    shift += pose.world[j].block<3, 1>(0, 3) - rest_joints[j];
-    ++count;
+// Where the character is, the same for CPU and GPU skinning and cheap: the box of the skinned
+// joints, grown by the margins the mesh has around them in the rest pose.
+class CharacterBounds {
+ public:
+  explicit CharacterBounds(const Character& character) : character_(character) {
+    Pose rest;
+    rest_pose(character.rig, rest);
+    DeformerStack lbs = DeformerStack::parse("lbs");
+    lbs.bind(character);
+    std::vector<Vec3f> positions, normals;
+    lbs.evaluate(FrameInput{character, rest, 0.0}, positions, normals);
+    const Eigen::AlignedBox3f mesh = render::bounds_of(positions), joints = joint_box(rest);
+    below_ = joints.isEmpty() ? Vec3f::Zero() : Vec3f(joints.min() - mesh.min());
+    above_ = joints.isEmpty() ? Vec3f::Zero() : Vec3f(mesh.max() - joints.max());
+    fallback_ = mesh;
   }
-  if (count > 0) box.translate(shift / static_cast<float>(count));
-  for (std::size_t j = 0; j < pose.world.size(); ++j) {
-    if (character.rig.skinned[j]) box.extend(Vec3f(pose.world[j].block<3, 1>(0, 3)));
+  float ground() const { return fallback_.min().y(); }  // the lowest point of the rest pose
+  Eigen::AlignedBox3f operator()(const Pose& pose) const {
+    const Eigen::AlignedBox3f joints = joint_box(pose);
+    if (joints.isEmpty()) return fallback_;
+    return {joints.min() - below_, joints.max() + above_};
   }
-  return box;
-}
+
+ private:
+  Eigen::AlignedBox3f joint_box(const Pose& pose) const {
+    Eigen::AlignedBox3f box;
+    for (std::size_t j = 0; j < pose.world.size(); ++j) {
+      if (character_.rig.skinned[j]) box.extend(Vec3f(pose.world[j].block<3, 1>(0, 3)));
+    }
+    return box;
+  }
+  const Character& character_;
+  Vec3f below_ = Vec3f::Zero(), above_ = Vec3f::Zero();
+  Eigen::AlignedBox3f fallback_;
+};
 
 int run_render(const RenderOptions& options) {
   if (options.quiet) spdlog::set_level(spdlog::level::err);
@@ -135,18 +153,18 @@ int run_render(const RenderOptions& options) {
   camera.yaw = static_cast<float>(options.yaw * std::numbers::pi / 180);
   camera.pitch = static_cast<float>(options.pitch * std::numbers::pi / 180);
   camera.fov_y = static_cast<float>(options.fov * std::numbers::pi / 180);
+  const CharacterBounds bounds(character);
   render::FollowFraming framing(options.no_follow ? 0.0f : 1.0f);
   render::DrawOptions draw;
   draw.grid = !options.no_grid;
   draw.skeleton = options.skeleton;
+  draw.ground_height = bounds.ground();
   draw.heat_map = !options.heat_map.empty();
   draw.scalar_min = scalar_min;
   draw.scalar_max = scalar_max;
   const float aspect = static_cast<float>(width) / static_cast<float>(height);
 
   Pose pose;
-  rest_pose(character.rig, pose);
-  const std::vector<Vec3f> rest_joints = render::joint_positions(pose);
   ThreadPool pool(options.clip.threads);
   Progress progress("rendering", options.quiet);
   const int label_scale = std::max(1, height / 180);
@@ -157,7 +175,7 @@ int run_render(const RenderOptions& options) {
     const FrameInput frame{character, pose, t,
                            [&](double s, Pose& other) { evaluate_pose(character.rig, &clip, static_cast<float>(s), other); },
                            &pool};
-    framing.update(follow_box(character, rest_joints, pose), aspect, camera);
+    framing.update(bounds(pose), aspect, camera);
     camera.distance *= static_cast<float>(1.0 / options.zoom);
     std::vector<render::RgbaImage> images;
     for (auto& panel : panels) {

@@ -17,8 +17,8 @@ struct OrbitCamera {
   Mat4f view() const;
   Mat4f projection(float aspect) const;
   Mat4f view_projection(float aspect) const { return projection(aspect) * view(); }
-  // Puts the whole box in view (target at its centre, distance so that its bounding sphere fits
-  // with a margin), keeping yaw and pitch.
+  // Puts the whole box in view (target at its centre, distance so that a vertical cylinder
+  // around it fits with a margin, whatever the yaw), keeping yaw and pitch.
   void frame(const Eigen::AlignedBox3f& box, float aspect, float margin = 1.1f);
 };
 

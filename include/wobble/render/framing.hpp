@@ -1,6 +1,6 @@
 #pragma once
 // Automatic framing that follows a moving character: the camera keeps its angles, its distance
-// fits the largest extent seen so far (no pumping), its target eases toward the current centre.
+// fits the largest extents seen so far (no pumping), its target eases toward the current centre.
 #include <span>
 
 #include <wobble/math.hpp>
@@ -19,7 +19,7 @@ class FollowFraming {
  private:
   float follow_;
   bool started_ = false;
-  float radius_ = 0;
+  Vec3f half_ = Vec3f::Zero();  // largest half extents seen
   Vec3f target_ = Vec3f::Zero();
 };
 

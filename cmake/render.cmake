@@ -47,4 +47,6 @@ if(WOBBLE_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/render/bench_render
   target_include_directories(wobble_bench_render PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(wobble_bench_render PRIVATE WOBBLE_BUNDLED_ASSETS="${WOBBLE_BUNDLED_ASSETS}")
   add_dependencies(wobble_bench_render bundled_assets)
+  # Beside the other benchmarks, where scripts/bench.sh looks for them.
+  set_target_properties(wobble_bench_render PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bench)
 endif()

@@ -120,7 +120,7 @@ class CharacterTest(unittest.TestCase):
         np.testing.assert_allclose(out[4], [1, 1, 0], atol=1e-6)   # (2, 0) turned about (1, 0)
         np.testing.assert_allclose(out[5], [0, 1, 0], atol=1e-6)   # (2, 1)
         np.testing.assert_allclose(out[2], [1, 0, 0], atol=1e-6)   # on the joint: both agree
-        np.testing.assert_allclose(out[3], [0.5, 1.0, 0], atol=1e-6)  # halfway between (1,1) and (0,1)
+        np.testing.assert_allclose(out[3], [0.5, 0.5, 0], atol=1e-6)  # halfway between (1, 1) and (0, 0)
 
 
 class BakeTest(unittest.TestCase):
@@ -256,7 +256,7 @@ class ErrorTest(unittest.TestCase):
             wobble.Stack(c, "lbs,wobbly")
         with self.assertRaisesRegex(wobble.Error, "unknown parameter 'frequncy'"):
             wobble.Stack(c, "lbs,dynamic", {"dynamic": {"frequncy": 2}})
-        with self.assertRaisesRegex(wobble.Error, "settings"):
+        with self.assertRaisesRegex(wobble.Error, "'frequency' must be a number"):
             wobble.Stack(c, "lbs,dynamic", {"dynamic": {"frequency": "fast"}})
         with self.assertRaisesRegex(wobble.Error, "clip 'Moonwalk'"):
             wobble.bake(c, "Moonwalk")

@@ -1,6 +1,6 @@
 """Makes the pictures of docs/blender.md with Blender's own UI under Xvfb (not part of the tests):
 
-    xvfb-run -a -s '-screen 0 1400x1000x24' blender --factory-startup --python make_doc_images.py -- \
+    xvfb-run -a -s '-screen 0 1300x1500x24' blender --factory-startup --python make_doc_images.py -- \
         build/blender/wobble_blender.zip build/assets/clonk.glb docs/images
 
 Writes blender_panel.png (the wobble panel next to the viewport) and blender_effect.png (a
@@ -15,6 +15,7 @@ import numpy
 
 numpy.bool = bool  # Debian 12's glTF importer with numpy 1.24 (outside the add-on)
 
+bpy.context.preferences.view.show_splash = False
 zip_path, character_path, out_dir = sys.argv[sys.argv.index("--") + 1:][:3]
 os.makedirs(out_dir, exist_ok=True)
 FRAME = 13
@@ -46,8 +47,8 @@ def import_character(x_offset):
     return mesh
 
 
-plain = import_character(-0.2)
-wobbly = import_character(0.2)
+plain = import_character(-11.0)
+wobbly = import_character(11.0)
 s = wobbly.wobble
 s.frequency, s.damping, s.amplitude, s.drag = 3.0, 0.5, 1.0, 0.3
 scene.frame_start, scene.frame_end = 0, 40
@@ -58,9 +59,9 @@ for frame in range(0, FRAME + 1):
     scene.frame_set(frame)
 
 # A Workbench render of both, from the front.
-bpy.ops.object.camera_add(location=(0, -1.3, 0.15), rotation=(1.5708, 0, 0))
+bpy.ops.object.camera_add(location=(0, -60, 10), rotation=(1.5708, 0, 0))
 scene.camera = bpy.context.object
-scene.camera.data.lens = 40
+scene.camera.data.lens = 50
 scene.render.engine = 'BLENDER_WORKBENCH'
 scene.render.resolution_x, scene.render.resolution_y = 640, 400
 scene.display.shading.color_type = 'OBJECT'
@@ -71,30 +72,30 @@ bpy.ops.render.render(write_still=True)
 
 
 def screenshot():
-    bpy.context.view_layer.objects.active = wobbly
-    window = bpy.context.window_manager.windows[0]
-    screen = window.screen
-    for area in screen.areas:
-        if area.type == 'PROPERTIES':
-            area.spaces[0].context = 'OBJECT'
-        if area.type == 'OUTLINER':
-            area.type = 'PROPERTIES'  # a second, taller properties editor
-            area.spaces[0].context = 'OBJECT'
-        if area.type == 'VIEW_3D':
-            space = area.spaces[0]
-            space.shading.type = 'SOLID'
-            space.shading.color_type = 'OBJECT'
-            space.overlay.show_floor = False
-            region = space.region_3d
-            region.view_perspective = 'CAMERA'
-    for area in screen.areas:
-        area.tag_redraw()
-    bpy.app.timers.register(capture, first_interval=1.5)
+    try:
+        bpy.context.view_layer.objects.active = wobbly
+        screen = bpy.context.window_manager.windows[0].screen
+        for area in screen.areas:
+            if area.type == 'PROPERTIES':
+                area.spaces.active.context = 'OBJECT'
+            if area.type == 'VIEW_3D':
+                space = area.spaces.active
+                space.shading.type = 'SOLID'
+                space.shading.color_type = 'OBJECT'
+                space.overlay.show_floor = False
+                space.region_3d.view_perspective = 'CAMERA'
+            area.tag_redraw()
+        bpy.app.timers.register(capture, first_interval=1.5)
+    except Exception as error:  # never leave Blender running
+        print(f"make_doc_images: {error}")
+        bpy.ops.wm.quit_blender()
 
 
 def capture():
-    bpy.ops.screen.screenshot(filepath=os.path.join(out_dir, "blender_panel.png"), check_existing=False)
-    bpy.ops.wm.quit_blender()
+    try:
+        bpy.ops.screen.screenshot(filepath=os.path.join(out_dir, "blender_panel.png"), check_existing=False)
+    finally:
+        bpy.ops.wm.quit_blender()
 
 
 bpy.app.timers.register(screenshot, first_interval=1.0)

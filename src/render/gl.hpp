@@ -10,13 +10,17 @@
 
 namespace wobble::render {
 
-// The first line of every shader: `#version 330 core` on the desktop, `#version 300 es` with
-// high precision defaults on the web.
+// The first lines of every shader: GLSL 3.30 core on the desktop, GLSL ES 3.00 with high
+// precision defaults on the web (the tests also compile the web variant on the desktop).
+inline constexpr const char* kDesktopShaderPrelude = "#version 330 core\n";
+inline constexpr const char* kWebShaderPrelude =
+    "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\n";
+
 inline const char* shader_prelude() {
 #ifdef __EMSCRIPTEN__
-  return "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\n";
+  return kWebShaderPrelude;
 #else
-  return "#version 330 core\n";
+  return kDesktopShaderPrelude;
 #endif
 }
 

@@ -57,7 +57,7 @@ DeformerStack DeformerStack::parse(std::string_view spec, const nlohmann::json& 
     if (!section.is_object()) fail_plain("settings: section '{}' must be a JSON object", name);
     for (const auto& [key, value] : section.items()) {
       const bool known = std::any_of(type->parameters.begin(), type->parameters.end(),
-                                     [&](const ParameterSpec& p) { return p.key == key; });
+                                     [&, &key = key](const ParameterSpec& p) { return p.key == key; });
       if (!known) {
         std::string keys;
         for (const ParameterSpec& p : type->parameters) keys += (keys.empty() ? "" : ", ") + p.key;

@@ -56,3 +56,9 @@ if [ "$profile" != core ] && [ ! -d tools/gltf-validator/node_modules/gltf-valid
   echo "install-deps: installing the glTF validator (npm)"
   (cd tools/gltf-validator && npm ci --no-audit --no-fund --loglevel=error)
 fi
+
+# playwright-core drives Debian's chromium in the web viewer's browser test (npm, pinned).
+if [ "$profile" != core ] && [ ! -d tests/web/node_modules/playwright-core ]; then
+  echo "install-deps: installing playwright-core (npm) for the browser test"
+  (cd tests/web && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -15,6 +15,7 @@ def medians(path):
     with open(path) as f:
         data = json.load(f)
     out = {}
+    extras = {}
     for b in data["benchmarks"]:
         if b.get("aggregate_name", "median") != "median":
             continue
@@ -22,12 +23,14 @@ def medians(path):
         if not m:
             continue
         ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
-        out[(m.group(1), int(m.group(2)), int(m.group(3)))] = ms
-    return out
+        key = (m.group(1), int(m.group(2)), int(m.group(3)))
+        out[key] = ms
+        extras[key] = {k: b[k] for k in ("bind_s", "pruning_error", "influences") if k in b}
+    return out, extras
 
 
 def main():
-    m = medians(sys.argv[1])
+    m, extras = medians(sys.argv[1])
     blender_ms = float(sys.argv[2]) if len(sys.argv) > 2 else None
     names = sorted({k[0] for k in m})
     for vertices in sorted({k[1] for k in m}):
@@ -48,6 +51,11 @@ def main():
                         line += f"; Blender's Corrective Smooth {blender_ms:.1f} ms: {blender_ms / ms:.1f}x faster"
                 if name.startswith("BM_Ddm") and lbs:
                     line += "  (target <= 3x LBS: " + ("met" if ms <= 3 * lbs else "NOT met") + ")"
+                extra = extras.get((name, vertices, threads), {})
+                if "bind_s" in extra:
+                    line += f"; bind {extra['bind_s']:.1f} s"
+                if "pruning_error" in extra:
+                    line += f"; pruning error {extra['pruning_error']:.1e} of the size"
                 print(line)
 
 

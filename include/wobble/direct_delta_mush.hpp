@@ -4,8 +4,9 @@
 //
 // Precomputation (double precision): B = (I + lambda L)^-p, L = I - D^-1 W the random-walk
 // Laplacian of the rest mesh (welded at seams; W uniform or cotangent clamped at 0, so B has
-// non-negative entries and rows summing to 1). L is not symmetric: B is applied with a sparse LU
-// (Eigen::SparseLU). Per vertex i and joint j:
+// non-negative entries and rows summing to 1). L is not symmetric, but D (I + lambda L) is: B is
+// applied by conjugate gradients on that symmetric system (src/deform/implicit_smoothing.hpp),
+// memory linear in the mesh. Per vertex i and joint j:
 //   Omega_ij = sum_k B_ik w_kj [u_k; 1][u_k; 1]^T           (symmetric 4x4, 10 numbers)
 // Joints with a tiny smoothed weight psi_ij = Omega_ij(3,3) are dropped (at most
 // `max_influences` kept) and the kept ones renormalised, which keeps the rest pose exact.

@@ -53,8 +53,10 @@ __attribute__((target("avx2,fma"))) int polar_newton(Mat8& x) {
   // Usable: 0 < norm2 < inf (NaN compares false).
   __m256 good = _mm256_and_ps(_mm256_cmp_ps(norm2, zero, _CMP_GT_OQ),
                               _mm256_cmp_ps(norm2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
-  const __m256 scale = _mm256_div_ps(one, _mm256_sqrt_ps(_mm256_mul_ps(norm2, _mm256_set1_ps(1.0f / 3.0f))));
+  // Any scale near |X| / sqrt(3) will do (the polar factor does not depend on it).
+  const __m256 scale = _mm256_rsqrt_ps(_mm256_mul_ps(norm2, _mm256_set1_ps(1.0f / 3.0f)));
   for (int k = 0; k < 9; ++k) x.m[k] = _mm256_blendv_ps(identity[k], _mm256_mul_ps(x.m[k], scale), good);
+  __m256 scaling = _mm256_castsi256_ps(_mm256_set1_epi32(-1));  // lanes still using the scaled iteration
   for (int iteration = 0; iteration < 30; ++iteration) {
     const __m256* a = x.m;
     // Cofactor matrix (columns: col1 x col2, col2 x col0, col0 x col1); X^-T = cof / det.
@@ -68,12 +70,21 @@ __attribute__((target("avx2,fma"))) int polar_newton(Mat8& x) {
     for (int k = 1; k < 9; ++k) x2 = _mm256_fmadd_ps(a[k], a[k], x2);
     for (int r = 1; r < 3; ++r) c2n = _mm256_fmadd_ps(c0[r], c0[r], c2n);
     for (int r = 0; r < 3; ++r) c2n = _mm256_fmadd_ps(c1[r], c1[r], _mm256_fmadd_ps(c2[r], c2[r], c2n));
-    // g^4 = |cof|^2 / (det^2 |X|^2); bad lanes use g = 1, det = 1 (they are reset below).
+    // 1 / det to float precision (estimate + one Newton step): the step's fixed point depends on it.
+    // Bad lanes use det = 1 (they are reset below).
     const __m256 safe_det = _mm256_blendv_ps(one, det, good);
-    const __m256 g4 = _mm256_div_ps(c2n, _mm256_mul_ps(_mm256_mul_ps(safe_det, safe_det), x2));
-    const __m256 g = _mm256_blendv_ps(one, _mm256_sqrt_ps(_mm256_sqrt_ps(g4)), good);
+    __m256 inv_det = _mm256_rcp_ps(safe_det);
+    inv_det = _mm256_mul_ps(inv_det, _mm256_fnmadd_ps(safe_det, inv_det, _mm256_set1_ps(2.0f)));
+    // The scale g = (|X^-1| / |X|)^(1/2), g^4 = |cof|^2 / (det^2 |X|^2), only speeds convergence up:
+    // estimated (rsqrt twice), and switched off (g = 1) near convergence, where its error would
+    // otherwise move the fixed point.
+    const __m256 g4 = _mm256_mul_ps(c2n, _mm256_rcp_ps(_mm256_mul_ps(_mm256_mul_ps(safe_det, safe_det), x2)));
+    const __m256 scaled = _mm256_and_ps(good, scaling);
+    const __m256 g_estimate = _mm256_rsqrt_ps(_mm256_rsqrt_ps(g4));  // (g^4)^(1/4)
+    const __m256 g = _mm256_blendv_ps(one, g_estimate, scaled);
+    const __m256 inv_g = _mm256_blendv_ps(one, _mm256_rcp_ps(g_estimate), scaled);
     const __m256 cx = _mm256_mul_ps(_mm256_set1_ps(0.5f), g);
-    const __m256 cc = _mm256_div_ps(_mm256_set1_ps(0.5f), _mm256_mul_ps(g, safe_det));
+    const __m256 cc = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), inv_det), inv_g);
     const __m256 cof[9] = {c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2]};
     __m256 change = zero;
     for (int k = 0; k < 9; ++k) {
@@ -82,7 +93,11 @@ __attribute__((target("avx2,fma"))) int polar_newton(Mat8& x) {
       change = _mm256_fmadd_ps(d, d, change);
       x.m[k] = next;
     }
-    if (_mm256_movemask_ps(_mm256_cmp_ps(change, _mm256_set1_ps(1e-13f), _CMP_LT_OQ)) == 0xFF) break;
+    // Quadratic convergence: once an unscaled step changes X by ~1e-5, X is within float
+    // precision (a scaled step with its estimated g does not tell: it always ends unscaled).
+    const __m256 small = _mm256_andnot_ps(scaled, _mm256_cmp_ps(change, _mm256_set1_ps(1e-10f), _CMP_LT_OQ));
+    if (_mm256_movemask_ps(small) == 0xFF) break;
+    scaling = _mm256_and_ps(scaling, _mm256_cmp_ps(change, _mm256_set1_ps(1e-4f), _CMP_GE_OQ));
   }
   return ~_mm256_movemask_ps(good) & 0xFF;
 }
@@ -188,6 +203,10 @@ __attribute__((target("avx2,fma"))) void evaluate_avx2(const BindView& bind, con
     for (int k = 0; k < 9; ++k) _mm256_store_ps(rotation[k], x.m[k]);
     for (std::size_t l = 0; l < lanes; ++l) {
       const std::size_t v = first + l;
+      if (!rotations && !bind.linear_fallback[v] && !(failed & (1 << l))) {  // the common case
+        positions[v] = Vec3f(result[0][l], result[1][l], result[2][l]);
+        continue;
+      }
       Mat3f r;
       for (int k = 0; k < 9; ++k) r(k / 3, k % 3) = rotation[k][l];
       Vec3f out(result[0][l], result[1][l], result[2][l]);

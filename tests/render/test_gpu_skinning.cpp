@@ -2,6 +2,8 @@
 // positions read back with transform feedback.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <wobble/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
@@ -68,6 +70,7 @@ TEST(GpuSkinning, MatchesCpuOnClonkWalkWithTheEffectOn) {
                                     {{"frequency", 3}, {"damping", 0.4}, {"amplitude", 0.6}, {"drag", 0.2}},
                                     {5, 15, 25, times.size() - 1});
   const double size = clonk.mesh.size();
+  std::printf("clonk Walk: GPU - CPU max %.3g of the size, effect max %.3g of the size\n", d.gpu_vs_cpu / size, d.effect / size);
   EXPECT_GT(d.effect, 1e-2 * size) << "the effect must visibly move vertices for the parity to mean anything";
   EXPECT_LE(d.gpu_vs_cpu, 1e-4 * size) << "GPU deviates by " << d.gpu_vs_cpu / size << " of the character size";
 }
@@ -114,6 +117,7 @@ TEST(GpuSkinning, MatchesCpuOnSyntheticChainWithEveryKernelTerm) {
   const std::vector<double> times = frame_times(0, 2, 24);
   const Deviation d = compare_paths(c, 0, times, dynamic, {4, 12, 30, times.size() - 1});
   const double size = c.mesh.size();
+  std::printf("synthetic chain: GPU - CPU max %.3g of the size, effect max %.3g of the size\n", d.gpu_vs_cpu / size, d.effect / size);
   EXPECT_GT(d.effect, 1e-2 * size);
   EXPECT_LE(d.gpu_vs_cpu, 1e-4 * size) << "GPU deviates by " << d.gpu_vs_cpu / size << " of the character size";
 }

@@ -97,7 +97,7 @@ TEST(RenderCli, BrokenEglIsOneClearLineAndNoOutput) {
   const fs::path out = dir / "frame.png";
   // glvnd finds no EGL vendor library: no display at all.
   const auto result = run_command("env __EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent.json " + std::string(WOBBLE_CLI) +
-                                  " render -q " + clonk_path() + " --clip Walk --start 0 --end 0 -o '" + out.string() + "'");
+                                  " render " + clonk_path() + " --clip Walk --start 0 --end 0 -o '" + out.string() + "'");
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_EQ(line_count(result.output), 1u) << result.output;
   EXPECT_NE(result.output.find("OpenGL"), std::string::npos) << result.output;

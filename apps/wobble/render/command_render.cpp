@@ -123,6 +123,8 @@ int run_render(const RenderOptions& options) {
   }
   const std::vector<nlohmann::json> settings = panel_settings(options.deformers, specs);
 
+  // The context first: without OpenGL nothing else is worth doing (one error line, exit 1).
+  render::HeadlessContext context;
   const Character character = load_character(options.input);
   if (character.mesh.vertex_count() == 0) fail(character.source, "has no mesh to render");
   if (character.clips.empty()) fail(character.source, "has no animation clips to render");
@@ -134,7 +136,6 @@ int run_render(const RenderOptions& options) {
   std::unique_ptr<FrameSink> sink =
       make_frame_sink(options.output, options.sheet, times.size(), width * panel_count, height, range.fps);
 
-  render::HeadlessContext context;
   spdlog::debug("render: {}", context.description());
   std::vector<std::unique_ptr<RenderPanel>> panels;
   for (std::size_t i = 0; i < specs.size(); ++i) {

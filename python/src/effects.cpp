@@ -39,16 +39,20 @@ DeltaMushSettings mush_settings(const py::dict& s) {
   DeltaMushSettings settings;
   for (auto [key_handle, value] : s) {
     const std::string key = py::str(key_handle);
-    if (key == "iterations") settings.iterations = value.cast<int>();
-    else if (key == "step") settings.step = value.cast<float>();
-    else if (key == "smoothing") settings.smoothing = parse_mush_smoothing(value.cast<std::string>());
-    else if (key == "pin_boundary") settings.pin_boundary = value.cast<bool>();
-    else if (key == "scale") settings.scale = value.cast<float>();
-    else if (key == "smooth_only") settings.smooth_only = value.cast<bool>();
-    else if (key == "mode") settings.mode = parse_mush_mode(value.cast<std::string>());
-    else if (key == "mask") settings.mask = value.cast<std::vector<float>>();
-    else if (key == "invert_mask") settings.invert_mask = value.cast<bool>();
-    else fail_plain("deltamush: unknown setting '{}' (iterations, step, smoothing, pin_boundary, scale, smooth_only, mode, mask, invert_mask)", key);
+    try {
+      if (key == "iterations") settings.iterations = value.cast<int>();
+      else if (key == "step") settings.step = value.cast<float>();
+      else if (key == "smoothing") settings.smoothing = parse_mush_smoothing(value.cast<std::string>());
+      else if (key == "pin_boundary") settings.pin_boundary = value.cast<bool>();
+      else if (key == "scale") settings.scale = value.cast<float>();
+      else if (key == "smooth_only") settings.smooth_only = value.cast<bool>();
+      else if (key == "mode") settings.mode = parse_mush_mode(value.cast<std::string>());
+      else if (key == "mask") settings.mask = value.cast<std::vector<float>>();
+      else if (key == "invert_mask") settings.invert_mask = value.cast<bool>();
+      else fail_plain("deltamush: unknown setting '{}' (iterations, step, smoothing, pin_boundary, scale, smooth_only, mode, mask, invert_mask)", key);
+    } catch (const py::cast_error&) {
+      fail_plain("deltamush: '{}' has the wrong type ({})", key, std::string(py::str(value.get_type())));
+    }
   }
   return settings;
 }

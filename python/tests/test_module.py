@@ -264,6 +264,10 @@ class ErrorTest(unittest.TestCase):
             wobble.bake(c, "Walk", fps=0)
         with self.assertRaisesRegex(wobble.Error, "settings"):
             wobble.Stack(c, "lbs", {"dynamic": {1: 2}})
+        with self.assertRaisesRegex(wobble.Error, "'iterations' has the wrong type"):
+            wobble.DeltaMush().bind(c.positions, c.triangles, {"iterations": "many"})
+        with self.assertRaisesRegex(wobble.Error, "unknown setting 'iteration'"):
+            wobble.DeltaMush().bind(c.positions, c.triangles, {"iteration": 3})
 
     def test_arrays_used_in_place_must_be_float32_rows(self):
         c = self.clonk

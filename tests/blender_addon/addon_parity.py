@@ -106,7 +106,9 @@ def cli_bake(stack, flags, out):
 
 
 # --- the Armature modifier alone equals wobble's LBS (the base the add-on builds on) ---
+clock = time.perf_counter()
 blender_lbs, _ = play()
+lbs_seconds = (time.perf_counter() - clock) / (LAST_FRAME + 1)
 wobble_lbs = cli_bake("lbs", [], os.path.join(scratch, "lbs.pc2"))[:, used]
 error = np.abs(blender_lbs - wobble_lbs).max() / size
 check(error <= 1e-5, f"Armature modifier vs wobble bake lbs: max error {error:.2e} of the size")
@@ -121,7 +123,11 @@ for key, value in SETTINGS.items():
 s.enabled = True
 check(mesh_obj.modifiers.get(playback.MODIFIER_NAME) is not None, "the add-on added its Geometry Nodes modifier")
 playback.reset(mesh_obj)
+clock = time.perf_counter()
 played_world, played_local = play()
+effect_seconds = (time.perf_counter() - clock) / (LAST_FRAME + 1)
+print(f"addon_parity: frame change + evaluation: {lbs_seconds * 1e3:.1f} ms per frame with the Armature "
+      f"modifier alone, {effect_seconds * 1e3:.1f} ms with wobble ({vertex_count} vertices)")
 # The bend angle is |F x (p - q)| / L with L the bounding-box diagonal, which depends on the axes it
 # is measured in: the add-on measures it in Blender's world axes when it builds the character, the
 # file in its bind space. F is linear in A and D, so the reference takes A and D scaled by the

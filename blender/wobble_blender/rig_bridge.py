@@ -80,6 +80,9 @@ class CharacterBridge:
         self.object_names = chain
         bones = _bones_parents_first(armature)
         self.bone_names = [b.name for b in bones]
+        # Where each bone (parents first) sits in armature.pose.bones, read in one foreach_get.
+        stored = {b.name: k for k, b in enumerate(armature.data.bones)}
+        self.pose_order = np.array([stored[name] for name in self.bone_names], dtype=np.intp)
         first_bone = 1 + len(chain)
         index = {name: first_bone + k for k, name in enumerate(self.bone_names)}
         names = [ROOT_NAME] + ["object:" + n for n in chain] + self.bone_names
@@ -123,9 +126,10 @@ class CharacterBridge:
         armature = objects[self.armature_name].evaluated_get(depsgraph)
         armature_world = world[len(self.object_names)]
         bones = armature.pose.bones
-        first = 1 + len(self.object_names)
-        for k, name in enumerate(self.bone_names):
-            world[first + k] = armature_world @ _matrix(bones[name].matrix)
+        flat = np.empty(len(bones) * 16, dtype=np.float32)
+        bones.foreach_get("matrix", flat)  # column-major 4x4 per bone
+        matrices = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[self.pose_order]
+        world[1 + len(self.object_names):] = armature_world @ matrices
         return wobble.Pose.from_world(self.character, world.astype(np.float32)), mesh_world
 
 

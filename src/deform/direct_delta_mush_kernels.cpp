@@ -36,6 +36,17 @@ __attribute__((target("avx2,fma"))) inline void cross(__m256 a0, __m256 a1, __m2
   out[2] = _mm256_fmsub_ps(a0, b1, _mm256_mul_ps(a1, b0));
 }
 
+// q + M (Omega[a], Omega[b], Omega[c], Omega[d])^T: one column of M Omega, Omega's entries picked
+// from its 10 stored numbers.
+__attribute__((target("avx2,fma"))) inline __m128 accumulate_column(__m128 q, __m128 m0, __m128 m1, __m128 m2,
+                                                                   __m128 m3, const float* omega, int a, int b,
+                                                                   int c, int d) {
+  q = _mm_fmadd_ps(m3, _mm_broadcast_ss(omega + d), q);
+  q = _mm_fmadd_ps(m2, _mm_broadcast_ss(omega + c), q);
+  q = _mm_fmadd_ps(m1, _mm_broadcast_ss(omega + b), q);
+  return _mm_fmadd_ps(m0, _mm_broadcast_ss(omega + a), q);
+}
+
 // A 3x3 matrix per lane, row-major: m[3 r + c].
 struct Mat8 {
   __m256 m[9];
@@ -138,10 +149,10 @@ __attribute__((target("avx2,fma"))) void evaluate_avx2(const BindView& bind, con
           const float* m = palette + 16 * std::size_t(joints[s]);
           const __m128 m0 = _mm_loadu_ps(m), m1 = _mm_loadu_ps(m + 4), m2 = _mm_loadu_ps(m + 8);
           const __m128 m3 = _mm_fmadd_ps(m0, px, _mm_fmadd_ps(m1, py, _mm_fmadd_ps(m2, pz, _mm_loadu_ps(m + 12))));
-          q0 = _mm_fmadd_ps(m0, _mm_broadcast_ss(w), _mm_fmadd_ps(m1, _mm_broadcast_ss(w + 1), _mm_fmadd_ps(m2, _mm_broadcast_ss(w + 2), _mm_fmadd_ps(m3, _mm_broadcast_ss(w + 6), q0))));
-          q1 = _mm_fmadd_ps(m0, _mm_broadcast_ss(w + 1), _mm_fmadd_ps(m1, _mm_broadcast_ss(w + 3), _mm_fmadd_ps(m2, _mm_broadcast_ss(w + 4), _mm_fmadd_ps(m3, _mm_broadcast_ss(w + 7), q1))));
-          q2 = _mm_fmadd_ps(m0, _mm_broadcast_ss(w + 2), _mm_fmadd_ps(m1, _mm_broadcast_ss(w + 4), _mm_fmadd_ps(m2, _mm_broadcast_ss(w + 5), _mm_fmadd_ps(m3, _mm_broadcast_ss(w + 8), q2))));
-          q3 = _mm_fmadd_ps(m0, _mm_broadcast_ss(w + 6), _mm_fmadd_ps(m1, _mm_broadcast_ss(w + 7), _mm_fmadd_ps(m2, _mm_broadcast_ss(w + 8), _mm_fmadd_ps(m3, _mm_broadcast_ss(w + 9), q3))));
+          q0 = accumulate_column(q0, m0, m1, m2, m3, w, 0, 1, 2, 6);
+          q1 = accumulate_column(q1, m0, m1, m2, m3, w, 1, 3, 4, 7);
+          q2 = accumulate_column(q2, m0, m1, m2, m3, w, 2, 4, 5, 8);
+          q3 = accumulate_column(q3, m0, m1, m2, m3, w, 6, 7, 8, 9);
         }
         _mm_store_ps(q, q0), _mm_store_ps(q + 4, q1), _mm_store_ps(q + 8, q2), _mm_store_ps(q + 12, q3);
       } else {

@@ -34,7 +34,7 @@ fi
 #    (host C library headers must not shadow Emscripten's).
 include="$build/include"
 mkdir -p "$include"
-for d in fmt spdlog nlohmann stb; do ln -sfn "/usr/include/$d" "$include/$d"; done
+for d in fmt spdlog nlohmann stb simde; do ln -sfn "/usr/include/$d" "$include/$d"; done
 ln -sfn /usr/include/eigen3/Eigen "$include/Eigen"
 ln -sfn /usr/include/tiny_gltf.h "$include/tiny_gltf.h"   # its stb includes resolve through include/stb
 

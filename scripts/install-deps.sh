@@ -21,7 +21,7 @@ test_packages=(
   libgtest-dev libbenchmark-dev assimp-testmodels assimp-utils nodejs npm
   blender xvfb xauth
   # the browser build of the viewer and its test
-  emscripten chromium
+  emscripten chromium libsimde-dev
 )
 
 packages=("${core_packages[@]}")

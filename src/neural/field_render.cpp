@@ -62,7 +62,7 @@ void render_fields_png(const std::filesystem::path& file, const Mesh& mesh, cons
   std::vector<double> depth(static_cast<std::size_t>(panel_size * panel_size));
   for (int panel = 0; panel < panels; ++panel) {
     std::fill(depth.begin(), depth.end(), -std::numeric_limits<double>::infinity());
-    const double scale = 0.45 * panel_size / 1.8, centre = 0.5 * panel_size;
+    const double scale = 0.28 * panel_size, centre = 0.5 * panel_size;  // |x| <= sqrt(3) after the rotation
     for (const Triangle& t : mesh.triangles) {
       Vec3d p[3];
       for (int k = 0; k < 3; ++k) p[k] = Vec3d(centre + scale * projected[t[k]].x(), centre - scale * projected[t[k]].y(), projected[t[k]].z());

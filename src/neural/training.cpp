@@ -14,6 +14,7 @@
 #include <wobble/io.hpp>
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/shape_generator.hpp>
+#include <wobble/physics/rig_weights_field.hpp>
 
 #include "losses.hpp"
 #include "network.hpp"
@@ -53,10 +54,10 @@ torch::Tensor to_tensor(const Eigen::VectorXf& v) {
 
 // The losses of one batch, each already weighted; undefined when switched off.
 struct BatchLosses {
-  torch::Tensor smooth, potential, orthogonality;
+  torch::Tensor smooth, potential, orthogonality, complementarity;
   std::vector<torch::Tensor> active() const {
     std::vector<torch::Tensor> out;
-    for (const torch::Tensor* t : {&smooth, &potential, &orthogonality})
+    for (const torch::Tensor* t : {&smooth, &potential, &orthogonality, &complementarity})
       if (t->defined()) out.push_back(*t);
     return out;
   }
@@ -64,7 +65,8 @@ struct BatchLosses {
 
 // Losses at a random batch of the shape's cubature points, fields given by `raw` (N x 3 -> N x m).
 BatchLosses batch_losses(const TorchField::RawFields& raw, const torch::Tensor& cubature, const torch::Tensor& volumes,
-                         const TrainingConfig& config, double blend, bool create_graph) {
+                         const TrainingConfig& config, double blend, bool create_graph,
+                         const torch::Tensor& rig_weights = {}) {
   const LossOptions& o = config.losses;
   const auto available = cubature.size(0);
   const auto n = std::min<std::int64_t>(config.batch_points, available);
@@ -78,6 +80,11 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const torch::Tensor& 
   BatchLosses out;
   if (o.smooth) out.smooth = o.weight_smooth * smoothness_loss(fields);
   if (o.orthogonality) out.orthogonality = o.weight_orthogonality * orthogonality_loss(fields);
+  if (rig_weights.defined()) {
+    // The learned (complementary) columns only; divided by N^2 so the weight is batch-size free.
+    out.complementarity = o.weight_complementarity / static_cast<double>(n * n) *
+                          complementarity_loss(fields.W.slice(1, 1), X.detach(), rig_weights.index_select(0, index));
+  }
   if (o.potential) {
     const double E = o.youngs_modulus, nu = o.poisson_ratio;
     const double mu = E / (2 * (1 + nu)), lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
@@ -139,9 +146,19 @@ ShapeSample load_real(const fs::path& file, const ShapeSampleOptions& options, s
 class TrainingShapes {
  public:
   explicit TrainingShapes(const TrainingConfig& config) : config_(config) {
+    if (!config.rig.empty()) {
+      const Character character = load_character(config.rig);
+      if (!character.is_skinned()) fail(config.rig, "rig-complementary training needs a rigged file with skin weights");
+      rig_ = make_shape_sample(character.mesh, config.rig.stem().string(), config.sample, config.seed);
+      std::vector<physics::Vec3d> points;
+      for (Eigen::Index p = 0; p < rig_.cubature.rows(); ++p) points.push_back(rig_.cubature.row(p).transpose().cast<double>());
+      rig_.rig_weights = physics::rig_weights_field(character, rig_.normalization)->evaluate(points, false).W.cast<float>();
+      return;
+    }
     for (const fs::path& file : config.real_train) real_.push_back(load_real(file, config.sample, config.seed));
   }
   ShapeSample draw(physics::Random& random) {
+    if (!config_.rig.empty()) return rig_;
     if (!real_.empty() && random.uniform() < config_.real_fraction) return real_[random.next() % real_.size()];
     const std::uint64_t seed = random.next() % static_cast<std::uint64_t>(std::max(1, config_.procedural_shapes));
     return make_shape_sample(procedural_shape(seed), fmt::format("procedural {}", seed), config_.sample, seed + 11);
@@ -150,12 +167,15 @@ class TrainingShapes {
  private:
   const TrainingConfig& config_;
   std::vector<ShapeSample> real_;
+  ShapeSample rig_;
 };
 
 struct ShapeTensors {
-  torch::Tensor surface, cubature, volumes;
+  torch::Tensor surface, cubature, volumes, rig_weights;
   explicit ShapeTensors(const ShapeSample& s)
-      : surface(to_tensor(s.surface)), cubature(to_tensor(s.cubature)), volumes(to_tensor(s.volumes)) {}
+      : surface(to_tensor(s.surface)), cubature(to_tensor(s.cubature)), volumes(to_tensor(s.volumes)) {
+    if (s.rig_weights.size() > 0) rig_weights = to_tensor(s.rig_weights);
+  }
 };
 
 double total_of(const BatchLosses& l) {
@@ -181,7 +201,7 @@ TrainingConfig TrainingConfig::load(const fs::path& file) {
 TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) {
   if (!j.is_object()) fail(source, "a training configuration must be a JSON object");
   reject_unknown(j, {"seed", "steps", "learning_rate", "min_learning_rate", "warmup", "batch_points", "z_samples", "z_sigma",
-                     "losses", "network", "data", "output", "checkpoint_every", "log_every", "validate_every", "comment"},
+                     "losses", "network", "data", "output", "checkpoint_every", "log_every", "validate_every", "comment", "rig"},
                  source, "the configuration");
   TrainingConfig c;
   read(j, "seed", c.seed, source);
@@ -196,6 +216,11 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
   read(j, "log_every", c.log_every, source);
   read(j, "validate_every", c.validate_every, source);
   const fs::path base = source.parent_path();
+  if (j.contains("rig")) {
+    std::string rig;
+    read(j, "rig", rig, source);
+    c.rig = base / rig;
+  }
   if (j.contains("output")) c.output = base / j["output"].get<std::string>();
   if (j.contains("network")) {
     NetworkConfig::from_json(j["network"], source.string());  // validates
@@ -204,7 +229,7 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
   if (j.contains("losses")) {
     const json& l = j["losses"];
     reject_unknown(l, {"smooth", "potential", "orthogonality", "normalize", "config", "weight_smooth", "weight_potential",
-                       "weight_orthogonality", "youngs_modulus", "poisson_ratio", "blend_fraction"},
+                       "weight_orthogonality", "weight_complementarity", "youngs_modulus", "poisson_ratio", "blend_fraction"},
                    source, "'losses'");
     LossOptions& o = c.losses;
     read(l, "smooth", o.smooth, source);
@@ -215,6 +240,7 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
     read(l, "weight_smooth", o.weight_smooth, source);
     read(l, "weight_potential", o.weight_potential, source);
     read(l, "weight_orthogonality", o.weight_orthogonality, source);
+    read(l, "weight_complementarity", o.weight_complementarity, source);
     read(l, "youngs_modulus", o.youngs_modulus, source);
     read(l, "poisson_ratio", o.poisson_ratio, source);
     read(l, "blend_fraction", o.blend_fraction, source);
@@ -314,22 +340,27 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
     const ShapeTensors shape(shapes.draw(random));
     const torch::Tensor latents = network->encode(shape.surface);
     const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
-    const BatchLosses losses = batch_losses(raw, shape.cubature, shape.volumes, config, blend, true);
+    const BatchLosses losses = batch_losses(raw, shape.cubature, shape.volumes, config, blend, true, shape.rig_weights);
     apply_gradients(losses, optimizer, parameters, config.losses.config);
     optimizer.step();
     auto value = [](const torch::Tensor& t) { return t.defined() ? t.item<double>() : 0.0; };
-    const double smooth = value(losses.smooth), pot = value(losses.potential), orth = value(losses.orthogonality);
+    const double smooth = value(losses.smooth), pot = value(losses.potential), orth = value(losses.orthogonality),
+                 comp = value(losses.complementarity);
     window["smooth"] += smooth;
     window["potential"] += pot;
     window["orthogonality"] += orth;
-    window["total"] += smooth + pot + orth;
+    if (losses.complementarity.defined()) window["complementarity"] += comp;
+    window["total"] += smooth + pot + orth + comp;
     ++window_count;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     double validation_loss = std::nan("");
     if (!validation.empty() && ((step + 1) % config.validate_every == 0 || step + 1 == config.steps))
       validation_loss = report.validation_loss = validate(blend);
-    curves.add(step + 1, {{"lr", lr}, {"blend", blend}, {"smooth", smooth}, {"potential", pot}, {"orthogonality", orth},
-                          {"total", smooth + pot + orth}, {"seconds", seconds}, {"validation", validation_loss}});
+    std::vector<std::pair<std::string, double>> row{{"lr", lr}, {"blend", blend}, {"smooth", smooth}, {"potential", pot},
+                                                    {"orthogonality", orth}, {"total", smooth + pot + orth + comp},
+                                                    {"seconds", seconds}, {"validation", validation_loss}};
+    if (losses.complementarity.defined()) row.emplace_back("complementarity", comp);
+    curves.add(step + 1, row);
     if ((step + 1) % config.log_every == 0 || step + 1 == config.steps) {
       for (auto& [k, v] : window) report.final_losses[k] = v / window_count;
       const double per_step = seconds / (step + 1 - first_step);
@@ -355,7 +386,7 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
         out.commit();
       }
       curves.write_csv(report.csv);
-      curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "total", "validation"});
+      curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total", "validation"});
     }
   }
   report.steps = config.steps;

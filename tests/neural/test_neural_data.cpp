@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <wobble/error.hpp>
 #include <wobble/neural/field_metrics.hpp>
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/npy_writer.hpp>

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <wobble/error.hpp>
 #include <wobble/physics/elasticity.hpp>
 
 #include "neural/losses.hpp"
@@ -61,7 +62,7 @@ TEST(NeuralLosses, OrthogonalityHandComputed) {
   FieldBatch f{W, torch::zeros({2, 2, 3}, torch::kFloat64)};
   EXPECT_NEAR(orthogonality_loss(f).item<double>(), 0.5, 1e-12);
   // With on-the-fly normalisation and the constant column, zero-mean orthogonal columns give 0.
-  const torch::Tensor V = torch::tensor({1.0, 1.0, -1.0, -1.0, 1.0, -1.0, 1.0, -1.0}, torch::kFloat64).view({4, 2});
+  const torch::Tensor V = torch::tensor({1.0, 1.0, 1.0, -1.0, -1.0, 1.0, -1.0, -1.0}, torch::kFloat64).view({4, 2});  // rows
   const FieldBatch g = assemble_fields(3 * V, torch::zeros({4, 2, 3}, torch::kFloat64), true, true);
   EXPECT_NEAR(orthogonality_loss(g).item<double>(), 0.0, 1e-12);
   EXPECT_NEAR(g.W.pow(2).mean(0)[1].item<double>(), 1.0, 1e-12);  // mean square 1

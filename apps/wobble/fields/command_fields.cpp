@@ -5,6 +5,7 @@
 //   wobble fields render [--model FILE] SHAPE -o OUT.png
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 
 #include <fmt/format.h>
@@ -141,6 +142,7 @@ Runner add_metrics(CLI::App& app) {
       if (!o->json)
         fmt::print("{:<22} {:<28} {:>3} {:>10.4f} {:>10.3f} {:>8.4f} {:>9.2f}\n", shape, method, field.handle_count(),
                    metrics.orthogonality, metrics.log_condition, metrics.spectral_entropy, seconds);
+      std::fflush(stdout);  // rows appear as they are computed (baselines take minutes)
     };
     if (!o->json)
       fmt::print("{:<22} {:<28} {:>3} {:>10} {:>10} {:>8} {:>9}\n", "shape", "method", "K", "Omega_orth", "kappa_log", "H_spec", "seconds");

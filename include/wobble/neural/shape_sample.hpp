@@ -24,6 +24,7 @@ struct ShapeSample {
   Eigen::MatrixXf cubature;      // C x 3 (normalised frame)
   Eigen::VectorXf volumes;       // C, summing to the estimated volume
   physics::Normalization normalization;
+  Eigen::MatrixXf rig_weights;   // C x joints at the cubature points (rig-complementary training); else empty
 };
 
 // Area-weighted random surface points with their triangle's normal. Throws Error for a mesh

@@ -15,7 +15,8 @@
 //   "data": {"procedural_shapes": 5000, "validation_procedural": 6, "real_fraction": 0.2,
 //            "real_train": ["../shared/assets/shapes/cow.off"], "real_validation": [...],
 //            "surface_points": 1024, "cubature_points": 1000, "grid_resolution": 16},
-//   "output": "runs/small", "checkpoint_every": 100, "log_every": 10, "validate_every": 100
+//   "output": "runs/small", "checkpoint_every": 100, "log_every": 10, "validate_every": 100,
+//   "rig": "character.glb"            (rig-complementary fields; losses.weight_complementarity)
 // }
 // Relative paths are relative to the configuration file.
 #include <cstdint>
@@ -36,6 +37,7 @@ namespace wobble::neural {
 struct LossOptions {
   bool smooth = true, potential = true, orthogonality = true, normalize = true, config = true;
   double weight_smooth = 1, weight_potential = 1, weight_orthogonality = 100;
+  double weight_complementarity = 1;                 // L_comp (III-E), with a rig only
   double youngs_modulus = 1, poisson_ratio = 0.45;  // energy scales with E: E only rescales lambda_pot
   double blend_fraction = 0.5;                       // linear -> Neo-Hookean over this part of training
 };
@@ -54,6 +56,9 @@ struct TrainingConfig {
   ShapeSampleOptions sample;
   std::filesystem::path output = "runs/fields";
   int checkpoint_every = 100, log_every = 10, validate_every = 100;
+  // A rigged character: train its rig-complementary fields (III-E: + lambda_comp L_comp, the
+  // character's mesh as the only training shape; use the fields without the constant column).
+  std::filesystem::path rig;
 
   // Throws Error naming the file (and key) for bad input.
   static TrainingConfig load(const std::filesystem::path& file);

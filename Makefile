@@ -34,7 +34,7 @@ build: deps configure
 demo: build
 	scripts/demo.sh $(BUILD_DIR)
 
-test: build
+test: build web
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 web: deps

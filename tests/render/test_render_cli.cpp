@@ -144,6 +144,10 @@ TEST(RenderCli, BadRequestsAreRefusedBeforeRendering) {
   const auto spec = run_wobble(base + "--compare lbs,dynamic:nonsense=1 --start 0 --end 0 -o '" + (dir / "x.png").string() + "'");
   EXPECT_EQ(spec.exit_code, 1);
   EXPECT_NE(spec.output.find("nonsense"), std::string::npos) << spec.output;
+  const auto both = run_wobble(base + "--deformer dqs --compare lbs lbs,dynamic --start 0 --end 0 -o '" +
+                               (dir / "x.png").string() + "'");
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_NE(both.output.find("--compare"), std::string::npos) << both.output;
   EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 

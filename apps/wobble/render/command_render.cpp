@@ -231,7 +231,13 @@ Runner add_render_command(CLI::App& app) {
       ->group("Camera");
   app.add_option("--samples", options->samples, "multisampling (antialiasing) samples")->capture_default_str();
   app.add_flag("-q,--quiet", options->quiet, "no progress or summary; errors only");
-  return [options] { return run_render(*options); };
+  return [options, &app] {
+    // Both would name the panels: refuse rather than silently drop one of them.
+    if (!options->compare.empty() && app.get_option("--deformer")->count() > 0) {
+      fail_plain("--deformer and --compare both name stacks: give every panel's stack to --compare");
+    }
+    return run_render(*options);
+  };
 }
 
 }  // namespace wobble::cli

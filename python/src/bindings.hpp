@@ -51,5 +51,6 @@ void bind_pose(py::module_& m);
 void bind_stack(py::module_& m);
 void bind_dynamic_skinning(py::module_& m);
 void bind_delta_mush(py::module_& m);
+void bind_physics(py::module_& m);
 
 }  // namespace wobble::python

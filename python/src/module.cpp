@@ -149,4 +149,5 @@ PYBIND11_MODULE(wobble, m) {
   bind_stack(m);
   bind_dynamic_skinning(m);
   bind_delta_mush(m);
+  bind_physics(m);
 }

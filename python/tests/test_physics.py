@@ -1,0 +1,192 @@
+"""Tests of wobble.Simulation (the PhysSkin++ runtime) against `wobble simulate` (run by CTest:
+PYTHONPATH=BUILD/python and WOBBLE_CLI set by cmake/python.cmake)."""
+import json
+import os
+import struct
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+
+import wobble
+
+CLI = os.environ.get("WOBBLE_CLI", "build/wobble")
+
+# Small and quick: few handles, points and grid cells, a few frames.
+SETTINGS = {"handles": 4, "points": 200, "sample_grid": 12, "field_grid": 10, "pin": "y>0.8", "floor": -1.1,
+            "frames": 6, "fps": 30.0, "substeps": 2, "youngs": 2e4}
+FLAGS = ["--handles", "4", "--points", "200", "--sample-grid", "12", "--field-grid", "10", "--pin", "y>0.8",
+         "--floor", "-1.1", "--frames", "6", "--fps", "30", "--substeps", "2", "--youngs", "2e4"]
+
+
+def read_pc2_raw(path):
+    """An independent PC2 reader: 32-byte header, then float32 [frames][vertices][3]."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:12] == b"POINTCACHE2\0"
+    _, vertices, _, _, frames = struct.unpack("<iiffi", data[12:32])
+    return np.frombuffer(data, dtype="<f4", offset=32).reshape(frames, vertices, 3)
+
+
+def write_bar(path, n=(3, 8, 3), size=(0.4, 1.6, 0.4)):
+    """A closed box surface (a tall bar, units not normalised), each face an n-grid of quads split in two."""
+    vertices, index, triangles = [], {}, []
+
+    def vertex(p):
+        key = tuple(round(c, 9) for c in p)
+        if key not in index:
+            index[key] = len(vertices)
+            vertices.append(key)
+        return index[key]
+
+    for axis in range(3):
+        u, v = (axis + 1) % 3, (axis + 2) % 3
+        for side in (0, 1):
+            def point(i, j):
+                p = [0.0, 0.0, 0.0]
+                p[axis] = side * size[axis]
+                p[u] = i / n[u] * size[u]
+                p[v] = j / n[v] * size[v]
+                return vertex(p)
+            for i in range(n[u]):
+                for j in range(n[v]):
+                    a, b, c, d = point(i, j), point(i + 1, j), point(i + 1, j + 1), point(i, j + 1)
+                    triangles += [(a, b, c), (a, c, d)] if side else [(a, c, b), (a, d, c)]
+    with open(path, "w") as f:
+        f.write(f"OFF\n{len(vertices)} {len(triangles)} 0\n")
+        f.writelines(f"{x} {y} {z}\n" for x, y, z in vertices)
+        f.writelines(f"3 {a} {b} {c}\n" for a, b, c in triangles)
+    return len(vertices)
+
+
+class SimulationTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        wobble.set_log_level("error")
+        cls.scratch = tempfile.TemporaryDirectory()
+        cls.shape = os.path.join(cls.scratch.name, "bar.off")
+        cls.vertex_count = write_bar(cls.shape)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.scratch.cleanup()
+
+    def cli(self, *arguments):
+        out = os.path.join(self.scratch.name, "cli.pc2")
+        subprocess.run([CLI, "simulate", *arguments, "--quiet", "-o", out], check=True)
+        return read_pc2_raw(out)
+
+    def test_shape_equals_the_cli(self):
+        cli = self.cli(self.shape, *FLAGS)
+        sim = wobble.Simulation(self.shape, **SETTINGS)
+        self.assertEqual((sim.object_count, sim.point_count, sim.handles), (1, self.vertex_count, [4]))
+        self.assertEqual((sim.frames, sim.fps, sim.substeps, sim.frame), (6, 30.0, 2, 0))
+        frames = sim.run()
+        self.assertEqual(frames.shape, (6, self.vertex_count, 3))
+        self.assertEqual(frames.dtype, np.float32)
+        np.testing.assert_array_equal(frames, cli)  # the same computation: identical floats
+        self.assertEqual(sim.frame, 5)
+        self.assertAlmostEqual(sim.time, 5 / 30)
+        # Frame 0 is the input shape (outputs in the file's frame); then it moves (gravity, pin).
+        np.testing.assert_allclose(frames[0], wobble.load(self.shape).positions, atol=1e-6)
+        self.assertGreater(np.abs(frames[-1] - frames[0]).max(), 1e-3)
+        self.assertTrue(np.isfinite(frames).all())
+
+    def test_frame_by_frame_equals_run(self):
+        whole = wobble.Simulation(self.shape, **SETTINGS).run()
+        sim = wobble.Simulation(self.shape, **SETTINGS)
+        steps = [sim.positions]
+        for _ in range(5):
+            sim.advance()
+            steps.append(sim.positions)
+        np.testing.assert_array_equal(np.stack(steps), whole)
+        np.testing.assert_array_equal(sim.object_positions(0), steps[-1])
+        self.assertEqual(sim.positions.shape, (self.vertex_count, 3))
+        self.assertEqual(sim.positions.dtype, np.float32)
+        # The subspace: W at the vertices, z of the body; triangles index the positions.
+        W = sim.weights(0)
+        self.assertEqual(W.shape, (self.vertex_count, 4))
+        self.assertTrue(np.isfinite(W).all())
+        self.assertEqual(sim.z(0).shape, (48,))
+        self.assertGreater(np.abs(sim.z(0)).max(), 0)
+        self.assertEqual(sim.triangles.dtype, np.uint32)
+        self.assertEqual(int(sim.triangles.max()), self.vertex_count - 1)
+
+    def test_settings_change_the_result(self):
+        a = wobble.Simulation(self.shape, **SETTINGS).run(3)
+        b = wobble.Simulation(self.shape, **{**SETTINGS, "gravity": None}).run(3)
+        self.assertEqual(a.shape, (3, self.vertex_count, 3))
+        self.assertGreater(np.abs(a[-1] - b[-1]).max(), 1e-4)
+        # gravity=None is --no-gravity
+        flags = FLAGS.copy()
+        flags[flags.index("--frames") + 1] = "3"
+        cli = self.cli(self.shape, *flags, "--no-gravity")
+        np.testing.assert_array_equal(b, cli)
+
+    def test_scene_equals_the_cli(self):
+        scene = {
+            "fps": 30, "frames": 4, "substeps": 2,
+            "objects": [
+                {"file": "bar.off", "handles": 4, "points": 150, "sample_grid": 10, "field_grid": 8,
+                 "pin": "y>0.8", "material": {"youngs_modulus": 3e4}},
+                {"file": "bar.off", "handles": 3, "points": 150, "sample_grid": 10, "field_grid": 8,
+                 "position": [3, 0, 0], "velocity": [0, 1, 0]},
+            ],
+            "planes": [{"origin": [0, -1.2, 0], "normal": [0, 1, 0]}],
+        }
+        path = os.path.join(self.scratch.name, "scene.json")
+        with open(path, "w") as f:
+            json.dump(scene, f)
+        cli = self.cli(path)
+        from_file = wobble.Simulation.from_scene(path)
+        self.assertEqual((from_file.object_count, from_file.handles), (2, [4, 3]))
+        frames = from_file.run()
+        self.assertEqual(frames.shape, (4, 2 * self.vertex_count, 3))
+        np.testing.assert_array_equal(frames, cli)
+        self.assertGreater(np.abs(frames[-1] - frames[0]).max(), 1e-3)  # not a comparison of rest shapes
+        from_dict = wobble.Simulation.from_scene(scene, base=self.scratch.name)
+        np.testing.assert_array_equal(from_dict.run(), cli)
+
+
+class SimulationErrorTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        wobble.set_log_level("off")
+        cls.scratch = tempfile.TemporaryDirectory()
+        cls.shape = os.path.join(cls.scratch.name, "bar.off")
+        write_bar(cls.shape)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.scratch.cleanup()
+
+    def assert_error(self, mention, function, *args, **kwargs):
+        with self.assertRaises(wobble.Error) as raised:
+            function(*args, **kwargs)
+        self.assertIn(mention, str(raised.exception))
+        self.assertIsInstance(raised.exception, ValueError)
+
+    def test_bad_input(self):
+        small = {"handles": 3, "points": 100, "sample_grid": 8, "field_grid": 8}
+        self.assert_error("missing.off", wobble.Simulation, os.path.join(self.scratch.name, "missing.off"))
+        self.assert_error("from_scene", wobble.Simulation, os.path.join(self.scratch.name, "scene.json"))
+        self.assert_error("pin", wobble.Simulation, self.shape, pin="y >", **small)
+        self.assert_error("rubber", wobble.Simulation, self.shape, model="rubber", **small)
+        self.assert_error("oisson", wobble.Simulation, self.shape, poisson=0.7, **small)
+        self.assert_error("positive", wobble.Simulation, self.shape, frames=0, **small)
+        self.assert_error("gravity", wobble.Simulation, self.shape, gravity=[0, 1], **small)
+        self.assert_error("objects", wobble.Simulation.from_scene, {"fps": 30})
+        self.assert_error("expected a SCENE.json path", wobble.Simulation.from_scene, 42)
+        broken = os.path.join(self.scratch.name, "broken.json")
+        with open(broken, "w") as f:
+            f.write("{not json")
+        self.assert_error("broken.json", wobble.Simulation.from_scene, broken)
+        sim = wobble.Simulation(self.shape, **small)
+        self.assert_error("object 1", sim.weights, 1)
+        self.assert_error("frames", sim.advance, -1)
+        self.assert_error("frames", sim.run, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -59,6 +59,8 @@ struct SkinnedModel {
   std::size_t vertices, triangles, joints, bones, clips;
   double first_clip_seconds;
 };
+// GoogleTest prints parameters in test listings (and CTest shows them): the file, not raw bytes.
+void PrintTo(const SkinnedModel& model, std::ostream* os) { *os << model.file; }
 const SkinnedModel kSkinnedModels[] = {
     {"X/BCN_Epileptic.X", 15378, 5126, 58, 54, 1, 15840.0 / 4800.0},
     {"X/Testwuson.X", 11196, 3732, 40, 37, 3, 4640.0 / 4800.0},

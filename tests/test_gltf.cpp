@@ -55,6 +55,8 @@ struct Expected {
   std::string file;
   std::size_t vertices, joints, clips;
 };
+// GoogleTest prints parameters in test listings (and CTest shows them): the file, not raw bytes.
+void PrintTo(const Expected& expected, std::ostream* os) { *os << expected.file; }
 
 class GltfLoad : public ::testing::TestWithParam<Expected> {};
 

@@ -9,6 +9,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <wobble/character.hpp>
 #include <wobble/math.hpp>
 
 namespace wobble::python {
@@ -45,6 +46,8 @@ std::vector<Mat4f> read_mat4(py::handle object, py::ssize_t count, const std::st
 
 // dict/list/str/number/bool/None and numpy arrays or scalars -> JSON (settings sections).
 nlohmann::json to_json(py::handle object);
+// A clip given as an index (int) or a name or index (str), with wobble's errors.
+std::size_t clip_index(const Character& character, py::handle clip);
 
 void bind_character(py::module_& m);
 void bind_pose(py::module_& m);

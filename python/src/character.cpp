@@ -26,16 +26,6 @@ py::array flat_view(const std::vector<T>& values, py::handle owner) {
   return view(values.data(), {ssize(values.size())}, {ssize(sizeof(T))}, owner);
 }
 
-std::size_t clip_index(const Character& character, py::handle clip) {
-  if (py::isinstance<py::int_>(clip)) {
-    const long long index = clip.cast<long long>();
-    if (index < 0 || static_cast<std::size_t>(index) >= character.clips.size()) {
-      fail(character.source, "has no clip {} (it has {})", index, character.clips.size());
-    }
-    return static_cast<std::size_t>(index);
-  }
-  return character.require_clip(clip.cast<std::string>());
-}
 
 // A character built from arrays: bind-space positions, triangles, joints given by their
 // bind-pose world matrices (rest pose = bind pose), skin as compressed rows.
@@ -105,6 +95,17 @@ CharacterPtr from_arrays(py::handle positions_in, py::handle triangles_in, const
 }
 
 }  // namespace
+
+std::size_t clip_index(const Character& character, py::handle clip) {
+  if (py::isinstance<py::int_>(clip)) {
+    const long long index = clip.cast<long long>();
+    if (index < 0 || static_cast<std::size_t>(index) >= character.clips.size()) {
+      fail(character.source, "has no clip {} (it has {})", index, character.clips.size());
+    }
+    return static_cast<std::size_t>(index);
+  }
+  return character.require_clip(clip.cast<std::string>());
+}
 
 void bind_character(py::module_& m) {
   py::class_<Clip>(m, "Clip", "An animation clip (read-only).")

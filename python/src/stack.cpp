@@ -36,14 +36,7 @@ nlohmann::json settings_from(py::handle settings) {
 
 std::optional<std::size_t> optional_clip(const Character& character, py::handle clip) {
   if (clip.is_none()) return std::nullopt;
-  if (py::isinstance<py::int_>(clip)) {
-    const long long index = clip.cast<long long>();
-    if (index < 0 || static_cast<std::size_t>(index) >= character.clips.size()) {
-      fail(character.source, "has no clip {} (it has {})", index, character.clips.size());
-    }
-    return static_cast<std::size_t>(index);
-  }
-  return character.require_clip(clip.cast<std::string>());
+  return clip_index(character, clip);
 }
 
 // A bound deformer stack with its output buffers and threads.

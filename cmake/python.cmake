@@ -21,6 +21,20 @@ target_link_libraries(wobble_python PRIVATE wobble_core)
 target_include_directories(wobble_python PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(wobble_python PRIVATE WOBBLE_VERSION="${PROJECT_VERSION}")
 
+# Neural fields (Simulation(subspace="neural")) need LibTorch in the module, and so in the add-on:
+# off by default, so that the module and the add-on depend on nothing beyond Python and numpy.
+option(WOBBLE_PYTHON_NEURAL "Python module with neural skinning fields (links LibTorch)" OFF)
+if(WOBBLE_PYTHON_NEURAL)
+  if(NOT WOBBLE_BUILD_NEURAL)
+    message(FATAL_ERROR "WOBBLE_PYTHON_NEURAL needs WOBBLE_BUILD_NEURAL=ON")
+  endif()
+  target_link_libraries(wobble_python PRIVATE wobble_neural)
+  target_compile_definitions(wobble_python PRIVATE WOBBLE_HAVE_NEURAL)
+  # wobble_neural is defined after this file: make it position independent once it exists.
+  cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL
+                 set_target_properties wobble_neural PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endif()
+
 # The add-on: python files from blender/wobble_blender plus the compiled module, zipped by a
 # small Python script (no zip tool needed).
 file(GLOB WOBBLE_BLENDER_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/blender/wobble_blender/*)

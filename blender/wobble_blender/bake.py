@@ -1,16 +1,20 @@
-"""Bake: plays the scene's frame range with the effect, writes what Blender shows (the mesh in
-object space, after the Armature and wobble modifiers) to a PC2 point cache, and plays it back
-with a Mesh Cache modifier in place of the Armature and wobble modifiers."""
+"""Bake: plays the scene's frame range with the effect and stores what Blender shows (the mesh in
+object space, after the Armature and wobble modifiers), either in a PC2 point cache played by a
+Mesh Cache modifier, or as one shape key per frame; either replaces the Armature and wobble
+modifiers."""
 import os
 
 import bpy
 import numpy as np
+from bpy.props import EnumProperty
 
 from . import playback
 from .module import wobble
 from .rig_bridge import armature_modifier
 
 CACHE_MODIFIER = "wobble bake"
+SHAPE_KEY_PREFIX = "wobble "
+MUTED_KEYS = "wobble_muted_shape_keys"  # object property: the user's keys the shape-key bake muted
 
 
 def evaluated_positions(obj, depsgraph):
@@ -24,11 +28,11 @@ def evaluated_positions(obj, depsgraph):
     return positions.reshape(-1, 3)
 
 
-def bake(context, obj, path):
-    """Writes the PC2 and sets up the Mesh Cache modifier; returns the number of frames."""
+def play_frames(context, obj):
+    """Plays the scene's frame range with the live effect from a fresh start; returns the first
+    frame and the object-space positions of every frame (F, N, 3)."""
     scene = context.scene
-    armature = armature_modifier(obj)
-    if armature is None:
+    if armature_modifier(obj) is None:
         raise ValueError(f"{obj.name}: bake needs an Armature modifier")
     modifiers = list(obj.modifiers)
     wobble_modifier = playback.ensure_modifier(obj)
@@ -51,15 +55,31 @@ def bake(context, obj, path):
         window_manager.progress_end()
         for m in later:
             m.show_viewport = True
+        scene.frame_set(saved_frame)
+    return start, np.stack(frames)
+
+
+def switch_to_baked(obj):
+    """The live effect and the Armature modifier off: the bake replaces both."""
+    obj.wobble.enabled = False
+    playback.clear(obj)
+    for m in (armature_modifier(obj), obj.modifiers.get(playback.MODIFIER_NAME)):
+        if m is not None:
+            m.show_viewport = m.show_render = False
+
+
+def bake(context, obj, path):
+    """Writes the PC2 and sets up the Mesh Cache modifier; returns the number of frames."""
+    scene = context.scene
+    start, frames = play_frames(context, obj)
     fps = scene.render.fps / scene.render.fps_base
     directory = os.path.dirname(path)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    wobble.write_pc2(path, np.stack(frames), fps, start / fps)
+    wobble.write_pc2(path, frames, fps, start / fps)
 
     # Play the cache instead of the live effect.
-    obj.wobble.enabled = False
-    playback.clear(obj)
+    switch_to_baked(obj)
     cache = obj.modifiers.get(CACHE_MODIFIER) or obj.modifiers.new(CACHE_MODIFIER, 'MESH_CACHE')
     cache.cache_format = 'PC2'
     cache.filepath = path
@@ -73,18 +93,95 @@ def bake(context, obj, path):
     cache.show_viewport = cache.show_render = True
     with context.temp_override(object=obj):
         bpy.ops.object.modifier_move_to_index(modifier=cache.name, index=0)
-    for m in (armature, obj.modifiers.get(playback.MODIFIER_NAME)):
-        if m is not None:
-            m.show_viewport = m.show_render = False
-    scene.frame_set(saved_frame)
     return len(frames)
 
 
+def bake_shape_keys(context, obj):
+    """One shape key per frame ("wobble 0012"), keyed 1 on its frame and 0 on its neighbours, so
+    that the mesh shows each frame exactly and blends linearly in between; returns the number
+    of frames. The user's own shape keys are muted (the baked positions already hold them)."""
+    start, frames = play_frames(context, obj)
+    remove_shape_keys(obj)
+    if obj.data.shape_keys is None:
+        obj.shape_key_add(name="Basis", from_mix=False)
+    key = obj.data.shape_keys
+    muted = [block.name for block in key.key_blocks[1:] if not block.mute]
+    for name in muted:
+        key.key_blocks[name].mute = True
+    obj[MUTED_KEYS] = muted
+    if key.animation_data is None:
+        key.animation_data_create()
+    if key.animation_data.action is None:
+        key.animation_data.action = bpy.data.actions.new(f"{obj.name} wobble shape keys")
+    action = key.animation_data.action
+    last = start + len(frames) - 1
+    for k, positions in enumerate(frames):
+        frame = start + k
+        block = obj.shape_key_add(name=f"{SHAPE_KEY_PREFIX}{frame:04d}", from_mix=False)
+        block.data.foreach_set("co", positions.ravel())
+        block.value = 0.0
+        keys = [(f, 1.0 if f == frame else 0.0) for f in (frame - 1, frame, frame + 1) if start <= f <= last]
+        curve = action.fcurves.new(f'key_blocks["{block.name}"].value')
+        curve.keyframe_points.add(len(keys))
+        curve.keyframe_points.foreach_set("co", np.asarray(keys, dtype=np.float32).ravel())
+        for point in curve.keyframe_points:
+            point.interpolation = 'LINEAR'
+        curve.update()
+    switch_to_baked(obj)
+    context.scene.frame_set(context.scene.frame_current)
+    return len(frames)
+
+
+def remove_shape_keys(obj):
+    """Removes the baked shape keys and their curves, and unmutes the user's keys."""
+    key = obj.data.shape_keys
+    if key is None:
+        return
+    action = key.animation_data.action if key.animation_data is not None else None
+    for block in [b for b in key.key_blocks if b.name.startswith(SHAPE_KEY_PREFIX)]:
+        if action is not None:
+            curve = action.fcurves.find(f'key_blocks["{block.name}"].value')
+            if curve is not None:
+                action.fcurves.remove(curve)
+        obj.shape_key_remove(block)
+    for name in obj.get(MUTED_KEYS, []):
+        if name in key.key_blocks:
+            key.key_blocks[name].mute = False
+    if MUTED_KEYS in obj:
+        del obj[MUTED_KEYS]
+    if obj.data.shape_keys is not None and len(obj.data.shape_keys.key_blocks) == 1:
+        obj.shape_key_clear()  # only the basis is left
+
+
+def has_baked_shape_keys(obj):
+    key = obj.data.shape_keys
+    return key is not None and any(b.name.startswith(SHAPE_KEY_PREFIX) for b in key.key_blocks)
+
+
+def remove_bake(obj):
+    """Undoes either bake: the live effect and the Armature modifier back on."""
+    cache = obj.modifiers.get(CACHE_MODIFIER)
+    if cache is not None:
+        obj.modifiers.remove(cache)
+    remove_shape_keys(obj)
+    for m in obj.modifiers:
+        if m.type == 'ARMATURE' or m.name == playback.MODIFIER_NAME:
+            m.show_viewport = m.show_render = True
+
+
+def has_bake(obj):
+    return obj.modifiers.get(CACHE_MODIFIER) is not None or has_baked_shape_keys(obj)
+
+
 class WOBBLE_OT_bake(bpy.types.Operator):
-    """Bake the effect over the scene's frame range to a PC2 point cache played by a Mesh Cache modifier"""
+    """Bake the effect over the scene's frame range, to a PC2 point cache played by a Mesh Cache modifier or to one shape key per frame"""
     bl_idname = "wobble.bake"
-    bl_label = "Bake to PC2"
+    bl_label = "Bake"
     bl_options = {'REGISTER', 'UNDO'}
+
+    target: EnumProperty(name="Target", default='PC2',
+                         items=[('PC2', "PC2", "A PC2 point cache (the PC2 File setting) played by a Mesh Cache modifier"),
+                                ('SHAPE_KEYS', "Shape Keys", "One shape key per frame, keyed 1 on its frame")])
 
     @classmethod
     def poll(cls, context):
@@ -97,19 +194,25 @@ class WOBBLE_OT_bake(bpy.types.Operator):
         if path.startswith("//"):  # an unsaved file: relative paths have no folder
             path = os.path.join(bpy.app.tempdir or ".", path[2:])
         was_enabled = obj.wobble.enabled
+        remove_bake(obj)  # bake what the rig does, not an earlier bake
         obj.wobble.enabled = True
         try:
-            frames = bake(context, obj, path)
+            if self.target == 'SHAPE_KEYS':
+                frames = bake_shape_keys(context, obj)
+                where = "shape keys"
+            else:
+                frames = bake(context, obj, path)
+                where = path
         except (wobble.Error, ValueError, OSError) as error:
             obj.wobble.enabled = was_enabled
             self.report({'ERROR'}, str(error))
             return {'CANCELLED'}
-        self.report({'INFO'}, f"wobble: baked {frames} frames to {path}")
+        self.report({'INFO'}, f"wobble: baked {frames} frames to {where}")
         return {'FINISHED'}
 
 
 class WOBBLE_OT_unbake(bpy.types.Operator):
-    """Remove the baked Mesh Cache modifier and turn the Armature modifier and the live effect back on"""
+    """Remove the bake (Mesh Cache modifier or shape keys) and turn the Armature modifier and the live effect back on"""
     bl_idname = "wobble.unbake"
     bl_label = "Remove Bake"
     bl_options = {'REGISTER', 'UNDO'}
@@ -117,14 +220,11 @@ class WOBBLE_OT_unbake(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         obj = context.object
-        return obj is not None and obj.type == 'MESH' and obj.modifiers.get(CACHE_MODIFIER) is not None
+        return obj is not None and obj.type == 'MESH' and has_bake(obj)
 
     def execute(self, context):
         obj = context.object
-        obj.modifiers.remove(obj.modifiers[CACHE_MODIFIER])
-        for m in obj.modifiers:
-            if m.type == 'ARMATURE' or m.name == playback.MODIFIER_NAME:
-                m.show_viewport = m.show_render = True
+        remove_bake(obj)
         obj.wobble.enabled = True
         return {'FINISHED'}
 

@@ -143,8 +143,9 @@ class WOBBLE_PT_bake(WobblePanel, bpy.types.Panel):
         layout = self.layout
         layout.prop(s, "bake_path")
         row = layout.row()
-        row.operator("wobble.bake", icon='FILE_CACHE')
-        row.operator("wobble.unbake", icon='X')
+        row.operator("wobble.bake", text="Bake to PC2", icon='FILE_CACHE').target = 'PC2'
+        row.operator("wobble.bake", text="Bake to Shape Keys", icon='SHAPEKEY_DATA').target = 'SHAPE_KEYS'
+        layout.operator("wobble.unbake", icon='X')
 
 
 classes = (WOBBLE_UL_overrides, WOBBLE_OT_override_add, WOBBLE_OT_override_remove, WOBBLE_PT_main,

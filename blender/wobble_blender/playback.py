@@ -43,7 +43,8 @@ class Runtime:
 
 
 def _signature(obj, modifier):
-    spec, settings = stack_and_settings(obj, 'dqs' if modifier.use_deform_preserve_volume else 'lbs')
+    # Checked every frame: vertex groups by name, their weights are read when the runtime is built.
+    spec, settings = stack_and_settings(obj, 'dqs' if modifier.use_deform_preserve_volume else 'lbs', weights=False)
     return json.dumps([spec, settings, len(obj.data.vertices), modifier.object.name], sort_keys=True)
 
 

@@ -80,9 +80,11 @@ def group_weights(obj, name):
     return weights
 
 
-def stack_and_settings(obj, base):
+def stack_and_settings(obj, base, weights=True):
     """The deformer stack ("lbs,dynamic,deltamush", ...) and settings ({"dynamic": {...}}) of an
-    object's wobble settings; `base` is the Armature modifier's skinning, 'lbs' or 'dqs'."""
+    object's wobble settings; `base` is the Armature modifier's skinning, 'lbs' or 'dqs'. Without
+    `weights`, vertex groups appear by name (a cheap signature of the settings: reading a group's
+    weights walks every vertex in Python)."""
     s = obj.wobble
     stack, settings = [], {}
     if s.use_dlbs and base == 'lbs':
@@ -95,7 +97,7 @@ def stack_and_settings(obj, base):
         dynamic = {'frequency': s.frequency, 'damping': s.damping, 'amplitude': s.amplitude, 'drag': s.drag,
                    'max_angle': s.max_angle, 'bend_weight_attribute': ''}
         if s.bend_group:
-            dynamic['bend_weights'] = group_weights(obj, s.bend_group)
+            dynamic['bend_weights'] = group_weights(obj, s.bend_group) if weights else s.bend_group
         joints = {}
         for o in s.overrides:
             if not o.bone:
@@ -112,7 +114,7 @@ def stack_and_settings(obj, base):
                 'mode': s.mush_mode, 'pin_boundary': s.mush_pin_boundary, 'scale': s.mush_scale,
                 'invert_mask': s.mush_invert}
         if s.mush_group:
-            mush['mask'] = group_weights(obj, s.mush_group)
+            mush['mask'] = group_weights(obj, s.mush_group) if weights else s.mush_group
         settings['deltamush'] = mush
     return ",".join(stack), settings
 

@@ -55,5 +55,6 @@ void bind_stack(py::module_& m);
 void bind_dynamic_skinning(py::module_& m);
 void bind_delta_mush(py::module_& m);
 void bind_physics(py::module_& m);
+void bind_rig_simulation(py::module_& m);
 
 }  // namespace wobble::python

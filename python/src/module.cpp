@@ -150,4 +150,5 @@ PYBIND11_MODULE(wobble, m) {
   bind_dynamic_skinning(m);
   bind_delta_mush(m);
   bind_physics(m);
+  bind_rig_simulation(m);
 }

@@ -16,6 +16,9 @@
 #include <wobble/physics/scene.hpp>
 
 #include "bindings.hpp"
+#ifdef WOBBLE_HAVE_NEURAL
+#include <wobble/neural/neural_field.hpp>
+#endif
 
 namespace wobble::python {
 
@@ -69,7 +72,8 @@ Vec3d gravity_vector(py::handle g) {
 std::unique_ptr<Simulation> from_shape(const std::filesystem::path& input, int handles, std::size_t points,
                                        const std::string& pin, double pin_blend, std::optional<double> floor, double fps,
                                        int frames, int substeps, double youngs, double poisson, double density,
-                                       const std::string& model, py::handle gravity, int sample_grid, int field_grid) {
+                                       const std::string& model, py::handle gravity, int sample_grid, int field_grid,
+                                       const std::string& subspace, const std::optional<std::filesystem::path>& neural_model) {
   if (is_json(input)) fail(input, "is a scene: use wobble.Simulation.from_scene (a scene carries its own settings)");
   QuickSceneOptions q;
   q.handles = handles;
@@ -86,6 +90,18 @@ std::unique_ptr<Simulation> from_shape(const std::filesystem::path& input, int h
   q.fps = fps;
   q.frames = frames;
   q.substeps = substeps;
+  if (subspace == "neural") {
+#ifdef WOBBLE_HAVE_NEURAL
+    auto fields = std::make_shared<neural::NeuralFieldModel>(neural_model ? *neural_model : neural::default_model_path());
+    q.field_source = [fields](const Mesh& mesh) { return fields->fields_for(mesh); };
+#else
+    fail_plain("Simulation: subspace 'neural' needs the module built with neural fields (WOBBLE_PYTHON_NEURAL=ON)");
+#endif
+  } else if (subspace != "eigenmodes") {
+    fail_plain("Simulation: unknown subspace '{}' (use eigenmodes or neural)", subspace);
+  } else if (neural_model) {
+    fail(*neural_model, "a neural model is used only with subspace='neural'");
+  }
   auto sim = std::make_unique<Simulation>();
   py::gil_scoped_release release;
   sim->scene = physics::quick_scene(input, q);
@@ -116,6 +132,11 @@ std::unique_ptr<Simulation> from_scene(py::handle scene, const std::filesystem::
 }  // namespace
 
 void bind_physics(py::module_& m) {
+#ifdef WOBBLE_HAVE_NEURAL
+  m.attr("has_neural") = true;
+#else
+  m.attr("has_neural") = false;
+#endif
   py::class_<Simulation>(m, "Simulation",
                          "Reduced-order elastic dynamics (PhysSkin++ runtime, as `wobble simulate`). Build from a "
                          "shape with the CLI's settings, or from a scene with Simulation.from_scene; the subspace is "
@@ -124,10 +145,12 @@ void bind_physics(py::module_& m) {
            py::arg("pin") = "", py::arg("pin_blend") = 0.2, py::arg("floor") = py::none(), py::arg("fps") = 30.0,
            py::arg("frames") = 120, py::arg("substeps") = 2, py::arg("youngs") = 1e5, py::arg("poisson") = 0.45,
            py::arg("density") = 1000.0, py::arg("model") = "neohookean", py::arg("gravity") = 9.81,
-           py::arg("sample_grid") = 24, py::arg("field_grid") = 20,
+           py::arg("sample_grid") = 24, py::arg("field_grid") = 20, py::arg("subspace") = "eigenmodes",
+           py::arg("neural_model") = py::none(),
            "A shape (OFF, OBJ, glTF, ...; or a 3DGS PLY) with `wobble simulate SHAPE`'s flags: pin and floor in "
            "normalised coordinates, gravity a number along -y (m/s^2), a 3-vector, or None for none. Builds the "
-           "skinning eigenmodes (handles modes on a field_grid voxel grid).")
+           "skinning eigenmodes (handles modes on a field_grid voxel grid), or with subspace='neural' the learned "
+           "fields of neural_model (default: the shipped model; needs wobble.has_neural).")
       .def_static("from_scene", &from_scene, py::arg("scene"), py::arg("base") = std::filesystem::path("."),
                   "A SCENE.json path, or a dict with the same keys (files relative to `base`).")
       .def(

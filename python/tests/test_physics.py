@@ -1,5 +1,6 @@
-"""Tests of wobble.Simulation (the PhysSkin++ runtime) against `wobble simulate` (run by CTest:
-PYTHONPATH=BUILD/python and WOBBLE_CLI set by cmake/python.cmake)."""
+"""Tests of wobble.Simulation and wobble.RigSimulation (the PhysSkin++ runtime) against `wobble
+simulate` (run by CTest: PYTHONPATH=BUILD/python, WOBBLE_CLI and WOBBLE_SHARED_ASSETS set by
+cmake/python.cmake)."""
 import json
 import os
 import struct
@@ -60,10 +61,13 @@ def write_bar(path, n=(3, 8, 3), size=(0.4, 1.6, 0.4)):
     return len(vertices)
 
 
-class SimulationTest(unittest.TestCase):
+class BarCase(unittest.TestCase):
+    """Tests on the bar shape, written once per class into a scratch folder."""
+    LOG_LEVEL = "error"
+
     @classmethod
     def setUpClass(cls):
-        wobble.set_log_level("error")
+        wobble.set_log_level(cls.LOG_LEVEL)
         cls.scratch = tempfile.TemporaryDirectory()
         cls.shape = os.path.join(cls.scratch.name, "bar.off")
         cls.vertex_count = write_bar(cls.shape)
@@ -71,6 +75,9 @@ class SimulationTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.scratch.cleanup()
+
+
+class SimulationTest(BarCase):
 
     def cli(self, *arguments):
         out = os.path.join(self.scratch.name, "cli.pc2")
@@ -149,17 +156,111 @@ class SimulationTest(unittest.TestCase):
         np.testing.assert_array_equal(from_dict.run(), cli)
 
 
-class SimulationErrorTest(unittest.TestCase):
+RIGGED = os.path.join(os.environ.get("WOBBLE_SHARED_ASSETS", "../shared/assets"), "characters/RiggedSimple/RiggedSimple.gltf")
+RIG_SETTINGS = {"handles": 4, "points": 200, "sample_grid": 12, "field_grid": 10, "fps": 30.0, "substeps": 2,
+                "youngs": 2e4}
+RIG_FLAGS = ["--handles", "4", "--points", "200", "--sample-grid", "12", "--field-grid", "10", "--fps", "30",
+             "--substeps", "2", "--youngs", "2e4"]
+
+
+class RigSimulationTest(unittest.TestCase):
+    """wobble.RigSimulation against `wobble simulate --rig CHARACTER --clip CLIP`."""
+
     @classmethod
     def setUpClass(cls):
-        wobble.set_log_level("off")
+        wobble.set_log_level("error")
         cls.scratch = tempfile.TemporaryDirectory()
-        cls.shape = os.path.join(cls.scratch.name, "bar.off")
-        write_bar(cls.shape)
+        cls.character = wobble.load(RIGGED)
 
     @classmethod
     def tearDownClass(cls):
         cls.scratch.cleanup()
+
+    def cli(self, *arguments):
+        out = os.path.join(self.scratch.name, "rig.pc2")
+        subprocess.run([CLI, "simulate", "--rig", RIGGED, *arguments, "--quiet", "-o", out], check=True)
+        return read_pc2_raw(out)
+
+    def test_clip_equals_the_cli(self):
+        cli = self.cli("--clip", "0", *RIG_FLAGS)
+        sim = wobble.RigSimulation(self.character, 0, **RIG_SETTINGS)
+        clip = self.character.clip_names[0]
+        self.assertEqual((sim.frame, sim.clip, sim.fps, sim.substeps, sim.handles), (0, clip, 30.0, 2, 4))
+        frames = sim.run()
+        self.assertEqual(frames.shape, (sim.frames, self.character.positions.shape[0], 3))
+        np.testing.assert_array_equal(frames, cli)  # the same computation: identical floats
+        self.assertEqual(sim.frame, sim.frames - 1)
+        # Secondary motion on top of the rig: LBS of the same frames differs, but not by much.
+        _, lbs = wobble.bake(self.character, clip, "lbs", fps=30.0)
+        count = min(len(lbs), len(frames))
+        offset = np.abs(frames[:count] - lbs[:count]).max() / self.character.size
+        self.assertGreater(offset, 1e-6)
+        self.assertLess(offset, 0.5)
+        self.assertGreater(np.abs(sim.z).max(), 0)
+
+    def test_frame_by_frame_and_options(self):
+        whole = wobble.RigSimulation(RIGGED, self.character.clip_names[0], **RIG_SETTINGS).run(5)  # by name and path
+        sim = wobble.RigSimulation(self.character, 0, **RIG_SETTINGS)
+        start = sim.time  # the clip's first key
+        steps = [sim.positions]
+        for _ in range(4):
+            sim.advance()
+            steps.append(sim.positions)
+        np.testing.assert_array_equal(np.stack(steps), whole)
+        self.assertAlmostEqual(sim.time - start, 4 / 30, places=6)
+        no_inertia = wobble.RigSimulation(self.character, 0, rig_inertia=False, **RIG_SETTINGS).run(5)
+        self.assertGreater(np.abs(no_inertia - whole).max(), 0)
+        np.testing.assert_array_equal(no_inertia, self.cli("--clip", "0", "--no-rig-inertia", *RIG_FLAGS)[:5])
+
+    def test_bad_input(self):
+        wobble.set_log_level("off")
+        for mention, args, kwargs in (("NoSuchClip", (self.character, "NoSuchClip"), {}),
+                                      ("wobble.Character or a file", (42,), {}),
+                                      ("missing.glb", (os.path.join(self.scratch.name, "missing.glb"),), {}),
+                                      ("fps", (self.character,), {"fps": 0.0}),
+                                      ("substeps", (self.character,), {"substeps": 0})):
+            with self.assertRaises(wobble.Error) as raised:
+                wobble.RigSimulation(*args, **kwargs)
+            self.assertIn(mention, str(raised.exception))
+        sim = wobble.RigSimulation(self.character, 0, **RIG_SETTINGS)
+        with self.assertRaises(wobble.Error):
+            sim.advance(-1)
+
+
+class NeuralSubspaceTest(BarCase):
+    """Simulation(subspace="neural") against `wobble simulate --subspace neural` (modules built with
+    WOBBLE_PYTHON_NEURAL=ON); otherwise a clear error."""
+
+    def test_without_neural_support_the_error_says_so(self):
+        if wobble.has_neural:
+            self.skipTest("this module has neural support")
+        with self.assertRaises(wobble.Error) as raised:
+            wobble.Simulation(self.shape, subspace="neural", **SETTINGS)
+        self.assertIn("WOBBLE_PYTHON_NEURAL", str(raised.exception))
+
+    def test_neural_equals_the_cli(self):
+        if not wobble.has_neural:
+            self.skipTest("the module is built without neural fields (WOBBLE_PYTHON_NEURAL=OFF)")
+        out = os.path.join(self.scratch.name, "neural.pc2")
+        subprocess.run([CLI, "simulate", self.shape, *FLAGS, "--subspace", "neural", "--quiet", "-o", out], check=True)
+        sim = wobble.Simulation(self.shape, subspace="neural", **SETTINGS)
+        frames = sim.run()
+        np.testing.assert_array_equal(frames, read_pc2_raw(out))
+        eigen = wobble.Simulation(self.shape, **SETTINGS).run()
+        self.assertGreater(np.abs(frames - eigen).max(), 1e-6)  # a different subspace, not eigenmodes again
+        with self.assertRaises(wobble.Error) as raised:
+            wobble.Simulation(self.shape, subspace="neural", neural_model=os.path.join(self.scratch.name, "no.pt"),
+                              **SETTINGS)
+        self.assertIn("no.pt", str(raised.exception))
+
+    def test_unknown_subspace(self):
+        with self.assertRaises(wobble.Error) as raised:
+            wobble.Simulation(self.shape, subspace="magic", **SETTINGS)
+        self.assertIn("magic", str(raised.exception))
+
+
+class SimulationErrorTest(BarCase):
+    LOG_LEVEL = "off"
 
     def assert_error(self, mention, function, *args, **kwargs):
         with self.assertRaises(wobble.Error) as raised:

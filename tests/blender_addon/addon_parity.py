@@ -24,6 +24,7 @@ np = numpy
 
 zip_path, cli, character_path, scratch = sys.argv[sys.argv.index("--") + 1:][:4]
 FPS, CLIP, LAST_FRAME = 10, "Walk", 20
+SAMPLE_RATE = 60  # Hz: Dynamic Skinning samples the joints' motion every 1/60 s (wobble.hpp: kDynamicSampleRate)
 SETTINGS = {"frequency": 2.0, "damping": 0.4, "amplitude": 0.5, "drag": 0.2}
 started = time.time()
 
@@ -99,6 +100,57 @@ def play():
     return np.array(world), np.array(local)
 
 
+def slerp_rows(a, b, u):
+    """Shortest-path spherical interpolation of quaternion rows (glTF's rule for rotations)."""
+    d = np.sum(a * b, axis=1)
+    b = b * np.where(d < 0, -1.0, 1.0)[:, None]
+    angle = np.arccos(np.clip(np.abs(d), 0.0, 1.0))
+    s = np.sin(angle)
+    near = s < 1e-6  # nearly equal keys: linear is exact there
+    safe = np.where(near, 1.0, s)
+    wa = np.where(near, 1 - u, np.sin((1 - u) * angle) / safe)
+    wb = np.where(near, u, np.sin(u * angle) / safe)
+    return wa[:, None] * a + wb[:, None] * b
+
+
+def retime_actions(scene, factor, glTF_interpolation):
+    """Moves the keys of the scene's actions from frame f to f * factor. With glTF_interpolation,
+    also puts a key on every frame, interpolated as glTF does: spherically for rotations
+    (Blender interpolates quaternion components linearly), linearly for the rest. The importer
+    turns each glTF rotation into Blender's by fixed rotations on both sides, which slerp
+    commutes with, so slerp in Blender's values equals glTF's slerp."""
+    actions = {o.animation_data.action for o in scene.objects if o.animation_data and o.animation_data.action}
+    for action in actions:
+        by_path = {}
+        for fc in action.fcurves:
+            by_path.setdefault(fc.data_path, []).append(fc)
+        for path, curves in by_path.items():
+            curves.sort(key=lambda fc: fc.array_index)
+            times = sorted({kp.co[0] for fc in curves for kp in fc.keyframe_points})
+            keys = np.array([[fc.evaluate(t) for fc in curves] for t in times], dtype=np.float64)
+            times = np.array(times) * factor
+            if glTF_interpolation:
+                frames = np.arange(np.round(times[0]), np.round(times[-1]) + 1)
+                k = np.clip(np.searchsorted(times, frames, side='right') - 1, 0, len(times) - 2)
+                span = np.maximum(times[k + 1] - times[k], 1e-12)
+                u = np.clip((frames - times[k]) / span, 0.0, 1.0)
+                if path.endswith("rotation_quaternion") and len(curves) == 4:
+                    values = slerp_rows(keys[k], keys[k + 1], u)
+                else:
+                    values = keys[k] + u[:, None] * (keys[k + 1] - keys[k])
+            else:
+                frames, values = times, keys
+            for column, fc in enumerate(curves):
+                points = fc.keyframe_points
+                while len(points):
+                    points.remove(points[0], fast=True)
+                points.add(len(frames))
+                points.foreach_set("co", np.column_stack([frames, values[:, column]]).astype(np.float32).ravel())
+                for point in points:
+                    point.interpolation = 'LINEAR'
+                fc.update()
+
+
 def cli_bake(stack, flags, out):
     subprocess.run([cli, "bake", character_path, "--clip", CLIP, "--fps", str(FPS), "--end", str(LAST_FRAME / FPS),
                     "--deformer", stack, *flags, "--quiet", "-o", out], check=True)
@@ -147,9 +199,10 @@ effect = np.abs(wobble_dynamic - wobble_lbs).max() / size
 check(effect > 1e-3, f"the effect moves vertices by up to {effect:.2e} of the size (not a vacuous comparison)")
 check(error <= 1e-5, f"playback in Blender vs wobble lbs,dynamic on the clip's frames ({LAST_FRAME + 1} frames): "
       f"max error {error:.2e} of the size")
-# For the record: `wobble bake` samples the clip itself every 1/60 s between the frames.
-flags = [item for key, value in SETTINGS.items() for item in (f"--{key}", str(value))]
-baked = cli_bake("lbs,dynamic", flags, os.path.join(scratch, "dynamic.pc2"))[:, used]
+# For the record: `wobble bake` samples the clip itself every 1/60 s between the frames (the CLI
+# gets A and D scaled as the reference above, so that only the sampling differs).
+reference_flags = [item for key, value in reference_settings.items() for item in (f"--{key}", repr(value))]
+baked = cli_bake("lbs,dynamic", reference_flags, os.path.join(scratch, "dynamic.pc2"))[:, used]
 print(f"addon_parity: note: playback vs `wobble bake --fps {FPS}` (60 Hz sampling of the clip): "
       f"max difference {np.abs(played_world - baked).max() / size:.2e} of the size")
 
@@ -180,5 +233,85 @@ check(baked.shape == (LAST_FRAME + 1, vertex_count, 3), f"the PC2 holds {baked.s
 check(np.array_equal(baked, played_local), "the PC2 holds exactly the positions shown during playback")
 _, replayed = play()
 check(np.array_equal(replayed, played_local), "the Mesh Cache plays the bake back identically")
+
+# --- Bake to shape keys: one per frame, 1 on its frame; the mesh then shows the PC2 bake's frames ---
+with bpy.context.temp_override(object=mesh_obj, active_object=mesh_obj):
+    result = bpy.ops.wobble.bake(target='SHAPE_KEYS')
+check(result == {'FINISHED'}, "the Bake operator finished (shape keys)")
+check(mesh_obj.modifiers.get("wobble bake") is None, "baking to shape keys replaced the Mesh Cache bake")
+blocks = mesh_obj.data.shape_keys.key_blocks
+check(len(blocks) == LAST_FRAME + 2 and blocks[1].name == "wobble 0000",
+      f"{len(blocks) - 1} shape keys after the basis, one per frame")
+check(not next(m for m in mesh_obj.modifiers if m.type == 'ARMATURE').show_viewport and not s.enabled,
+      "the live effect and the Armature modifier are off")
+shown = []
+for frame in range(0, LAST_FRAME + 1):
+    scene.frame_set(frame)
+    shown.append(world_positions()[1])
+    if frame in (0, 7, LAST_FRAME):
+        values = [b.value for b in blocks[1:]]
+        check(values[frame] == 1.0 and sum(values) == 1.0, f"frame {frame}: its shape key is 1, the others 0")
+error = np.abs(np.array(shown) - baked).max() / size
+check(error <= 1e-6, f"the shape keys show the PC2 bake's frames: max difference {error:.2e} of the size")
+scene.frame_set(6, subframe=0.5)
+halfway = world_positions()[1]
+error = np.abs(halfway - 0.5 * (baked[6] + baked[7])).max() / size
+check(error <= 1e-6, f"between frames the shape keys blend linearly (frame 6.5: {error:.2e} of the size)")
+with bpy.context.temp_override(object=mesh_obj, active_object=mesh_obj):
+    check(bpy.ops.wobble.unbake() == {'FINISHED'}, "Remove Bake goes back to live playback")
+check(s.enabled and mesh_obj.data.shape_keys is None and mesh_obj.modifiers.get("wobble bake") is None,
+      "the live effect is back, the shape keys are gone")
+scene.frame_set(0)
+
+# --- playback equals `wobble bake` itself: frames on the effect's 60 Hz samples ---
+# `wobble bake` measures the joints' motion every 1/60 s of clip time; Blender hands the add-on one
+# pose per frame. At 60 fps the two sample the same instants, so what remains is how Blender
+# interpolates between the file's keys (0.1 s apart). Each contribution is measured on its own.
+retime_actions(scene, SAMPLE_RATE / FPS, glTF_interpolation=False)
+scene.render.fps = SAMPLE_RATE
+SAMPLE_LAST = LAST_FRAME * SAMPLE_RATE // FPS
+scene.frame_end = SAMPLE_LAST
+
+
+def bake_at_sample_rate(stack, flags, name):
+    out = os.path.join(scratch, name)
+    subprocess.run([cli, "bake", character_path, "--clip", CLIP, "--fps", str(SAMPLE_RATE),
+                    "--end", str(SAMPLE_LAST / SAMPLE_RATE), "--deformer", stack, *flags, "--quiet", "-o", out],
+                   check=True)
+    return (wobble.read_pc2(out).astype(np.float64) @ Y_UP_TO_Z_UP.T)[:, used]
+
+
+def play_at_sample_rate():
+    frames = []
+    for frame in range(0, SAMPLE_LAST + 1):
+        scene.frame_set(frame)
+        frames.append(world_positions()[0])
+    return np.array(frames)
+
+
+baked_lbs = bake_at_sample_rate("lbs", [], "lbs60.pc2")
+baked_dynamic = bake_at_sample_rate("lbs,dynamic", reference_flags, "dynamic60.pc2")
+s.enabled = False
+interpolation_lbs = np.abs(play_at_sample_rate() - baked_lbs).max() / size
+s.enabled = True
+playback.reset(mesh_obj)
+interpolation_dynamic = np.abs(play_at_sample_rate() - baked_dynamic).max() / size
+print(f"addon_parity: note: at {SAMPLE_RATE} fps with Blender's own interpolation between the keys: Armature "
+      f"modifier vs `wobble bake lbs` {interpolation_lbs:.2e}, playback vs `wobble bake lbs,dynamic` "
+      f"{interpolation_dynamic:.2e} of the size")
+# Keys on every frame, interpolated as glTF does (slerp): Blender's poses are then the clip's.
+retime_actions(scene, 1, glTF_interpolation=True)
+s.enabled = False
+error = np.abs(play_at_sample_rate() - baked_lbs).max() / size
+check(error <= 1e-5, f"at {SAMPLE_RATE} fps, keys interpolated as glTF: Armature modifier vs `wobble bake --deformer "
+      f"lbs --fps {SAMPLE_RATE}`: max error {error:.2e} of the size")
+s.enabled = True
+playback.reset(mesh_obj)
+played_sampled = play_at_sample_rate()
+error = np.abs(played_sampled - baked_dynamic).max() / size
+effect = np.abs(baked_dynamic - baked_lbs).max() / size
+check(effect > 1e-3, f"the effect moves vertices by up to {effect:.2e} of the size at {SAMPLE_RATE} fps")
+check(error <= 1e-5, f"playback in Blender vs `wobble bake --deformer lbs,dynamic --fps {SAMPLE_RATE}` "
+      f"({SAMPLE_LAST + 1} frames): max error {error:.2e} of the size")
 
 print(f"addon_parity: OK ({time.time() - started:.1f} s)")

@@ -93,7 +93,9 @@ def ensure_modifier(obj):
         if current > target:
             with bpy.context.temp_override(object=obj):
                 bpy.ops.object.modifier_move_to_index(modifier=modifier.name, index=target)
-    modifier.show_viewport = modifier.show_render = True
+    # Only when off: setting these (even to the same value) makes Blender rebuild the depsgraph's relations.
+    if not (modifier.show_viewport and modifier.show_render):
+        modifier.show_viewport = modifier.show_render = True
     return modifier
 
 
@@ -129,17 +131,27 @@ def evaluate(obj, depsgraph, time):
     """Runs the effect for the object at `time` and writes the offsets."""
     runtime = runtime_of(obj)
     if runtime.last_time is not None and time == runtime.last_time and runtime.offsets is not None:
-        offsets = runtime.offsets  # the same frame again (a redraw): nothing new
-    else:
-        pose, mesh_world = runtime.bridge.pose(depsgraph)
-        final = runtime.stack.evaluate(pose, time).astype(np.float64)
-        base = runtime.base.evaluate(pose, time).astype(np.float64)
-        # World-space offsets back into the mesh's space (its world matrix's linear part).
-        offsets = (final - base) @ np.linalg.inv(mesh_world[:3, :3]).T
-        runtime.last_time, runtime.offsets = time, offsets
+        # The same frame again: nothing new (writing would only make Blender evaluate the mesh again).
+        if obj.data.attributes.get(OFFSET_ATTRIBUTE) is None:
+            write_offsets(obj, runtime.offsets)
+        ensure_modifier(obj)
+        return runtime.offsets
+    pose, mesh_world = runtime.bridge.pose(depsgraph)
+    final = runtime.stack.evaluate(pose, time).astype(np.float64)
+    base = runtime.base.evaluate(pose, time).astype(np.float64)
+    # World-space offsets back into the mesh's space (its world matrix's linear part).
+    offsets = np.einsum('ij,kj->ik', final - base, inverse_3x3(mesh_world[:3, :3]))
+    runtime.last_time, runtime.offsets = time, offsets
     ensure_modifier(obj)
     write_offsets(obj, offsets)
     return offsets
+
+
+def inverse_3x3(m):
+    """Inverse by cross products. numpy's linalg.inv and `@` go through LAPACK/BLAS, which with
+    Debian's OpenMP OpenBLAS spin up threads: 20 ms per frame on a busy machine, for a 3x3."""
+    rows = np.array([np.cross(m[1], m[2]), np.cross(m[2], m[0]), np.cross(m[0], m[1])])
+    return rows.T / (m[0] * rows[0]).sum()
 
 
 def reset(obj):

@@ -129,7 +129,8 @@ class CharacterBridge:
         flat = np.empty(len(bones) * 16, dtype=np.float32)
         bones.foreach_get("matrix", flat)  # column-major 4x4 per bone
         matrices = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[self.pose_order]
-        world[1 + len(self.object_names):] = armature_world @ matrices
+        # einsum, not `@`: BLAS threads cost more than the product (see playback.inverse_3x3).
+        world[1 + len(self.object_names):] = np.einsum('ij,njk->nik', armature_world, matrices)
         return wobble.Pose.from_world(self.character, world.astype(np.float32)), mesh_world
 
 

@@ -6,6 +6,10 @@
 // bind_s: its precomputation time), influences pruned to 4 with min_weight 1e-3 (counter
 // pruning_error: the largest distance this adds against the unpruned bind, relative to the
 // mesh's bounding-box diagonal; 100,000 vertices only). bench/report_deltamush.py prints ratios.
+// Folded Delta Mush (DeltaMush::fold_skin, what `lbs,deltamush` runs): BM_DeltaMush10Folded is
+// the deltamush step alone on the LBS frame (counters: smoothed influences per vertex, fold
+// time, largest distance to the iterative result relative to the size); BM_LbsDeltaMush10Stack
+// and BM_LbsDeltaMush10FoldedStack time the whole stack, LBS included, iterating or folded.
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -136,6 +140,79 @@ void BM_DeltaMush10(benchmark::State& state) {
   counters(state, r);
 }
 
+struct FoldedMush {
+  DeltaMush mush;
+  double fold_seconds = 0, error = 0;
+};
+
+// Binds and folds once per size; measures the fold against the iterative path on the LBS frame.
+FoldedMush& folded_mush(std::size_t vertices) {
+  static std::map<std::size_t, std::unique_ptr<FoldedMush>> cache;
+  auto& slot = cache[vertices];
+  if (slot) return *slot;
+  slot = std::make_unique<FoldedMush>();
+  Rig& r = rig(vertices);
+  DeltaMushSettings settings;
+  settings.iterations = 10;
+  settings.step = 0.5f;
+  slot->mush.bind(r.positions, r.triangles, settings);
+  const auto start = std::chrono::steady_clock::now();
+  slot->mush.fold_skin(r.positions, r.packed, r.matrices.size());
+  slot->fold_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<Vec3f> folded = r.lbs, iterated = r.lbs;
+  slot->mush.evaluate_skinned(r.matrices, folded);
+  slot->mush.evaluate(iterated);
+  Eigen::AlignedBox3f box;
+  for (const Vec3f& p : r.positions) box.extend(p);
+  double worst = 0;
+  for (std::size_t v = 0; v < folded.size(); ++v) worst = std::max<double>(worst, (folded[v] - iterated[v]).norm());
+  slot->error = worst / box.diagonal().norm();
+  return *slot;
+}
+
+void folded_counters(benchmark::State& state, FoldedMush& folded) {
+  state.counters["influences"] = static_cast<double>(folded.mush.folded_width());
+  state.counters["mean_influences"] = folded.mush.folded_mean_width();
+  state.counters["fold_s"] = folded.fold_seconds;
+  state.counters["fold_error"] = folded.error;
+}
+
+void BM_DeltaMush10Folded(benchmark::State& state) {
+  Rig& r = rig(state.range(0));
+  ThreadPool pool(threads_of(state));
+  FoldedMush& folded = folded_mush(state.range(0));
+  std::vector<Vec3f> positions(r.positions.size());
+  for (auto _ : state) {
+    std::copy(r.lbs.begin(), r.lbs.end(), positions.begin());
+    folded.mush.evaluate_skinned(r.matrices, positions, &pool);
+    benchmark::DoNotOptimize(positions.data());
+    benchmark::ClobberMemory();
+  }
+  counters(state, r);
+  folded_counters(state, folded);
+}
+
+template <bool kFolded>
+void BM_LbsDeltaMush10Stack(benchmark::State& state) {
+  Rig& r = rig(state.range(0));
+  ThreadPool pool(threads_of(state));
+  FoldedMush& folded = folded_mush(state.range(0));
+  std::vector<Vec3f> positions(r.positions.size());
+  LbsJob job{r.matrices, &r.packed, r.positions, {}, positions, {}, false};
+  for (auto _ : state) {
+    job.Run(&pool);
+    if (kFolded) {
+      folded.mush.evaluate_skinned(r.matrices, positions, &pool);
+    } else {
+      folded.mush.evaluate(positions, &pool);
+    }
+    benchmark::DoNotOptimize(positions.data());
+    benchmark::ClobberMemory();
+  }
+  counters(state, r);
+  if (kFolded) folded_counters(state, folded);
+}
+
 void BM_DeltaMush10Blender(benchmark::State& state) {
   Rig& r = rig(state.range(0));
   ThreadPool pool(threads_of(state));
@@ -221,9 +298,13 @@ void sizes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_Lbs)->Apply(sizes);
 BENCHMARK(BM_DeltaMush10)->Apply(sizes);
+BENCHMARK(BM_DeltaMush10Folded)->Apply(sizes);
+BENCHMARK(BM_LbsDeltaMush10Stack<false>)->Name("BM_LbsDeltaMush10Stack")->Apply(sizes);
+BENCHMARK(BM_LbsDeltaMush10Stack<true>)->Name("BM_LbsDeltaMush10FoldedStack")->Apply(sizes);
 BENCHMARK(BM_DeltaMush10Blender)->Apply(sizes);
 BENCHMARK(BM_Ddm<DdmVariant::V0>)->Apply(sizes);
 BENCHMARK(BM_Ddm<DdmVariant::V1>)->Apply(sizes);
 BENCHMARK(BM_Ddm<DdmVariant::V2>)->Apply(sizes);
+BENCHMARK(BM_Ddm<DdmVariant::V3>)->Apply(sizes);
 
 BENCHMARK_MAIN();

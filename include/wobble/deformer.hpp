@@ -37,6 +37,8 @@ class Deformer {
   virtual std::string_view name() const = 0;
   // Caches what depends only on the rest state; called once, before the first evaluate().
   virtual void bind(const Character& character) {}
+  // Before bind(), the stack names the deformer that runs directly before this one (null: none).
+  virtual void set_upstream(const Deformer* upstream) {}
   // Forgets history (a jump in time: scrubbing back, a looping clip). Next frame starts afresh.
   virtual void reset() {}
   // Base deformers overwrite positions and normals from the rest mesh; the others modify them.

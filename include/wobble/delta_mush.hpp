@@ -31,6 +31,7 @@
 #include <wobble/math.hpp>
 #include <wobble/mesh.hpp>
 #include <wobble/mesh_topology.hpp>
+#include <wobble/skin.hpp>
 
 namespace wobble {
 
@@ -38,6 +39,7 @@ class ThreadPool;
 namespace mush {
 struct CornerBlocks;
 struct SweepRows;
+struct SmoothedSkin;
 }
 
 enum class MushSmoothing { Uniform, Length, Cotangent };
@@ -82,6 +84,26 @@ class DeltaMush {
   // thread count. Not thread-safe (uses internal scratch buffers).
   void evaluate(std::span<Vec3f> positions, ThreadPool* pool = nullptr);
 
+  // Linear blend skinning as the input, folded into the bind (wobble mode only; Blender mode's
+  // weights depend on the current positions, so it is not linear and keeps iterating). The
+  // sweeps are one fixed linear operator S, so k sweeps of LBS positions give, per welded
+  // vertex i, s_i = sum_j T_j q_ij with q_ij = sum_l (S^k)_il w_lj [u_l; 1]: fold_skin()
+  // precomputes the q_ij (double precision, the sweeps' own float coefficients), and
+  // evaluate_skinned() costs an LBS-like blend over these wider influences plus the frame pass.
+  // Entries whose share of the vertex's weight is below `prune` are merged into the vertex's
+  // strongest joint (exact at rest and for rigid motions; the error this adds is at most
+  // the merged share times how far the two joints' transforms move a point of the rest box).
+  // Throws Error in Blender mode, if not bound, or if the skin does not fit the mesh.
+  void fold_skin(std::span<const Vec3f> rest, const PackedSkin& skin, std::size_t joint_count, double prune = 0.0);
+  bool skin_folded() const { return folded_ != nullptr; }
+  // Smoothed influences per welded vertex: the largest count and the mean (diagnostics).
+  std::size_t folded_width() const;
+  double folded_mean_width() const;
+  // positions: in, the LBS positions of the folded skin under `skinning` (read only where the
+  // output needs the input: scale != 1, vertices without a usable corner); out, what evaluate()
+  // gives for them, up to float rounding. Throws Error unless fold_skin() was called.
+  void evaluate_skinned(std::span<const Mat4f> skinning, std::span<Vec3f> positions, ThreadPool* pool = nullptr);
+
   // Recomputes area-weighted normals of the bound mesh's triangles (the unwelded triangles, so
   // hard edges stay hard) from positions. Vertices in no triangle keep their normal.
   void recompute_normals(std::span<const Vec3f> positions, std::span<Vec3f> normals) const;
@@ -92,6 +114,15 @@ class DeltaMush {
   void smooth_wobble(ThreadPool* pool);
   void smooth_blender(std::vector<Vec3f>& p, ThreadPool* pool) const;
   void evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool);
+  // Wobble mode's corner deltas: rest (welded, relative) against its smoothed version (float4
+  // rows, same origin).
+  void bind_corners(std::span<const Vec3f> rest_relative, const float* smoothed,
+                    std::shared_ptr<const mush::CornerBlocks>& corners, std::vector<std::uint8_t>& keep_input) const;
+  // Wobble mode's last steps: buffer_a_ holds the smoothed welded mesh relative to `centre`.
+  void restore_and_scatter(std::span<Vec3f> positions, const Vec3f& centre, const mush::CornerBlocks& corners,
+                           const std::vector<std::uint8_t>& keep_input, ThreadPool* pool);
+  // The folded skin's palette for this frame (folded_palette_); returns the frame's centre.
+  Vec3f prepare_folded_palette(std::span<const Mat4f> skinning);
   void evaluate_blender(std::span<Vec3f> positions, ThreadPool* pool);
 
   bool bound_ = false;
@@ -102,6 +133,7 @@ class DeltaMush {
 
   // Wobble mode: welded connectivity.
   Welding welding_;
+  std::vector<Triangle> welded_triangles_;
   std::vector<std::uint32_t> weld_offsets_, weld_members_;   // welded vertex -> original vertices
   // Smoothing operator without its diagonal (weights lambda * mask * w_ij / sum_j w_ij, none
   // for uniform smoothing), in the kernels' layout. Immutable once bound.
@@ -115,6 +147,12 @@ class DeltaMush {
   std::vector<std::uint8_t> keep_input_;                     // welded vertex without usable corners
   std::vector<float> rings_;                                 // pipelined sweeps' intermediate rings (one thread)
   std::vector<float> buffer_a_, buffer_b_;                   // float4 per welded vertex (padded; see bind_wobble)
+  std::shared_ptr<const mush::SmoothedSkin> folded_;         // fold_skin()'s influences; null: none
+  std::vector<float> folded_palette_;                        // per joint, per frame (evaluate_skinned)
+  // The folded path's own corner deltas, from its rest smoothing (double sums, then the same
+  // float blend as at run time), so that its rest pose is exact too.
+  std::shared_ptr<const mush::CornerBlocks> folded_corners_;
+  std::vector<std::uint8_t> folded_keep_input_;
 
   // Blender mode: connectivity exactly as given.
   Adjacency adjacency_;

@@ -83,6 +83,7 @@ DeformerStack DeformerStack::parse(std::string_view spec, const nlohmann::json& 
 }
 
 void DeformerStack::bind(const Character& character) {
+  for (std::size_t k = 0; k < deformers_.size(); ++k) deformers_[k]->set_upstream(k ? deformers_[k - 1].get() : nullptr);
   for (auto& deformer : deformers_) deformer->bind(character);
   bound_ = &character;
 }

@@ -142,6 +142,8 @@ void DeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle> tria
     if (!rest[v].allFinite()) fail_plain("delta mush: rest position of vertex {} is not finite", v);
   }
   bound_ = false;
+  folded_.reset();
+  folded_corners_.reset();
   settings_ = settings;
   for (float& m : settings_.mask) m = std::clamp(settings_.invert_mask ? 1.0f - m : m, 0.0f, 1.0f);
   fingerprint_ = MeshFingerprint::of(rest, triangles);
@@ -297,7 +299,16 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
     for (int c = 0; c < 3; ++c) buffer_a_[4 * w + c] = p[c];
   }
   smooth_wobble(nullptr);
-  const float* smoothed = buffer_a_.data();
+  std::vector<Vec3f> rest_relative(n);
+  for (std::uint32_t w = 0; w < n; ++w) rest_relative[w] = welded_rest[w] - centre;
+  welded_triangles_ = triangles;
+  bind_corners(rest_relative, buffer_a_.data(), corners_, keep_input_);
+}
+
+void DeltaMush::bind_corners(std::span<const Vec3f> rest_relative, const float* smoothed,
+                             std::shared_ptr<const mush::CornerBlocks>& corners, std::vector<std::uint8_t>& keep_input) const {
+  const std::size_t n = rest_relative.size();
+  const std::vector<Triangle>& triangles = welded_triangles_;
   auto S = [&](std::uint32_t w) {
     return Eigen::Vector3d(smoothed[4 * w], smoothed[4 * w + 1], smoothed[4 * w + 2]);
   };
@@ -307,7 +318,7 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
   for (const Triangle& t : triangles) {
     for (int k = 0; k < 3; ++k) ++corner_offsets[t[k] + 1];
   }
-  for (std::uint32_t w = 0; w < n; ++w) corner_offsets[w + 1] += corner_offsets[w];
+  for (std::size_t w = 0; w < n; ++w) corner_offsets[w + 1] += corner_offsets[w];
   const std::size_t corner_count = corner_offsets.back();
   std::vector<std::uint32_t> next(corner_count), prev(corner_count);
   {
@@ -323,12 +334,12 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
   std::vector<std::uint32_t> kept_offsets(n + 1, 0);
   std::vector<std::uint32_t> corner_next, corner_prev;
   std::vector<float> corner_delta;  // x, y, z, 0 per kept corner
-  keep_input_.assign(n, 0);
+  keep_input.assign(n, 0);
   std::vector<double> weights;
   std::vector<Eigen::Vector3d> locals;
-  for (std::uint32_t i = 0; i < n; ++i) {
+  for (std::uint32_t i = 0; i < std::uint32_t(n); ++i) {
     const Eigen::Vector3d s = S(i);
-    const Eigen::Vector3d delta = (welded_rest[i] - centre).cast<double>() - s;
+    const Eigen::Vector3d delta = rest_relative[i].cast<double>() - s;
     weights.clear();
     locals.clear();
     for (std::uint32_t c = corner_offsets[i]; c < corner_offsets[i + 1]; ++c) {
@@ -344,14 +355,14 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
     }
     double total = 0;
     for (double w : weights) total += w;
-    if (!(total > 0)) keep_input_[i] = 1;
+    if (!(total > 0)) keep_input[i] = 1;
     for (std::size_t k = 0; k < weights.size(); ++k) {
       const Eigen::Vector3d d = locals[k] * (weights[k] / total);
       corner_delta.insert(corner_delta.end(), {float(d.x()), float(d.y()), float(d.z()), 0.0f});
     }
     kept_offsets[i + 1] = static_cast<std::uint32_t>(corner_next.size());
   }
-  corners_ = std::make_shared<const mush::CornerBlocks>(
+  corners = std::make_shared<const mush::CornerBlocks>(
       mush::CornerBlocks::from_corners(n, kept_offsets, corner_next, corner_prev, corner_delta));
 }
 
@@ -405,13 +416,19 @@ void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
     }
   });
   smooth_wobble(pool);
+  restore_and_scatter(positions, centre, *corners_, keep_input_, pool);
+}
+
+void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& centre, const mush::CornerBlocks& corners,
+                                    const std::vector<std::uint8_t>& keep_input, ThreadPool* pool) {
+  const std::size_t n = self_weight_.size();
   // Restore the deltas in the deformed corner frames (smooth only: the smoothed mesh itself).
   const bool smooth_only = settings_.smooth_only;
   const float* out = buffer_a_.data();
   if (!smooth_only) {
     const float* s = buffer_a_.data();
     float* restored = buffer_b_.data();
-    for_chunks(pool, n, [&](std::size_t begin, std::size_t end) { mush::restore_details(*corners_, s, restored, begin, end); });
+    for_chunks(pool, n, [&](std::size_t begin, std::size_t end) { mush::restore_details(corners, s, restored, begin, end); });
     out = restored;
   }
   // Scatter to the original vertices (vertices without a usable corner keep their input). The
@@ -421,11 +438,65 @@ void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
   for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t v = begin; v < end; ++v) {
       const std::uint32_t w = welding_.welded_of[v];
-      if (keep_input_[w] && !smooth_only) continue;
+      if (keep_input[w] && !smooth_only) continue;
       const Vec3f mushed = Vec3f(out[4 * w], out[4 * w + 1], out[4 * w + 2]) + centre;
       positions[v] = scale == 1.0f || smooth_only ? mushed : Vec3f(positions[v] + scale * (mushed - positions[v]));
     }
   });
+}
+
+void DeltaMush::evaluate_skinned(std::span<const Mat4f> skinning, std::span<Vec3f> positions, ThreadPool* pool) {
+  if (!bound_ || !folded_) fail_plain("delta mush: evaluate_skinned() before fold_skin()");
+  if (positions.size() != fingerprint_.vertex_count) {
+    fail_plain("delta mush: bind data was computed from another mesh ({}); got {} positions", fingerprint_.describe(),
+               positions.size());
+  }
+  const mush::SmoothedSkin& skin = *folded_;
+  if (skinning.size() < skin.joint_count) {
+    fail_plain("delta mush: {} skinning matrices for a skin of {} joints", skinning.size(), skin.joint_count);
+  }
+  const Vec3f centre = prepare_folded_palette(skinning);
+  const float centre4[4] = {centre.x(), centre.y(), centre.z(), 0.0f};
+  float* a = buffer_a_.data();
+  for_chunks(pool, skin.vertex_count(), [&](std::size_t begin, std::size_t end) {
+    mush::blend_smoothed(skin, folded_palette_.data(), centre4, a, begin, end);
+  });
+  restore_and_scatter(positions, centre, *folded_corners_, folded_keep_input_, pool);
+}
+
+Vec3f DeltaMush::prepare_folded_palette(std::span<const Mat4f> skinning) {
+  const mush::SmoothedSkin& skin = *folded_;
+  // The frame's centre: the centroid of the LBS positions, sum_j T_j m_j (double). Each joint's
+  // matrix then acts on points relative to the rest centroid c0 and lands relative to the centre.
+  const Eigen::Vector3d c0(skin.rest_centre[0], skin.rest_centre[1], skin.rest_centre[2]);
+  Eigen::Vector3d centre_d = Eigen::Vector3d::Zero();
+  for (std::size_t j = 0; j < skin.joint_count; ++j) {
+    const Eigen::Matrix4d t = skinning[j].cast<double>();
+    const double* m = skin.joint_moments.data() + 4 * j;
+    centre_d += t.topLeftCorner<3, 3>() * Eigen::Vector3d(m[0], m[1], m[2]) + t.topRightCorner<3, 1>() * m[3];
+  }
+  const Vec3f centre = centre_d.cast<float>();
+  folded_palette_.resize(16 * skin.joint_count);
+  for (std::size_t j = 0; j < skin.joint_count; ++j) {
+    const Eigen::Matrix4d t = skinning[j].cast<double>();
+    Eigen::Matrix4d m = Eigen::Matrix4d::Zero();
+    m.topLeftCorner<3, 3>() = t.topLeftCorner<3, 3>();
+    m.topRightCorner<3, 1>() = t.topLeftCorner<3, 3>() * c0 + t.topRightCorner<3, 1>() - centre.cast<double>();
+    Eigen::Map<Mat4f>(folded_palette_.data() + 16 * j) = m.cast<float>();
+  }
+  return centre;
+}
+
+std::size_t DeltaMush::folded_width() const {
+  std::size_t width = 0;
+  if (folded_) {
+    for (std::size_t i = 0; i < folded_->vertex_count(); ++i) width = std::max<std::size_t>(width, folded_->offsets[i + 1] - folded_->offsets[i]);
+  }
+  return width;
+}
+
+double DeltaMush::folded_mean_width() const {
+  return folded_ && folded_->vertex_count() ? double(folded_->offsets.back()) / double(folded_->vertex_count()) : 0.0;
 }
 
 // ------------------------------------------------------------------------------------------
@@ -568,6 +639,10 @@ class DeltaMushDeformer final : public Deformer {
 
   std::string_view name() const override { return "deltamush"; }
 
+  // Directly after plain linear blend skinning (the "lbs" deformer, with the character's own
+  // skin and this frame's skinning matrices), the sweeps fold into the skin at bind time.
+  void set_upstream(const Deformer* upstream) override { after_lbs_ = upstream && upstream->name() == "lbs"; }
+
   void bind(const Character& character) override {
     const Mesh& mesh = character.mesh;
     DeltaMushSettings settings = settings_;
@@ -598,6 +673,9 @@ class DeltaMushDeformer final : public Deformer {
       fail(character.source, "deltamush: {}", problem);
     }
     mush_.bind(mesh.positions, mesh.triangles, settings);
+    if (after_lbs_ && settings.mode == MushMode::Wobble && character.is_skinned()) {
+      mush_.fold_skin(mesh.positions, PackedSkin::from(character.skin), character.rig.joint_count());
+    }
     bound_ = &character;
   }
 
@@ -608,7 +686,11 @@ class DeltaMushDeformer final : public Deformer {
       mush_.check_same_mesh(mesh.positions, mesh.triangles);
       bound_ = &frame.character;
     }
-    mush_.evaluate(positions, frame.pool);
+    if (mush_.skin_folded()) {
+      mush_.evaluate_skinned(frame.pose.skinning, positions, frame.pool);
+    } else {
+      mush_.evaluate(positions, frame.pool);
+    }
     if (!normals.empty() && normals.size() == positions.size()) mush_.recompute_normals(positions, normals);
   }
 
@@ -617,6 +699,7 @@ class DeltaMushDeformer final : public Deformer {
   DeltaMushSettings settings_;
   DeltaMush mush_;
   const Character* bound_ = nullptr;
+  bool after_lbs_ = false;
 };
 
 }  // namespace

@@ -315,4 +315,55 @@ void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float*
   }
 }
 
+namespace {
+
+void blend_scalar(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out, std::size_t begin,
+                  std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    float r[3];
+    for (int c = 0; c < 3; ++c) r[c] = centre4[c] * skin.excess[i];
+    for (std::uint32_t e = skin.offsets[i]; e < skin.offsets[i + 1]; ++e) {
+      const float* m = palette + skin.palette_offsets[e];
+      const float* q = skin.q.data() + 4 * std::size_t(e);
+      for (int c = 0; c < 3; ++c) r[c] += m[c] * q[0] + m[4 + c] * q[1] + m[8 + c] * q[2] + m[12 + c] * q[3];
+    }
+    out[4 * i] = r[0], out[4 * i + 1] = r[1], out[4 * i + 2] = r[2], out[4 * i + 3] = 0.0f;
+  }
+}
+
+// Per entry: the matrix as two registers (columns 0-1, 2-3) times (x x x x y y y y) and
+// (z z z z w w w w); two accumulators so that consecutive entries do not wait on each other.
+__attribute__((target("avx2,fma"))) void blend_avx2(const SmoothedSkin& skin, const float* palette,
+                                                    const float* centre4, float* out, std::size_t begin,
+                                                    std::size_t end) {
+  const __m256i low = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1), high = _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3);
+  const __m128 centre = _mm_loadu_ps(centre4);
+  const std::uint32_t* offsets = skin.offsets.data();
+  const std::uint32_t* joints = skin.palette_offsets.data();
+  const float* q = skin.q.data();
+  for (std::size_t i = begin; i < end; ++i) {
+    __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
+    for (std::uint32_t e = offsets[i]; e < offsets[i + 1]; ++e) {
+      const float* m = palette + joints[e];
+      const __m256 qq = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(q + 4 * std::size_t(e)));
+      a = _mm256_fmadd_ps(_mm256_loadu_ps(m), _mm256_permutevar8x32_ps(qq, low), a);
+      b = _mm256_fmadd_ps(_mm256_loadu_ps(m + 8), _mm256_permutevar8x32_ps(qq, high), b);
+    }
+    const __m256 ab = _mm256_add_ps(a, b);
+    const __m128 sum = _mm_add_ps(_mm256_castps256_ps128(ab), _mm256_extractf128_ps(ab, 1));
+    _mm_store_ps(out + 4 * i, _mm_fmadd_ps(centre, _mm_set1_ps(skin.excess[i]), sum));
+  }
+}
+
+}  // namespace
+
+void blend_smoothed(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out,
+                    std::size_t begin, std::size_t end) {
+  if (cpu_has_avx2()) {
+    blend_avx2(skin, palette, centre4, out, begin, end);
+  } else {
+    blend_scalar(skin, palette, centre4, out, begin, end);
+  }
+}
+
 }  // namespace wobble::mush

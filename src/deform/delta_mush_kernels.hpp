@@ -79,4 +79,27 @@ bool plan_rings(SweepRows& rows, std::size_t vertex_count);
 void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float* rings, int iterations,
                       const float* self, const float* uniform, std::size_t vertex_count);
 
+// Delta Mush's sweeps folded into a linear blend skin (DeltaMush::fold_skin): per welded vertex
+// i, compressed rows of smoothed influences, entries [offsets[i], offsets[i + 1]): the joint as a
+// float offset into the palette (16 x joint) and q = (x, y, z, w) = sum_l (S^k)_il w_lj [u_l - c0; 1]
+// (c0: the rest centroid). excess[i] = sum of the row's w - 1 (skin weights may sum to 1 +- 1e-3).
+struct SmoothedSkin {
+  std::vector<std::uint32_t> offsets{0};
+  std::vector<std::uint32_t> palette_offsets;
+  std::vector<float> q;
+  std::vector<float> excess;
+  std::size_t joint_count = 0;
+  double rest_centre[3] = {0, 0, 0};
+  // Per joint: (1/N) sum_v w_vj [u_v; 1] over the original vertices, so that sum_j T_j m_j is the
+  // centroid of the LBS positions (the frame's centre, for precision far from the origin).
+  std::vector<double> joint_moments;
+  std::size_t vertex_count() const { return offsets.size() - 1; }
+};
+
+// out_i = sum_k palette[k] q_k + excess_i centre (float4 rows, w = 0) for welded vertices
+// [begin, end): palette holds per joint a column-major 4x4 (row 3 zero) whose last column is the
+// joint's translation for points relative to c0, minus centre.
+void blend_smoothed(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out,
+                    std::size_t begin, std::size_t end);
+
 }  // namespace wobble::mush

@@ -37,7 +37,7 @@ double max_distance(std::span<const Vec3f> a, std::span<const Vec3f> b) {
 
 std::vector<DirectDeltaMushSettings> variants() {
   std::vector<DirectDeltaMushSettings> list;
-  for (DdmVariant variant : {DdmVariant::V0, DdmVariant::V1, DdmVariant::V2}) {
+  for (DdmVariant variant : {DdmVariant::V0, DdmVariant::V1, DdmVariant::V2, DdmVariant::V3}) {
     DirectDeltaMushSettings s;
     s.variant = variant;
     list.push_back(s);
@@ -198,7 +198,7 @@ TEST(DirectDeltaMush, RestPoseAndRigidMotionAreExactForEveryVariant) {
 TEST(DirectDeltaMush, RotationsAreProperOnAnimatedCharacters) {
   for (const char* file : {"characters/RiggedFigure/RiggedFigure.gltf", "characters/wipf.glb"}) {
     const Character character = load_character(test::shared_asset(file));
-    for (DdmVariant variant : {DdmVariant::V0, DdmVariant::V1, DdmVariant::V2}) {
+    for (DdmVariant variant : {DdmVariant::V0, DdmVariant::V1, DdmVariant::V2, DdmVariant::V3}) {
       DirectDeltaMushSettings settings;
       settings.variant = variant;
       DirectDeltaMush ddm;
@@ -258,7 +258,7 @@ TEST(DirectDeltaMush, StaysCloseToDeltaMushOnRealCharacters) {
     std::printf("%s (%zu vertices, %zu frames): distance to Delta Mush (10 iterations, step 0.5), relative to the size:\n"
                 "  lbs     rms %.5f max %.5f\n",
                 bound.file, character.mesh.vertex_count(), mush.positions.size(), lbs_rms, lbs_max);
-    for (const char* variant : {"v0", "v1", "v2"}) {
+    for (const char* variant : {"v0", "v1", "v2", "v3"}) {
       options.stack = "lbs,ddm";
       options.settings = {{"ddm", {{"variant", variant}}}};
       const BakedFrames ddm = bake(character, options);
@@ -307,6 +307,57 @@ TEST(DirectDeltaMush, DegenerateMeshesGiveFiniteOutput) {
   }
 }
 
+TEST(DirectDeltaMush, CheapVariantsTurnAlongTheGeodesicBetweenTheJoints) {
+  // A tube along x, two joints with a ramp; joint 1 turns by theta about z. Blending the joints'
+  // rotations (v2: polar factor of the blended matrix, v3: normalised quaternion blend) gives,
+  // per vertex, a turn about z by an angle between 0 and theta.
+  const int rings = 30, sides = 12;
+  std::vector<Vec3f> rest;
+  std::vector<Triangle> triangles;
+  Skin skin;
+  for (int r = 0; r < rings; ++r) {
+    for (int s = 0; s < sides; ++s) {
+      const float a = 2 * kPi * s / sides, x = 3.0f * r / (rings - 1);
+      rest.emplace_back(x, std::cos(a), std::sin(a));
+      const float w = std::clamp(x - 1.0f, 0.0f, 1.0f);
+      std::vector<Influence> influences = {{0, 1 - w}, {1, w}};
+      skin.add_vertex(influences);
+    }
+  }
+  auto at = [&](int r, int s) { return static_cast<std::uint32_t>(r * sides + (s % sides)); };
+  for (int r = 0; r + 1 < rings; ++r) {
+    for (int s = 0; s < sides; ++s) {
+      triangles.push_back({at(r, s), at(r + 1, s + 1), at(r + 1, s)});
+      triangles.push_back({at(r, s), at(r, s + 1), at(r + 1, s + 1)});
+    }
+  }
+  const float theta = 1.3f;
+  Mat4f bend = Mat4f::Identity();
+  bend.topLeftCorner<3, 3>() = Eigen::AngleAxisf(theta, Vec3f::UnitZ()).toRotationMatrix();
+  bend.topRightCorner<3, 1>() = Vec3f(1.5f, 0, 0) - bend.topLeftCorner<3, 3>() * Vec3f(1.5f, 0, 0);
+  const std::vector<Mat4f> pose = {Mat4f::Identity(), bend};
+  for (DdmVariant variant : {DdmVariant::V2, DdmVariant::V3}) {
+    DirectDeltaMushSettings settings;
+    settings.variant = variant;
+    DirectDeltaMush ddm;
+    ddm.bind(rest, triangles, skin, 2, settings);
+    std::vector<Vec3f> positions(rest.size());
+    std::vector<Mat3f> rotations(rest.size());
+    ddm.evaluate(pose, positions, nullptr, rotations);
+    float smallest = theta, largest = 0;
+    for (std::size_t v = 0; v < rest.size(); ++v) {
+      const Mat3f& r = rotations[v];
+      ASSERT_LE((r * Vec3f::UnitZ() - Vec3f::UnitZ()).norm(), 1e-5f) << to_string(variant) << " vertex " << v;
+      const float angle = std::atan2(r(1, 0), r(0, 0));
+      EXPECT_GE(angle, -1e-5f) << to_string(variant) << " vertex " << v;
+      EXPECT_LE(angle, theta + 1e-5f) << to_string(variant) << " vertex " << v;
+      smallest = std::min(smallest, angle), largest = std::max(largest, angle);
+    }
+    EXPECT_LT(smallest, 0.05f * theta) << to_string(variant);  // the ends follow their joints
+    EXPECT_GT(largest, 0.95f * theta) << to_string(variant);
+  }
+}
+
 TEST(DirectDeltaMush, BindMismatchAndBadSettingsAreClearErrors) {
   const Character character = figure();
   DirectDeltaMush ddm;
@@ -345,7 +396,7 @@ TEST(DirectDeltaMush, IdenticalBytesForAnyThreadCount) {
 TEST(DirectDeltaMushCli, BakesWithTheVariantFlag) {
   test::ScratchDir scratch;
   const std::string input = test::shared_asset("characters/RiggedFigure/RiggedFigure.gltf").string();
-  for (const char* variant : {"v0", "v1", "v2"}) {
+  for (const char* variant : {"v0", "v1", "v2", "v3"}) {
     const auto out = scratch / (std::string(variant) + ".pc2");
     const auto result = test::run_wobble("bake '" + input + "' --clip 0 --fps 10 --deformer lbs,ddm --ddm-variant " + variant +
                                          " -q -o '" + out.string() + "'");

@@ -21,6 +21,9 @@
 //       with M~ = sum_j psi_ij M_j = [L~ t~]:  R = rot(L~ C_i), out = R (u - p_i) + M~ p_i
 //       (C_i the smoothed covariance): LBS-like blend + one 3x3 product + one rotation fit.
 //   v2: as v1 with C_i = identity: R = rot(L~).
+//   v3: as v2 with R the normalised blend of the joints' rotation quaternions (each joint's
+//       nearest rotation, once per frame), weighted by psi_ij and turned into the hemisphere of
+//       the vertex's strongest joint: no rotation fit per vertex (a DQS-like cost).
 // A vertex whose smoothed neighbourhood is degenerate (isolated vertex: rank < 2) uses linear
 // blending with its smoothed weights.
 #include <span>
@@ -37,8 +40,8 @@ namespace wobble {
 
 class ThreadPool;
 
-enum class DdmVariant { V0, V1, V2 };
-DdmVariant parse_ddm_variant(std::string_view text);  // "v0", "v1", "v2"
+enum class DdmVariant { V0, V1, V2, V3 };
+DdmVariant parse_ddm_variant(std::string_view text);  // "v0", "v1", "v2", "v3"
 const char* to_string(DdmVariant variant);
 
 struct DirectDeltaMushSettings {
@@ -87,6 +90,7 @@ class DirectDeltaMush {
   std::vector<float> psi_;                    // v1, v2: [vertex][slot]
   std::vector<float> centre_;                 // [vertex][3]: p_i
   std::vector<float> covariance_;             // v1: [vertex][6]
+  std::vector<float> lever_;                  // v3: [vertex][4]: u - p, 0
   std::vector<std::uint8_t> linear_fallback_; // per vertex
 };
 

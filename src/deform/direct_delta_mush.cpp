@@ -74,7 +74,8 @@ DdmVariant parse_ddm_variant(std::string_view text) {
   if (text == "v0") return DdmVariant::V0;
   if (text == "v1") return DdmVariant::V1;
   if (text == "v2") return DdmVariant::V2;
-  fail_plain("ddm: unknown variant '{}' (v0, v1, v2)", text);
+  if (text == "v3") return DdmVariant::V3;
+  fail_plain("ddm: unknown variant '{}' (v0, v1, v2, v3)", text);
 }
 
 const char* to_string(DdmVariant variant) {
@@ -82,6 +83,7 @@ const char* to_string(DdmVariant variant) {
     case DdmVariant::V0: return "v0";
     case DdmVariant::V1: return "v1";
     case DdmVariant::V2: return "v2";
+    case DdmVariant::V3: return "v3";
   }
   return "?";
 }
@@ -258,6 +260,7 @@ void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle
   omega_.assign(full ? count * width * kOmega : 0, 0.0f);
   centre_.assign(count * 3, 0.0f);
   covariance_.assign(settings.variant == DdmVariant::V1 ? count * 6 : 0, 0.0f);
+  lever_.assign(settings.variant == DdmVariant::V3 ? count * 4 : 0, 0.0f);
   linear_fallback_.assign(count, 0);
 
   double size2 = 0;
@@ -322,6 +325,9 @@ void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle
       }
     }
     for (int k = 0; k < 3; ++k) centre_[3 * v + k] = static_cast<float>(centre[i][k]);
+    if (!lever_.empty()) {
+      for (int k = 0; k < 3; ++k) lever_[4 * v + k] = static_cast<float>(double(rest[v][k]) - centre[i][k]);
+    }
     if (!covariance_.empty()) {
       for (int k = 0; k < 6; ++k) covariance_[6 * v + k] = static_cast<float>(covariance[i][k]);
     }
@@ -345,9 +351,34 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
   const bool with_rotations = rotations.size() == positions.size();
   const std::size_t width = width_;
   const DdmVariant variant = settings_.variant;
+  // v3: each joint's rotation as a unit quaternion (x, y, z, w), once per frame.
+  std::vector<float> quaternions;
+  if (variant == DdmVariant::V3) {
+    quaternions.resize(4 * joint_count_);
+    for (std::size_t j = 0; j < joint_count_; ++j) {
+      const Eigen::Quaternionf q(nearest_rotation(skinning[j].topLeftCorner<3, 3>()));
+      for (int c = 0; c < 4; ++c) quaternions[4 * j + c] = q.coeffs()[c];
+    }
+  }
   if (ddm::avx2_available()) {
-    const ddm::BindView view{variant,           width,        rest_.data(),       joints_.data(), omega_.data(),
-                             psi_.data(),       centre_.data(), covariance_.data(), linear_fallback_.data()};
+    const ddm::BindView view{variant,      width,          rest_.data(),       joints_.data(),          omega_.data(),
+                             psi_.data(),  centre_.data(), covariance_.data(), linear_fallback_.data(), quaternions.data(),
+                             lever_.data()};
+    if (variant == DdmVariant::V3 && !with_rotations) {
+      for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
+        ddm::evaluate_v3_avx2(view, skinning.data(), begin, end, positions.data());
+        for (std::size_t v = begin; v < end; ++v) {
+          if (!linear_fallback_[v]) continue;
+          Vec3f sum = Vec3f::Zero();
+          for (std::size_t s = 0; s < width; ++s) {
+            const Mat4f& m = skinning[joints_[v * width + s]];
+            sum += psi_[v * width + s] * (m.topLeftCorner<3, 3>() * rest_[v] + m.topRightCorner<3, 1>());
+          }
+          positions[v] = sum;
+        }
+      });
+      return;
+    }
     for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
       ddm::evaluate_avx2(view, skinning.data(), begin, end, positions.data(), with_rotations ? rotations.data() : nullptr);
     });
@@ -399,6 +430,14 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
           Mat3f cov;
           cov << c[0], c[1], c[2], c[1], c[3], c[4], c[2], c[4], c[5];
           rotation = nearest_rotation(l * cov);
+        } else if (variant == DdmVariant::V3) {
+          const Eigen::Map<const Eigen::Vector4f> first(quaternions.data() + 4 * joints[0]);
+          Eigen::Vector4f sum = Eigen::Vector4f::Zero();
+          for (std::size_t s = 0; s < width; ++s) {
+            const Eigen::Map<const Eigen::Vector4f> q(quaternions.data() + 4 * joints[s]);
+            sum += (q.dot(first) < 0 ? -psi[s] : psi[s]) * q;
+          }
+          rotation = Eigen::Quaternionf(sum).normalized().toRotationMatrix();
         } else {
           rotation = nearest_rotation(l);
         }

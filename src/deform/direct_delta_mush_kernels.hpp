@@ -21,6 +21,8 @@ struct BindView {
   const float* centre = nullptr;           // [vertex][3]
   const float* covariance = nullptr;       // v1: [vertex][6]
   const std::uint8_t* linear_fallback = nullptr;
+  const float* joint_quaternions = nullptr;  // v3: per joint (x, y, z, w), unit
+  const float* lever = nullptr;              // v3: [vertex][4]: u - p, 0
 };
 
 // True when this CPU runs the AVX2 kernel; otherwise the caller uses its scalar loop.
@@ -31,6 +33,11 @@ bool avx2_available();
 // nearest_rotation(); vertices with a degenerate neighbourhood blend linearly.
 void evaluate_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions,
                    Mat3f* rotations);
+
+// v3 only, one vertex at a time (no staging, no rotation fit): the psi blend of the matrices
+// applied to p, plus u - p turned by the normalised blend of the joints' quaternions. Vertices
+// with the linear-blend fallback are left for the caller (their indices are not written).
+void evaluate_v3_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions);
 
 // The nearest rotations (det +1) of any number of matrices, eight at a time with the kernel's
 // Newton iteration (nearest_rotation() for the lanes it cannot fit). For tests and benchmarks.

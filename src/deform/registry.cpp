@@ -23,7 +23,7 @@ std::span<const DeformerType> deformer_types() {
         {"mush-invert-mask", "invert_mask", ParameterSpec::Type::Boolean, "use 1 - mask"}},
        make_delta_mush_deformer},
       {"ddm", DeformerStage::Post, "Direct Delta Mush (replaces linear blending; keeps earlier effects)",
-       {{"ddm-variant", "variant", ParameterSpec::Type::Text, "v0 (full) | v1 | v2 (cheaper) (default v0)"},
+       {{"ddm-variant", "variant", ParameterSpec::Type::Text, "v0 (full) | v1 | v2 | v3 (cheaper) (default v0)"},
         {"ddm-iterations", "iterations", ParameterSpec::Type::Integer, "implicit smoothing steps p (default 5)"},
         {"ddm-step", "step", ParameterSpec::Type::Number, "smoothing lambda (default 1)"},
         {"ddm-smoothing", "smoothing", ParameterSpec::Type::Text, "uniform | length | cotangent (default uniform)"},

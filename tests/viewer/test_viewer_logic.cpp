@@ -114,7 +114,7 @@ TEST(ParameterView, DefaultsAndChoicesComeFromTheRegistry) {
   EXPECT_EQ(smoothing.choices, (std::vector<std::string>{"uniform", "length", "cotangent"}));
   EXPECT_EQ(smoothing.default_text, "uniform");
   const ParameterView variant = parameter_view(spec_of("ddm", "variant"));
-  EXPECT_EQ(variant.choices, (std::vector<std::string>{"v0", "v1", "v2"}));
+  EXPECT_EQ(variant.choices, (std::vector<std::string>{"v0", "v1", "v2", "v3"}));
   EXPECT_EQ(parameter_view(spec_of("deltamush", "mode")).choices, (std::vector<std::string>{"wobble", "blender"}));
   // Every choice the panel offers is accepted by the deformer itself.
   for (const DeformerType& type : deformer_types())

@@ -14,7 +14,9 @@ from .rig_bridge import armature_modifier
 
 CACHE_MODIFIER = "wobble bake"
 SHAPE_KEY_PREFIX = "wobble "
-MUTED_KEYS = "wobble_muted_shape_keys"  # object property: the user's keys the shape-key bake muted
+# Object properties: the user's keys the shape-key bake muted, and whether it added the basis.
+MUTED_KEYS = "wobble_muted_shape_keys"
+CREATED_BASIS = "wobble_created_basis"
 
 
 def evaluated_positions(obj, depsgraph):
@@ -104,6 +106,7 @@ def bake_shape_keys(context, obj):
     remove_shape_keys(obj)
     if obj.data.shape_keys is None:
         obj.shape_key_add(name="Basis", from_mix=False)
+        obj[CREATED_BASIS] = True
     key = obj.data.shape_keys
     muted = [block.name for block in key.key_blocks[1:] if not block.mute]
     for name in muted:
@@ -149,8 +152,10 @@ def remove_shape_keys(obj):
             key.key_blocks[name].mute = False
     if MUTED_KEYS in obj:
         del obj[MUTED_KEYS]
-    if obj.data.shape_keys is not None and len(obj.data.shape_keys.key_blocks) == 1:
-        obj.shape_key_clear()  # only the basis is left
+    if obj.get(CREATED_BASIS) and len(obj.data.shape_keys.key_blocks) == 1:
+        obj.shape_key_clear()  # only the basis the bake added is left
+    if CREATED_BASIS in obj:
+        del obj[CREATED_BASIS]
 
 
 def has_baked_shape_keys(obj):

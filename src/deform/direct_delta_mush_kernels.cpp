@@ -302,25 +302,33 @@ __attribute__((target("avx2,fma"))) inline __m128 cross3(__m128 a, __m128 b) {
 
 }  // namespace
 
-__attribute__((target("avx2,fma"))) void evaluate_v3_avx2(const BindView& bind, const Mat4f* skinning,
-                                                          std::size_t begin, std::size_t end, Vec3f* positions) {
-  const std::size_t width = bind.width;
+namespace {
+
+// kWidth: influences per vertex (0: bind.width at run time), so that the loop unrolls.
+template <std::size_t kWidth>
+__attribute__((target("avx2,fma"))) void evaluate_v3_width(const BindView& bind, const Mat4f* skinning,
+                                                           std::size_t begin, std::size_t end, Vec3f* positions) {
+  const std::size_t width = kWidth ? kWidth : bind.width;
   const float* palette = skinning->data();
   const float* quaternions = bind.joint_quaternions;
   const __m128 sign_bit = _mm_set1_ps(-0.0f), xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+  float* out_p = positions->data();
   for (std::size_t v = begin; v < end; ++v) {
     if (bind.linear_fallback[v]) continue;
     const std::uint16_t* joints = bind.joints + v * width;
     const float* psi = bind.psi + v * width;
-    __m256 c01 = _mm256_setzero_ps(), c23 = _mm256_setzero_ps();
+    // The strongest joint first: its quaternion sets the hemisphere.
+    const __m256 w0 = _mm256_broadcast_ss(psi);
+    const float* m0 = palette + 16 * std::size_t(joints[0]);
+    __m256 c01 = _mm256_mul_ps(w0, _mm256_loadu_ps(m0)), c23 = _mm256_mul_ps(w0, _mm256_loadu_ps(m0 + 8));
     const __m128 first = _mm_loadu_ps(quaternions + 4 * std::size_t(joints[0]));
-    __m128 q = _mm_setzero_ps();
-    for (std::size_t s = 0; s < width; ++s) {
+    __m128 q = _mm_mul_ps(_mm256_castps256_ps128(w0), first);
+    for (std::size_t s = 1; s < width; ++s) {
       const __m256 w = _mm256_broadcast_ss(psi + s);
       const float* m = palette + 16 * std::size_t(joints[s]);
       c01 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m), c01);
       c23 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m + 8), c23);
-      // Into the strongest joint's hemisphere: flip the weight's sign where the dot is negative.
+      // Flip the weight's sign where the quaternion is in the other hemisphere.
       const __m128 joint_q = _mm_loadu_ps(quaternions + 4 * std::size_t(joints[s]));
       const __m128 sign = _mm_and_ps(_mm_dp_ps(joint_q, first, 0xFF), sign_bit);
       q = _mm_fmadd_ps(_mm_xor_ps(_mm256_castps256_ps128(w), sign), joint_q, q);
@@ -333,16 +341,32 @@ __attribute__((target("avx2,fma"))) void evaluate_v3_avx2(const BindView& bind, 
     out = _mm_fmadd_ps(c2, _mm_broadcast_ss(p + 2), out);
     // d turned by q / |q|: t = (2 / |q|^2) q x d, d' = d + w t + q x t.
     const __m128 d = _mm_load_ps(bind.lever + 4 * v);
-    const __m128 norm2 = _mm_dp_ps(q, q, 0xFF);
-    __m128 inv = _mm_rcp_ps(norm2);
-    inv = _mm_mul_ps(inv, _mm_fnmadd_ps(norm2, inv, _mm_set1_ps(2.0f)));  // one Newton step
+    const __m128 scale = _mm_div_ps(_mm_set1_ps(2.0f), _mm_dp_ps(q, q, 0xFF));
     const __m128 qv = _mm_and_ps(q, xyz);
-    const __m128 t = _mm_mul_ps(_mm_add_ps(inv, inv), cross3(qv, d));
+    const __m128 t = _mm_mul_ps(scale, cross3(qv, d));
     const __m128 qw = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 3, 3, 3));
     out = _mm_add_ps(out, _mm_add_ps(_mm_fmadd_ps(qw, t, d), cross3(qv, t)));
-    alignas(16) float result[4];
-    _mm_store_ps(result, out);
-    positions[v] = Vec3f(result[0], result[1], result[2]);
+    if (v + 1 < end) {
+      // A 4-wide store writes one float into the next vertex, which the next iteration rewrites
+      // (or keeps: a fallback vertex is written by the caller after this loop).
+      _mm_storeu_ps(out_p + 3 * v, out);
+    } else {
+      alignas(16) float result[4];  // the range's last vertex: never past it (another thread's)
+      _mm_store_ps(result, out);
+      out_p[3 * v] = result[0], out_p[3 * v + 1] = result[1], out_p[3 * v + 2] = result[2];
+    }
+  }
+}
+
+}  // namespace
+
+void evaluate_v3_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions) {
+  switch (bind.width) {
+    case 1: return evaluate_v3_width<1>(bind, skinning, begin, end, positions);
+    case 2: return evaluate_v3_width<2>(bind, skinning, begin, end, positions);
+    case 3: return evaluate_v3_width<3>(bind, skinning, begin, end, positions);
+    case 4: return evaluate_v3_width<4>(bind, skinning, begin, end, positions);
+    default: return evaluate_v3_width<0>(bind, skinning, begin, end, positions);
   }
 }
 

@@ -12,7 +12,8 @@ target_compile_options(wobble_neural PUBLIC ${WOBBLE_TORCH_FLAGS})
 find_path(WOBBLE_STB_INCLUDE stb_image_write.h PATH_SUFFIXES stb)
 target_include_directories(wobble_neural PRIVATE ${WOBBLE_STB_INCLUDE})
 target_link_libraries(wobble_neural PRIVATE stb)
-target_compile_definitions(wobble_neural PRIVATE WOBBLE_DEFAULT_MODEL="${PROJECT_SOURCE_DIR}/models/physskin_small.pt")
+target_compile_definitions(wobble_neural PRIVATE WOBBLE_DEFAULT_MODEL="${PROJECT_SOURCE_DIR}/models/physskin_small.pt"
+  WOBBLE_DEFAULT_RIG_MODEL="${PROJECT_SOURCE_DIR}/models/physskin_clonk_rig.pt")
 target_precompile_headers(wobble_neural PRIVATE <torch/torch.h>)
 
 file(GLOB WOBBLE_FIELDS_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/apps/wobble/fields/*.cpp)
@@ -30,6 +31,8 @@ if(WOBBLE_BUILD_TESTS)
   target_precompile_headers(wobble_neural_tests PRIVATE <torch/torch.h>)
   target_compile_definitions(wobble_neural_tests PRIVATE
     WOBBLE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    WOBBLE_SHARED_ASSETS="${PROJECT_SOURCE_DIR}/../shared/assets")
+    WOBBLE_SHARED_ASSETS="${PROJECT_SOURCE_DIR}/../shared/assets"
+    WOBBLE_BUNDLED_ASSETS="${WOBBLE_BUNDLED_ASSETS}")
+  add_dependencies(wobble_neural_tests bundled_assets)
   gtest_discover_tests(wobble_neural_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

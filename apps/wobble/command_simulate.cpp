@@ -1,11 +1,13 @@
-// wobble simulate: reduced-order physics (PhysSkin++ runtime) on skinning eigenmodes or skin weights.
+// wobble simulate: reduced-order physics (PhysSkin++ runtime) on skinning eigenmodes or neural fields.
 //   wobble simulate SHAPE.off --handles 16 --pin "y>0.8" --floor -1.1 --frames 120 --fps 30 -o out.pc2
 //   wobble simulate SCENE.json -o out.pc2
 //   wobble simulate --rig CHARACTER.glb --clip Walk --handles 16 -o out.glb
+//   wobble simulate --rig CHARACTER.glb --clip Walk --subspace neural [--neural-model FILE] -o out.glb
 // Outputs: .pc2, .glb/.gltf (baked morph targets), or a folder ending in / (OBJ sequence for
 // meshes, PLY sequence for Gaussian splats).
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <optional>
 
 #include <fmt/core.h>
@@ -129,6 +131,25 @@ int run_scene(Scene& scene, const std::string& output, bool quiet) {
   return 0;
 }
 
+// The learned fields of `--subspace neural` for a mesh (in its file coordinates), with or without
+// the constant column; none for eigenmodes. With a rig the default model is the rig-complementary one.
+using MeshFields = std::function<std::shared_ptr<const SkinningField>(const Mesh&, bool constant_column)>;
+MeshFields neural_fields(const std::string& subspace, const std::string& model_file, bool rig) {
+  if (subspace == "eigenmodes") {
+    if (!model_file.empty()) fail(model_file, "--neural-model needs --subspace neural");
+    return {};
+  }
+  if (subspace != "neural") fail_plain("unknown --subspace '{}' (use eigenmodes or neural)", subspace);
+#ifdef WOBBLE_HAVE_NEURAL
+  const fs::path file = !model_file.empty() ? fs::path(model_file) : rig ? neural::default_rig_model_path() : neural::default_model_path();
+  auto model = std::make_shared<neural::NeuralFieldModel>(file);
+  return [model](const Mesh& mesh, bool constant_column) { return model->fields_for(mesh, constant_column); };
+#else
+  (void)rig;
+  fail_plain("--subspace neural needs a build with WOBBLE_BUILD_NEURAL=ON");
+#endif
+}
+
 }  // namespace
 
 Runner add_simulate_command(CLI::App& app) {
@@ -163,13 +184,17 @@ Runner add_simulate_command(CLI::App& app) {
   app.add_option("--clip", o->clip, "clip name or index (with --rig)")->capture_default_str();
   app.add_flag("--no-rig-inertia", o->no_rig_inertia, "with --rig: eq. 24 only, without the rig's inertial forcing");
   app.add_flag("-q,--quiet", o->quiet, "no progress or summary");
-  app.add_option("--subspace", o->subspace, "SHAPE's subspace: eigenmodes, or neural (learned fields, `wobble fields`)")->capture_default_str();
-  app.add_option("--neural-model", o->neural_model, "with --subspace neural: the model file (default: the shipped one)");
+  app.add_option("--subspace", o->subspace,
+                 "subspace: eigenmodes, or neural (learned fields, `wobble fields`; with --rig, rig-complementary ones)")
+      ->capture_default_str();
+  app.add_option("--neural-model", o->neural_model,
+                 "with --subspace neural: the model file (default: the shipped one; with --rig, the one trained on clonk)");
 
   return [o] {
     physics::Material material{o->youngs, o->poisson, o->density};
     material.validate();
     const EnergyModel model = energy_model_from_string(o->model);
+    const MeshFields learned = neural_fields(o->subspace, o->neural_model, !o->rig.empty());
     if (!o->rig.empty()) {
       if (!o->input.empty()) fail(o->input, "give either INPUT or --rig, not both");
       const OutputKind kind = output_kind(o->output);
@@ -184,8 +209,18 @@ Runner add_simulate_command(CLI::App& app) {
       options.material = material;
       options.model = model;
       options.rig_inertia = !o->no_rig_inertia;
-      spdlog::info("building the rig-complementary subspace ({} handles)...", o->handles);
+      if (learned) {
+        // The learned fields without the constant column span the complementary subspace; the
+        // neural sampling frame and the simulator's are both the mesh's normalisation.
+        options.fields = [&](const Normalization&) { return learned(character.mesh, false); };
+        if (!o->quiet) spdlog::info("building the rig-complementary subspace (learned fields)...");
+      } else if (!o->quiet) {
+        spdlog::info("building the rig-complementary subspace ({} handles)...", o->handles);
+      }
       RigComplementary sim(character, options);
+      if (!o->quiet)
+        spdlog::info("{} fields, complementarity ||J_rig^T B|| / (||J_rig|| ||B||) = {:.3g} (0: exact)",
+                     sim.body().handle_count(), sim.complementarity().relative);
       const int frames = std::max(2, static_cast<int>(std::floor(c.duration() * o->fps)) + 1);
       const double dt = 1.0 / (o->fps * o->substeps);
       BakedFrames baked;
@@ -231,16 +266,7 @@ Runner add_simulate_command(CLI::App& app) {
     q.fps = o->fps;
     q.frames = o->frames;
     q.substeps = o->substeps;
-    if (o->subspace == "neural") {
-#ifdef WOBBLE_HAVE_NEURAL
-      auto neural = std::make_shared<neural::NeuralFieldModel>(o->neural_model.empty() ? neural::default_model_path() : fs::path(o->neural_model));
-      q.field_source = [neural](const Mesh& mesh) { return neural->fields_for(mesh); };
-#else
-      fail_plain("--subspace neural needs a build with WOBBLE_BUILD_NEURAL=ON");
-#endif
-    } else if (o->subspace != "eigenmodes") {
-      fail_plain("unknown --subspace '{}' (use eigenmodes or neural)", o->subspace);
-    }
+    if (learned) q.field_source = [learned](const Mesh& mesh) { return learned(mesh, true); };
     Scene scene = quick_scene(o->input, q);
     return run_scene(scene, o->output, o->quiet);
   };

@@ -6,6 +6,13 @@
 #include "network.hpp"
 #include "torch_field.hpp"
 
+#ifndef WOBBLE_DEFAULT_MODEL
+#define WOBBLE_DEFAULT_MODEL "models/physskin_small.pt"
+#endif
+#ifndef WOBBLE_DEFAULT_RIG_MODEL
+#define WOBBLE_DEFAULT_RIG_MODEL "models/physskin_clonk_rig.pt"
+#endif
+
 namespace wobble::neural {
 
 struct NeuralFieldModel::Impl {
@@ -50,13 +57,15 @@ std::shared_ptr<physics::SkinningField> NeuralFieldModel::fields_for(const Mesh&
   return fields_for(make_shape_sample(mesh, "shape", ShapeSampleOptions{}, seed), constant_column);
 }
 
-std::filesystem::path default_model_path() {
-  if (const char* path = std::getenv("WOBBLE_NEURAL_MODEL"); path && *path) return path;
-#ifdef WOBBLE_DEFAULT_MODEL
-  return WOBBLE_DEFAULT_MODEL;
-#else
-  return "models/physskin_small.pt";
-#endif
+namespace {
+// The file named by the environment variable when set, else the one in the source tree.
+std::filesystem::path model_path(const char* variable, const char* in_source_tree) {
+  if (const char* path = std::getenv(variable); path && *path) return path;
+  return in_source_tree;
 }
+}  // namespace
+
+std::filesystem::path default_model_path() { return model_path("WOBBLE_NEURAL_MODEL", WOBBLE_DEFAULT_MODEL); }
+std::filesystem::path default_rig_model_path() { return model_path("WOBBLE_NEURAL_RIG_MODEL", WOBBLE_DEFAULT_RIG_MODEL); }
 
 }  // namespace wobble::neural

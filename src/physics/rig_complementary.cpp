@@ -1,11 +1,36 @@
 // Rig-complementary dynamics (see rig_complementary.hpp).
 #include <wobble/physics/rig_complementary.hpp>
 
+#include <cmath>
+
 #include <wobble/error.hpp>
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
 
 namespace wobble::physics {
+
+namespace {
+
+// Skinning eigenmodes under J_rig^T B = 0 at the samples, over the joints that carry weight there,
+// on a grid covering the samples and the mesh vertices.
+std::shared_ptr<const SkinningField> constrained_eigenmodes(const std::vector<Vec3d>& samples, const std::vector<Vec3d>& vertices,
+                                                            const Eigen::MatrixXd& rig_weights, const RigComplementaryOptions& options) {
+  std::vector<int> used;
+  for (Eigen::Index j = 0; j < rig_weights.cols(); ++j)
+    if (rig_weights.col(j).cwiseAbs().maxCoeff() > 1e-8) used.push_back(static_cast<int>(j));
+  RigConstraint constraint;
+  constraint.points = samples;
+  constraint.weights.resize(rig_weights.rows(), static_cast<Eigen::Index>(used.size()));
+  for (std::size_t k = 0; k < used.size(); ++k) constraint.weights.col(static_cast<Eigen::Index>(k)) = rig_weights.col(used[k]);
+  std::vector<Vec3d> cover = samples;
+  cover.insert(cover.end(), vertices.begin(), vertices.end());
+  EigenmodeOptions eigen;
+  eigen.handles = options.handles;
+  eigen.grid_resolution = options.field_grid;
+  return skinning_eigenmodes(cover, eigen, &constraint);
+}
+
+}  // namespace
 
 RigComplementary::RigComplementary(const Character& character, const RigComplementaryOptions& options)
     : character_(character), options_(options) {
@@ -20,23 +45,16 @@ RigComplementary::RigComplementary(const Character& character, const RigCompleme
   rig_options.grid_resolution = options.field_grid;
   const auto rig_field = rig_weights_field(character, normalization_, rig_options);
   rig_weights_ = rig_field->evaluate(samples_, true);
-  // Constraint over joints that carry weight at the samples.
-  std::vector<int> used;
-  for (Eigen::Index j = 0; j < rig_weights_.W.cols(); ++j)
-    if (rig_weights_.W.col(j).cwiseAbs().maxCoeff() > 1e-8) used.push_back(static_cast<int>(j));
-  RigConstraint constraint;
-  constraint.points = samples_;
-  constraint.weights.resize(rig_weights_.W.rows(), static_cast<Eigen::Index>(used.size()));
-  for (std::size_t k = 0; k < used.size(); ++k) constraint.weights.col(static_cast<Eigen::Index>(k)) = rig_weights_.W.col(used[k]);
-  std::vector<Vec3d> cover = samples_;
-  cover.insert(cover.end(), vertices_.begin(), vertices_.end());
-  EigenmodeOptions eigen;
-  eigen.handles = options.handles;
-  eigen.grid_resolution = options.field_grid;
   BodyDescription description;
   description.name = character.source.filename().string();
   description.samples = samples;
-  description.field = skinning_eigenmodes(cover, eigen, &constraint);
+  if (options.fields) {
+    description.field = options.fields(normalization_);
+    if (!description.field || description.field->handle_count() < 1)
+      fail(character.source, "the given complementary fields are empty");
+  } else {
+    description.field = constrained_eigenmodes(samples_, vertices_, rig_weights_.W, options);
+  }
   description.material = options.material;
   description.model = options.model;
   world_.solver.gravity = options.gravity;
@@ -143,6 +161,26 @@ Eigen::VectorXd RigComplementary::complementarity_residual(const Eigen::VectorXd
   }
   if (scale) *scale = std::sqrt(jacobian_norm2) * u.norm();
   return r;
+}
+
+Complementarity RigComplementary::complementarity() const {
+  // J_rig = I3 (x) J with J[p, 4j + a] = w_j(p) [X_p; 1]_a, and B likewise I3 (x) B, so every norm
+  // is sqrt(3) times its one-dimension block's.
+  const Eigen::MatrixXd& B = world_.body(0).basis().B;
+  const Eigen::MatrixXd& W = rig_weights_.W;
+  double jtb2 = 0, j2 = 0;
+  for (int a = 0; a < 4; ++a) {
+    Eigen::MatrixXd weighted = W;
+    if (a < 3)
+      for (Eigen::Index p = 0; p < W.rows(); ++p) weighted.row(p) *= samples_[static_cast<std::size_t>(p)][a];
+    jtb2 += (weighted.transpose() * B).squaredNorm();
+    j2 += weighted.squaredNorm();
+  }
+  Complementarity out;
+  out.absolute = std::sqrt(3 * jtb2);
+  const double scale = std::sqrt(3 * j2) * std::sqrt(3 * B.squaredNorm());
+  out.relative = scale > 0 ? out.absolute / scale : 0;
+  return out;
 }
 
 }  // namespace wobble::physics

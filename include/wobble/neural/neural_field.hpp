@@ -42,5 +42,9 @@ class NeuralFieldModel {
 // The model shipped in the repository (models/physskin_small.pt), or the file named by the
 // environment variable WOBBLE_NEURAL_MODEL.
 std::filesystem::path default_model_path();
+// The rig-complementary model shipped for the bundled character (models/physskin_clonk_rig.pt:
+// trained with L_comp on clonk, use its fields without the constant column), or the file named by
+// WOBBLE_NEURAL_RIG_MODEL.
+std::filesystem::path default_rig_model_path();
 
 }  // namespace wobble::neural

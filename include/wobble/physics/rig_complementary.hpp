@@ -8,8 +8,14 @@
 // the full-space inertia of X + u_rig + u_comp that eq. 24 leaves out; without it a rigidly moving
 // rig produces no secondary motion at all.
 //
+// The complementary subspace is, by default, skinning eigenmodes computed under the constraint;
+// `fields` replaces them by any fields without a constant column, e.g. learned rig-complementary
+// neural fields (trained with L_comp, so J_rig^T B is small but not exactly zero: complementarity()
+// measures it).
+//
 // Frames: the physics runs in the normalised frame of the bind-space mesh (longest side 2,
 // treated as metres); outputs are in the character's world frame.
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -19,8 +25,11 @@
 
 namespace wobble::physics {
 
+// Complementary fields in the physics frame (the bind-space mesh normalised by `frame`).
+using ComplementaryFields = std::function<std::shared_ptr<const SkinningField>(const Normalization& frame)>;
+
 struct RigComplementaryOptions {
-  int handles = 16;
+  int handles = 16;                // eigenmodes only; given fields bring their own count
   std::size_t points = 1000;
   int sample_grid = 24;            // sampling grid resolution
   int field_grid = 20;             // eigenmode and rig-weight grid resolution
@@ -28,6 +37,15 @@ struct RigComplementaryOptions {
   EnergyModel model = EnergyModel::NeoHookean;
   bool rig_inertia = true;
   Vec3d gravity = Vec3d::Zero();   // m/s^2 in the normalised frame
+  ComplementaryFields fields;      // empty: constrained skinning eigenmodes
+};
+
+// How far the subspace is from complementary at the sample points: ||J_rig^T B||_F over all three
+// dimensions (B with its d(X) W_i [X; 1] columns), and the same divided by ||J_rig||_F ||B||_F,
+// which lies in [0, 1] whatever the fields' scale (0: exactly complementary).
+struct Complementarity {
+  double absolute = 0;
+  double relative = 0;
 };
 
 class RigComplementary {
@@ -42,10 +60,14 @@ class RigComplementary {
   // J_rig^T u at the sample points (12 per joint) for a complementary displacement u = B z given
   // by z, and the norms |J_rig| |u| to compare it with (for tests and diagnostics).
   Eigen::VectorXd complementarity_residual(const Eigen::VectorXd& z, double* scale) const;
+  // The whole subspace's complementarity (see Complementarity).
+  Complementarity complementarity() const;
 
   World& world() { return world_; }
   const Body& body() const { return world_.body(0); }
   const Normalization& normalization() const { return normalization_; }
+  const std::vector<Vec3d>& samples() const { return samples_; }            // normalised frame
+  const Eigen::MatrixXd& rig_weights() const { return rig_weights_.W; }     // samples x joints
 
  private:
   // Rig positions (normalised frame, N x 3) and deformation gradients (N x 9) at the sample points.

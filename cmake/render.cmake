@@ -2,11 +2,10 @@
 #
 # Portable sources (also compiled for WebGL 2 by Emscripten): every src/render/*.cpp EXCEPT the
 # desktop-only files listed in WOBBLE_RENDER_DESKTOP_ONLY_SOURCES (EGL context, ffmpeg video).
-# Under Emscripten, src/render/gl.hpp uses <GLES3/gl3.h> and image.cpp compiles stb itself.
+# Under Emscripten, src/render/gl.hpp uses <GLES3/gl3.h>.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(EPOXY REQUIRED IMPORTED_TARGET epoxy)
 pkg_check_modules(EGL REQUIRED IMPORTED_TARGET egl)
-pkg_check_modules(STB REQUIRED IMPORTED_TARGET stb)
 
 set(WOBBLE_RENDER_DESKTOP_ONLY_SOURCES
   ${PROJECT_SOURCE_DIR}/src/render/headless_context.cpp
@@ -14,7 +13,7 @@ set(WOBBLE_RENDER_DESKTOP_ONLY_SOURCES
 file(GLOB WOBBLE_RENDER_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/render/*.cpp)
 add_library(wobble_render ${WOBBLE_RENDER_SOURCES})
 target_include_directories(wobble_render PUBLIC include PRIVATE src)
-target_link_libraries(wobble_render PUBLIC wobble_core PRIVATE PkgConfig::EPOXY PkgConfig::EGL PkgConfig::STB)
+target_link_libraries(wobble_render PUBLIC wobble_core PRIVATE PkgConfig::EPOXY PkgConfig::EGL)
 
 # `wobble render`
 file(GLOB WOBBLE_RENDER_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/apps/wobble/render/*.cpp)

@@ -9,7 +9,7 @@
 #include <imgui.h>
 
 #include <wobble/error.hpp>
-#include <wobble/render/image.hpp>
+#include <wobble/image.hpp>
 
 #include "gl.hpp"
 #include "viewer.hpp"
@@ -26,8 +26,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The default framebuffer's picture (before the swap), top row first.
-render::RgbaImage read_framebuffer(int width, int height) {
-  render::RgbaImage image(width, height);
+RgbaImage read_framebuffer(int width, int height) {
+  RgbaImage image(width, height);
   std::vector<std::uint8_t> rows(image.pixels.size());
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rows.data());
@@ -95,7 +95,7 @@ struct Application {
     }
     if (!options.screenshot.empty() && frames >= options.frame) {
       glFinish();
-      render::write_png(options.screenshot, read_framebuffer(width, height));
+      write_png(options.screenshot, read_framebuffer(width, height));
       std::printf("wobble-viewer: wrote %s (frame %d, %dx%d)\n", options.screenshot.string().c_str(), frames, width, height);
       done = true;
       return;

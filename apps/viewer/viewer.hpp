@@ -14,7 +14,7 @@
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/render/camera.hpp>
-#include <wobble/render/image.hpp>
+#include <wobble/image.hpp>
 #include <wobble/render/renderer.hpp>
 
 #include "bend_weight_brush.hpp"

@@ -1,5 +1,6 @@
 #pragma once
-// RGBA8 images for off-screen output: composition of panels, text labels, PNG files.
+// RGBA8 images: composition of panels, text labels, lines, PNG files. The one image type of the
+// project: the renderer reads frames into it, and the neural plots and field pictures draw on it.
 #include <cstdint>
 #include <filesystem>
 #include <string_view>
@@ -7,7 +8,7 @@
 
 #include <wobble/math.hpp>
 
-namespace wobble::render {
+namespace wobble {
 
 struct RgbaImage {
   int width = 0, height = 0;
@@ -21,8 +22,11 @@ struct RgbaImage {
   void blit(const RgbaImage& source, int x, int y);
   // A filled rectangle, alpha-blended.
   void fill_rect(int x, int y, int w, int h, const Vec4f& color);
-  // Text with stb_easy_font (ASCII), top-left at (x, y), each font pixel `scale` pixels, on a
-  // translucent dark box so that it stays readable on any background.
+  // A line from (x0, y0) to (x1, y1), one pixel wide, clipped to the image.
+  void draw_line(double x0, double y0, double x1, double y1, const Vec4f& color);
+  // Text with stb_easy_font (ASCII), top-left at (x, y), each font pixel `scale` pixels.
+  void draw_text(std::string_view text, int x, int y, int scale = 1, const Vec4f& color = Vec4f(0, 0, 0, 1));
+  // draw_text on a translucent dark box, so that it stays readable on any background.
   void draw_label(std::string_view text, int x, int y, int scale = 2, const Vec4f& color = Vec4f(1, 1, 1, 1));
   // Width and height in pixels that draw_label's text takes (box excluded).
   static Vec2f label_size(std::string_view text, int scale);
@@ -40,4 +44,4 @@ RgbaImage side_by_side(const std::vector<RgbaImage>& panels);
 // A grid of `columns` columns (contact sheet), row by row.
 RgbaImage grid(const std::vector<RgbaImage>& cells, int columns);
 
-}  // namespace wobble::render
+}  // namespace wobble

@@ -1,7 +1,7 @@
-// RGBA images: composition, labels (stb_easy_font), PNG encoding (stb_image_write) and texture
-// decoding (stb_image). On the desktop the stb implementations come from Debian's libstb; under
-// Emscripten this file compiles them itself.
-#include <wobble/render/image.hpp>
+// RGBA images: composition, lines, labels (stb_easy_font), PNG encoding (stb_image_write) and
+// texture decoding (stb_image). On the desktop the stb implementations come from Debian's libstb;
+// under Emscripten this file compiles them itself.
+#include <wobble/image.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -13,14 +13,18 @@
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #endif
+// stb_easy_font is a header of static functions, not all of which this file uses.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
 #include <stb_easy_font.h>
+#pragma GCC diagnostic pop
 #include <stb_image.h>
 #include <stb_image_write.h>
 
 #include <wobble/atomic_file.hpp>
 #include <wobble/error.hpp>
 
-namespace wobble::render {
+namespace wobble {
 
 RgbaImage::RgbaImage(int w, int h, std::uint32_t rgba) : width(w), height(h) {
   pixels.resize(static_cast<std::size_t>(w) * h * 4);
@@ -56,21 +60,34 @@ Vec2f RgbaImage::label_size(std::string_view text, int scale) {
                static_cast<float>(stb_easy_font_height(copy.data()) * scale));
 }
 
-void RgbaImage::draw_label(std::string_view text, int x, int y, int scale, const Vec4f& color) {
+void RgbaImage::draw_line(double x0, double y0, double x1, double y1, const Vec4f& color) {
+  const int steps = static_cast<int>(std::ceil(std::max(std::abs(x1 - x0), std::abs(y1 - y0)))) + 1;
+  for (int k = 0; k <= steps; ++k) {
+    const double t = static_cast<double>(k) / steps;
+    fill_rect(static_cast<int>(std::lround(x0 + t * (x1 - x0))), static_cast<int>(std::lround(y0 + t * (y1 - y0))), 1, 1,
+              color);
+  }
+}
+
+void RgbaImage::draw_text(std::string_view text, int x, int y, int scale, const Vec4f& color) {
   std::string copy(text);
   // stb_easy_font emits axis-aligned quads (4 vertices of 16 bytes each: x, y, z, colour).
   std::vector<char> buffer(copy.size() * 270 + 1024);
   const int quads = stb_easy_font_print(0, 0, copy.data(), nullptr, buffer.data(), static_cast<int>(buffer.size()));
-  const Vec2f size = label_size(text, scale);
-  const int pad = 2 * scale;
-  fill_rect(x - pad, y - pad, static_cast<int>(size.x()) + 2 * pad, static_cast<int>(size.y()) + 2 * pad,
-            Vec4f(0, 0, 0, 0.55f));
   for (int q = 0; q < quads; ++q) {
     const float* v = reinterpret_cast<const float*>(buffer.data() + q * 64);
     const float left = v[0], top = v[1], right = v[8], bottom = v[9];  // vertices 0 and 2
     fill_rect(x + static_cast<int>(left * scale), y + static_cast<int>(top * scale),
               static_cast<int>((right - left) * scale), static_cast<int>((bottom - top) * scale), color);
   }
+}
+
+void RgbaImage::draw_label(std::string_view text, int x, int y, int scale, const Vec4f& color) {
+  const Vec2f size = label_size(text, scale);
+  const int pad = 2 * scale;
+  fill_rect(x - pad, y - pad, static_cast<int>(size.x()) + 2 * pad, static_cast<int>(size.y()) + 2 * pad,
+            Vec4f(0, 0, 0, 0.55f));
+  draw_text(text, x, y, scale, color);
 }
 
 std::vector<std::uint8_t> encode_png(const RgbaImage& image) {
@@ -124,4 +141,4 @@ RgbaImage grid(const std::vector<RgbaImage>& cells, int columns) {
   return result;
 }
 
-}  // namespace wobble::render
+}  // namespace wobble

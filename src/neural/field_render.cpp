@@ -7,10 +7,9 @@
 #include <vector>
 
 #include <Eigen/Geometry>
-#include <stb_image_write.h>
 
-#include <wobble/atomic_file.hpp>
 #include <wobble/error.hpp>
+#include <wobble/image.hpp>
 
 namespace wobble::neural {
 
@@ -38,7 +37,7 @@ void render_fields_png(const std::filesystem::path& file, const Mesh& mesh, cons
   if (fields < 1 || W.rows() != static_cast<Eigen::Index>(mesh.vertex_count()))
     fail(file, "need one row of fields per vertex and at least one field to render");
   const int panels = fields + 1, width = panels * panel_size, height = panel_size;
-  std::vector<unsigned char> pixels(static_cast<std::size_t>(width * height * 3), 255);
+  RgbaImage image(width, height, 0xffffffff);
   // View: yaw 30 degrees, pitch 20 degrees; light from the viewer's upper left.
   const Eigen::Matrix3d view = (Eigen::AngleAxisd(0.35, Vec3d::UnitX()) * Eigen::AngleAxisd(-0.52, Vec3d::UnitY())).toRotationMatrix();
   const Vec3d light = Vec3d(-0.4, 0.6, 1).normalized();
@@ -88,14 +87,12 @@ void render_fields_png(const std::filesystem::path& file, const Mesh& mesh, cons
           if (z <= d) continue;
           d = z;
           const Vec3d rgb = shade * (b0 * c[0] + b1 * c[1] + b2 * c[2]);
-          unsigned char* out = &pixels[static_cast<std::size_t>((y * width + panel * panel_size + x) * 3)];
+          std::uint8_t* out = image.at(panel * panel_size + x, y);
           for (int k = 0; k < 3; ++k) out[k] = static_cast<unsigned char>(std::clamp(rgb[k] * 255, 0.0, 255.0));
         }
     }
   }
-  AtomicOutput out(file);
-  if (!stbi_write_png(out.temporary().c_str(), width, height, 3, pixels.data(), width * 3)) fail(file, "cannot write the PNG");
-  out.commit();
+  write_png(file, image);
 }
 
 }  // namespace wobble::neural

@@ -1,4 +1,4 @@
-// Loss CSV and a minimal PNG line plot (stb_image_write for the file, stb_easy_font for labels).
+// Loss CSV and a minimal PNG line plot of log10(loss) against the step.
 #include <wobble/neural/loss_plot.hpp>
 
 #include <algorithm>
@@ -9,46 +9,17 @@
 #include <sstream>
 
 #include <fmt/format.h>
-#include <stb_easy_font.h>
-#include <stb_image_write.h>
 
 #include <wobble/atomic_file.hpp>
 #include <wobble/error.hpp>
+#include <wobble/image.hpp>
 
 namespace wobble::neural {
 
 namespace {
 
-using Rgb = std::array<unsigned char, 3>;
-constexpr Rgb kPalette[] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44}, {214, 39, 40}, {148, 103, 189}, {140, 86, 75}};
-
-struct Canvas {
-  int width, height;
-  std::vector<unsigned char> pixels;
-  Canvas(int w, int h) : width(w), height(h), pixels(static_cast<std::size_t>(w * h * 3), 255) {}
-  void set(int x, int y, Rgb c) {
-    if (x < 0 || y < 0 || x >= width || y >= height) return;
-    std::copy(c.begin(), c.end(), pixels.begin() + (static_cast<std::ptrdiff_t>(y) * width + x) * 3);
-  }
-  void line(double x0, double y0, double x1, double y1, Rgb c) {
-    const int n = static_cast<int>(std::ceil(std::max(std::abs(x1 - x0), std::abs(y1 - y0)))) + 1;
-    for (int k = 0; k <= n; ++k) {
-      const double t = static_cast<double>(k) / n;
-      set(static_cast<int>(std::lround(x0 + t * (x1 - x0))), static_cast<int>(std::lround(y0 + t * (y1 - y0))), c);
-    }
-  }
-  // stb_easy_font emits quads (4 vertices of 16 bytes: x, y, z, colour); filled axis-aligned.
-  void text(int x, int y, const std::string& s, Rgb c) {
-    std::vector<char> buffer(s.size() * 300 + 300);
-    const int quads = stb_easy_font_print(0, 0, const_cast<char*>(s.c_str()), nullptr, buffer.data(), static_cast<int>(buffer.size()));
-    for (int q = 0; q < quads; ++q) {
-      const float* v = reinterpret_cast<const float*>(buffer.data() + q * 64);
-      const int xa = static_cast<int>(v[0]), ya = static_cast<int>(v[1]), xb = static_cast<int>(v[8]), yb = static_cast<int>(v[9]);
-      for (int yy = ya; yy < yb; ++yy)
-        for (int xx = xa; xx < xb; ++xx) set(x + xx, y + yy, c);
-    }
-  }
-};
+const Vec4f kPalette[] = {{0.12f, 0.47f, 0.71f, 1}, {1.0f, 0.5f, 0.05f, 1},  {0.17f, 0.63f, 0.17f, 1},
+                          {0.84f, 0.15f, 0.16f, 1}, {0.58f, 0.4f, 0.74f, 1}, {0.55f, 0.34f, 0.29f, 1}};
 
 }  // namespace
 
@@ -123,7 +94,7 @@ LossCurves read_loss_csv(const std::filesystem::path& file, int up_to_step) {
 }
 
 void LossCurves::write_plot(const std::filesystem::path& file, const std::vector<std::string>& names, int width, int height) const {
-  Canvas canvas(width, height);
+  RgbaImage canvas(width, height, 0xffffffff);
   const int left = 60, right = 150, top = 20, bottom = 40;
   const double plot_w = width - left - right, plot_h = height - top - bottom;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
@@ -143,34 +114,32 @@ void LossCurves::write_plot(const std::filesystem::path& file, const std::vector
   const double first = steps_.empty() ? 0 : steps_.front(), last = steps_.empty() ? 1 : std::max<double>(steps_.back(), first + 1);
   auto px = [&](double step) { return left + plot_w * (step - first) / (last - first); };
   auto py = [&](double v) { return top + plot_h * (hi - v) / (hi - lo); };
-  const Rgb grey{200, 200, 200}, black{0, 0, 0};
+  const Vec4f grey(0.78f, 0.78f, 0.78f, 1), black(0, 0, 0, 1);
   for (double d = lo; d <= hi; d += 1) {
-    canvas.line(left, py(d), left + plot_w, py(d), grey);
-    canvas.text(4, static_cast<int>(py(d)) - 3, fmt::format("1e{}", static_cast<int>(d)), black);
+    canvas.draw_line(left, py(d), left + plot_w, py(d), grey);
+    canvas.draw_text(fmt::format("1e{}", static_cast<int>(d)), 4, static_cast<int>(py(d)) - 3);
   }
-  canvas.line(left, top, left, top + plot_h, black);
-  canvas.line(left, top + plot_h, left + plot_w, top + plot_h, black);
-  canvas.text(left, height - bottom + 8, fmt::format("step {}", static_cast<int>(first)), black);
-  canvas.text(static_cast<int>(left + plot_w) - 60, height - bottom + 8, fmt::format("step {}", static_cast<int>(last)), black);
+  canvas.draw_line(left, top, left, top + plot_h, black);
+  canvas.draw_line(left, top + plot_h, left + plot_w, top + plot_h, black);
+  canvas.draw_text(fmt::format("step {}", static_cast<int>(first)), left, height - bottom + 8);
+  canvas.draw_text(fmt::format("step {}", static_cast<int>(last)), static_cast<int>(left + plot_w) - 60, height - bottom + 8);
   for (std::size_t k = 0; k < shown.size(); ++k) {
-    const Rgb colour = kPalette[k % std::size(kPalette)];
+    const Vec4f colour = kPalette[k % std::size(kPalette)];
     const auto& s = shown[k].second;
     double px0 = std::nan(""), py0 = std::nan("");
     for (std::size_t i = 0; i < s.size(); ++i) {
       if (!std::isfinite(s[i])) continue;
       const double x = px(steps_[i]), y = py(s[i]);
-      if (std::isfinite(px0)) canvas.line(px0, py0, x, y, colour);
-      else canvas.set(static_cast<int>(x), static_cast<int>(y), colour);
+      if (std::isfinite(px0)) canvas.draw_line(px0, py0, x, y, colour);
+      else canvas.fill_rect(static_cast<int>(x), static_cast<int>(y), 1, 1, colour);
       px0 = x;
       py0 = y;
     }
     const int ly = top + 10 + 16 * static_cast<int>(k);
-    canvas.line(width - right + 10, ly + 3, width - right + 30, ly + 3, colour);
-    canvas.text(width - right + 36, ly, shown[k].first, black);
+    canvas.draw_line(width - right + 10, ly + 3, width - right + 30, ly + 3, colour);
+    canvas.draw_text(shown[k].first, width - right + 36, ly);
   }
-  AtomicOutput out(file);
-  if (!stbi_write_png(out.temporary().c_str(), width, height, 3, canvas.pixels.data(), width * 3)) fail(file, "cannot write the PNG");
-  out.commit();
+  write_png(file, canvas);
 }
 
 }  // namespace wobble::neural

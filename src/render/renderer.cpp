@@ -7,9 +7,9 @@
 
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
+#include <wobble/image.hpp>
 #include <wobble/mesh.hpp>
 #include <wobble/pose.hpp>
-#include <wobble/render/image.hpp>
 #include <wobble/rig.hpp>
 #include <wobble/skin.hpp>
 

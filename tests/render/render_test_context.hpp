@@ -3,8 +3,8 @@
 // small picture helpers.
 #include <gtest/gtest.h>
 
+#include <wobble/image.hpp>
 #include <wobble/render/headless_context.hpp>
-#include <wobble/render/image.hpp>
 
 namespace wobble::test {
 
@@ -14,7 +14,7 @@ inline void require_gl() {
 }
 
 // Pixels whose colour differs from `reference` by more than `tolerance` in any channel.
-inline std::size_t differing_pixels(const render::RgbaImage& a, const render::RgbaImage& b, int tolerance = 24) {
+inline std::size_t differing_pixels(const RgbaImage& a, const RgbaImage& b, int tolerance = 24) {
   std::size_t count = 0;
   for (std::size_t i = 0; i + 3 < a.pixels.size() && i + 3 < b.pixels.size(); i += 4) {
     for (int c = 0; c < 3; ++c) {
@@ -28,8 +28,8 @@ inline std::size_t differing_pixels(const render::RgbaImage& a, const render::Rg
 }
 
 // Pixels that differ from the colour of the top-left pixel (the background there).
-inline std::size_t non_background_pixels(const render::RgbaImage& image, int tolerance = 24) {
-  render::RgbaImage flat(image.width, image.height);
+inline std::size_t non_background_pixels(const RgbaImage& image, int tolerance = 24) {
+  RgbaImage flat(image.width, image.height);
   for (std::size_t i = 0; i < flat.pixels.size(); i += 4) std::copy(image.pixels.begin(), image.pixels.begin() + 4, flat.pixels.begin() + i);
   return differing_pixels(image, flat, tolerance);
 }

@@ -22,7 +22,7 @@ const Character& clonk() {
 
 // Renders frame `t` of the Walk clip with `stack` (played from the clip start at 30 fps so that
 // the effect has history), CPU path.
-render::RgbaImage render_walk(const std::string& stack, double t, const render::DrawOptions& options = {}) {
+RgbaImage render_walk(const std::string& stack, double t, const render::DrawOptions& options = {}) {
   require_gl();
   const Character& c = clonk();
   const std::size_t walk = c.require_clip("Walk");
@@ -50,7 +50,7 @@ render::RgbaImage render_walk(const std::string& stack, double t, const render::
 }
 
 TEST(Offscreen, CharacterIsDrawnLitAndTextured) {
-  const render::RgbaImage image = render_walk("lbs", 0.5);
+  const RgbaImage image = render_walk("lbs", 0.5);
   ASSERT_EQ(image.width, 320);
   ASSERT_EQ(image.height, 240);
   const std::size_t covered = non_background_pixels(image);
@@ -66,7 +66,7 @@ TEST(Offscreen, GridAndSkeletonAddLines) {
   render::DrawOptions bare;
   bare.grid = false;
   bare.mesh = false;
-  const render::RgbaImage empty = render_walk("lbs", 0.2, bare);
+  const RgbaImage empty = render_walk("lbs", 0.2, bare);
   EXPECT_EQ(non_background_pixels(empty), 0u);
   render::DrawOptions grid = bare;
   grid.grid = true;
@@ -77,9 +77,9 @@ TEST(Offscreen, GridAndSkeletonAddLines) {
 }
 
 TEST(Offscreen, DynamicSkinningChangesThePicture) {
-  const render::RgbaImage lbs = render_walk("lbs", 0.8);
-  const render::RgbaImage dynamic = render_walk("lbs,dynamic", 0.8);
-  const render::RgbaImage again = render_walk("lbs", 0.8);
+  const RgbaImage lbs = render_walk("lbs", 0.8);
+  const RgbaImage dynamic = render_walk("lbs,dynamic", 0.8);
+  const RgbaImage again = render_walk("lbs", 0.8);
   EXPECT_EQ(differing_pixels(lbs, again, 0), 0u) << "rendering is deterministic";
   EXPECT_GT(differing_pixels(lbs, dynamic), 200u);
 }
@@ -99,7 +99,7 @@ TEST(Offscreen, HeatMapColoursBySkinWeight) {
   options.grid = false;
   target.bind();
   renderer.draw(camera, 200, 200, options);
-  const render::RgbaImage heat = target.read();
+  const RgbaImage heat = target.read();
   options.heat_map = false;
   target.bind();
   renderer.draw(camera, 200, 200, options);
@@ -155,21 +155,21 @@ TEST(FollowFraming, TargetFollowsAndDistanceNeverShrinks) {
 }
 
 TEST(Image, LabelsAndCompositionArePixelExact) {
-  render::RgbaImage a(10, 8, 0xff0000ff), b(10, 8, 0x00ff00ff);
-  const render::RgbaImage both = render::side_by_side({a, b});
+  RgbaImage a(10, 8, 0xff0000ff), b(10, 8, 0x00ff00ff);
+  const RgbaImage both = side_by_side({a, b});
   ASSERT_EQ(both.width, 20);
   EXPECT_EQ(both.at(9, 7)[0], 255);
   EXPECT_EQ(both.at(10, 0)[1], 255);
   EXPECT_EQ(both.at(10, 0)[0], 0);
-  render::RgbaImage canvas(120, 40, 0x000000ff);
+  RgbaImage canvas(120, 40, 0x000000ff);
   canvas.draw_label("Hi", 10, 10, 2);
   std::size_t white = 0;
   for (std::size_t i = 0; i < canvas.pixels.size(); i += 4) white += canvas.pixels[i] == 255;
   EXPECT_GT(white, 20u);
-  const Vec2f size = render::RgbaImage::label_size("Hi", 2);
+  const Vec2f size = RgbaImage::label_size("Hi", 2);
   EXPECT_GT(size.x(), 4);
-  const auto png = render::encode_png(canvas);
-  const render::RgbaImage decoded = render::decode_image(png, "test");
+  const auto png = encode_png(canvas);
+  const RgbaImage decoded = decode_image(png, "test");
   EXPECT_EQ(decoded.pixels, canvas.pixels);
 }
 

@@ -12,10 +12,10 @@
 #include <iterator>
 #include <string>
 
-#include <wobble/render/image.hpp>
+#include <wobble/image.hpp>
 
 namespace fs = std::filesystem;
-using wobble::render::RgbaImage;
+using wobble::RgbaImage;
 
 namespace {
 
@@ -48,7 +48,7 @@ RgbaImage screenshot(const std::string& name, const std::string& arguments) {
   EXPECT_EQ(code, 0) << log;
   if (code != 0 || !fs::exists(png)) return {};
   const std::string bytes = read_text(png);
-  return wobble::render::decode_image(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), png.string());
+  return wobble::decode_image(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), png.string());
 }
 
 // Share of pixels that differ from the top-left pixel (the background) by more than `tolerance`
@@ -124,7 +124,7 @@ TEST(ViewerScreenshots, BundledCharacterWithInterface) {
   ASSERT_EQ(run_viewer("'" WOBBLE_BUNDLED_ASSETS "/clonk.glb' --size 800x600 --frame 20 --screenshot '" + png.string() + "'", log), 0)
       << log;
   const std::string bytes = read_text(png);
-  const RgbaImage image = wobble::render::decode_image(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), png.string());
+  const RgbaImage image = wobble::decode_image(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), png.string());
   EXPECT_EQ(image.width, 800);
   EXPECT_GT(non_background_share(image), 0.05);
 }

@@ -178,7 +178,7 @@ int run_render(const RenderOptions& options) {
                            &pool};
     framing.update(bounds(pose), aspect, camera);
     camera.distance *= static_cast<float>(1.0 / options.zoom);
-    std::vector<render::RgbaImage> images;
+    std::vector<RgbaImage> images;
     for (auto& panel : panels) {
       panel->update(frame);
       if (options.skeleton) panel->renderer().set_skeleton(character.rig, pose);
@@ -187,7 +187,7 @@ int run_render(const RenderOptions& options) {
       images.push_back(target.read());
       if (!options.no_labels) images.back().draw_label(panel->label(), 6 * label_scale, 6 * label_scale, label_scale);
     }
-    sink->add(panel_count == 1 ? images.front() : render::side_by_side(images), t);
+    sink->add(panel_count == 1 ? images.front() : side_by_side(images), t);
     progress.update(k + 1, times.size());
   }
   sink->finish();

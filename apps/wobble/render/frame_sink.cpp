@@ -15,12 +15,12 @@ namespace {
 class PngSink final : public FrameSink {
  public:
   explicit PngSink(std::filesystem::path out) : out_(std::move(out)) {}
-  void add(const render::RgbaImage& frame, double) override { frame_ = frame; }
-  void finish() override { render::write_png(out_, frame_); }
+  void add(const RgbaImage& frame, double) override { frame_ = frame; }
+  void finish() override { write_png(out_, frame_); }
 
  private:
   std::filesystem::path out_;
-  render::RgbaImage frame_;
+  RgbaImage frame_;
 };
 
 class SheetSink final : public FrameSink {
@@ -28,26 +28,26 @@ class SheetSink final : public FrameSink {
   SheetSink(std::filesystem::path out, std::size_t count) : out_(std::move(out)) {
     columns_ = std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(count)))));
   }
-  void add(const render::RgbaImage& frame, double time) override {
+  void add(const RgbaImage& frame, double time) override {
     cells_.push_back(frame);
     const int scale = std::max(1, frame.height / 180);
     const std::string text = fmt::format("t = {:.2f} s", time);
-    const int h = static_cast<int>(render::RgbaImage::label_size(text, scale).y());
+    const int h = static_cast<int>(RgbaImage::label_size(text, scale).y());
     cells_.back().draw_label(text, 4 * scale, frame.height - h - 4 * scale, scale);
   }
-  void finish() override { render::write_png(out_, render::grid(cells_, columns_)); }
+  void finish() override { write_png(out_, grid(cells_, columns_)); }
 
  private:
   std::filesystem::path out_;
   int columns_ = 1;
-  std::vector<render::RgbaImage> cells_;
+  std::vector<RgbaImage> cells_;
 };
 
 class SequenceSink final : public FrameSink {
  public:
   explicit SequenceSink(const std::filesystem::path& folder) : output_(folder, true) {}
-  void add(const render::RgbaImage& frame, double) override {
-    render::write_png(output_.temporary() / fmt::format("frame_{:04}.png", index_++), frame);
+  void add(const RgbaImage& frame, double) override {
+    write_png(output_.temporary() / fmt::format("frame_{:04}.png", index_++), frame);
   }
   void finish() override { output_.commit(); }
 
@@ -59,7 +59,7 @@ class SequenceSink final : public FrameSink {
 class VideoSink final : public FrameSink {
  public:
   VideoSink(const std::filesystem::path& out, int width, int height, double fps) : writer_(out, width, height, fps) {}
-  void add(const render::RgbaImage& frame, double) override { writer_.add_frame(frame); }
+  void add(const RgbaImage& frame, double) override { writer_.add_frame(frame); }
   void finish() override { writer_.finish(); }
 
  private:

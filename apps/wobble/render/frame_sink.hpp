@@ -6,14 +6,14 @@
 #include <memory>
 #include <string>
 
-#include <wobble/render/image.hpp>
+#include <wobble/image.hpp>
 
 namespace wobble::cli {
 
 class FrameSink {
  public:
   virtual ~FrameSink() = default;
-  virtual void add(const render::RgbaImage& frame, double time) = 0;
+  virtual void add(const RgbaImage& frame, double time) = 0;
   virtual void finish() = 0;
 };
 

@@ -9,7 +9,7 @@
 
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
-#include <wobble/render/image.hpp>
+#include <wobble/image.hpp>
 #include <wobble/render/renderer.hpp>
 
 namespace wobble::cli {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <memory>
 
-#include <wobble/render/image.hpp>
+#include <wobble/image.hpp>
 
 namespace wobble::render {
 

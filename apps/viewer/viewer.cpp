@@ -134,7 +134,7 @@ void Viewer::choose_clip(int clip) {
 
 bool Viewer::gpu_available() const {
   const std::string spec = stack_settings_.spec();
-  return character_ && character_->is_skinned() && (spec == "lbs" || spec == "lbs,dynamic");
+  return character_ && character_->is_skinned() && render::GpuSkinning::supports(spec);
 }
 
 void Viewer::set_gpu(bool gpu) { use_gpu_ = gpu; }
@@ -156,13 +156,10 @@ void Viewer::rebuild_stack() {
   } catch (const std::exception& e) {
     show_error(e.what());
   }
-  gpu_dynamic_ = stack_settings_.contains("dynamic");
   if (gpu_available()) {
     try {
       const nlohmann::json* section = stack_settings_.find_section("dynamic");
-      gpu_parameters_ = dynamic_parameters_from_json(section ? *section : nlohmann::json::object());
-      if (gpu_dynamic_) gpu_state_.initialize(*character_, gpu_parameters_);
-      renderer_->set_skin(character_->skin, character_->rig.joint_count(), gpu_dynamic_ ? &gpu_state_ : nullptr);
+      gpu_skinning_.bind(*renderer_, *character_, stack_settings_.spec(), section ? *section : nlohmann::json::object());
     } catch (const std::exception& e) {
       show_error(e.what());
     }
@@ -182,7 +179,7 @@ void Viewer::deform() {
   const auto start = Clock::now();
   if (playback_.take_jump()) {
     stack_.reset();
-    gpu_state_.reset();
+    gpu_skinning_.reset();
   }
   // The clip is the motion's source while it plays untouched; otherwise the effects difference
   // the poses they are given (interactive posing).
@@ -200,8 +197,7 @@ void Viewer::deform() {
     }
   } else if (gpu_path() && !painting_mode_) {
     try {
-      if (gpu_dynamic_) gpu_state_.advance(gpu_parameters_, pose_, t, pose_at);
-      renderer_->set_pose(pose_, gpu_dynamic_ ? &gpu_state_ : nullptr);
+      gpu_skinning_.update(*renderer_, pose_, t, pose_at);
     } catch (const std::exception& e) {
       show_error(e.what());
       use_gpu_ = false;

@@ -11,10 +11,11 @@
 #include <wobble/character.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
+#include <wobble/image.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/render/camera.hpp>
-#include <wobble/image.hpp>
+#include <wobble/render/gpu_skinning.hpp>
 #include <wobble/render/renderer.hpp>
 
 #include "bend_weight_brush.hpp"
@@ -82,9 +83,7 @@ class Viewer {
   std::unique_ptr<ThreadPool> pool_;
 
   bool use_gpu_ = false;
-  bool gpu_dynamic_ = false;
-  DynamicSkinningParameters gpu_parameters_;
-  DynamicSkinningState gpu_state_;
+  render::GpuSkinning gpu_skinning_;
 
   Pose pose_;
   std::vector<Vec3f> positions_, normals_;

@@ -14,23 +14,13 @@ RenderPanel::RenderPanel(const Character& character, const std::string& stack, c
     stack_->bind(character);
     return;
   }
-  if (stack != "lbs" && stack != "lbs,dynamic") {
+  if (!render::GpuSkinning::supports(stack)) {
     fail_plain("--skinning gpu runs 'lbs' or 'lbs,dynamic' in the vertex shader, not '{}' (use --skinning cpu)", stack);
   }
-  if (!character.is_skinned()) fail(character.source, "has no skin: the GPU path needs one");
   for (const auto& [name, section] : settings.items()) {
     if (name != "lbs" && name != "dynamic") fail_plain("settings for deformer '{}', which is not in the stack '{}'", name, stack);
   }
-  dynamic_ = stack == "lbs,dynamic";
-  if (dynamic_) {
-    dynamic_parameters_ = dynamic_parameters_from_json(settings.value("dynamic", nlohmann::json::object()));
-    try {
-      dynamic_state_.initialize(character, dynamic_parameters_);
-    } catch (const Error& error) {
-      fail(character.source, "{}", error.what());
-    }
-  }
-  renderer_->set_skin(character.skin, character.rig.joint_count(), dynamic_ ? &dynamic_state_ : nullptr);
+  gpu_skinning_.bind(*renderer_, character, stack, settings.value("dynamic", nlohmann::json::object()));
 }
 
 void RenderPanel::update(const FrameInput& frame) {
@@ -42,8 +32,7 @@ void RenderPanel::update(const FrameInput& frame) {
     renderer_->set_positions(positions_, normals_);
     return;
   }
-  if (dynamic_) dynamic_state_.advance(dynamic_parameters_, frame.pose, frame.time, frame.pose_at);
-  renderer_->set_pose(frame.pose, dynamic_ ? &dynamic_state_ : nullptr);
+  gpu_skinning_.update(*renderer_, frame.pose, frame.time, frame.pose_at);
 }
 
 }  // namespace wobble::cli

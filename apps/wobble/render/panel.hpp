@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/deformer.hpp>
-#include <wobble/dynamic_skinning.hpp>
 #include <wobble/image.hpp>
+#include <wobble/render/gpu_skinning.hpp>
 #include <wobble/render/renderer.hpp>
 
 namespace wobble::cli {
@@ -33,9 +33,7 @@ class RenderPanel {
   std::unique_ptr<DeformerStack> stack_;
   std::vector<Vec3f> positions_, normals_;
   // GPU path.
-  bool dynamic_ = false;
-  DynamicSkinningParameters dynamic_parameters_;
-  DynamicSkinningState dynamic_state_;
+  render::GpuSkinning gpu_skinning_;
 };
 
 }  // namespace wobble::cli

@@ -124,6 +124,19 @@ void Viewer::set_character(Character character) {
     stack_.reset();
   }
   camera_.frame(render::bounds_of(positions), 16.0f / 9.0f);
+  followed_root_ = root_on_ground();
+}
+
+Vec3f Viewer::root_on_ground() const {
+  if (pose_.world.empty()) return Vec3f::Zero();
+  const Vec3f root = pose_.world.front().block<3, 1>(0, 3);
+  return Vec3f(root.x(), 0.0f, root.z());  // +Y is up: the camera does not bob with the hips
+}
+
+void Viewer::follow_character() {
+  const Vec3f root = root_on_ground();
+  if (follow_character_) camera_.target += root - followed_root_;
+  followed_root_ = root;
 }
 
 void Viewer::choose_clip(int clip) {
@@ -304,6 +317,7 @@ void Viewer::frame(double dt, int width, int height) {
   height = std::max(height, 1);
   playback_.advance(dt);
   compute_pose();
+  follow_character();
   deform();
   update_heat_map();
   handle_mouse(width, height);
@@ -418,6 +432,9 @@ void Viewer::draw_ui(int width, int height) {
     ImGui::Checkbox("grid", &draw_options_.grid);
     ImGui::SameLine();
     ImGui::Checkbox("texture", &draw_options_.textures);
+    ImGui::SameLine();
+    ImGui::Checkbox("follow", &follow_character_);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the camera moves with the character over the ground");
     const char* heat_maps[] = {"none", "bend weight", "skin weight (joint)", "hierarchical weight (joint)"};
     int heat = static_cast<int>(heat_map_);
     if (ImGui::Combo("weights", &heat, heat_maps, 4)) heat_map_ = static_cast<HeatMap>(heat), heat_map_dirty_ = true;

@@ -60,6 +60,9 @@ class Viewer {
   void choose_clip(int clip);
   void rebuild_stack();
   void compute_pose();
+  // Moves the camera target with the character's root over the ground, keeping the user's orbit.
+  void follow_character();
+  Vec3f root_on_ground() const;
   void deform();
   void update_heat_map();
   void handle_mouse(int width, int height);
@@ -90,6 +93,8 @@ class Viewer {
   bool positions_valid_ = false;
 
   render::OrbitCamera camera_;
+  bool follow_character_ = true;  // a walking clip stays in view
+  Vec3f followed_root_ = Vec3f::Zero();
   render::DrawOptions draw_options_;
   HeatMap heat_map_ = HeatMap::None;
   bool heat_map_dirty_ = true;

@@ -90,7 +90,7 @@ class DirectDeltaMush {
   std::vector<float> psi_;                    // v1, v2: [vertex][slot]
   std::vector<float> centre_;                 // [vertex][3]: p_i
   std::vector<float> covariance_;             // v1: [vertex][6]
-  std::vector<float> lever_;                  // v3: [vertex][4]: u - p, 0
+  std::vector<float> lever_;                  // v3: [group of 8 vertices][x, y, z][lane]: u - p
   std::vector<std::uint8_t> linear_fallback_; // per vertex
 };
 

@@ -260,7 +260,7 @@ void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle
   omega_.assign(full ? count * width * kOmega : 0, 0.0f);
   centre_.assign(count * 3, 0.0f);
   covariance_.assign(settings.variant == DdmVariant::V1 ? count * 6 : 0, 0.0f);
-  lever_.assign(settings.variant == DdmVariant::V3 ? count * 4 : 0, 0.0f);
+  lever_.assign(settings.variant == DdmVariant::V3 ? (count + 7) / 8 * 24 : 0, 0.0f);
   linear_fallback_.assign(count, 0);
 
   double size2 = 0;
@@ -326,7 +326,7 @@ void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle
     }
     for (int k = 0; k < 3; ++k) centre_[3 * v + k] = static_cast<float>(centre[i][k]);
     if (!lever_.empty()) {
-      for (int k = 0; k < 3; ++k) lever_[4 * v + k] = static_cast<float>(double(rest[v][k]) - centre[i][k]);
+      for (int k = 0; k < 3; ++k) lever_[24 * (v / 8) + 8 * k + v % 8] = static_cast<float>(double(rest[v][k]) - centre[i][k]);
     }
     if (!covariance_.empty()) {
       for (int k = 0; k < 6; ++k) covariance_[6 * v + k] = static_cast<float>(covariance[i][k]);

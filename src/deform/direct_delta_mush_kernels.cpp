@@ -293,67 +293,109 @@ __attribute__((target("avx2,fma"))) void evaluate_avx2(const BindView& bind, con
 
 namespace {
 
-// a x b for the x, y, z lanes of two float4 registers (w: 0 when both w are 0).
-__attribute__((target("avx2,fma"))) inline __m128 cross3(__m128 a, __m128 b) {
-  const __m128 a_yzx = _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1)), b_yzx = _mm_shuffle_ps(b, b, _MM_SHUFFLE(3, 0, 2, 1));
-  const __m128 c = _mm_fmsub_ps(a, b_yzx, _mm_mul_ps(a_yzx, b));  // (a x b) in zxy order
-  return _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 0, 2, 1));
+// Eight float4 rows (lane l = rows + l * stride) to four registers (x, y, z, w).
+__attribute__((target("avx2,fma"))) inline void load_transposed4(const float* rows, std::size_t stride, __m256* out) {
+  const __m256 t0 = load_pair(rows, rows + 4 * stride), t1 = load_pair(rows + stride, rows + 5 * stride);
+  const __m256 t2 = load_pair(rows + 2 * stride, rows + 6 * stride), t3 = load_pair(rows + 3 * stride, rows + 7 * stride);
+  const __m256 u0 = _mm256_unpacklo_ps(t0, t1), u1 = _mm256_unpackhi_ps(t0, t1);
+  const __m256 u2 = _mm256_unpacklo_ps(t2, t3), u3 = _mm256_unpackhi_ps(t2, t3);
+  out[0] = _mm256_shuffle_ps(u0, u2, 0x44), out[1] = _mm256_shuffle_ps(u0, u2, 0xEE);
+  out[2] = _mm256_shuffle_ps(u1, u3, 0x44), out[3] = _mm256_shuffle_ps(u1, u3, 0xEE);
 }
 
-}  // namespace
-
-namespace {
-
-// kWidth: influences per vertex (0: bind.width at run time), so that the loop unrolls.
+// Eight vertices at a time: per lane, the psi blends (matrices applied to p, quaternions) as
+// linear blend skinning does them; then the turn of u - p for all eight lanes at once (structure
+// of arrays). kWidth: influences per vertex (0: bind.width at run time), so that loops unroll.
 template <std::size_t kWidth>
 __attribute__((target("avx2,fma"))) void evaluate_v3_width(const BindView& bind, const Mat4f* skinning,
                                                            std::size_t begin, std::size_t end, Vec3f* positions) {
   const std::size_t width = kWidth ? kWidth : bind.width;
   const float* palette = skinning->data();
   const float* quaternions = bind.joint_quaternions;
-  const __m128 sign_bit = _mm_set1_ps(-0.0f), xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+  const __m128 sign_bit = _mm_set1_ps(-0.0f);
+  alignas(32) float moved[kLanes][4], turn[kLanes][4], lever[3][kLanes];
   float* out_p = positions->data();
-  for (std::size_t v = begin; v < end; ++v) {
-    if (bind.linear_fallback[v]) continue;
-    const std::uint16_t* joints = bind.joints + v * width;
-    const float* psi = bind.psi + v * width;
-    // The strongest joint first: its quaternion sets the hemisphere.
-    const __m256 w0 = _mm256_broadcast_ss(psi);
-    const float* m0 = palette + 16 * std::size_t(joints[0]);
-    __m256 c01 = _mm256_mul_ps(w0, _mm256_loadu_ps(m0)), c23 = _mm256_mul_ps(w0, _mm256_loadu_ps(m0 + 8));
-    const __m128 first = _mm_loadu_ps(quaternions + 4 * std::size_t(joints[0]));
-    __m128 q = _mm_mul_ps(_mm256_castps256_ps128(w0), first);
-    for (std::size_t s = 1; s < width; ++s) {
-      const __m256 w = _mm256_broadcast_ss(psi + s);
-      const float* m = palette + 16 * std::size_t(joints[s]);
-      c01 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m), c01);
-      c23 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m + 8), c23);
-      // Flip the weight's sign where the quaternion is in the other hemisphere.
-      const __m128 joint_q = _mm_loadu_ps(quaternions + 4 * std::size_t(joints[s]));
-      const __m128 sign = _mm_and_ps(_mm_dp_ps(joint_q, first, 0xFF), sign_bit);
-      q = _mm_fmadd_ps(_mm_xor_ps(_mm256_castps256_ps128(w), sign), joint_q, q);
+  for (std::size_t first = begin; first < end; first += kLanes) {
+    const std::size_t lanes = std::min(kLanes, end - first);
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      const std::size_t v = first + l;
+      if (l >= lanes || bind.linear_fallback[v]) {  // written by the caller (or past the range)
+        _mm_store_ps(moved[l], _mm_setzero_ps());
+        _mm_store_ps(turn[l], _mm_setr_ps(0, 0, 0, 1));
+        continue;
+      }
+      const std::uint16_t* joints = bind.joints + v * width;
+      const float* psi = bind.psi + v * width;
+      // The strongest joint first: its quaternion sets the hemisphere.
+      const __m256 w0 = _mm256_broadcast_ss(psi);
+      const float* m0 = palette + 16 * std::size_t(joints[0]);
+      __m256 c01 = _mm256_mul_ps(w0, _mm256_loadu_ps(m0)), c23 = _mm256_mul_ps(w0, _mm256_loadu_ps(m0 + 8));
+      const __m128 strongest = _mm_loadu_ps(quaternions + 4 * std::size_t(joints[0]));
+      __m128 q = _mm_mul_ps(_mm256_castps256_ps128(w0), strongest);
+      for (std::size_t s = 1; s < width; ++s) {
+        const __m256 w = _mm256_broadcast_ss(psi + s);
+        const float* m = palette + 16 * std::size_t(joints[s]);
+        c01 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m), c01);
+        c23 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m + 8), c23);
+        // Flip the weight's sign where the quaternion is in the other hemisphere.
+        const __m128 joint_q = _mm_loadu_ps(quaternions + 4 * std::size_t(joints[s]));
+        const __m128 sign = _mm_and_ps(_mm_dp_ps(joint_q, strongest, 0xFF), sign_bit);
+        q = _mm_fmadd_ps(_mm_xor_ps(_mm256_castps256_ps128(w), sign), joint_q, q);
+      }
+      const __m128 c0 = _mm256_castps256_ps128(c01), c1 = _mm256_extractf128_ps(c01, 1);
+      const __m128 c2 = _mm256_castps256_ps128(c23), c3 = _mm256_extractf128_ps(c23, 1);
+      const float* p = bind.centre + 3 * v;
+      __m128 t = _mm_fmadd_ps(c0, _mm_broadcast_ss(p), c3);
+      t = _mm_fmadd_ps(c1, _mm_broadcast_ss(p + 1), t);
+      _mm_store_ps(moved[l], _mm_fmadd_ps(c2, _mm_broadcast_ss(p + 2), t));
+      _mm_store_ps(turn[l], q);
     }
-    const __m128 c0 = _mm256_castps256_ps128(c01), c1 = _mm256_extractf128_ps(c01, 1);
-    const __m128 c2 = _mm256_castps256_ps128(c23), c3 = _mm256_extractf128_ps(c23, 1);
-    const float* p = bind.centre + 3 * v;
-    __m128 out = _mm_fmadd_ps(c0, _mm_broadcast_ss(p), c3);
-    out = _mm_fmadd_ps(c1, _mm_broadcast_ss(p + 1), out);
-    out = _mm_fmadd_ps(c2, _mm_broadcast_ss(p + 2), out);
-    // d turned by q / |q|: t = (2 / |q|^2) q x d, d' = d + w t + q x t.
-    const __m128 d = _mm_load_ps(bind.lever + 4 * v);
-    const __m128 scale = _mm_div_ps(_mm_set1_ps(2.0f), _mm_dp_ps(q, q, 0xFF));
-    const __m128 qv = _mm_and_ps(q, xyz);
-    const __m128 t = _mm_mul_ps(scale, cross3(qv, d));
-    const __m128 qw = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 3, 3, 3));
-    out = _mm_add_ps(out, _mm_add_ps(_mm_fmadd_ps(qw, t, d), cross3(qv, t)));
-    if (v + 1 < end) {
-      // A 4-wide store writes one float into the next vertex, which the next iteration rewrites
-      // (or keeps: a fallback vertex is written by the caller after this loop).
-      _mm_storeu_ps(out_p + 3 * v, out);
+    // u - p per lane: bind.lever is [group][3][8] (whole groups, zero padded).
+    __m256 dx, dy, dz;
+    if (first % kLanes == 0) {
+      const float* block = bind.lever + 3 * first;
+      dx = _mm256_loadu_ps(block), dy = _mm256_loadu_ps(block + kLanes), dz = _mm256_loadu_ps(block + 2 * kLanes);
     } else {
-      alignas(16) float result[4];  // the range's last vertex: never past it (another thread's)
-      _mm_store_ps(result, out);
-      out_p[3 * v] = result[0], out_p[3 * v + 1] = result[1], out_p[3 * v + 2] = result[2];
+      for (std::size_t l = 0; l < kLanes; ++l) {
+        const std::size_t v = first + l, at = 3 * kLanes * (v / kLanes) + v % kLanes;
+        for (int c = 0; c < 3; ++c) lever[c][l] = l < lanes ? bind.lever[at + c * kLanes] : 0.0f;
+      }
+      dx = _mm256_load_ps(lever[0]), dy = _mm256_load_ps(lever[1]), dz = _mm256_load_ps(lever[2]);
+    }
+    __m256 q[4];
+    load_transposed4(moved[0], 4, q);
+    const __m256 tx = q[0], ty = q[1], tz = q[2];
+    load_transposed4(turn[0], 4, q);
+    const __m256 qx = q[0], qy = q[1], qz = q[2], qw = q[3];
+    // d turned by q / |q|: c = (2 / |q|^2) q x d, d' = d + w c + q x c.
+    const __m256 norm2 = _mm256_fmadd_ps(qx, qx, _mm256_fmadd_ps(qy, qy, _mm256_fmadd_ps(qz, qz, _mm256_mul_ps(qw, qw))));
+    const __m256 scale = _mm256_div_ps(_mm256_set1_ps(2.0f), norm2);
+    __m256 c[3];
+    cross(qx, qy, qz, dx, dy, dz, c);
+    for (int k = 0; k < 3; ++k) c[k] = _mm256_mul_ps(scale, c[k]);
+    __m256 e[3];
+    cross(qx, qy, qz, c[0], c[1], c[2], e);
+    const __m256 x = _mm256_add_ps(tx, _mm256_add_ps(_mm256_fmadd_ps(qw, c[0], dx), e[0]));
+    const __m256 y = _mm256_add_ps(ty, _mm256_add_ps(_mm256_fmadd_ps(qw, c[1], dy), e[1]));
+    const __m256 z = _mm256_add_ps(tz, _mm256_add_ps(_mm256_fmadd_ps(qw, c[2], dz), e[2]));
+    // Back to rows (x, y, z, 0): a_k holds rows k and k + 4.
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 u0 = _mm256_unpacklo_ps(x, y), u1 = _mm256_unpackhi_ps(x, y);
+    const __m256 u2 = _mm256_unpacklo_ps(z, zero), u3 = _mm256_unpackhi_ps(z, zero);
+    const __m256 a[4] = {_mm256_shuffle_ps(u0, u2, 0x44), _mm256_shuffle_ps(u0, u2, 0xEE), _mm256_shuffle_ps(u1, u3, 0x44),
+                         _mm256_shuffle_ps(u1, u3, 0xEE)};
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const __m128 row = l < 4 ? _mm256_castps256_ps128(a[l]) : _mm256_extractf128_ps(a[l - 4], 1);
+      const std::size_t v = first + l;
+      if (v + 1 < end) {
+        // A 4-wide store writes one float into the next vertex, which its own store rewrites
+        // (a fallback vertex is written by the caller afterwards).
+        _mm_storeu_ps(out_p + 3 * v, row);
+      } else {
+        alignas(16) float result[4];  // the range's last vertex: never past it (another thread's)
+        _mm_store_ps(result, row);
+        out_p[3 * v] = result[0], out_p[3 * v + 1] = result[1], out_p[3 * v + 2] = result[2];
+      }
     }
   }
 }

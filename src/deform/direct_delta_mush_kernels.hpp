@@ -22,7 +22,7 @@ struct BindView {
   const float* covariance = nullptr;       // v1: [vertex][6]
   const std::uint8_t* linear_fallback = nullptr;
   const float* joint_quaternions = nullptr;  // v3: per joint (x, y, z, w), unit
-  const float* lever = nullptr;              // v3: [vertex][4]: u - p, 0
+  const float* lever = nullptr;              // v3: [group of 8 vertices][x, y, z][lane]: u - p
 };
 
 // True when this CPU runs the AVX2 kernel; otherwise the caller uses its scalar loop.
@@ -34,9 +34,9 @@ bool avx2_available();
 void evaluate_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions,
                    Mat3f* rotations);
 
-// v3 only, one vertex at a time (no staging, no rotation fit): the psi blend of the matrices
-// applied to p, plus u - p turned by the normalised blend of the joints' quaternions. Vertices
-// with the linear-blend fallback are left for the caller (their indices are not written).
+// v3 only (no rotation fit): the psi blend of the matrices applied to p, plus u - p turned by
+// the normalised blend of the joints' quaternions. Vertices with the linear-blend fallback are
+// left for the caller to write afterwards (their entries may hold anything).
 void evaluate_v3_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions);
 
 // The nearest rotations (det +1) of any number of matrices, eight at a time with the kernel's

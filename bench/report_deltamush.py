@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints the medians of bench_deltamush's JSON and the ratios the issue asks for.
 
-Usage: python3 bench/report_deltamush.py build/bench-results/deltamush.json [blender_ms]
+Usage: python3 bench/report_deltamush.py build/bench-results/deltamush.json [blender_ms] [--cpu]
+--cpu: CPU-time medians instead of wall time (on a loaded machine, where wall time includes waiting).
 Targets: Delta Mush (10 iterations) on 100,000 vertices at most 4 ms per frame on one thread;
 DDM at most 3x LBS. Delta Mush is reported twice: on arbitrary input (BM_DeltaMush10, iterating)
 and folded into the skin, as `lbs,deltamush` runs it (BM_DeltaMush10Folded; the whole stack with
@@ -13,7 +14,7 @@ import re
 import sys
 
 
-def medians(path):
+def medians(path, cpu=False):
     with open(path) as f:
         data = json.load(f)
     out = {}
@@ -24,7 +25,8 @@ def medians(path):
         m = re.match(r"(BM_[^/]+)/vertices:(\d+)/threads:(\d+)", b["run_name"] if "run_name" in b else b["name"])
         if not m:
             continue
-        ms = b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6
+        field = "cpu_time" if cpu else "real_time"
+        ms = b[field] if b.get("time_unit") == "ms" else b[field] / 1e6
         key = (m.group(1), int(m.group(2)), int(m.group(3)))
         out[key] = ms
         extras[key] = {k: b[k] for k in ("bind_s", "pruning_error", "influences", "mean_influences", "fold_s",
@@ -33,8 +35,9 @@ def medians(path):
 
 
 def main():
-    m, extras = medians(sys.argv[1])
-    blender_ms = float(sys.argv[2]) if len(sys.argv) > 2 else None
+    args = [a for a in sys.argv[1:] if a != "--cpu"]
+    m, extras = medians(args[0], "--cpu" in sys.argv)
+    blender_ms = float(args[1]) if len(args) > 1 else None
     names = sorted({k[0] for k in m})
     for vertices in sorted({k[1] for k in m}):
         for threads in sorted({k[2] for k in m}, reverse=True):

@@ -39,6 +39,11 @@ def args(name):
     return parts[0], values
 
 
+def sizes(a):
+    """Sort order of the tables: width, handles, points (or batch), data."""
+    return (a.get("width", 0), a.get("handles", 0), a.get("points", a.get("batch", 0)), a.get("procedural", 0))
+
+
 def cpu(b):
     """CPU seconds per iteration (one thread): the cost on one core, whatever the machine's load."""
     return b["cpu_time"] * UNIT_S[b.get("time_unit", "ns")]
@@ -70,14 +75,14 @@ def main():
     print("\nPer new shape: encode + column calibration + W and grad W at the points (medians):")
     print("| width | handles | points | parameters | CPU ms | wall ms |")
     print("|---|---|---|---|---|---|")
-    for (kind, a), b in sorted(((x, y) for x, y in rows if x[0] == "BM_NewShape"), key=lambda r: sorted(r[0][1].items())):
+    for (kind, a), b in sorted(((x, y) for x, y in rows if x[0] == "BM_NewShape"), key=lambda r: sizes(r[0][1])):
         print(f"| {a['width']} | {a['handles']} | {a['points']} | {int(b['parameters']):,} | {cpu(b) * 1e3:.1f} | {wall(b) * 1e3:.1f} |")
 
     print("\nTraining step (train_fields: losses, ConFIG, Adam; one thread; CPU s/step from a 6-step run minus a 1-step run,")
     print("wall: the median step of the 6-step run):")
     print("| width | handles | batch points | data | parameters | CPU s/step | wall s/step |")
     print("|---|---|---|---|---|---|---|")
-    for (kind, a), b in sorted(((x, y) for x, y in rows if x[0] == "BM_TrainingStep"), key=lambda r: sorted(r[0][1].items())):
+    for (kind, a), b in sorted(((x, y) for x, y in rows if x[0] == "BM_TrainingStep"), key=lambda r: sizes(r[0][1])):
         data = "procedural, generated each step" if a["procedural"] else "one mesh (cow)"
         print(f"| {a['width']} | {a['handles']} | {a['batch']} | {data} | {int(b['parameters']):,} | {wall(b):.3f} | {b['wall_s']:.3f} |")
 

@@ -15,6 +15,24 @@ torch::Tensor spatial_gradients(const torch::Tensor& W, const torch::Tensor& X, 
   return torch::stack(columns, 1);
 }
 
+FieldBatch fields_with_difference_gradients(const std::function<torch::Tensor(const torch::Tensor&)>& fields,
+                                            const torch::Tensor& X, double h) {
+  const auto n = X.size(0);
+  std::vector<torch::Tensor> shifted{X};
+  for (int c = 0; c < 3; ++c) {
+    torch::Tensor step = torch::zeros({1, 3}, X.options());
+    step[0][c] = h;
+    shifted.push_back(X + step);
+    shifted.push_back(X - step);
+  }
+  const torch::Tensor all = fields(torch::cat(shifted, 0));                               // 7N x m
+  std::vector<torch::Tensor> columns;
+  for (int c = 0; c < 3; ++c)
+    columns.push_back((all.slice(0, (2 * c + 1) * n, (2 * c + 2) * n) - all.slice(0, (2 * c + 2) * n, (2 * c + 3) * n)) /
+                      (2 * h));
+  return {all.slice(0, 0, n), torch::stack(columns, 2)};
+}
+
 FieldBatch assemble_fields(const torch::Tensor& W, const torch::Tensor& dW, bool normalize, bool constant_column) {
   FieldBatch out{W, dW};
   const double n = static_cast<double>(W.size(0));

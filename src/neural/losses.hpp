@@ -2,6 +2,7 @@
 // PISSL losses (PhysSkin++ III-C, III-E) and the ConFIG gradient combination. Internal: LibTorch.
 // Conventions: a batch holds N cubature points X (N x 3); the fields W (N x K) include the
 // constant rigid column when the caller asks for it; dW is N x K x 3.
+#include <functional>
 #include <vector>
 
 #include <torch/torch.h>
@@ -16,6 +17,12 @@ struct FieldBatch {
 // Spatial gradients of raw fields (N x m) with respect to the points (N x 3, requires_grad) by
 // automatic differentiation (one backward pass per field; each row depends only on its point).
 torch::Tensor spatial_gradients(const torch::Tensor& W, const torch::Tensor& X, bool create_graph);
+
+// Fields W (N x m) at X (N x 3) and their spatial gradients dW (N x m x 3) by central differences
+// of step h, as the PhysSkin reference computes deformation gradients: one forward pass over the
+// 7N points X, X +- h e_c, so training needs first-order autograd only (no double backward).
+FieldBatch fields_with_difference_gradients(const std::function<torch::Tensor(const torch::Tensor&)>& fields,
+                                            const torch::Tensor& X, double h);
 
 // Column scaling on the fly: each learned column to mean square 1 over the batch (unit L2 norm
 // times sqrt(N)), the scale treated as part of the graph; optionally the constant column 1 first.

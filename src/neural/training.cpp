@@ -71,12 +71,17 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const torch::Tensor& 
   const auto available = cubature.size(0);
   const auto n = std::min<std::int64_t>(config.batch_points, available);
   const torch::Tensor index = torch::randperm(available, torch::kLong).slice(0, 0, n);
-  const torch::Tensor X = cubature.index_select(0, index).clone().requires_grad_(true);
+  const bool need_gradient = o.smooth || o.potential, by_autograd = need_gradient && o.autograd_gradients;
+  const torch::Tensor X = cubature.index_select(0, index).clone().requires_grad_(by_autograd);
   const torch::Tensor V = volumes.index_select(0, index);
-  const torch::Tensor W = raw(X);
-  const bool need_gradient = o.smooth || o.potential;
-  const torch::Tensor dW = need_gradient ? spatial_gradients(W, X, create_graph) : torch::zeros({n, W.size(1), 3});
-  const FieldBatch fields = assemble_fields(W, dW, o.normalize, true);
+  FieldBatch computed;
+  if (need_gradient && !by_autograd) {
+    computed = fields_with_difference_gradients(raw, X, o.difference_step);
+  } else {
+    computed.W = raw(X);
+    computed.dW = by_autograd ? spatial_gradients(computed.W, X, create_graph) : torch::zeros({n, computed.W.size(1), 3});
+  }
+  const FieldBatch fields = assemble_fields(computed.W, computed.dW, o.normalize, true);
   BatchLosses out;
   if (o.smooth) out.smooth = o.weight_smooth * smoothness_loss(fields);
   if (o.orthogonality) out.orthogonality = o.weight_orthogonality * orthogonality_loss(fields);
@@ -229,7 +234,8 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
   if (j.contains("losses")) {
     const json& l = j["losses"];
     reject_unknown(l, {"smooth", "potential", "orthogonality", "normalize", "config", "weight_smooth", "weight_potential",
-                       "weight_orthogonality", "weight_complementarity", "youngs_modulus", "poisson_ratio", "blend_fraction"},
+                       "weight_orthogonality", "weight_complementarity", "youngs_modulus", "poisson_ratio", "blend_fraction",
+                       "autograd_gradients", "difference_step"},
                    source, "'losses'");
     LossOptions& o = c.losses;
     read(l, "smooth", o.smooth, source);
@@ -244,6 +250,9 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
     read(l, "youngs_modulus", o.youngs_modulus, source);
     read(l, "poisson_ratio", o.poisson_ratio, source);
     read(l, "blend_fraction", o.blend_fraction, source);
+    read(l, "autograd_gradients", o.autograd_gradients, source);
+    read(l, "difference_step", o.difference_step, source);
+    if (!(o.difference_step > 0 && o.difference_step < 0.1)) fail(source, "losses.difference_step must be in (0, 0.1)");
     if (!(o.youngs_modulus > 0) || !(o.poisson_ratio >= 0 && o.poisson_ratio < 0.5))
       fail(source, "losses need youngs_modulus > 0 and 0 <= poisson_ratio < 0.5");
   }

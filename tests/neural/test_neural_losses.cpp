@@ -132,6 +132,32 @@ TEST(NeuralLosses, NetworkSpatialGradientsMatchFiniteDifferences) {
   EXPECT_TRUE(latents.isfinite().all().item<bool>());
 }
 
+TEST(NeuralLosses, DifferenceGradientsAreExactForQuadraticsAndMatchAutograd) {
+  // Central differences are exact for quadratics: W = [x^2, y z] has gradients [2x, 0, 0], [0, z, y].
+  const torch::Tensor X = torch::rand({7, 3}, torch::kFloat64) * 2 - 1;
+  auto quadratic = [](const torch::Tensor& P) {
+    return torch::stack({P.select(1, 0).pow(2), P.select(1, 1) * P.select(1, 2)}, 1);
+  };
+  const FieldBatch q = fields_with_difference_gradients(quadratic, X, 1e-3);
+  EXPECT_LT((q.W - quadratic(X)).abs().max().item<double>(), 1e-15);
+  torch::Tensor expected = torch::zeros({7, 2, 3}, torch::kFloat64);
+  expected.select(1, 0).select(1, 0).copy_(2 * X.select(1, 0));
+  expected.select(1, 1).select(1, 1).copy_(X.select(1, 2));
+  expected.select(1, 1).select(1, 2).copy_(X.select(1, 1));
+  EXPECT_LT((q.dW - expected).abs().max().item<double>(), 1e-10);
+  // On the network they agree with the exact autograd gradients to O(h^2).
+  torch::manual_seed(23);
+  SkinningNetwork net(tiny_config());
+  net->to(torch::kFloat64);
+  const torch::Tensor surface =
+      torch::cat({torch::rand({64, 3}, torch::kFloat64) * 2 - 1, torch::nn::functional::normalize(torch::randn({64, 3}, torch::kFloat64))}, 1);
+  const torch::Tensor latents = net->encode(surface);
+  const torch::Tensor P = (torch::rand({9, 3}, torch::kFloat64) * 1.6 - 0.8).requires_grad_(true);
+  const torch::Tensor exact = spatial_gradients(net->fields(latents, P), P, false);
+  const FieldBatch fd = fields_with_difference_gradients([&](const torch::Tensor& Y) { return net->fields(latents, Y); }, P.detach(), 1e-4);
+  EXPECT_LT((fd.dW - exact).abs().max().item<double>(), 1e-5 * (1 + exact.abs().max().item<double>()));
+}
+
 TEST(NeuralLosses, OniRowsAreOrthonormal) {
   torch::manual_seed(11);
   const torch::Tensor V = torch::randn({8, 32}, torch::kFloat64);

@@ -118,7 +118,7 @@ Runner add_infer(CLI::App& app) {
 
 Runner add_metrics(CLI::App& app) {
   struct Options {
-    std::string model;
+    std::string model, config;
     std::vector<std::string> shapes, rigs;
     int baseline_steps = 2000, eigen_grid = 20;
     bool json = false, untrained = false;
@@ -128,6 +128,7 @@ Runner add_metrics(CLI::App& app) {
   app.add_option("SHAPES", o->shapes, "shapes to evaluate (never trained on, for a fair test)");
   app.add_option("--rig", o->rigs, "rigged characters: also their own skin weights as a baseline");
   app.add_option("--baseline-steps", o->baseline_steps, "steps of the per-object MLP baseline (0: skip it)")->capture_default_str();
+  app.add_option("--config", o->config, "training configuration whose losses and batch sizes the per-object baseline uses (default: built-in defaults with the model's batch size)");
   app.add_option("--eigen-grid", o->eigen_grid, "eigenmode grid cells along the longest side")->capture_default_str();
   app.add_flag("--json", o->json, "JSON rows instead of a table");
   return [o] {
@@ -150,8 +151,11 @@ Runner add_metrics(CLI::App& app) {
     for (const auto& s : o->shapes) inputs.emplace_back(s, false);
     for (const auto& r : o->rigs) inputs.emplace_back(r, true);
     if (inputs.empty()) fail_plain("metrics needs at least one SHAPE or --rig CHARACTER");
-    TrainingConfig config;
-    if (model.metadata().contains("batch_points")) config.batch_points = model.metadata()["batch_points"].get<int>();
+    TrainingConfig config = o->config.empty() ? TrainingConfig{} : TrainingConfig::load(o->config);
+    if (o->config.empty()) {  // the batch sizes the model was trained with
+      config.batch_points = model.metadata().value("batch_points", config.batch_points);
+      config.z_samples = model.metadata().value("z_samples", config.z_samples);
+    }
     for (const auto& [file, rigged] : inputs) {
       const Character character = load_character(file);
       if (character.mesh.triangles.empty()) fail(file, "has no triangles");

@@ -10,7 +10,8 @@
 //   "batch_points": 256, "z_samples": 16, "z_sigma": 0.2,
 //   "losses": {"smooth": true, "potential": true, "orthogonality": true, "normalize": true,
 //              "config": true, "weight_smooth": 1, "weight_potential": 1, "weight_orthogonality": 100,
-//              "youngs_modulus": 1, "poisson_ratio": 0.45, "blend_fraction": 0.5},
+//              "youngs_modulus": 1, "poisson_ratio": 0.45, "blend_fraction": 0.5,
+//              "autograd_gradients": false, "difference_step": 1e-3},
 //   "network": {... see NetworkConfig in src/neural/network.hpp ...},
 //   "data": {"procedural_shapes": 5000, "validation_procedural": 6, "real_fraction": 0.2,
 //            "real_train": ["../shared/assets/shapes/cow.off"], "real_validation": [...],
@@ -40,6 +41,10 @@ struct LossOptions {
   double weight_complementarity = 1;                 // L_comp (III-E), with a rig only
   double youngs_modulus = 1, poisson_ratio = 0.45;  // energy scales with E: E only rescales lambda_pot
   double blend_fraction = 0.5;                       // linear -> Neo-Hookean over this part of training
+  // Spatial gradients of the fields: central differences of this step (normalised units, the
+  // reference's choice; first-order autograd only), or exact autograd with a double backward.
+  bool autograd_gradients = false;
+  double difference_step = 1e-3;
 };
 
 struct TrainingConfig {

@@ -16,9 +16,7 @@
 #include <wobble/physics/scene.hpp>
 
 #include "bindings.hpp"
-#ifdef WOBBLE_HAVE_NEURAL
-#include <wobble/neural/neural_field.hpp>
-#endif
+#include "neural_subspace.hpp"
 
 namespace wobble::python {
 
@@ -90,18 +88,8 @@ std::unique_ptr<Simulation> from_shape(const std::filesystem::path& input, int h
   q.fps = fps;
   q.frames = frames;
   q.substeps = substeps;
-  if (subspace == "neural") {
-#ifdef WOBBLE_HAVE_NEURAL
-    auto fields = std::make_shared<neural::NeuralFieldModel>(neural_model ? *neural_model : neural::default_model_path());
-    q.field_source = [fields](const Mesh& mesh) { return fields->fields_for(mesh); };
-#else
-    fail_plain("Simulation: subspace 'neural' needs the module built with neural fields (WOBBLE_PYTHON_NEURAL=ON)");
-#endif
-  } else if (subspace != "eigenmodes") {
-    fail_plain("Simulation: unknown subspace '{}' (use eigenmodes or neural)", subspace);
-  } else if (neural_model) {
-    fail(*neural_model, "a neural model is used only with subspace='neural'");
-  }
+  if (const MeshFields learned = subspace_fields(subspace, neural_model, false, "Simulation"))
+    q.field_source = [learned](const Mesh& mesh) { return learned(mesh, true); };
   auto sim = std::make_unique<Simulation>();
   py::gil_scoped_release release;
   sim->scene = physics::quick_scene(input, q);

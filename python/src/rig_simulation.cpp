@@ -17,6 +17,7 @@
 #include <wobble/pose.hpp>
 
 #include "bindings.hpp"
+#include "neural_subspace.hpp"
 
 namespace wobble::python {
 
@@ -72,7 +73,8 @@ std::shared_ptr<Character> character_from(py::handle given) {
 std::unique_ptr<RigSimulation> make_rig_simulation(py::handle character_in, py::handle clip, int handles, std::size_t points,
                                                    double fps, int substeps, double youngs, double poisson, double density,
                                                    const std::string& model, bool rig_inertia, int sample_grid,
-                                                   int field_grid) {
+                                                   int field_grid, const std::string& subspace,
+                                                   const std::optional<std::filesystem::path>& neural_model) {
   auto sim = std::make_unique<RigSimulation>();
   const std::shared_ptr<Character> character = character_from(character_in);
   sim->character = character;
@@ -90,6 +92,10 @@ std::unique_ptr<RigSimulation> make_rig_simulation(py::handle character_in, py::
   options.material.validate();
   options.model = physics::energy_model_from_string(model);
   options.rig_inertia = rig_inertia;
+  if (const MeshFields learned = subspace_fields(subspace, neural_model, true, "RigSimulation")) {
+    // Learned rig-complementary fields without the constant column span the subspace.
+    options.fields = [learned, character](const physics::Normalization&) { return learned(character->mesh, false); };
+  }
   py::gil_scoped_release release;
   sim->dynamics = std::make_unique<physics::RigComplementary>(*sim->character, options);
   sim->step_frame();  // frame 0: the history starts at the clip's first pose
@@ -107,10 +113,11 @@ void bind_rig_simulation(py::module_& m) {
            py::arg("handles") = 16, py::arg("points") = 1000, py::arg("fps") = 30.0, py::arg("substeps") = 2,
            py::arg("youngs") = 1e5, py::arg("poisson") = 0.45, py::arg("density") = 1000.0,
            py::arg("model") = "neohookean", py::arg("rig_inertia") = true, py::arg("sample_grid") = 24,
-           py::arg("field_grid") = 20,
+           py::arg("field_grid") = 20, py::arg("subspace") = "eigenmodes", py::arg("neural_model") = py::none(),
            "character: a wobble.Character or a file; clip: name or index. The flags of `wobble simulate --rig` "
-           "(rig_inertia=False is --no-rig-inertia). Builds the complementary subspace (constrained skinning "
-           "eigenmodes) on construction.")
+           "(rig_inertia=False is --no-rig-inertia). Builds the complementary subspace on construction: "
+           "constrained skinning eigenmodes, or with subspace='neural' learned rig-complementary fields "
+           "(neural_model; default: the one trained on clonk; needs wobble.has_neural).")
       .def(
           "advance",
           [](RigSimulation& self, int frames) {
@@ -159,6 +166,9 @@ void bind_rig_simulation(py::module_& m) {
           },
           "Reduced coordinates z of the complementary displacement (float64).")
       .def_property_readonly("handles", [](const RigSimulation& self) { return self.dynamics->body().handle_count(); })
+      .def_property_readonly(
+          "complementarity", [](const RigSimulation& self) { return self.dynamics->complementarity().relative; },
+          "||J_rig^T B|| / (||J_rig|| ||B||): 0 when the subspace is exactly complementary to the rig.")
       .def_property_readonly("frame", [](const RigSimulation& self) { return self.frame; }, "The current frame.")
       .def_property_readonly("time", [](const RigSimulation& self) { return self.time_of(self.frame); },
                              "Clip time of the current frame (s).")

@@ -197,6 +197,7 @@ class RigSimulationTest(unittest.TestCase):
         self.assertGreater(offset, 1e-6)
         self.assertLess(offset, 0.5)
         self.assertGreater(np.abs(sim.z).max(), 0)
+        self.assertLess(sim.complementarity, 1e-4)  # constrained eigenmodes: complementary up to the solver
 
     def test_frame_by_frame_and_options(self):
         whole = wobble.RigSimulation(RIGGED, self.character.clip_names[0], **RIG_SETTINGS).run(5)  # by name and path
@@ -253,10 +254,29 @@ class NeuralSubspaceTest(BarCase):
                               **SETTINGS)
         self.assertIn("no.pt", str(raised.exception))
 
+    def test_rig_neural_equals_the_cli(self):
+        if not wobble.has_neural:
+            with self.assertRaises(wobble.Error) as raised:
+                wobble.RigSimulation(RIGGED, 0, subspace="neural", **RIG_SETTINGS)
+            self.assertIn("WOBBLE_PYTHON_NEURAL", str(raised.exception))
+            return
+        out = os.path.join(self.scratch.name, "rig_neural.pc2")
+        subprocess.run([CLI, "simulate", "--rig", RIGGED, "--clip", "0", *RIG_FLAGS, "--subspace", "neural", "--quiet",
+                        "-o", out], check=True)
+        sim = wobble.RigSimulation(RIGGED, 0, subspace="neural", **RIG_SETTINGS)
+        np.testing.assert_array_equal(sim.run(), read_pc2_raw(out))
+        self.assertGreaterEqual(sim.complementarity, 0.0)
+
     def test_unknown_subspace(self):
         with self.assertRaises(wobble.Error) as raised:
             wobble.Simulation(self.shape, subspace="magic", **SETTINGS)
         self.assertIn("magic", str(raised.exception))
+        with self.assertRaises(wobble.Error) as raised:
+            wobble.RigSimulation(RIGGED, 0, subspace="magic", **RIG_SETTINGS)
+        self.assertIn("magic", str(raised.exception))
+        with self.assertRaises(wobble.Error) as raised:  # a model file without subspace='neural'
+            wobble.Simulation(self.shape, neural_model="model.pt", **SETTINGS)
+        self.assertIn("model.pt", str(raised.exception))
 
 
 class SimulationErrorTest(BarCase):

@@ -1,0 +1,27 @@
+#include "neural_subspace.hpp"
+
+#include <wobble/error.hpp>
+#ifdef WOBBLE_HAVE_NEURAL
+#include <wobble/neural/neural_field.hpp>
+#endif
+
+namespace wobble::python {
+
+MeshFields subspace_fields(const std::string& subspace, const std::optional<std::filesystem::path>& model, bool rig,
+                           const std::string& who) {
+  if (subspace == "eigenmodes") {
+    if (model) fail(*model, "a neural model is used only with subspace='neural'");
+    return {};
+  }
+  if (subspace != "neural") fail_plain("{}: unknown subspace '{}' (use eigenmodes or neural)", who, subspace);
+#ifdef WOBBLE_HAVE_NEURAL
+  const std::filesystem::path file = model ? *model : rig ? neural::default_rig_model_path() : neural::default_model_path();
+  auto fields = std::make_shared<neural::NeuralFieldModel>(file);
+  return [fields](const Mesh& mesh, bool constant_column) { return fields->fields_for(mesh, constant_column); };
+#else
+  (void)rig;
+  fail_plain("{}: subspace 'neural' needs the module built with neural fields (WOBBLE_PYTHON_NEURAL=ON)", who);
+#endif
+}
+
+}  // namespace wobble::python

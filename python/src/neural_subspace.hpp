@@ -1,0 +1,24 @@
+#pragma once
+// The subspace choice of wobble.Simulation and wobble.RigSimulation, as `wobble simulate
+// --subspace eigenmodes|neural [--neural-model FILE]`: learned fields when the module is built
+// with neural fields (WOBBLE_PYTHON_NEURAL), a clear error otherwise.
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <wobble/mesh.hpp>
+#include <wobble/physics/skinning_field.hpp>
+
+namespace wobble::python {
+
+// Fields of a mesh (in its file coordinates), with or without the constant column.
+using MeshFields = std::function<std::shared_ptr<const physics::SkinningField>(const Mesh&, bool constant_column)>;
+
+// Empty for "eigenmodes"; for "neural" the model's fields (default model: the shipped one, or
+// with `rig` the rig-complementary one). `who` names the caller in errors.
+MeshFields subspace_fields(const std::string& subspace, const std::optional<std::filesystem::path>& model, bool rig,
+                           const std::string& who);
+
+}  // namespace wobble::python

@@ -53,7 +53,7 @@ if(WOBBLE_BUILD_TESTS)
     COMMAND ${Python_EXECUTABLE} -m unittest discover -v -s ${PROJECT_SOURCE_DIR}/python/tests -p "test_*.py")
   set_tests_properties(python.module PROPERTIES
     TIMEOUT 300
-    ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python;WOBBLE_CLI=$<TARGET_FILE:wobble>;WOBBLE_BUNDLED_ASSETS=${WOBBLE_BUNDLED_ASSETS};WOBBLE_SHARED_ASSETS=${PROJECT_SOURCE_DIR}/../shared/assets")
+    ENVIRONMENT "OMP_NUM_THREADS=1;PYTHONPATH=${PROJECT_BINARY_DIR}/python;WOBBLE_CLI=$<TARGET_FILE:wobble>;WOBBLE_BUNDLED_ASSETS=${WOBBLE_BUNDLED_ASSETS};WOBBLE_SHARED_ASSETS=${PROJECT_SOURCE_DIR}/../shared/assets")
   # Blender: installs the add-on from the zip into a scratch user folder, plays and bakes.
   add_test(NAME blender.addon
     COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/blender_addon/run_blender_test.py

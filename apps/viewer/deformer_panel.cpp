@@ -54,7 +54,7 @@ bool parameter_widget(const ParameterSpec& spec, DeformerStage stage, nlohmann::
       break;
     }
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("--%s: %s", spec.flag.c_str(), spec.help.c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("--%s: %s", spec.flag.c_str(), describe(spec).c_str());
   if (has && ImGui::BeginPopupContextItem(spec.key.c_str())) {
     if (ImGui::Selectable("reset to default")) section.erase(spec.key), commit = true;
     ImGui::EndPopup();

@@ -1,6 +1,7 @@
 #include "stack_settings.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -94,34 +95,10 @@ DeformerStack StackSettings::build() const { return DeformerStack::parse(spec(),
 
 ParameterView parameter_view(const ParameterSpec& spec) {
   ParameterView view;
-  const std::string& help = spec.help;
-  const auto at = help.rfind("(default ");
-  std::string listed = help;
-  if (at != std::string::npos) {
-    listed = help.substr(0, at);
-    std::string value = help.substr(at + 9);
-    value = value.substr(0, value.find_first_of(":;)"));
-    view.default_text = trim(value);
-    // "1/240" and plain numbers.
-    const auto slash = view.default_text.find('/');
-    char* end = nullptr;
-    const double number = std::strtod(view.default_text.c_str(), &end);
-    if (end != view.default_text.c_str()) {
-      view.default_number = number;
-      if (slash != std::string::npos) {
-        const double denominator = std::strtod(view.default_text.c_str() + slash + 1, nullptr);
-        if (denominator != 0) view.default_number = number / denominator;
-      }
-    }
-  }
-  if (spec.type == ParameterSpec::Type::Text && listed.find(" | ") != std::string::npos) {
-    std::stringstream in(listed);
-    for (std::string choice; std::getline(in, choice, '|');) {
-      choice = trim(choice.substr(0, choice.find('(')));
-      if (!choice.empty()) view.choices.push_back(choice);
-    }
-    if (view.default_text.empty() && !view.choices.empty()) view.default_text = view.choices.front();
-  }
+  view.default_text = spec.default_value;
+  view.choices = spec.choices;
+  const double number = default_number(spec);
+  if (!std::isnan(number)) view.default_number = number;
   return view;
 }
 

@@ -40,8 +40,8 @@ class StackSettings {
   nlohmann::json sections_ = nlohmann::json::object();
 };
 
-// What the viewer shows for a parameter: its default (read from the spec's help text,
-// "(default 2.5)"), and the choices of a Text parameter whose help lists them ("a | b | c").
+// What the viewer shows for a parameter: its default (as a number for Number and Integer
+// parameters) and, for a Text parameter with a fixed set of values, the choices.
 struct ParameterView {
   double default_number = 0;
   std::string default_text;

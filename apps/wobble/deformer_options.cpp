@@ -18,7 +18,7 @@ void DeformerOptions::add_to(CLI::App& command) {
       const std::string flag = parameter.flag;
       auto* option = command.add_option_function<std::string>(
           "--" + flag, [this, flag](const std::string& value) { values_[flag] = value; },
-          "[" + type.name + "] " + parameter.help);
+          "[" + type.name + "] " + describe(parameter));
       option->group("Deformer parameters");
       if (parameter.type == ParameterSpec::Type::Boolean) option->expected(0, 1)->default_str("true");
     }

@@ -52,8 +52,14 @@ struct ParameterSpec {
   std::string flag;   // command-line flag without dashes, unique over all deformers
   std::string key;    // key in the deformer's section of the settings JSON
   Type type = Type::Number;
-  std::string help;   // one line, with the unit
+  std::string help;   // one line, with the unit (the default and choices go below, not here)
+  std::string default_value = {};         // as typed on the command line ("10", "1/240", "uniform"); empty: none
+  std::vector<std::string> choices = {};  // a Text parameter's accepted values, when they are a fixed set
 };
+// The help line with the choices and the default, as the command line and tooltips show it.
+std::string describe(const ParameterSpec& spec);
+// The default of a Number or Integer parameter as a number ("1/240" included); NaN when it has none.
+double default_number(const ParameterSpec& spec);
 
 struct DeformerType {
   std::string name;

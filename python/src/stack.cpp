@@ -163,7 +163,7 @@ void bind_stack(py::module_& m) {
           py::list out;
           for (const DeformerType& type : deformer_types()) {
             py::dict parameters;
-            for (const ParameterSpec& p : type.parameters) parameters[py::str(p.key)] = p.help;
+            for (const ParameterSpec& p : type.parameters) parameters[py::str(p.key)] = describe(p);
             const char* stage = type.stage == DeformerStage::Base ? "base" : type.stage == DeformerStage::Effect ? "effect" : "post";
             out.append(py::dict(py::arg("name") = type.name, py::arg("stage") = stage, py::arg("summary") = type.summary,
                                 py::arg("parameters") = parameters));

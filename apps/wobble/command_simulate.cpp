@@ -221,19 +221,13 @@ Runner add_simulate_command(CLI::App& app) {
       if (!o->quiet)
         spdlog::info("{} fields, complementarity ||J_rig^T B|| / (||J_rig|| ||B||) = {:.3g} (0: exact)",
                      sim.body().handle_count(), sim.complementarity().relative);
-      const int frames = std::max(2, static_cast<int>(std::floor(c.duration() * o->fps)) + 1);
-      const double dt = 1.0 / (o->fps * o->substeps);
+      const int frames = clip_frame_count(c, o->fps);
       BakedFrames baked;
       Pose pose;
       Progress progress("simulating", o->quiet);
       for (int f = 0; f < frames; ++f) {
-        const double t = c.start() + f / o->fps;
-        for (int s = 0; s < (f == 0 ? 1 : o->substeps); ++s) {
-          const double ts = f == 0 ? t : t - (o->substeps - 1 - s) * dt;
-          evaluate_pose(character.rig, &c, static_cast<float>(ts), pose);
-          sim.step(pose, dt);
-        }
-        baked.times.push_back(static_cast<float>(t));
+        sim.step_clip_frame(c, f, o->fps, o->substeps, pose);
+        baked.times.push_back(static_cast<float>(c.start() + f / o->fps));
         baked.positions.push_back(sim.vertex_positions(pose));
         baked.skinning.push_back(pose.skinning);
         progress.update(static_cast<std::size_t>(f + 1), static_cast<std::size_t>(frames));

@@ -34,21 +34,11 @@ struct RigSimulation {
 
   const Clip& source() const { return character->clips[clip]; }
   double time_of(int f) const { return source().start() + f / fps; }
-  // `wobble simulate --rig`'s frame count: the clip's duration at fps, first and last included.
-  int frame_count() const { return std::max(2, static_cast<int>(std::floor(source().duration() * fps)) + 1); }
-
-  // Steps to the next frame: substeps implicit steps of 1 / (fps substeps), each toward the pose
-  // at its own end time (a single step on frame 0, which starts the history).
+  int frame_count() const { return physics::clip_frame_count(source(), fps); }
+  // The next frame, on the schedule of `wobble simulate --rig`.
   void step_frame() {
-    const int next = frame + 1;
-    const double dt = 1.0 / (fps * substeps);
-    const int steps = next == 0 ? 1 : substeps;
-    for (int s = 0; s < steps; ++s) {
-      const double t = time_of(next) - (steps - 1 - s) * dt;
-      evaluate_pose(character->rig, &source(), static_cast<float>(t), pose);
-      dynamics->step(pose, dt);
-    }
-    frame = next;
+    dynamics->step_clip_frame(source(), frame + 1, fps, substeps, pose);
+    ++frame;
   }
 
   void positions_into(float* out) const {

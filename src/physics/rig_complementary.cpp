@@ -1,6 +1,7 @@
 // Rig-complementary dynamics (see rig_complementary.hpp).
 #include <wobble/physics/rig_complementary.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <wobble/error.hpp>
@@ -91,6 +92,19 @@ void RigComplementary::rig_state(const Pose& pose, Eigen::MatrixXd& x, Eigen::Ma
     x.row(p) = xp.transpose();
     if (F)
       for (int i = 0; i < 9; ++i) (*F)(p, i) = Fp(i / 3, i % 3);
+  }
+}
+
+int clip_frame_count(const Clip& clip, double fps) {
+  return std::max(2, static_cast<int>(std::floor(clip.duration() * fps)) + 1);
+}
+
+void RigComplementary::step_clip_frame(const Clip& clip, int frame, double fps, int substeps, Pose& pose) {
+  const double t = clip.start() + frame / fps, dt = 1.0 / (fps * substeps);
+  const int steps = frame == 0 ? 1 : substeps;
+  for (int s = 0; s < steps; ++s) {
+    evaluate_pose(character_.rig, &clip, static_cast<float>(t - (steps - 1 - s) * dt), pose);
+    step(pose, dt);
   }
 }
 

@@ -48,6 +48,9 @@ struct Complementarity {
   double relative = 0;
 };
 
+// The number of frames a clip gives at `fps` (its duration, both ends included; at least 2).
+int clip_frame_count(const Clip& clip, double fps);
+
 class RigComplementary {
  public:
   // Throws Error naming the character's source if it is not skinned.
@@ -55,6 +58,11 @@ class RigComplementary {
 
   // One implicit step of length dt toward the pose (its skinning matrices).
   void step(const Pose& pose, double dt);
+  // Plays frame `frame` of `clip` sampled at `fps`: `substeps` implicit steps ending at the
+  // frame's time (frame 0: one step at the clip's start, where the history begins), leaving
+  // `pose` at that time. Frames are taken in order from 0. The schedule `wobble simulate --rig`
+  // and the Python RigSimulation share, so that their outputs are the same floats.
+  void step_clip_frame(const Clip& clip, int frame, double fps, int substeps, Pose& pose);
   // LBS of the mesh vertices plus the complementary displacement, world frame.
   std::vector<Vec3f> vertex_positions(const Pose& pose) const;
   // J_rig^T u at the sample points (12 per joint) for a complementary displacement u = B z given

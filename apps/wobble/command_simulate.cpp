@@ -133,7 +133,6 @@ int run_scene(Scene& scene, const std::string& output, bool quiet) {
 
 // The learned fields of `--subspace neural` for a mesh (in its file coordinates), with or without
 // the constant column; none for eigenmodes. With a rig the default model is the rig-complementary one.
-using MeshFields = std::function<std::shared_ptr<const SkinningField>(const Mesh&, bool constant_column)>;
 MeshFields neural_fields(const std::string& subspace, const std::string& model_file, bool rig) {
   if (subspace == "eigenmodes") {
     if (!model_file.empty()) fail(model_file, "--neural-model needs --subspace neural");
@@ -141,9 +140,7 @@ MeshFields neural_fields(const std::string& subspace, const std::string& model_f
   }
   if (subspace != "neural") fail_plain("unknown --subspace '{}' (use eigenmodes or neural)", subspace);
 #ifdef WOBBLE_HAVE_NEURAL
-  const fs::path file = !model_file.empty() ? fs::path(model_file) : rig ? neural::default_rig_model_path() : neural::default_model_path();
-  auto model = std::make_shared<neural::NeuralFieldModel>(file);
-  return [model](const Mesh& mesh, bool constant_column) { return model->fields_for(mesh, constant_column); };
+  return neural::mesh_fields(model_file, rig);
 #else
   (void)rig;
   fail_plain("--subspace neural needs a build with WOBBLE_BUILD_NEURAL=ON");

@@ -15,9 +15,7 @@ MeshFields subspace_fields(const std::string& subspace, const std::optional<std:
   }
   if (subspace != "neural") fail_plain("{}: unknown subspace '{}' (use eigenmodes or neural)", who, subspace);
 #ifdef WOBBLE_HAVE_NEURAL
-  const std::filesystem::path file = model ? *model : rig ? neural::default_rig_model_path() : neural::default_model_path();
-  auto fields = std::make_shared<neural::NeuralFieldModel>(file);
-  return [fields](const Mesh& mesh, bool constant_column) { return fields->fields_for(mesh, constant_column); };
+  return neural::mesh_fields(model.value_or(std::filesystem::path()), rig);
 #else
   (void)rig;
   fail_plain("{}: subspace 'neural' needs the module built with neural fields (WOBBLE_PYTHON_NEURAL=ON)", who);

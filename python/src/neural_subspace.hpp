@@ -13,8 +13,7 @@
 
 namespace wobble::python {
 
-// Fields of a mesh (in its file coordinates), with or without the constant column.
-using MeshFields = std::function<std::shared_ptr<const physics::SkinningField>(const Mesh&, bool constant_column)>;
+using physics::MeshFields;
 
 // Empty for "eigenmodes"; for "neural" the model's fields (default model: the shipped one, or
 // with `rig` the rig-complementary one). `who` names the caller in errors.

@@ -68,4 +68,10 @@ std::filesystem::path model_path(const char* variable, const char* in_source_tre
 std::filesystem::path default_model_path() { return model_path("WOBBLE_NEURAL_MODEL", WOBBLE_DEFAULT_MODEL); }
 std::filesystem::path default_rig_model_path() { return model_path("WOBBLE_NEURAL_RIG_MODEL", WOBBLE_DEFAULT_RIG_MODEL); }
 
+physics::MeshFields mesh_fields(const std::filesystem::path& file, bool rig) {
+  const std::filesystem::path chosen = !file.empty() ? file : rig ? default_rig_model_path() : default_model_path();
+  auto model = std::make_shared<NeuralFieldModel>(chosen);
+  return [model](const Mesh& mesh, bool constant_column) { return model->fields_for(mesh, constant_column); };
+}
+
 }  // namespace wobble::neural

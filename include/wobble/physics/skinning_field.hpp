@@ -5,12 +5,17 @@
 // Sources: skinning eigenmodes (eigenmodes.hpp), a rig's own skin weights (rig_weights_field.hpp),
 // and later learned neural fields; all are queried through this interface.
 #include <array>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
+
+namespace wobble {
+struct Mesh;
+}
 
 namespace wobble::physics {
 
@@ -30,6 +35,10 @@ class SkinningField {
   // W and its gradient at the given points (normalised frame). Without `with_gradient` dW is left empty.
   virtual FieldValues evaluate(std::span<const Vec3d> points, bool with_gradient = true) const = 0;
 };
+
+// A source of fields for any mesh (in its file coordinates), with or without the constant column:
+// how `--subspace neural` hands a trained model to the simulators.
+using MeshFields = std::function<std::shared_ptr<const SkinningField>(const Mesh& mesh, bool constant_column)>;
 
 // A field stored at the nodes of a regular grid and interpolated trilinearly (C0 across cells,
 // gradient piecewise bilinear). Points outside the grid are clamped onto it.

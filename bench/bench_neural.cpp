@@ -163,8 +163,8 @@ void BM_ShippedModelPerShape(benchmark::State& state) {
   for (auto _ : state) {
     const ShapeSample sample = sampling ? make_shape_sample(mesh, file.stem().string(), ShapeSampleOptions{}, 1) : presampled;
     const auto field = model.fields_for(sample);
-    std::vector<physics::Vec3d> cubature, vertices;
-    for (Eigen::Index p = 0; p < sample.cubature.rows(); ++p) cubature.push_back(sample.cubature.row(p).transpose().cast<double>());
+    const std::vector<physics::Vec3d> cubature = cubature_points(sample);
+    std::vector<physics::Vec3d> vertices;
     for (const Vec3f& v : mesh.positions) vertices.push_back(sample.normalization.to_normalized(v.cast<double>()));
     benchmark::DoNotOptimize(field->evaluate(cubature, true));
     benchmark::DoNotOptimize(field->evaluate(vertices, false));

@@ -155,9 +155,8 @@ class TrainingShapes {
       const Character character = load_character(config.rig);
       if (!character.is_skinned()) fail(config.rig, "rig-complementary training needs a rigged file with skin weights");
       rig_ = make_shape_sample(character.mesh, config.rig.stem().string(), config.sample, config.seed);
-      std::vector<physics::Vec3d> points;
-      for (Eigen::Index p = 0; p < rig_.cubature.rows(); ++p) points.push_back(rig_.cubature.row(p).transpose().cast<double>());
-      rig_.rig_weights = physics::rig_weights_field(character, rig_.normalization)->evaluate(points, false).W.cast<float>();
+      rig_.rig_weights =
+          physics::rig_weights_field(character, rig_.normalization)->evaluate(cubature_points(rig_), false).W.cast<float>();
       return;
     }
     for (const fs::path& file : config.real_train) real_.push_back(load_real(file, config.sample, config.seed));

@@ -96,8 +96,7 @@ TEST(NeuralInference, ShippedModelIsSmootherThanAnUntrainedNetworkOnAnUnseenShap
   // Validation seeds are never drawn in training (they start at 1e9).
   const Mesh shape = procedural_shape(1'000'000'123ull);
   const ShapeSample sample = make_shape_sample(shape, "unseen", ShapeSampleOptions{}, 3);
-  std::vector<physics::Vec3d> points;
-  for (Eigen::Index p = 0; p < sample.cubature.rows(); ++p) points.push_back(sample.cubature.row(p).transpose().cast<double>());
+  const std::vector<physics::Vec3d> points = cubature_points(sample);
   // L_smooth of fields scaled to mean square 1: mean over the points of sum_i |grad W_i|^2.
   auto smoothness = [&](const NeuralFieldModel& m) {
     const physics::FieldValues v = m.fields_for(sample)->evaluate(points, true);

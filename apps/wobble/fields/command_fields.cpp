@@ -168,7 +168,8 @@ Runner add_metrics(CLI::App& app) {
       add(name, "neural (feed-forward)", *neural, points, seconds_since(start));
       start = Clock::now();
       std::vector<physics::Vec3d> cover = points;
-      for (Eigen::Index p = 0; p < sample.cubature.rows(); ++p) cover.push_back(sample.cubature.row(p).transpose().cast<double>());
+      const std::vector<physics::Vec3d> cubature = cubature_points(sample);
+      cover.insert(cover.end(), cubature.begin(), cubature.end());
       physics::EigenmodeOptions eigen;
       eigen.handles = m + 1;
       eigen.grid_resolution = o->eigen_grid;

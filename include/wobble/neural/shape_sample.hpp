@@ -4,6 +4,7 @@
 // losses, all in the runtime's normalised frame (centred, longest side spanning [-1, 1]).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -33,5 +34,7 @@ Eigen::MatrixXf surface_point_cloud(const Mesh& mesh, const physics::Normalizati
                                     std::uint64_t seed);
 // Surface cloud plus the runtime's cubature samples. Deterministic for a seed.
 ShapeSample make_shape_sample(const Mesh& mesh, std::string name, const ShapeSampleOptions& options, std::uint64_t seed);
+// The cubature points as the runtime's points (normalised frame), for evaluating fields there.
+std::vector<physics::Vec3d> cubature_points(const ShapeSample& sample);
 
 }  // namespace wobble::neural

@@ -21,12 +21,21 @@ __attribute__((target("avx2,fma"))) inline __m256 load_pair(const float* low, co
   return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(low)), _mm_loadu_ps(high), 1);
 }
 
-__attribute__((target("avx2,fma"))) inline Soa3 load_transposed(const float* rows, std::size_t stride) {
+// Eight float4 rows (lane l = rows + l * stride) to four registers (x, y, z, w).
+__attribute__((target("avx2,fma"))) inline void load_transposed4(const float* rows, std::size_t stride, __m256* out) {
   const __m256 t0 = load_pair(rows, rows + 4 * stride), t1 = load_pair(rows + stride, rows + 5 * stride);
   const __m256 t2 = load_pair(rows + 2 * stride, rows + 6 * stride), t3 = load_pair(rows + 3 * stride, rows + 7 * stride);
   const __m256 u0 = _mm256_unpacklo_ps(t0, t1), u1 = _mm256_unpackhi_ps(t0, t1);
   const __m256 u2 = _mm256_unpacklo_ps(t2, t3), u3 = _mm256_unpackhi_ps(t2, t3);
-  return {_mm256_shuffle_ps(u0, u2, 0x44), _mm256_shuffle_ps(u0, u2, 0xEE), _mm256_shuffle_ps(u1, u3, 0x44)};
+  out[0] = _mm256_shuffle_ps(u0, u2, 0x44), out[1] = _mm256_shuffle_ps(u0, u2, 0xEE);
+  out[2] = _mm256_shuffle_ps(u1, u3, 0x44), out[3] = _mm256_shuffle_ps(u1, u3, 0xEE);
+}
+
+// The same, x, y, z only (the unused w shuffle is dropped by the compiler).
+__attribute__((target("avx2,fma"))) inline Soa3 load_transposed(const float* rows, std::size_t stride) {
+  __m256 columns[4];
+  load_transposed4(rows, stride, columns);
+  return {columns[0], columns[1], columns[2]};
 }
 
 __attribute__((target("avx2,fma"))) inline void cross(__m256 a0, __m256 a1, __m256 a2, __m256 b0, __m256 b1,
@@ -292,16 +301,6 @@ __attribute__((target("avx2,fma"))) void evaluate_avx2(const BindView& bind, con
 }
 
 namespace {
-
-// Eight float4 rows (lane l = rows + l * stride) to four registers (x, y, z, w).
-__attribute__((target("avx2,fma"))) inline void load_transposed4(const float* rows, std::size_t stride, __m256* out) {
-  const __m256 t0 = load_pair(rows, rows + 4 * stride), t1 = load_pair(rows + stride, rows + 5 * stride);
-  const __m256 t2 = load_pair(rows + 2 * stride, rows + 6 * stride), t3 = load_pair(rows + 3 * stride, rows + 7 * stride);
-  const __m256 u0 = _mm256_unpacklo_ps(t0, t1), u1 = _mm256_unpackhi_ps(t0, t1);
-  const __m256 u2 = _mm256_unpacklo_ps(t2, t3), u3 = _mm256_unpackhi_ps(t2, t3);
-  out[0] = _mm256_shuffle_ps(u0, u2, 0x44), out[1] = _mm256_shuffle_ps(u0, u2, 0xEE);
-  out[2] = _mm256_shuffle_ps(u1, u3, 0x44), out[3] = _mm256_shuffle_ps(u1, u3, 0xEE);
-}
 
 // Eight vertices at a time: per lane, the psi blends (matrices applied to p, quaternions) as
 // linear blend skinning does them; then the turn of u - p for all eight lanes at once (structure

@@ -104,6 +104,15 @@ std::size_t threads_of(benchmark::State& state) {
   return state.range(1) == 0 ? std::max(1u, std::thread::hardware_concurrency()) : std::size_t(state.range(1));
 }
 
+// The largest distance between two results, as a share of the rest mesh's size (box diagonal).
+double largest_distance(const std::vector<Vec3f>& a, const std::vector<Vec3f>& b, const std::vector<Vec3f>& rest) {
+  Eigen::AlignedBox3f box;
+  for (const Vec3f& p : rest) box.extend(p);
+  double worst = 0;
+  for (std::size_t v = 0; v < a.size(); ++v) worst = std::max<double>(worst, (a[v] - b[v]).norm());
+  return worst / box.diagonal().norm();
+}
+
 void counters(benchmark::State& state, const Rig& r) {
   state.counters["vertices"] = static_cast<double>(r.positions.size());
   state.counters["threads"] = static_cast<double>(threads_of(state));
@@ -162,11 +171,7 @@ FoldedMush& folded_mush(std::size_t vertices) {
   std::vector<Vec3f> folded = r.lbs, iterated = r.lbs;
   slot->mush.evaluate_skinned(r.matrices, folded);
   slot->mush.evaluate(iterated);
-  Eigen::AlignedBox3f box;
-  for (const Vec3f& p : r.positions) box.extend(p);
-  double worst = 0;
-  for (std::size_t v = 0; v < folded.size(); ++v) worst = std::max<double>(worst, (folded[v] - iterated[v]).norm());
-  slot->error = worst / box.diagonal().norm();
+  slot->error = largest_distance(folded, iterated, r.positions);
   return *slot;
 }
 
@@ -260,11 +265,7 @@ BoundDdm& bound_ddm(DdmVariant variant, std::size_t vertices) {
     std::vector<Vec3f> a(r.positions.size()), b(r.positions.size());
     slot->ddm.evaluate(r.matrices, a);
     reference.evaluate(r.matrices, b);
-    Eigen::AlignedBox3f box;
-    for (const Vec3f& p : r.positions) box.extend(p);
-    double worst = 0;
-    for (std::size_t v = 0; v < a.size(); ++v) worst = std::max<double>(worst, (a[v] - b[v]).norm());
-    slot->pruning_error = worst / box.diagonal().norm();
+    slot->pruning_error = largest_distance(a, b, r.positions);
   }
   return *slot;
 }

@@ -122,34 +122,6 @@ __attribute__((target("avx2,fma"))) int polar_newton(Mat8& x) {
   return ~_mm256_movemask_ps(good) & 0xFF;
 }
 
-// X = the rotation of the normalised quaternion (x, y, z, w) per lane. A zero quaternion (not
-// reachable with hemisphere-aligned positive weights) gives the identity.
-__attribute__((target("avx2,fma"))) int rotation_from_quaternion(const float (&quaternion)[4][kLanes], Mat8& x) {
-  const __m256 qx = _mm256_load_ps(quaternion[0]), qy = _mm256_load_ps(quaternion[1]);
-  const __m256 qz = _mm256_load_ps(quaternion[2]), qw = _mm256_load_ps(quaternion[3]);
-  const __m256 norm2 = _mm256_fmadd_ps(qx, qx, _mm256_fmadd_ps(qy, qy, _mm256_fmadd_ps(qz, qz, _mm256_mul_ps(qw, qw))));
-  // s = 2 / |q|^2 (reciprocal estimate + one Newton step), so that q need not be normalised.
-  const __m256 safe = _mm256_max_ps(norm2, _mm256_set1_ps(1e-30f));
-  __m256 inv = _mm256_rcp_ps(safe);
-  inv = _mm256_mul_ps(inv, _mm256_fnmadd_ps(safe, inv, _mm256_set1_ps(2.0f)));
-  const __m256 s = _mm256_and_ps(_mm256_add_ps(inv, inv), _mm256_cmp_ps(norm2, _mm256_set1_ps(1e-30f), _CMP_GT_OQ));
-  const __m256 one = _mm256_set1_ps(1.0f);
-  const __m256 xs = _mm256_mul_ps(qx, s), ys = _mm256_mul_ps(qy, s), zs = _mm256_mul_ps(qz, s);
-  const __m256 xx = _mm256_mul_ps(qx, xs), yy = _mm256_mul_ps(qy, ys), zz = _mm256_mul_ps(qz, zs);
-  const __m256 xy = _mm256_mul_ps(qx, ys), xz = _mm256_mul_ps(qx, zs), yz = _mm256_mul_ps(qy, zs);
-  const __m256 wx = _mm256_mul_ps(qw, xs), wy = _mm256_mul_ps(qw, ys), wz = _mm256_mul_ps(qw, zs);
-  x.m[0] = _mm256_sub_ps(one, _mm256_add_ps(yy, zz));
-  x.m[1] = _mm256_sub_ps(xy, wz);
-  x.m[2] = _mm256_add_ps(xz, wy);
-  x.m[3] = _mm256_add_ps(xy, wz);
-  x.m[4] = _mm256_sub_ps(one, _mm256_add_ps(xx, zz));
-  x.m[5] = _mm256_sub_ps(yz, wx);
-  x.m[6] = _mm256_sub_ps(xz, wy);
-  x.m[7] = _mm256_add_ps(yz, wx);
-  x.m[8] = _mm256_sub_ps(one, _mm256_add_ps(xx, yy));
-  return 0;
-}
-
 }  // namespace
 
 bool avx2_available() {
@@ -164,8 +136,6 @@ __attribute__((target("avx2,fma"))) void evaluate_avx2(const BindView& bind, con
   alignas(32) float blend[kLanes][16];      // per lane: the blended 4x4 (v0: Q), column-major
   alignas(32) float centre[3][kLanes], local[3][kLanes];
   alignas(32) float fit[9][kLanes], result[3][kLanes];
-  alignas(32) float quaternion[4][kLanes];  // v3: the blended rotation per lane (x, y, z, w)
-  const bool blend_quaternions = bind.variant == DdmVariant::V3;
   for (std::size_t first = begin; first < end; first += kLanes) {
     const std::size_t lanes = std::min(kLanes, end - first);
     for (std::size_t l = 0; l < kLanes; ++l) {
@@ -173,7 +143,6 @@ __attribute__((target("avx2,fma"))) void evaluate_avx2(const BindView& bind, con
       if (l >= lanes) {  // past the range: an identity that converges at once, never written
         for (int k = 0; k < 16; ++k) q[k] = (k % 5 == 0) ? 1.0f : 0.0f;
         for (int r = 0; r < 3; ++r) centre[r][l] = 0.0f, local[r][l] = 0.0f;
-        for (int k = 0; k < 4; ++k) quaternion[k][l] = k == 3 ? 1.0f : 0.0f;
         continue;
       }
       const std::size_t v = first + l;
@@ -206,20 +175,6 @@ __attribute__((target("avx2,fma"))) void evaluate_avx2(const BindView& bind, con
           c23 = _mm256_fmadd_ps(w, _mm256_loadu_ps(m + 8), c23);
         }
         _mm256_store_ps(q, c01), _mm256_store_ps(q + 8, c23);
-        if (blend_quaternions) {
-          // Every joint's quaternion turned into the hemisphere of the strongest one's.
-          const __m128 first = _mm_loadu_ps(bind.joint_quaternions + 4 * std::size_t(joints[0]));
-          __m128 sum = _mm_setzero_ps();
-          for (std::size_t s = 0; s < width; ++s) {
-            const __m128 quat = _mm_loadu_ps(bind.joint_quaternions + 4 * std::size_t(joints[s]));
-            const __m128 dot = _mm_dp_ps(quat, first, 0xFF);
-            const __m128 sign = _mm_and_ps(dot, _mm_set1_ps(-0.0f));  // the sign bit of the dot product
-            sum = _mm_fmadd_ps(_mm_xor_ps(_mm_broadcast_ss(psi + s), sign), quat, sum);
-          }
-          alignas(16) float out[4];
-          _mm_store_ps(out, sum);
-          for (int k = 0; k < 4; ++k) quaternion[k][l] = out[k];
-        }
       }
       for (int r = 0; r < 3; ++r) {
         centre[r][l] = bind.centre[3 * v + r];
@@ -259,7 +214,7 @@ __attribute__((target("avx2,fma"))) void evaluate_avx2(const BindView& bind, con
       }
     }
     for (int k = 0; k < 9; ++k) _mm256_store_ps(fit[k], x.m[k]);  // M, for lanes that need the fallback
-    const int failed = blend_quaternions ? rotation_from_quaternion(quaternion, x) : polar_newton(x);
+    const int failed = polar_newton(x);
     const __m256 ux = _mm256_load_ps(local[0]), uy = _mm256_load_ps(local[1]), uz = _mm256_load_ps(local[2]);
     _mm256_store_ps(result[0], _mm256_fmadd_ps(x.m[0], ux, _mm256_fmadd_ps(x.m[1], uy, _mm256_fmadd_ps(x.m[2], uz, tx))));
     _mm256_store_ps(result[1], _mm256_fmadd_ps(x.m[3], ux, _mm256_fmadd_ps(x.m[4], uy, _mm256_fmadd_ps(x.m[5], uz, ty))));

@@ -28,9 +28,9 @@ struct BindView {
 // True when this CPU runs the AVX2 kernel; otherwise the caller uses its scalar loop.
 bool avx2_available();
 
-// Positions (and rotations when not null) of vertices [begin, end) from the skinning matrices
-// (column-major 4x4 each). Matrices the Newton iteration cannot fit (singular, reflecting) go to
-// nearest_rotation(); vertices with a degenerate neighbourhood blend linearly.
+// v0, v1, v2: positions (and rotations when not null) of vertices [begin, end) from the skinning
+// matrices (column-major 4x4 each). Matrices the Newton iteration cannot fit (singular,
+// reflecting) go to nearest_rotation(); vertices with a degenerate neighbourhood blend linearly.
 void evaluate_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions,
                    Mat3f* rotations);
 

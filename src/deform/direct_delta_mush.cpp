@@ -370,12 +370,8 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
         ddm::evaluate_v3_avx2(view, skinning.data(), begin, end, positions.data());
         for (std::size_t v = begin; v < end; ++v) {
           if (!linear_fallback_[v]) continue;
-          Vec3f sum = Vec3f::Zero();
-          for (std::size_t s = 0; s < width; ++s) {
-            const Mat4f& m = skinning[joints_[v * width + s]];
-            sum += psi_[v * width + s] * (m.topLeftCorner<3, 3>() * rest_[v] + m.topRightCorner<3, 1>());
-          }
-          positions[v] = sum;
+          positions[v] = ddm::blend_linearly(skinning.data(), joints_.data() + v * width, psi_.data() + v * width, width,
+                                             rest_[v]);
         }
       });
       return;
@@ -392,13 +388,7 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
       const float* psi = psi_.data() + v * width;
       Mat3f rotation = Mat3f::Identity();
       if (linear_fallback_[v]) {
-        Vec3f sum = Vec3f::Zero();
-        for (std::size_t s = 0; s < width; ++s) {
-          if (psi[s] == 0.0f) continue;
-          const Mat4f& m = skinning[joints[s]];
-          sum += psi[s] * (m.topLeftCorner<3, 3>() * x + m.topRightCorner<3, 1>());
-        }
-        positions[v] = sum;
+        positions[v] = ddm::blend_linearly(skinning.data(), joints, psi, width, x);
       } else if (variant == DdmVariant::V0) {
         Mat3f q_bar = Mat3f::Zero();
         Vec3f q = Vec3f::Zero();

@@ -231,15 +231,7 @@ __attribute__((target("avx2,fma"))) void evaluate_avx2(const BindView& bind, con
       for (int k = 0; k < 9; ++k) r(k / 3, k % 3) = rotation[k][l];
       Vec3f out(result[0][l], result[1][l], result[2][l]);
       if (bind.linear_fallback[v]) {
-        // Degenerate neighbourhood: linear blending of the rest position with the smoothed weights.
-        const std::uint16_t* joints = bind.joints + v * width;
-        const float* psi = bind.psi + v * width;
-        out.setZero();
-        for (std::size_t s = 0; s < width; ++s) {
-          if (psi[s] == 0.0f) continue;
-          const Mat4f& m = skinning[joints[s]];
-          out += psi[s] * (m.topLeftCorner<3, 3>() * bind.rest[v] + m.topRightCorner<3, 1>());
-        }
+        out = blend_linearly(skinning, bind.joints + v * width, bind.psi + v * width, width, bind.rest[v]);
         r.setIdentity();
       } else if (failed & (1 << l)) {
         Mat3f m;

@@ -25,6 +25,20 @@ struct BindView {
   const float* lever = nullptr;              // v3: [group of 8 vertices][x, y, z][lane]: u - p
 };
 
+// The fallback for a vertex with a degenerate neighbourhood: its rest position x moved by the
+// psi-weighted blend of its joints' matrices, as linear blend skinning (empty slots skipped).
+// Always inlined, so that each caller keeps its own instruction set (the kernels' FMA).
+[[gnu::always_inline]] inline Vec3f blend_linearly(const Mat4f* skinning, const std::uint16_t* joints, const float* psi,
+                                                   std::size_t width, const Vec3f& x) {
+  Vec3f sum = Vec3f::Zero();
+  for (std::size_t s = 0; s < width; ++s) {
+    if (psi[s] == 0.0f) continue;
+    const Mat4f& m = skinning[joints[s]];
+    sum += psi[s] * (m.topLeftCorner<3, 3>() * x + m.topRightCorner<3, 1>());
+  }
+  return sum;
+}
+
 // True when this CPU runs the AVX2 kernel; otherwise the caller uses its scalar loop.
 bool avx2_available();
 

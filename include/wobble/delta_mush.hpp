@@ -114,9 +114,9 @@ class DeltaMush {
   void smooth_wobble(ThreadPool* pool);
   void smooth_blender(std::vector<Vec3f>& p, ThreadPool* pool) const;
   void evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool);
-  // Wobble mode's corner deltas: rest (welded, relative) against its smoothed version (float4
-  // rows, same origin).
-  void bind_corners(std::span<const Vec3f> rest_relative, const float* smoothed,
+  // Wobble mode's corner deltas: the welded rest mesh relative to `centre` against its smoothed
+  // version (float4 rows per welded vertex, relative to the same centre).
+  void bind_corners(std::span<const Vec3f> rest, const Vec3f& centre, const float* smoothed,
                     std::shared_ptr<const mush::CornerBlocks>& corners, std::vector<std::uint8_t>& keep_input) const;
   // Wobble mode's last steps: buffer_a_ holds the smoothed welded mesh relative to `centre`.
   void restore_and_scatter(std::span<Vec3f> positions, const Vec3f& centre, const mush::CornerBlocks& corners,
@@ -133,7 +133,6 @@ class DeltaMush {
 
   // Wobble mode: welded connectivity.
   Welding welding_;
-  std::vector<Triangle> welded_triangles_;
   std::vector<std::uint32_t> weld_offsets_, weld_members_;   // welded vertex -> original vertices
   // Smoothing operator without its diagonal (weights lambda * mask * w_ij / sum_j w_ij, none
   // for uniform smoothing), in the kernels' layout. Immutable once bound.

@@ -299,16 +299,13 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
     for (int c = 0; c < 3; ++c) buffer_a_[4 * w + c] = p[c];
   }
   smooth_wobble(nullptr);
-  std::vector<Vec3f> rest_relative(n);
-  for (std::uint32_t w = 0; w < n; ++w) rest_relative[w] = welded_rest[w] - centre;
-  welded_triangles_ = triangles;
-  bind_corners(rest_relative, buffer_a_.data(), corners_, keep_input_);
+  bind_corners(rest, centre, buffer_a_.data(), corners_, keep_input_);
 }
 
-void DeltaMush::bind_corners(std::span<const Vec3f> rest_relative, const float* smoothed,
+void DeltaMush::bind_corners(std::span<const Vec3f> rest, const Vec3f& centre, const float* smoothed,
                              std::shared_ptr<const mush::CornerBlocks>& corners, std::vector<std::uint8_t>& keep_input) const {
-  const std::size_t n = rest_relative.size();
-  const std::vector<Triangle>& triangles = welded_triangles_;
+  const std::size_t n = welding_.welded_count;
+  const std::vector<Triangle> triangles = welding_.weld(triangles_);
   auto S = [&](std::uint32_t w) {
     return Eigen::Vector3d(smoothed[4 * w], smoothed[4 * w + 1], smoothed[4 * w + 2]);
   };
@@ -339,7 +336,8 @@ void DeltaMush::bind_corners(std::span<const Vec3f> rest_relative, const float* 
   std::vector<Eigen::Vector3d> locals;
   for (std::uint32_t i = 0; i < std::uint32_t(n); ++i) {
     const Eigen::Vector3d s = S(i);
-    const Eigen::Vector3d delta = rest_relative[i].cast<double>() - s;
+    const Vec3f rest_relative = rest[weld_members_[weld_offsets_[i]]] - centre;
+    const Eigen::Vector3d delta = rest_relative.cast<double>() - s;
     weights.clear();
     locals.clear();
     for (std::uint32_t c = corner_offsets[i]; c < corner_offsets[i + 1]; ++c) {

@@ -181,9 +181,7 @@ void DeltaMush::fold_skin(std::span<const Vec3f> rest, const PackedSkin& skin, s
   const Vec3f centre = prepare_folded_palette(identity);
   const float centre4[4] = {centre.x(), centre.y(), centre.z(), 0.0f};
   mush::blend_smoothed(*folded_, folded_palette_.data(), centre4, buffer_a_.data(), 0, n);
-  std::vector<Vec3f> rest_relative(n);
-  for (std::size_t i = 0; i < n; ++i) rest_relative[i] = rest[weld_members_[weld_offsets_[i]]] - centre;
-  bind_corners(rest_relative, buffer_a_.data(), folded_corners_, folded_keep_input_);
+  bind_corners(rest, centre, buffer_a_.data(), folded_corners_, folded_keep_input_);
 }
 
 }  // namespace wobble

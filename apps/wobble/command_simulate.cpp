@@ -209,8 +209,8 @@ Runner add_simulate_command(CLI::App& app) {
       if (learned) {
         // The learned fields without the constant column span the complementary subspace; the
         // neural sampling frame and the simulator's are both the mesh's normalisation.
-        options.fields = [&](const Normalization&) { return learned(character.mesh, false); };
         if (!o->quiet) spdlog::info("building the rig-complementary subspace (learned fields)...");
+        options.fields = learned(character.mesh, false);
       } else if (!o->quiet) {
         spdlog::info("building the rig-complementary subspace ({} handles)...", o->handles);
       }

@@ -84,7 +84,7 @@ std::unique_ptr<RigSimulation> make_rig_simulation(py::handle character_in, py::
   options.rig_inertia = rig_inertia;
   if (const MeshFields learned = subspace_fields(subspace, neural_model, true, "RigSimulation")) {
     // Learned rig-complementary fields without the constant column span the subspace.
-    options.fields = [learned, character](const physics::Normalization&) { return learned(character->mesh, false); };
+    options.fields = learned(character->mesh, false);
   }
   py::gil_scoped_release release;
   sim->dynamics = std::make_unique<physics::RigComplementary>(*sim->character, options);

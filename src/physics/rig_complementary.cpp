@@ -50,7 +50,7 @@ RigComplementary::RigComplementary(const Character& character, const RigCompleme
   description.name = character.source.filename().string();
   description.samples = samples;
   if (options.fields) {
-    description.field = options.fields(normalization_);
+    description.field = options.fields;
     if (!description.field || description.field->handle_count() < 1)
       fail(character.source, "the given complementary fields are empty");
   } else {

@@ -35,7 +35,7 @@ physics::RigComplementaryOptions small_options(const NeuralFieldModel* model) {
   o.sample_grid = 16;
   o.field_grid = 16;
   o.handles = 8;
-  if (model) o.fields = [model](const physics::Normalization&) { return model->fields_for(clonk().mesh, false); };
+  if (model) o.fields = model->fields_for(clonk().mesh, false);
   return o;
 }
 

@@ -15,7 +15,6 @@
 //
 // Frames: the physics runs in the normalised frame of the bind-space mesh (longest side 2,
 // treated as metres); outputs are in the character's world frame.
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -24,9 +23,6 @@
 #include <wobble/physics/dynamics.hpp>
 
 namespace wobble::physics {
-
-// Complementary fields in the physics frame (the bind-space mesh normalised by `frame`).
-using ComplementaryFields = std::function<std::shared_ptr<const SkinningField>(const Normalization& frame)>;
 
 struct RigComplementaryOptions {
   int handles = 16;                // eigenmodes only; given fields bring their own count
@@ -37,7 +33,10 @@ struct RigComplementaryOptions {
   EnergyModel model = EnergyModel::NeoHookean;
   bool rig_inertia = true;
   Vec3d gravity = Vec3d::Zero();   // m/s^2 in the normalised frame
-  ComplementaryFields fields;      // empty: constrained skinning eigenmodes
+  // Empty: constrained skinning eigenmodes. Otherwise fields in the physics frame, which depends
+  // on the mesh alone (Normalization::of_points of its bind positions; the neural samplers'
+  // frame too), so callers build them up front.
+  std::shared_ptr<const SkinningField> fields;
 };
 
 // How far the subspace is from complementary at the sample points: ||J_rig^T B||_F over all three

@@ -152,26 +152,27 @@ std::vector<Vec3f> RigComplementary::vertex_positions(const Pose& pose) const {
   return out;
 }
 
+Eigen::MatrixXd RigComplementary::rig_jacobian_block(int a) const {
+  Eigen::MatrixXd block = rig_weights_.W;
+  if (a < 3)
+    for (Eigen::Index p = 0; p < block.rows(); ++p) block.row(p) *= samples_[static_cast<std::size_t>(p)][a];
+  return block;
+}
+
 Eigen::VectorXd RigComplementary::complementarity_residual(const Eigen::VectorXd& z, double* scale) const {
   const Body& body = world_.body(0);
   const int q = 4 * body.handle_count();
   const Eigen::Index N = static_cast<Eigen::Index>(samples_.size()), J = rig_weights_.W.cols();
   Eigen::MatrixXd u(N, 3);
   for (int d = 0; d < 3; ++d) u.col(d) = body.basis().B * z.segment(d * q, q);
-  Eigen::VectorXd r = Eigen::VectorXd::Zero(12 * J);
+  Eigen::VectorXd r(12 * J);
   double jacobian_norm2 = 0;
-  for (Eigen::Index p = 0; p < N; ++p) {
-    const Vec3d& X = samples_[static_cast<std::size_t>(p)];
-    const double x4[4] = {X.x(), X.y(), X.z(), 1.0};
-    for (Eigen::Index j = 0; j < J; ++j) {
-      const double w = rig_weights_.W(p, j);
-      if (w == 0) continue;
-      for (int d = 0; d < 3; ++d)
-        for (int a = 0; a < 4; ++a) {
-          r[12 * j + 4 * d + a] += w * x4[a] * u(p, d);
-          jacobian_norm2 += w * w * x4[a] * x4[a];
-        }
-    }
+  for (int a = 0; a < 4; ++a) {
+    const Eigen::MatrixXd block = rig_jacobian_block(a);
+    const Eigen::MatrixXd jtu = block.transpose() * u;  // joints x 3
+    for (Eigen::Index j = 0; j < J; ++j)
+      for (int d = 0; d < 3; ++d) r[12 * j + 4 * d + a] = jtu(j, d);
+    jacobian_norm2 += 3 * block.squaredNorm();  // J_rig = I3 (x) J: one copy per dimension
   }
   if (scale) *scale = std::sqrt(jacobian_norm2) * u.norm();
   return r;
@@ -181,14 +182,11 @@ Complementarity RigComplementary::complementarity() const {
   // J_rig = I3 (x) J with J[p, 4j + a] = w_j(p) [X_p; 1]_a, and B likewise I3 (x) B, so every norm
   // is sqrt(3) times its one-dimension block's.
   const Eigen::MatrixXd& B = world_.body(0).basis().B;
-  const Eigen::MatrixXd& W = rig_weights_.W;
   double jtb2 = 0, j2 = 0;
   for (int a = 0; a < 4; ++a) {
-    Eigen::MatrixXd weighted = W;
-    if (a < 3)
-      for (Eigen::Index p = 0; p < W.rows(); ++p) weighted.row(p) *= samples_[static_cast<std::size_t>(p)][a];
-    jtb2 += (weighted.transpose() * B).squaredNorm();
-    j2 += weighted.squaredNorm();
+    const Eigen::MatrixXd block = rig_jacobian_block(a);
+    jtb2 += (block.transpose() * B).squaredNorm();
+    j2 += block.squaredNorm();
   }
   Complementarity out;
   out.absolute = std::sqrt(3 * jtb2);

@@ -79,6 +79,9 @@ class RigComplementary {
  private:
   // Rig positions (normalised frame, N x 3) and deformation gradients (N x 9) at the sample points.
   void rig_state(const Pose& pose, Eigen::MatrixXd& x, Eigen::MatrixXd* F) const;
+  // One dimension's J_rig at the samples, the columns of homogeneous coordinate a (0..3) only:
+  // samples x joints, w_j(p) [X_p; 1]_a.
+  Eigen::MatrixXd rig_jacobian_block(int a) const;
 
   const Character& character_;
   RigComplementaryOptions options_;

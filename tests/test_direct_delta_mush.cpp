@@ -211,7 +211,7 @@ TEST(DirectDeltaMush, RotationsAreProperOnAnimatedCharacters) {
       for (int k = 0; k <= 8; ++k) {
         evaluate_pose(character.rig, &clip, clip.start() + clip.duration() * k / 8.0f, pose);
         ddm.evaluate(pose.skinning, positions, nullptr, rotations);
-        // Without rotations asked for, v3 runs its own one-vertex kernel: the same positions.
+        // Without rotations asked for, v3 runs its AVX2 kernel (with them, the scalar loop): the same positions.
         std::vector<Vec3f> alone(positions.size());
         ddm.evaluate(pose.skinning, alone);
         EXPECT_LE(max_distance(alone, positions), 1e-5 * character.mesh.size()) << file << " " << to_string(variant);

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include <wobble/error.hpp>
+
 namespace wobble::neural {
 
 torch::Tensor spatial_gradients(const torch::Tensor& W, const torch::Tensor& X, bool create_graph) {
@@ -33,13 +35,34 @@ FieldBatch fields_with_difference_gradients(const std::function<torch::Tensor(co
   return {all.slice(0, 0, n), torch::stack(columns, 2)};
 }
 
-FieldBatch assemble_fields(const torch::Tensor& W, const torch::Tensor& dW, bool normalize, bool constant_column) {
+ColumnTransform column_transform(const torch::Tensor& W, ColumnNormalization normalization) {
+  const auto n = W.size(0), m = W.size(1);
+  switch (normalization) {
+    case ColumnNormalization::none:
+      return {torch::zeros({1, m}, W.options()), torch::eye(m, W.options())};
+    case ColumnNormalization::scale:
+      return {torch::zeros({1, m}, W.options()), torch::diag(std::sqrt(static_cast<double>(n)) / (W.norm(2, 0) + 1e-12))};
+    case ColumnNormalization::orthonormal: break;
+  }
+  // In double: the Gram matrix of nearly dependent fields loses half the digits to squaring.
+  const torch::Tensor Y = torch::cat({torch::ones({n, 1}, W.options()), W}, 1).to(torch::kFloat64);
+  const torch::Tensor G = torch::mm(Y.t(), Y) / static_cast<double>(n);
+  const auto [L, info] = torch::linalg_cholesky_ex(G);
+  // L_ii / sqrt(G_ii): the part of field i independent of the ones before it, relative to its size.
+  if (info.item<int>() != 0 || (L.diagonal() / G.diagonal().sqrt()).min().item<double>() < 1e-5)
+    fail("neural fields", "the {} fields are linearly dependent on {} points: they cannot be orthonormalised", m, n);
+  const torch::Tensor inverse = torch::linalg::solve_triangular(L.t(), torch::eye(m + 1, G.options()), /*upper=*/true,
+                                                                  /*left=*/true, /*unitriangular=*/false);
+  return {inverse.slice(0, 0, 1).slice(1, 1).to(W.scalar_type()), inverse.slice(0, 1).slice(1, 1).to(W.scalar_type())};
+}
+
+FieldBatch assemble_fields(const torch::Tensor& W, const torch::Tensor& dW, ColumnNormalization normalization,
+                           bool constant_column) {
   FieldBatch out{W, dW};
-  const double n = static_cast<double>(W.size(0));
-  if (normalize) {
-    const torch::Tensor scale = std::sqrt(n) / (W.norm(2, 0, true) + 1e-12);   // 1 x m
-    out.W = W * scale;
-    out.dW = dW * scale.unsqueeze(2);
+  if (normalization != ColumnNormalization::none) {
+    const ColumnTransform t = column_transform(W, normalization);
+    out.W = t.apply(W);
+    out.dW = t.apply_to_gradients(dW);
   }
   if (constant_column) {
     out.W = torch::cat({torch::ones({W.size(0), 1}, W.options()), out.W}, 1);

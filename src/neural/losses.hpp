@@ -24,9 +24,33 @@ torch::Tensor spatial_gradients(const torch::Tensor& W, const torch::Tensor& X, 
 FieldBatch fields_with_difference_gradients(const std::function<torch::Tensor(const torch::Tensor&)>& fields,
                                             const torch::Tensor& X, double h);
 
-// Column scaling on the fly: each learned column to mean square 1 over the batch (unit L2 norm
-// times sqrt(N)), the scale treated as part of the graph; optionally the constant column 1 first.
-FieldBatch assemble_fields(const torch::Tensor& W, const torch::Tensor& dW, bool normalize, bool constant_column);
+// How the learned columns are normalised over a set of points (a batch in training, the shape's
+// cubature points at inference).
+enum class ColumnNormalization {
+  none,
+  scale,        // each column to mean square 1 (unit L2 norm times sqrt(N)): the paper's normalisation
+  orthonormal,  // [1, W] orthonormalised in order (Gram-Schmidt after the constant column), mean square 1
+};
+
+// The per-column affine map W' = offset + W transform (offset 1 x m, transform m x m) that applies
+// a normalisation, computed from the fields W (N x m) at the points; differentiable, so in
+// training it is part of the graph. Orthonormal: with G = [1, W]^T [1, W] / N = L L^T, [1, W]
+// L^-T keeps the constant column 1 (G_00 = 1), makes the columns orthonormal in the mean-square
+// product and leaves the span of [1, W] unchanged. Throws Error when the fields are linearly
+// dependent (G not positive definite).
+struct ColumnTransform {
+  torch::Tensor offset, transform;
+  torch::Tensor apply(const torch::Tensor& W) const { return offset + torch::mm(W, transform); }
+  torch::Tensor apply_to_gradients(const torch::Tensor& dW) const {  // N x m x 3
+    return torch::einsum("pjc,ji->pic", {dW, transform});
+  }
+};
+ColumnTransform column_transform(const torch::Tensor& W, ColumnNormalization normalization);
+
+// The batch's fields for the losses: the normalisation applied on the fly, then optionally the
+// constant column 1 first.
+FieldBatch assemble_fields(const torch::Tensor& W, const torch::Tensor& dW, ColumnNormalization normalization,
+                           bool constant_column);
 
 // L_smooth (eq. 8): mean over points of sum_i |grad W_i|^2.
 torch::Tensor smoothness_loss(const FieldBatch& fields);

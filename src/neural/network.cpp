@@ -26,7 +26,7 @@ void read_key(const nlohmann::json& j, const char* key, T& value, const std::str
 nlohmann::json NetworkConfig::to_json() const {
   return {{"width", width},   {"latents", latents}, {"encoder_layers", encoder_layers}, {"heads", heads},
           {"handles", handles}, {"octaves", octaves}, {"mlp_blocks", mlp_blocks},       {"oni", oni},
-          {"oni_iterations", oni_iterations}};
+          {"oni_iterations", oni_iterations}, {"orthonormal_output", orthonormal_output}};
 }
 
 NetworkConfig NetworkConfig::from_json(const nlohmann::json& j, const std::string& source) {
@@ -43,6 +43,7 @@ NetworkConfig NetworkConfig::from_json(const nlohmann::json& j, const std::strin
   read_key(j, "mlp_blocks", c.mlp_blocks, source);
   read_key(j, "oni", c.oni, source);
   read_key(j, "oni_iterations", c.oni_iterations, source);
+  read_key(j, "orthonormal_output", c.orthonormal_output, source);
   if (c.width < 4 || c.width > 1024 || c.heads < 1 || c.width % c.heads != 0)
     fail(source, "network width must be in [4, 1024] and divisible by heads");
   if (c.latents < 1 || c.handles < 1 || c.handles > 256 || c.octaves < 0 || c.octaves > 16 || c.encoder_layers < 0 ||

@@ -18,6 +18,9 @@ struct NetworkConfig {
   int mlp_blocks = 2;        // ResNet blocks (ELU) of the field decoder
   bool oni = true;           // orthogonalise the last layer by Newton's iteration
   int oni_iterations = 5;
+  // The output columns [1, W] orthonormalised over the points (the batch in training, the shape's
+  // cubature points at inference) instead of only scaled: see ColumnNormalization in losses.hpp.
+  bool orthonormal_output = false;
 
   nlohmann::json to_json() const;
   // Unknown keys and out-of-range sizes throw Error naming `source`.

@@ -3,19 +3,17 @@
 
 #include <algorithm>
 
-#include "losses.hpp"
-
 namespace wobble::neural {
 
 namespace {
 constexpr std::int64_t kChunk = 4096;
 }
 
-TorchField::TorchField(RawFields raw, const torch::Tensor& calibration, bool constant_column, std::string description)
+TorchField::TorchField(RawFields raw, const torch::Tensor& calibration, ColumnNormalization normalization,
+                       bool constant_column, std::string description)
     : raw_(std::move(raw)), constant_column_(constant_column), description_(std::move(description)) {
   torch::NoGradGuard no_grad;
-  const torch::Tensor W = raw_(calibration);
-  scales_ = 1.0 / torch::sqrt(W.pow(2).mean(0) + 1e-12);
+  normalize_ = column_transform(raw_(calibration), normalization);
 }
 
 physics::FieldValues TorchField::evaluate(std::span<const physics::Vec3d> points, bool with_gradient) const {
@@ -36,11 +34,11 @@ physics::FieldValues TorchField::evaluate(std::span<const physics::Vec3d> points
     if (with_gradient) {
       X.requires_grad_(true);
       W = raw_(X);
-      dW = spatial_gradients(W, X, false).detach() * scales_.view({1, -1, 1});
-      W = W.detach() * scales_;
+      dW = normalize_.apply_to_gradients(spatial_gradients(W, X, false).detach());
+      W = normalize_.apply(W.detach());
     } else {
       torch::NoGradGuard no_grad;
-      W = raw_(X) * scales_;
+      W = normalize_.apply(raw_(X));
     }
     auto w = W.accessor<float, 2>();
     for (std::int64_t p = 0; p < count; ++p)

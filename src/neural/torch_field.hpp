@@ -7,21 +7,25 @@
 
 #include <wobble/physics/skinning_field.hpp>
 
+#include "losses.hpp"
+
 namespace wobble::neural {
 
 class TorchField : public physics::SkinningField {
  public:
   using RawFields = std::function<torch::Tensor(const torch::Tensor&)>;  // N x 3 -> N x m
-  // Column scales: each learned field to mean square 1 over `calibration` points (N x 3).
-  TorchField(RawFields raw, const torch::Tensor& calibration, bool constant_column, std::string description);
+  // The learned fields normalised over the `calibration` points (N x 3; the shape's cubature
+  // points), as in training: scaled to mean square 1, or orthonormalised after the constant.
+  TorchField(RawFields raw, const torch::Tensor& calibration, ColumnNormalization normalization, bool constant_column,
+             std::string description);
 
-  int handle_count() const override { return static_cast<int>(scales_.size(0)) + (constant_column_ ? 1 : 0); }
+  int handle_count() const override { return static_cast<int>(normalize_.transform.size(1)) + (constant_column_ ? 1 : 0); }
   std::string description() const override { return description_; }
   physics::FieldValues evaluate(std::span<const physics::Vec3d> points, bool with_gradient = true) const override;
 
  private:
   RawFields raw_;
-  torch::Tensor scales_;  // m
+  ColumnTransform normalize_;
   bool constant_column_;
   std::string description_;
 };

@@ -63,6 +63,12 @@ struct BatchLosses {
   }
 };
 
+// The on-the-fly normalisation of the configuration (losses.normalize, network.orthonormal_output).
+ColumnNormalization normalization_of(const TrainingConfig& config) {
+  if (!config.losses.normalize) return ColumnNormalization::none;
+  return config.network.value("orthonormal_output", false) ? ColumnNormalization::orthonormal : ColumnNormalization::scale;
+}
+
 // Losses at a random batch of the shape's cubature points, fields given by `raw` (N x 3 -> N x m).
 BatchLosses batch_losses(const TorchField::RawFields& raw, const torch::Tensor& cubature, const torch::Tensor& volumes,
                          const TrainingConfig& config, double blend, bool create_graph,
@@ -81,10 +87,13 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const torch::Tensor& 
     computed.W = raw(X);
     computed.dW = by_autograd ? spatial_gradients(computed.W, X, create_graph) : torch::zeros({n, computed.W.size(1), 3});
   }
-  const FieldBatch fields = assemble_fields(computed.W, computed.dW, o.normalize, true);
+  const ColumnNormalization normalization = normalization_of(config);
+  const FieldBatch fields = assemble_fields(computed.W, computed.dW, normalization, true);
   BatchLosses out;
   if (o.smooth) out.smooth = o.weight_smooth * smoothness_loss(fields);
-  if (o.orthogonality) out.orthogonality = o.weight_orthogonality * orthogonality_loss(fields);
+  // Orthonormalised columns make L_orth zero up to rounding; its unit-normalised rounding noise
+  // would take a full share of a ConFIG step, so it is left out.
+  if (o.orthogonality && normalization != ColumnNormalization::orthonormal) out.orthogonality = o.weight_orthogonality * orthogonality_loss(fields);
   if (rig_weights.defined()) {
     // The learned (complementary) columns only; divided by N^2 so the weight is batch-size free.
     out.complementarity = o.weight_complementarity / static_cast<double>(n * n) *
@@ -430,7 +439,9 @@ PerObjectResult train_per_object(const ShapeSample& shape, int handles, int step
   }
   PerObjectResult result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.field = std::make_shared<TorchField>(raw, t.cubature, true, fmt::format("per-object MLP ({} steps, {})", steps, shape.name));
+  const ColumnNormalization normalization =
+      normalization_of(local) == ColumnNormalization::orthonormal ? ColumnNormalization::orthonormal : ColumnNormalization::scale;
+  result.field = std::make_shared<TorchField>(raw, t.cubature, normalization, true, fmt::format("per-object MLP ({} steps, {})", steps, shape.name));
   return result;
 }
 

@@ -52,7 +52,7 @@ TEST(NeuralLosses, SmoothnessOfLinearFieldsIsTheirSquaredSlopes) {
   // W = [x, 2y + z]: |grad W_0|^2 + |grad W_1|^2 = 1 + 5 at every point.
   const torch::Tensor X = torch::rand({10, 3}, torch::kFloat64).requires_grad_(true);
   const torch::Tensor W = torch::stack({X.select(1, 0), 2 * X.select(1, 1) + X.select(1, 2)}, 1);
-  const FieldBatch f = assemble_fields(W, spatial_gradients(W, X, true), false, false);
+  const FieldBatch f = assemble_fields(W, spatial_gradients(W, X, true), ColumnNormalization::none, false);
   EXPECT_NEAR(smoothness_loss(f).item<double>(), 6.0, 1e-12);
 }
 
@@ -63,9 +63,36 @@ TEST(NeuralLosses, OrthogonalityHandComputed) {
   EXPECT_NEAR(orthogonality_loss(f).item<double>(), 0.5, 1e-12);
   // With on-the-fly normalisation and the constant column, zero-mean orthogonal columns give 0.
   const torch::Tensor V = torch::tensor({1.0, 1.0, 1.0, -1.0, -1.0, 1.0, -1.0, -1.0}, torch::kFloat64).view({4, 2});  // rows
-  const FieldBatch g = assemble_fields(3 * V, torch::zeros({4, 2, 3}, torch::kFloat64), true, true);
+  const FieldBatch g = assemble_fields(3 * V, torch::zeros({4, 2, 3}, torch::kFloat64), ColumnNormalization::scale, true);
   EXPECT_NEAR(orthogonality_loss(g).item<double>(), 0.0, 1e-12);
   EXPECT_NEAR(g.W.pow(2).mean(0)[1].item<double>(), 1.0, 1e-12);  // mean square 1
+}
+
+TEST(NeuralLosses, OrthonormalOutputIsGramSchmidtAfterTheConstantColumn) {
+  torch::manual_seed(3);
+  const auto n = 50;
+  const torch::Tensor W = torch::randn({n, 3}, torch::kFloat64) + 0.7;   // non-zero means, correlated below
+  const torch::Tensor mixed = torch::cat({W.slice(1, 0, 1), W.slice(1, 1, 2) + 0.5 * W.slice(1, 0, 1), W.slice(1, 2, 3)}, 1);
+  const torch::Tensor dW = torch::randn({n, 3, 3}, torch::kFloat64);
+  const FieldBatch f = assemble_fields(mixed, dW, ColumnNormalization::orthonormal, true);
+  // [1, W'] has the identity as its mean-square Gram matrix; the constant column stays 1.
+  const torch::Tensor gram = torch::mm(f.W.t(), f.W) / static_cast<double>(n);
+  EXPECT_LT((gram - torch::eye(4, torch::kFloat64)).abs().max().item<double>(), 1e-10);
+  EXPECT_LT((f.W.select(1, 0) - 1).abs().max().item<double>(), 1e-12);
+  // The first learned field is only centred and scaled: (W_1 - mean) / (population std).
+  const torch::Tensor first = mixed.select(1, 0);
+  const torch::Tensor centred = first - first.mean();
+  const torch::Tensor std_dev = torch::sqrt(centred.pow(2).mean());
+  EXPECT_LT((f.W.select(1, 1) - centred / std_dev).abs().max().item<double>(), 1e-10);
+  EXPECT_LT((f.dW.select(1, 1) - dW.select(1, 0) / std_dev).abs().max().item<double>(), 1e-10);
+  // The span of [1, W] is unchanged: every new column is a least-squares-exact combination.
+  const torch::Tensor basis = torch::cat({torch::ones({n, 1}, torch::kFloat64), mixed}, 1);
+  const torch::Tensor coefficients = std::get<0>(torch::linalg_lstsq(basis, f.W, {}, {}));
+  EXPECT_LT((torch::mm(basis, coefficients) - f.W).abs().max().item<double>(), 1e-10);
+  // Fields that are a combination of the constant and each other cannot be orthonormalised.
+  const torch::Tensor dependent = torch::cat({first.unsqueeze(1), (2 * first + 1).unsqueeze(1)}, 1);
+  EXPECT_THROW(assemble_fields(dependent, torch::zeros({n, 2, 3}, torch::kFloat64), ColumnNormalization::orthonormal, true),
+               wobble::Error);
 }
 
 TEST(NeuralLosses, PotentialOfAUniformStretchIsTheClosedForm) {
@@ -100,7 +127,7 @@ TEST(NeuralLosses, DeformationGradientMatchesFiniteDifferencesOfPhi) {
   };
   const torch::Tensor X = torch::rand({5, 3}, torch::kFloat64).requires_grad_(true);
   const torch::Tensor W = fields(X);
-  const FieldBatch f = assemble_fields(W, spatial_gradients(W, X, false), false, false);
+  const FieldBatch f = assemble_fields(W, spatial_gradients(W, X, false), ColumnNormalization::none, false);
   const torch::Tensor F = deformation_gradients(f, X.detach(), Z)[0];
   const double h = 1e-6;
   for (int c = 0; c < 3; ++c) {

@@ -12,7 +12,9 @@
 //              "config": true, "weight_smooth": 1, "weight_potential": 1, "weight_orthogonality": 100,
 //              "youngs_modulus": 1, "poisson_ratio": 0.45, "blend_fraction": 0.5,
 //              "autograd_gradients": false, "difference_step": 1e-3},
-//   "network": {... see NetworkConfig in src/neural/network.hpp ...},
+//   "network": {... see NetworkConfig in src/neural/network.hpp ...; "orthonormal_output": true
+//               orthonormalises the batch's columns instead of scaling them, and then L_orth,
+//               zero by construction, is left out},
 //   "data": {"procedural_shapes": 5000, "validation_procedural": 6, "real_fraction": 0.2,
 //            "real_train": ["../shared/assets/shapes/cow.off"], "real_validation": [...],
 //            "surface_points": 1024, "cubature_points": 1000, "grid_resolution": 16},

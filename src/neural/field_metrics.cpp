@@ -35,4 +35,19 @@ FieldMetrics field_metrics(const Eigen::MatrixXd& W) {
   return m;
 }
 
+double dirichlet_trace(const physics::FieldValues& fields, const Eigen::VectorXd& volumes) {
+  const Eigen::MatrixXd& W = fields.W;
+  if (W.rows() != volumes.size() || fields.dW[0].rows() != W.rows())
+    fail_plain("dirichlet_trace: {} points, {} volumes and {} gradient rows differ", W.rows(), volumes.size(), fields.dW[0].rows());
+  const Eigen::MatrixXd G = W.transpose() * volumes.asDiagonal() * W;
+  Eigen::MatrixXd D = Eigen::MatrixXd::Zero(W.cols(), W.cols());
+  for (const Eigen::MatrixXd& g : fields.dW) D += g.transpose() * volumes.asDiagonal() * g;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(G);
+  const Eigen::VectorXd lambda = solver.eigenvalues();
+  if (!(lambda.minCoeff() > 1e-12 * lambda.maxCoeff())) return std::numeric_limits<double>::infinity();
+  // trace(G^-1 D) = trace(Lambda^-1 Q^T D Q).
+  const Eigen::MatrixXd rotated = solver.eigenvectors().transpose() * D * solver.eigenvectors();
+  return (rotated.diagonal().array() / lambda.array()).sum();
+}
+
 }  // namespace wobble::neural

@@ -86,6 +86,33 @@ TEST(NeuralMetrics, ClosedForms) {
   EXPECT_THROW(field_metrics(Eigen::MatrixXd::Ones(3, 1)), Error);
 }
 
+TEST(NeuralMetrics, DirichletTraceIsTheInverseVarianceOfALinearFieldAndBasisFree) {
+  // Fields 1 and x at points x_p with volumes v_p: D = diag(0, sum v), and trace(G^-1 D) works out
+  // to 1 / Var_v(x), the volume-weighted variance of x.
+  const int n = 7;
+  physics::FieldValues f;
+  f.W.resize(n, 2);
+  for (auto& g : f.dW) g.setZero(n, 2);
+  Eigen::VectorXd volumes(n);
+  for (int p = 0; p < n; ++p) {
+    const double x = 0.3 * p * p - 1;
+    f.W.row(p) << 1, x;
+    f.dW[0](p, 1) = 1;
+    volumes[p] = 0.5 + 0.1 * p;
+  }
+  const double mass = volumes.sum(), mean = volumes.dot(f.W.col(1)) / mass;
+  const double variance = volumes.dot((f.W.col(1).array() - mean).square().matrix()) / mass;
+  EXPECT_NEAR(dirichlet_trace(f, volumes), 1 / variance, 1e-10);
+  // Any invertible recombination of the fields spans the same subspace: the same trace.
+  Eigen::Matrix2d A;
+  A << 2, -1, 0.5, 3;
+  physics::FieldValues g{f.W * A, {f.dW[0] * A, f.dW[1] * A, f.dW[2] * A}};
+  EXPECT_NEAR(dirichlet_trace(g, volumes), 1 / variance, 1e-10);
+  // Dependent fields: infinite.
+  g.W.col(1) = 2 * g.W.col(0);
+  EXPECT_TRUE(std::isinf(dirichlet_trace(g, volumes)));
+}
+
 TEST(NeuralNpy, HeaderAndDataFollowTheFormat) {
   Eigen::MatrixXd values(3, 2);
   values << 1, 2, 3, 4, 5, 6.5;

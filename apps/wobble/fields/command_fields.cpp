@@ -135,18 +135,23 @@ Runner add_metrics(CLI::App& app) {
     const NeuralFieldModel model(model_path(o->model));
     const int m = model.handles();
     nlohmann::json rows = nlohmann::json::array();
+    // The three paper metrics at the mesh's vertices; the Dirichlet trace at the shape's cubature
+    // points, with their volumes as quadrature weights.
     auto add = [&](const std::string& shape, const std::string& method, const physics::SkinningField& field,
-                   const std::vector<physics::Vec3d>& points, double seconds) {
+                   const std::vector<physics::Vec3d>& points, const ShapeSample& sample, double seconds) {
       const FieldMetrics metrics = field_metrics(field.evaluate(points, false).W);
+      const double dirichlet = dirichlet_trace(field.evaluate(cubature_points(sample), true), sample.volumes.cast<double>());
       rows.push_back({{"shape", shape}, {"method", method}, {"fields", field.handle_count()}, {"omega_orth", metrics.orthogonality},
-                      {"kappa_log", metrics.log_condition}, {"h_spec", metrics.spectral_entropy}, {"seconds", seconds}});
+                      {"kappa_log", metrics.log_condition}, {"h_spec", metrics.spectral_entropy},
+                      {"dirichlet_trace", dirichlet}, {"seconds", seconds}});
       if (!o->json)
-        fmt::print("{:<22} {:<28} {:>3} {:>10.4f} {:>10.3f} {:>8.4f} {:>9.2f}\n", shape, method, field.handle_count(),
-                   metrics.orthogonality, metrics.log_condition, metrics.spectral_entropy, seconds);
+        fmt::print("{:<22} {:<28} {:>3} {:>10.4f} {:>10.3f} {:>8.4f} {:>10.2f} {:>9.2f}\n", shape, method, field.handle_count(),
+                   metrics.orthogonality, metrics.log_condition, metrics.spectral_entropy, dirichlet, seconds);
       std::fflush(stdout);  // rows appear as they are computed (baselines take minutes)
     };
     if (!o->json)
-      fmt::print("{:<22} {:<28} {:>3} {:>10} {:>10} {:>8} {:>9}\n", "shape", "method", "K", "Omega_orth", "kappa_log", "H_spec", "seconds");
+      fmt::print("{:<22} {:<28} {:>3} {:>10} {:>10} {:>8} {:>10} {:>9}\n", "shape", "method", "K", "Omega_orth", "kappa_log",
+                 "H_spec", "Dirichlet", "seconds");
     std::vector<std::pair<std::string, bool>> inputs;
     for (const auto& s : o->shapes) inputs.emplace_back(s, false);
     for (const auto& r : o->rigs) inputs.emplace_back(r, true);
@@ -165,7 +170,7 @@ Runner add_metrics(CLI::App& app) {
       const auto neural = model.fields_for(sample, true);
       const std::vector<physics::Vec3d> points = metric_points(character.mesh, sample.normalization);
       neural->evaluate(points, false);
-      add(name, "neural (feed-forward)", *neural, points, seconds_since(start));
+      add(name, "neural (feed-forward)", *neural, points, sample, seconds_since(start));
       start = Clock::now();
       std::vector<physics::Vec3d> cover = points;
       const std::vector<physics::Vec3d> cubature = cubature_points(sample);
@@ -174,15 +179,15 @@ Runner add_metrics(CLI::App& app) {
       eigen.handles = m + 1;
       eigen.grid_resolution = o->eigen_grid;
       const auto modes = physics::skinning_eigenmodes(cover, eigen);
-      add(name, "skinning eigenmodes", *modes, points, seconds_since(start));
+      add(name, "skinning eigenmodes", *modes, points, sample, seconds_since(start));
       if (o->baseline_steps > 0) {
         const PerObjectResult mlp = train_per_object(sample, m, o->baseline_steps, config, 1);
-        add(name, fmt::format("per-object MLP {} steps", o->baseline_steps), *mlp.field, points, mlp.seconds);
+        add(name, fmt::format("per-object MLP {} steps", o->baseline_steps), *mlp.field, points, sample, mlp.seconds);
       }
       if (rigged) {
         if (!character.is_skinned()) fail(file, "--rig needs a rigged file with skin weights");
         const auto weights = physics::rig_weights_field(character, sample.normalization);
-        add(name, "rig skin weights", *weights, points, 0);
+        add(name, "rig skin weights", *weights, points, sample, 0);
       }
     }
     if (o->json) fmt::print("{}\n", rows.dump(2));

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "box_mesh.hpp"
 #include "physics_fixtures.hpp"
 
 using namespace wobble;
@@ -11,16 +12,8 @@ using namespace wobble::physics;
 
 namespace {
 
-// A bar along x: [-1, 1] x [-0.15, 0.15] x [-0.15, 0.15] (12 triangles, outward).
-Mesh bar_mesh() {
-  Mesh m;
-  for (int i = 0; i < 8; ++i)
-    m.positions.emplace_back(i & 1 ? 1.0f : -1.0f, i & 2 ? 0.15f : -0.15f, i & 4 ? 0.15f : -0.15f);
-  const std::uint32_t f[12][3] = {{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6}, {0, 1, 4}, {1, 5, 4},
-                                  {2, 6, 3}, {3, 6, 7}, {0, 4, 2}, {2, 4, 6}, {1, 3, 5}, {3, 7, 5}};
-  for (auto& t : f) m.triangles.push_back({t[0], t[1], t[2]});
-  return m;
-}
+// A bar along x: [-1, 1] x [-0.15, 0.15] x [-0.15, 0.15].
+Mesh bar_mesh() { return test::box_mesh(1.0f, 0.15f, 0.15f); }
 
 BodyDescription bar_body(EnergyModel model, double youngs, int handles) {
   SampleOptions options;

@@ -6,28 +6,14 @@
 
 #include <wobble/physics/rig_weights_field.hpp>
 
+#include "box_mesh.hpp"
 #include "physics_fixtures.hpp"
 
 using namespace wobble;
 using namespace wobble::physics;
 
-namespace {
-
-// An axis-aligned box [-a, a]^3 as 12 outward triangles.
-Mesh box_mesh(double a) {
-  Mesh m;
-  for (int i = 0; i < 8; ++i)
-    m.positions.emplace_back(static_cast<float>((i & 1 ? a : -a)), static_cast<float>((i & 2 ? a : -a)), static_cast<float>((i & 4 ? a : -a)));
-  const std::uint32_t f[12][3] = {{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6}, {0, 1, 4}, {1, 5, 4},
-                                  {2, 6, 3}, {3, 6, 7}, {0, 4, 2}, {2, 4, 6}, {1, 3, 5}, {3, 7, 5}};
-  for (auto& t : f) m.triangles.push_back({t[0], t[1], t[2]});
-  return m;
-}
-
-}  // namespace
-
 TEST(PhysicsSampling, WindingNumberSeparatesInsideAndOutside) {
-  const Mesh box = box_mesh(1.0);
+  const Mesh box = test::box_mesh(1, 1, 1);
   const auto v = to_double(box.positions);
   EXPECT_NEAR(winding_number(v, box.triangles, Vec3d(0.1, -0.2, 0.3)), 1.0, 1e-9);
   EXPECT_NEAR(winding_number(v, box.triangles, Vec3d(2.5, 0, 0)), 0.0, 1e-9);
@@ -44,7 +30,7 @@ TEST(PhysicsSampling, WindingNumberSeparatesInsideAndOutside) {
 }
 
 TEST(PhysicsSampling, BoxSamplesAreNormalisedWithTheRightVolume) {
-  const Mesh box = box_mesh(5.0);  // side 10 -> normalised side 2, volume 8
+  const Mesh box = test::box_mesh(5, 5, 5);  // side 10 -> normalised side 2, volume 8
   SampleOptions options;
   options.grid_resolution = 16;
   const SamplePoints s = sample_mesh(box, options);

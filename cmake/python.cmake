@@ -30,9 +30,7 @@ if(WOBBLE_PYTHON_NEURAL)
   endif()
   target_link_libraries(wobble_python PRIVATE wobble_neural)
   target_compile_definitions(wobble_python PRIVATE WOBBLE_HAVE_NEURAL)
-  # wobble_neural is defined after this file: make it position independent once it exists.
-  cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL
-                 set_target_properties wobble_neural PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  set_target_properties(wobble_neural PROPERTIES POSITION_INDEPENDENT_CODE ON)  # linked into a shared module
 endif()
 
 # The add-on: python files from blender/wobble_blender plus the compiled module, zipped by a

@@ -130,21 +130,20 @@ def runtime_of(obj):
 def evaluate(obj, depsgraph, time):
     """Runs the effect for the object at `time` and writes the offsets."""
     runtime = runtime_of(obj)
-    if runtime.last_time is not None and time == runtime.last_time and runtime.offsets is not None:
-        # The same frame again: nothing new (writing would only make Blender evaluate the mesh again).
-        if obj.data.attributes.get(OFFSET_ATTRIBUTE) is None:
-            write_offsets(obj, runtime.offsets)
-        ensure_modifier(obj)
-        return runtime.offsets
-    pose, mesh_world = runtime.bridge.pose(depsgraph)
-    final = runtime.stack.evaluate(pose, time).astype(np.float64)
-    base = runtime.base.evaluate(pose, time).astype(np.float64)
-    # World-space offsets back into the mesh's space (its world matrix's linear part).
-    offsets = np.einsum('ij,kj->ik', final - base, inverse_3x3(mesh_world[:3, :3]))
-    runtime.last_time, runtime.offsets = time, offsets
+    same_frame = runtime.offsets is not None and time == runtime.last_time
+    if not same_frame:
+        pose, mesh_world = runtime.bridge.pose(depsgraph)
+        final = runtime.stack.evaluate(pose, time).astype(np.float64)
+        base = runtime.base.evaluate(pose, time).astype(np.float64)
+        # World-space offsets back into the mesh's space (its world matrix's linear part).
+        runtime.offsets = np.einsum('ij,kj->ik', final - base, inverse_3x3(mesh_world[:3, :3]))
+        runtime.last_time = time
     ensure_modifier(obj)
-    write_offsets(obj, offsets)
-    return offsets
+    # The same frame again is not rewritten (that would only make Blender evaluate the mesh again),
+    # unless the attribute is gone.
+    if not same_frame or obj.data.attributes.get(OFFSET_ATTRIBUTE) is None:
+        write_offsets(obj, runtime.offsets)
+    return runtime.offsets
 
 
 def inverse_3x3(m):

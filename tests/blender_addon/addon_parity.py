@@ -92,10 +92,10 @@ def world_positions():
     return local @ world[:3, :3].T + world[:3, 3], co.reshape(-1, 3)
 
 
-def play():
+def play(last_frame=LAST_FRAME):
     """World and object-space positions of every frame, played in order from the start."""
     world, local = [], []
-    for frame in range(0, LAST_FRAME + 1):
+    for frame in range(0, last_frame + 1):
         scene.frame_set(frame)
         w, l = world_positions()
         world.append(w)
@@ -154,17 +154,19 @@ def retime_actions(scene, factor, glTF_interpolation):
                 fc.update()
 
 
-def cli_bake(stack, flags, out):
-    subprocess.run([cli, "bake", character_path, "--clip", CLIP, "--fps", str(FPS), "--end", str(LAST_FRAME / FPS),
+def cli_bake(stack, flags, name, fps=FPS, last_frame=LAST_FRAME):
+    """`wobble bake` of the clip's frames 0..last_frame at fps, in Blender's axes, on Blender's vertices."""
+    out = os.path.join(scratch, name)
+    subprocess.run([cli, "bake", character_path, "--clip", CLIP, "--fps", str(fps), "--end", str(last_frame / fps),
                     "--deformer", stack, *flags, "--quiet", "-o", out], check=True)
-    return wobble.read_pc2(out).astype(np.float64) @ Y_UP_TO_Z_UP.T
+    return (wobble.read_pc2(out).astype(np.float64) @ Y_UP_TO_Z_UP.T)[:, used]
 
 
 # --- the Armature modifier alone equals wobble's LBS (the base the add-on builds on) ---
 clock = time.perf_counter()
 blender_lbs, _ = play()
 lbs_seconds = (time.perf_counter() - clock) / (LAST_FRAME + 1)
-wobble_lbs = cli_bake("lbs", [], os.path.join(scratch, "lbs.pc2"))[:, used]
+wobble_lbs = cli_bake("lbs", [], "lbs.pc2")
 error = np.abs(blender_lbs - wobble_lbs).max() / size
 check(error <= 1e-5, f"Armature modifier vs wobble bake lbs: max error {error:.2e} of the size")
 
@@ -205,7 +207,7 @@ check(error <= 1e-5, f"playback in Blender vs wobble lbs,dynamic on the clip's f
 # For the record: `wobble bake` samples the clip itself every 1/60 s between the frames (the CLI
 # gets A and D scaled as the reference above, so that only the sampling differs).
 reference_flags = [item for key, value in reference_settings.items() for item in (f"--{key}", repr(value))]
-baked = cli_bake("lbs,dynamic", reference_flags, os.path.join(scratch, "dynamic.pc2"))[:, used]
+baked = cli_bake("lbs,dynamic", reference_flags, "dynamic.pc2")
 print(f"addon_parity: note: playback vs `wobble bake --fps {FPS}` (60 Hz sampling of the clip): "
       f"max difference {np.abs(played_world - baked).max() / size:.2e} of the size")
 
@@ -276,41 +278,25 @@ SAMPLE_LAST = LAST_FRAME * SAMPLE_RATE // FPS
 scene.frame_end = SAMPLE_LAST
 
 
-def bake_at_sample_rate(stack, flags, name):
-    out = os.path.join(scratch, name)
-    subprocess.run([cli, "bake", character_path, "--clip", CLIP, "--fps", str(SAMPLE_RATE),
-                    "--end", str(SAMPLE_LAST / SAMPLE_RATE), "--deformer", stack, *flags, "--quiet", "-o", out],
-                   check=True)
-    return (wobble.read_pc2(out).astype(np.float64) @ Y_UP_TO_Z_UP.T)[:, used]
-
-
-def play_at_sample_rate():
-    frames = []
-    for frame in range(0, SAMPLE_LAST + 1):
-        scene.frame_set(frame)
-        frames.append(world_positions()[0])
-    return np.array(frames)
-
-
-baked_lbs = bake_at_sample_rate("lbs", [], "lbs60.pc2")
-baked_dynamic = bake_at_sample_rate("lbs,dynamic", reference_flags, "dynamic60.pc2")
+baked_lbs = cli_bake("lbs", [], "lbs60.pc2", SAMPLE_RATE, SAMPLE_LAST)
+baked_dynamic = cli_bake("lbs,dynamic", reference_flags, "dynamic60.pc2", SAMPLE_RATE, SAMPLE_LAST)
 s.enabled = False
-interpolation_lbs = np.abs(play_at_sample_rate() - baked_lbs).max() / size
+interpolation_lbs = np.abs(play(SAMPLE_LAST)[0] - baked_lbs).max() / size
 s.enabled = True
 playback.reset(mesh_obj)
-interpolation_dynamic = np.abs(play_at_sample_rate() - baked_dynamic).max() / size
+interpolation_dynamic = np.abs(play(SAMPLE_LAST)[0] - baked_dynamic).max() / size
 print(f"addon_parity: note: at {SAMPLE_RATE} fps with Blender's own interpolation between the keys: Armature "
       f"modifier vs `wobble bake lbs` {interpolation_lbs:.2e}, playback vs `wobble bake lbs,dynamic` "
       f"{interpolation_dynamic:.2e} of the size")
 # Keys on every frame, interpolated as glTF does (slerp): Blender's poses are then the clip's.
 retime_actions(scene, 1, glTF_interpolation=True)
 s.enabled = False
-error = np.abs(play_at_sample_rate() - baked_lbs).max() / size
+error = np.abs(play(SAMPLE_LAST)[0] - baked_lbs).max() / size
 check(error <= 1e-5, f"at {SAMPLE_RATE} fps, keys interpolated as glTF: Armature modifier vs `wobble bake --deformer "
       f"lbs --fps {SAMPLE_RATE}`: max error {error:.2e} of the size")
 s.enabled = True
 playback.reset(mesh_obj)
-played_sampled = play_at_sample_rate()
+played_sampled = play(SAMPLE_LAST)[0]
 error = np.abs(played_sampled - baked_dynamic).max() / size
 effect = np.abs(baked_dynamic - baked_lbs).max() / size
 check(effect > 1e-3, f"the effect moves vertices by up to {effect:.2e} of the size at {SAMPLE_RATE} fps")

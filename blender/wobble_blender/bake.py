@@ -32,7 +32,8 @@ def evaluated_positions(obj, depsgraph):
 
 def play_frames(context, obj):
     """Plays the scene's frame range with the live effect from a fresh start; returns the first
-    frame and the object-space positions of every frame (F, N, 3)."""
+    frame and the object-space positions of every frame (F, N, 3). An earlier bake must be gone
+    (remove_bake): played with it, the frames would hold it as well as the rig."""
     scene = context.scene
     if armature_modifier(obj) is None:
         raise ValueError(f"{obj.name}: bake needs an Armature modifier")
@@ -103,7 +104,6 @@ def bake_shape_keys(context, obj):
     that the mesh shows each frame exactly and blends linearly in between; returns the number
     of frames. The user's own shape keys are muted (the baked positions already hold them)."""
     start, frames = play_frames(context, obj)
-    remove_shape_keys(obj)
     if obj.data.shape_keys is None:
         obj.shape_key_add(name="Basis", from_mix=False)
         obj[CREATED_BASIS] = True

@@ -33,7 +33,9 @@ def evaluated_positions(obj, depsgraph):
 def play_frames(context, obj):
     """Plays the scene's frame range with the live effect from a fresh start; returns the first
     frame and the object-space positions of every frame (F, N, 3). An earlier bake must be gone
-    (remove_bake): played with it, the frames would hold it as well as the rig."""
+    (remove_bake): played with it, the frames would hold it as well as the rig. Leaves the scene
+    on the range's last frame: the caller puts its frame back once the effect is off, so that the
+    restore shows the bake instead of running the effect once more."""
     scene = context.scene
     if armature_modifier(obj) is None:
         raise ValueError(f"{obj.name}: bake needs an Armature modifier")
@@ -45,7 +47,6 @@ def play_frames(context, obj):
         m.show_viewport = False
     frames = []
     start, end = scene.frame_start, scene.frame_end
-    saved_frame = scene.frame_current
     window_manager = context.window_manager
     try:
         playback.reset(obj)
@@ -58,7 +59,6 @@ def play_frames(context, obj):
         window_manager.progress_end()
         for m in later:
             m.show_viewport = True
-        scene.frame_set(saved_frame)
     return start, np.stack(frames)
 
 
@@ -131,7 +131,6 @@ def bake_shape_keys(context, obj):
             point.interpolation = 'LINEAR'
         curve.update()
     switch_to_baked(obj)
-    context.scene.frame_set(context.scene.frame_current)
     return len(frames)
 
 
@@ -199,6 +198,7 @@ class WOBBLE_OT_bake(bpy.types.Operator):
         if path.startswith("//"):  # an unsaved file: relative paths have no folder
             path = os.path.join(bpy.app.tempdir or ".", path[2:])
         was_enabled = obj.wobble.enabled
+        saved_frame = context.scene.frame_current
         remove_bake(obj)  # bake what the rig does, not an earlier bake
         obj.wobble.enabled = True
         try:
@@ -212,6 +212,10 @@ class WOBBLE_OT_bake(bpy.types.Operator):
             obj.wobble.enabled = was_enabled
             self.report({'ERROR'}, str(error))
             return {'CANCELLED'}
+        finally:
+            # Last, with the effect off after a bake (or as it was after an error): the restore
+            # evaluates what the object now shows (the bake's curves too) and runs no effect in vain.
+            context.scene.frame_set(saved_frame)
         self.report({'INFO'}, f"wobble: baked {frames} frames to {where}")
         return {'FINISHED'}
 

@@ -224,9 +224,26 @@ check(np.abs(after_jump - played_world[5]).max() > 1e-4 * size, "frame 5 played 
 
 # --- Bake: PC2 through a Mesh Cache modifier plays back what the live effect showed ---
 s.bake_path = os.path.join(scratch, "baked.pc2")
-with bpy.context.temp_override(object=mesh_obj, active_object=mesh_obj):
-    result = bpy.ops.wobble.bake()
+# The times the effect runs for during the bake (the frame-change handler calls playback.evaluate).
+evaluated_times, live_evaluate = [], playback.evaluate
+
+
+def recording_evaluate(obj, depsgraph, t):
+    evaluated_times.append(t)
+    return live_evaluate(obj, depsgraph, t)
+
+
+frame_before = scene.frame_current
+playback.evaluate = recording_evaluate
+try:
+    with bpy.context.temp_override(object=mesh_obj, active_object=mesh_obj):
+        result = bpy.ops.wobble.bake()
+finally:
+    playback.evaluate = live_evaluate
 check(result == {'FINISHED'}, "the Bake operator finished")
+check(scene.frame_current == frame_before != LAST_FRAME, f"the bake puts the scene back on frame {frame_before}")
+check(evaluated_times[-(LAST_FRAME + 1):] == [frame / FPS for frame in range(LAST_FRAME + 1)],
+      "the effect ran for every baked frame and not again for the restore of the frame after them")
 check(os.path.exists(s.bake_path), "the PC2 file exists")
 cache = mesh_obj.modifiers.get("wobble bake")
 check(cache is not None and cache.type == 'MESH_CACHE' and list(mesh_obj.modifiers).index(cache) == 0,

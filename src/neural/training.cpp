@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <numbers>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -155,40 +156,42 @@ ShapeSample load_real(const fs::path& file, const ShapeSampleOptions& options, s
   return make_shape_sample(character.mesh, file.stem().string(), options, seed);
 }
 
-// Training shapes: procedural ones from seeds [0, procedural_shapes), generated when drawn, and
-// the real training meshes (sampled once).
-class TrainingShapes {
- public:
-  explicit TrainingShapes(const TrainingConfig& config) : config_(config) {
-    if (!config.rig.empty()) {
-      const Character character = load_character(config.rig);
-      if (!character.is_skinned()) fail(config.rig, "rig-complementary training needs a rigged file with skin weights");
-      rig_ = make_shape_sample(character.mesh, config.rig.stem().string(), config.sample, config.seed);
-      rig_.rig_weights =
-          physics::rig_weights_field(character, rig_.normalization)->evaluate(cubature_points(rig_), false).W.cast<float>();
-      return;
-    }
-    for (const fs::path& file : config.real_train) real_.push_back(load_real(file, config.sample, config.seed));
-  }
-  ShapeSample draw(physics::Random& random) {
-    if (!config_.rig.empty()) return rig_;
-    if (!real_.empty() && random.uniform() < config_.real_fraction) return real_[random.next() % real_.size()];
-    const std::uint64_t seed = random.next() % static_cast<std::uint64_t>(std::max(1, config_.procedural_shapes));
-    return make_shape_sample(procedural_shape(seed), fmt::format("procedural {}", seed), config_.sample, seed + 11);
-  }
-
- private:
-  const TrainingConfig& config_;
-  std::vector<ShapeSample> real_;
-  ShapeSample rig_;
-};
-
+// One shape's sample as the tensors the losses take (copies: they own their memory).
 struct ShapeTensors {
   torch::Tensor surface, cubature, volumes, rig_weights;
   explicit ShapeTensors(const ShapeSample& s)
       : surface(to_tensor(s.surface)), cubature(to_tensor(s.cubature)), volumes(to_tensor(s.volumes)) {
     if (s.rig_weights.size() > 0) rig_weights = to_tensor(s.rig_weights);
   }
+};
+
+// Training shapes: procedural ones from seeds [0, procedural_shapes), generated when drawn, and
+// the real training meshes (sampled and converted once).
+class TrainingShapes {
+ public:
+  explicit TrainingShapes(const TrainingConfig& config) : config_(config) {
+    if (!config.rig.empty()) {
+      const Character character = load_character(config.rig);
+      if (!character.is_skinned()) fail(config.rig, "rig-complementary training needs a rigged file with skin weights");
+      ShapeSample rig = make_shape_sample(character.mesh, config.rig.stem().string(), config.sample, config.seed);
+      rig.rig_weights =
+          physics::rig_weights_field(character, rig.normalization)->evaluate(cubature_points(rig), false).W.cast<float>();
+      rig_.emplace(rig);
+      return;
+    }
+    for (const fs::path& file : config.real_train) real_.emplace_back(load_real(file, config.sample, config.seed));
+  }
+  ShapeTensors draw(physics::Random& random) {
+    if (rig_) return *rig_;
+    if (!real_.empty() && random.uniform() < config_.real_fraction) return real_[random.next() % real_.size()];
+    const std::uint64_t seed = random.next() % static_cast<std::uint64_t>(std::max(1, config_.procedural_shapes));
+    return ShapeTensors(make_shape_sample(procedural_shape(seed), fmt::format("procedural {}", seed), config_.sample, seed + 11));
+  }
+
+ private:
+  const TrainingConfig& config_;
+  std::vector<ShapeTensors> real_;
+  std::optional<ShapeTensors> rig_;
 };
 
 double total_of(const BatchLosses& l) {
@@ -354,7 +357,7 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   for (int step = first_step; step < config.steps; ++step) {
     const double lr = learning_rate_at(config, step), blend = blend_at(config, step);
     for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
-    const ShapeTensors shape(shapes.draw(random));
+    const ShapeTensors shape = shapes.draw(random);
     const torch::Tensor latents = network->encode(shape.surface);
     const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
     const BatchLosses losses = batch_losses(raw, shape.cubature, shape.volumes, config, blend, true, shape.rig_weights);

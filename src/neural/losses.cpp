@@ -37,13 +37,9 @@ FieldBatch fields_with_difference_gradients(const std::function<torch::Tensor(co
 
 ColumnTransform column_transform(const torch::Tensor& W, ColumnNormalization normalization) {
   const auto n = W.size(0), m = W.size(1);
-  switch (normalization) {
-    case ColumnNormalization::none:
-      return {torch::zeros({1, m}, W.options()), torch::eye(m, W.options())};
-    case ColumnNormalization::scale:
-      return {torch::zeros({1, m}, W.options()), torch::diag(std::sqrt(static_cast<double>(n)) / (W.norm(2, 0) + 1e-12))};
-    case ColumnNormalization::orthonormal: break;
-  }
+  if (normalization == ColumnNormalization::none) fail_plain("column_transform: 'none' has no transform");
+  if (normalization == ColumnNormalization::scale)
+    return {torch::zeros({1, m}, W.options()), torch::diag(std::sqrt(static_cast<double>(n)) / (W.norm(2, 0) + 1e-12))};
   // In double: the Gram matrix of nearly dependent fields loses half the digits to squaring.
   const torch::Tensor Y = torch::cat({torch::ones({n, 1}, W.options()), W}, 1).to(torch::kFloat64);
   const torch::Tensor G = torch::mm(Y.t(), Y) / static_cast<double>(n);

@@ -31,9 +31,13 @@ enum class ColumnNormalization {
   scale,        // each column to mean square 1 (unit L2 norm times sqrt(N)): the paper's normalisation
   orthonormal,  // [1, W] orthonormalised in order (Gram-Schmidt after the constant column), mean square 1
 };
+// A model's output normalisation (NetworkConfig::orthonormal_output).
+inline ColumnNormalization output_normalization(bool orthonormal) {
+  return orthonormal ? ColumnNormalization::orthonormal : ColumnNormalization::scale;
+}
 
 // The per-column affine map W' = offset + W transform (offset 1 x m, transform m x m) that applies
-// a normalisation, computed from the fields W (N x m) at the points; differentiable, so in
+// a normalisation (scale or orthonormal), computed from the fields W (N x m) at the points; differentiable, so in
 // training it is part of the graph. Orthonormal: with G = [1, W]^T [1, W] / N = L L^T, [1, W]
 // L^-T keeps the constant column 1 (G_00 = 1), makes the columns orthonormal in the mean-square
 // product and leaves the span of [1, W] unchanged. Throws Error when the fields are linearly

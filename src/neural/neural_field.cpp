@@ -48,9 +48,8 @@ std::shared_ptr<physics::SkinningField> NeuralFieldModel::fields_for(const Shape
   const torch::Tensor latents = impl_->network->encode(surface);
   std::shared_ptr<Impl> impl = impl_;
   auto raw = [impl, latents](const torch::Tensor& X) { return impl->network->fields(latents, X); };
-  const auto normalization =
-      impl_->network->config.orthonormal_output ? ColumnNormalization::orthonormal : ColumnNormalization::scale;
-  return std::make_shared<TorchField>(raw, cubature, normalization, constant_column,
+  return std::make_shared<TorchField>(raw, cubature, output_normalization(impl_->network->config.orthonormal_output),
+                                      constant_column,
                                       "neural fields (" + impl_->file.filename().string() + ", " + shape.name + ")");
 }
 

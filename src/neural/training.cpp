@@ -64,10 +64,13 @@ struct BatchLosses {
   }
 };
 
-// The on-the-fly normalisation of the configuration (losses.normalize, network.orthonormal_output).
+// The network's output normalisation (network.orthonormal_output, validated when the configuration
+// was read) and the on-the-fly one of training, which losses.normalize can switch off.
+ColumnNormalization output_normalization_of(const TrainingConfig& config) {
+  return output_normalization(config.network.value("orthonormal_output", false));
+}
 ColumnNormalization normalization_of(const TrainingConfig& config) {
-  if (!config.losses.normalize) return ColumnNormalization::none;
-  return config.network.value("orthonormal_output", false) ? ColumnNormalization::orthonormal : ColumnNormalization::scale;
+  return config.losses.normalize ? output_normalization_of(config) : ColumnNormalization::none;
 }
 
 // Losses at a random batch of the shape's cubature points, fields given by `raw` (N x 3 -> N x m).
@@ -442,9 +445,7 @@ PerObjectResult train_per_object(const ShapeSample& shape, int handles, int step
   }
   PerObjectResult result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const ColumnNormalization normalization =
-      normalization_of(local) == ColumnNormalization::orthonormal ? ColumnNormalization::orthonormal : ColumnNormalization::scale;
-  result.field = std::make_shared<TorchField>(raw, t.cubature, normalization, true, fmt::format("per-object MLP ({} steps, {})", steps, shape.name));
+  result.field = std::make_shared<TorchField>(raw, t.cubature, output_normalization_of(local), true, fmt::format("per-object MLP ({} steps, {})", steps, shape.name));
   return result;
 }
 

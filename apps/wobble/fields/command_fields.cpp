@@ -138,9 +138,10 @@ Runner add_metrics(CLI::App& app) {
     // The three paper metrics at the mesh's vertices; the Dirichlet trace at the shape's cubature
     // points, with their volumes as quadrature weights.
     auto add = [&](const std::string& shape, const std::string& method, const physics::SkinningField& field,
-                   const std::vector<physics::Vec3d>& points, const ShapeSample& sample, double seconds) {
+                   const std::vector<physics::Vec3d>& points, const std::vector<physics::Vec3d>& cubature,
+                   const Eigen::VectorXd& volumes, double seconds) {
       const FieldMetrics metrics = field_metrics(field.evaluate(points, false).W);
-      const double dirichlet = dirichlet_trace(field.evaluate(cubature_points(sample), true), sample.volumes.cast<double>());
+      const double dirichlet = dirichlet_trace(field.evaluate(cubature, true), volumes);
       rows.push_back({{"shape", shape}, {"method", method}, {"fields", field.handle_count()}, {"omega_orth", metrics.orthogonality},
                       {"kappa_log", metrics.log_condition}, {"h_spec", metrics.spectral_entropy},
                       {"dirichlet_trace", dirichlet}, {"seconds", seconds}});
@@ -167,27 +168,28 @@ Runner add_metrics(CLI::App& app) {
       const std::string name = fs::path(file).stem().string();
       auto start = Clock::now();
       const ShapeSample sample = make_shape_sample(character.mesh, name, ShapeSampleOptions{}, 1);
+      const std::vector<physics::Vec3d> cubature = cubature_points(sample);
+      const Eigen::VectorXd volumes = sample.volumes.cast<double>();
       const auto neural = model.fields_for(sample, true);
       const std::vector<physics::Vec3d> points = metric_points(character.mesh, sample.normalization);
       neural->evaluate(points, false);
-      add(name, "neural (feed-forward)", *neural, points, sample, seconds_since(start));
+      add(name, "neural (feed-forward)", *neural, points, cubature, volumes, seconds_since(start));
       start = Clock::now();
       std::vector<physics::Vec3d> cover = points;
-      const std::vector<physics::Vec3d> cubature = cubature_points(sample);
       cover.insert(cover.end(), cubature.begin(), cubature.end());
       physics::EigenmodeOptions eigen;
       eigen.handles = m + 1;
       eigen.grid_resolution = o->eigen_grid;
       const auto modes = physics::skinning_eigenmodes(cover, eigen);
-      add(name, "skinning eigenmodes", *modes, points, sample, seconds_since(start));
+      add(name, "skinning eigenmodes", *modes, points, cubature, volumes, seconds_since(start));
       if (o->baseline_steps > 0) {
         const PerObjectResult mlp = train_per_object(sample, m, o->baseline_steps, config, 1);
-        add(name, fmt::format("per-object MLP {} steps", o->baseline_steps), *mlp.field, points, sample, mlp.seconds);
+        add(name, fmt::format("per-object MLP {} steps", o->baseline_steps), *mlp.field, points, cubature, volumes, mlp.seconds);
       }
       if (rigged) {
         if (!character.is_skinned()) fail(file, "--rig needs a rigged file with skin weights");
         const auto weights = physics::rig_weights_field(character, sample.normalization);
-        add(name, "rig skin weights", *weights, points, sample, 0);
+        add(name, "rig skin weights", *weights, points, cubature, volumes, 0);
       }
     }
     if (o->json) fmt::print("{}\n", rows.dump(2));

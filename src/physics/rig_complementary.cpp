@@ -51,7 +51,7 @@ RigComplementary::RigComplementary(const Character& character, const RigCompleme
   description.samples = samples;
   if (options.fields) {
     description.field = options.fields;
-    if (!description.field || description.field->handle_count() < 1)
+    if (description.field->handle_count() < 1)
       fail(character.source, "the given complementary fields are empty");
   } else {
     description.field = constrained_eigenmodes(samples_, vertices_, rig_weights_.W, options);
@@ -99,8 +99,10 @@ int clip_frame_count(const Clip& clip, double fps) {
   return std::max(2, static_cast<int>(std::floor(clip.duration() * fps)) + 1);
 }
 
+double clip_frame_time(const Clip& clip, int frame, double fps) { return clip.start() + frame / fps; }
+
 void RigComplementary::step_clip_frame(const Clip& clip, int frame, double fps, int substeps, Pose& pose) {
-  const double t = clip.start() + frame / fps, dt = 1.0 / (fps * substeps);
+  const double t = clip_frame_time(clip, frame, fps), dt = 1.0 / (fps * substeps);
   const int steps = frame == 0 ? 1 : substeps;
   for (int s = 0; s < steps; ++s) {
     evaluate_pose(character_.rig, &clip, static_cast<float>(t - (steps - 1 - s) * dt), pose);

@@ -27,7 +27,6 @@ class GpuSkinning {
   void update(Renderer& renderer, const Pose& pose, double time, const PoseSampler& pose_at);
   // Forgets the motion history (a timeline jump): the next update starts at rest.
   void reset() { state_.reset(); }
-  bool dynamic() const { return dynamic_; }
 
  private:
   bool dynamic_ = false;

@@ -224,7 +224,7 @@ Runner add_simulate_command(CLI::App& app) {
       Progress progress("simulating", o->quiet);
       for (int f = 0; f < frames; ++f) {
         sim.step_clip_frame(c, f, o->fps, o->substeps, pose);
-        baked.times.push_back(static_cast<float>(c.start() + f / o->fps));
+        baked.times.push_back(static_cast<float>(clip_frame_time(c, f, o->fps)));
         baked.positions.push_back(sim.vertex_positions(pose));
         baked.skinning.push_back(pose.skinning);
         progress.update(static_cast<std::size_t>(f + 1), static_cast<std::size_t>(frames));

@@ -33,7 +33,7 @@ struct RigSimulation {
   int frame = -1;  // the frame the state is at (-1 before the first step)
 
   const Clip& source() const { return character->clips[clip]; }
-  double time_of(int f) const { return source().start() + f / fps; }
+  double time_of(int f) const { return physics::clip_frame_time(source(), f, fps); }
   int frame_count() const { return physics::clip_frame_count(source(), fps); }
   // The next frame, on the schedule of `wobble simulate --rig`.
   void step_frame() {

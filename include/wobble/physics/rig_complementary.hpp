@@ -49,6 +49,8 @@ struct Complementarity {
 
 // The number of frames a clip gives at `fps` (its duration, both ends included; at least 2).
 int clip_frame_count(const Clip& clip, double fps);
+// The clip time of frame `frame` at `fps`: clip.start() + frame / fps.
+double clip_frame_time(const Clip& clip, int frame, double fps);
 
 class RigComplementary {
  public:

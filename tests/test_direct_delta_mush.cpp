@@ -35,9 +35,12 @@ double max_distance(std::span<const Vec3f> a, std::span<const Vec3f> b) {
   return worst;
 }
 
+// Every variant, for the loops over them.
+constexpr DdmVariant kVariants[] = {DdmVariant::V0, DdmVariant::V1, DdmVariant::V2, DdmVariant::V3};
+
 std::vector<DirectDeltaMushSettings> variants() {
   std::vector<DirectDeltaMushSettings> list;
-  for (DdmVariant variant : {DdmVariant::V0, DdmVariant::V1, DdmVariant::V2, DdmVariant::V3}) {
+  for (DdmVariant variant : kVariants) {
     DirectDeltaMushSettings s;
     s.variant = variant;
     list.push_back(s);
@@ -198,7 +201,7 @@ TEST(DirectDeltaMush, RestPoseAndRigidMotionAreExactForEveryVariant) {
 TEST(DirectDeltaMush, RotationsAreProperOnAnimatedCharacters) {
   for (const char* file : {"characters/RiggedFigure/RiggedFigure.gltf", "characters/wipf.glb"}) {
     const Character character = load_character(test::shared_asset(file));
-    for (DdmVariant variant : {DdmVariant::V0, DdmVariant::V1, DdmVariant::V2, DdmVariant::V3}) {
+    for (DdmVariant variant : kVariants) {
       DirectDeltaMushSettings settings;
       settings.variant = variant;
       DirectDeltaMush ddm;
@@ -262,14 +265,15 @@ TEST(DirectDeltaMush, StaysCloseToDeltaMushOnRealCharacters) {
     std::printf("%s (%zu vertices, %zu frames): distance to Delta Mush (10 iterations, step 0.5), relative to the size:\n"
                 "  lbs     rms %.5f max %.5f\n",
                 bound.file, character.mesh.vertex_count(), mush.positions.size(), lbs_rms, lbs_max);
-    for (const char* variant : {"v0", "v1", "v2", "v3"}) {
+    for (DdmVariant v : kVariants) {
+      const char* variant = to_string(v);
       options.stack = "lbs,ddm";
       options.settings = {{"ddm", {{"variant", variant}}}};
       const BakedFrames ddm = bake(character, options);
       double rms, max;
       compare(ddm, rms, max);
       std::printf("  ddm %s  rms %.5f max %.5f\n", variant, rms, max);
-      if (std::string(variant) == "v0") {
+      if (v == DdmVariant::V0) {
         EXPECT_LT(rms, bound.rms) << bound.file;
         EXPECT_LT(max, bound.max) << bound.file;
       }
@@ -400,7 +404,8 @@ TEST(DirectDeltaMush, IdenticalBytesForAnyThreadCount) {
 TEST(DirectDeltaMushCli, BakesWithTheVariantFlag) {
   test::ScratchDir scratch;
   const std::string input = test::shared_asset("characters/RiggedFigure/RiggedFigure.gltf").string();
-  for (const char* variant : {"v0", "v1", "v2", "v3"}) {
+  for (DdmVariant v : kVariants) {
+    const char* variant = to_string(v);
     const auto out = scratch / (std::string(variant) + ".pc2");
     const auto result = test::run_wobble("bake '" + input + "' --clip 0 --fps 10 --deformer lbs,ddm --ddm-variant " + variant +
                                          " -q -o '" + out.string() + "'");

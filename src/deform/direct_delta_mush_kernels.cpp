@@ -5,6 +5,8 @@
 
 #include <immintrin.h>
 
+#include <wobble/error.hpp>
+
 namespace wobble::ddm {
 
 namespace {
@@ -259,7 +261,7 @@ __attribute__((target("avx2,fma"))) void evaluate_v3_width(const BindView& bind,
   const float* palette = skinning->data();
   const float* quaternions = bind.joint_quaternions;
   const __m128 sign_bit = _mm_set1_ps(-0.0f);
-  alignas(32) float moved[kLanes][4], turn[kLanes][4], lever[3][kLanes];
+  alignas(32) float moved[kLanes][4], turn[kLanes][4];
   float* out_p = positions->data();
   for (std::size_t first = begin; first < end; first += kLanes) {
     const std::size_t lanes = std::min(kLanes, end - first);
@@ -296,18 +298,9 @@ __attribute__((target("avx2,fma"))) void evaluate_v3_width(const BindView& bind,
       _mm_store_ps(moved[l], _mm_fmadd_ps(c2, _mm_broadcast_ss(p + 2), t));
       _mm_store_ps(turn[l], q);
     }
-    // u - p per lane: bind.lever is [group][3][8] (whole groups, zero padded).
-    __m256 dx, dy, dz;
-    if (first % kLanes == 0) {
-      const float* block = bind.lever + 3 * first;
-      dx = _mm256_loadu_ps(block), dy = _mm256_loadu_ps(block + kLanes), dz = _mm256_loadu_ps(block + 2 * kLanes);
-    } else {
-      for (std::size_t l = 0; l < kLanes; ++l) {
-        const std::size_t v = first + l, at = 3 * kLanes * (v / kLanes) + v % kLanes;
-        for (int c = 0; c < 3; ++c) lever[c][l] = l < lanes ? bind.lever[at + c * kLanes] : 0.0f;
-      }
-      dx = _mm256_load_ps(lever[0]), dy = _mm256_load_ps(lever[1]), dz = _mm256_load_ps(lever[2]);
-    }
+    // u - p per lane: bind.lever is [group][3][8] (whole groups, zero padded; first starts a group).
+    const float* block = bind.lever + 3 * first;
+    const __m256 dx = _mm256_loadu_ps(block), dy = _mm256_loadu_ps(block + kLanes), dz = _mm256_loadu_ps(block + 2 * kLanes);
     __m256 q[4];
     load_transposed4(moved[0], 4, q);
     const __m256 tx = q[0], ty = q[1], tz = q[2];
@@ -349,6 +342,7 @@ __attribute__((target("avx2,fma"))) void evaluate_v3_width(const BindView& bind,
 }  // namespace
 
 void evaluate_v3_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions) {
+  if (begin % kLanes != 0) fail_plain("ddm::evaluate_v3_avx2: range start {} is not a multiple of {}", begin, kLanes);
   switch (bind.width) {
     case 1: return evaluate_v3_width<1>(bind, skinning, begin, end, positions);
     case 2: return evaluate_v3_width<2>(bind, skinning, begin, end, positions);

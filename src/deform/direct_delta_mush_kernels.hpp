@@ -48,7 +48,8 @@ bool avx2_available();
 void evaluate_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions,
                    Mat3f* rotations);
 
-// v3 only (no rotation fit): the psi blend of the matrices applied to p, plus u - p turned by
+// v3 only (no rotation fit) over vertices [begin, end), begin a multiple of 8 (the callers'
+// chunks are): the psi blend of the matrices applied to p, plus u - p turned by
 // the normalised blend of the joints' quaternions. Vertices with the linear-blend fallback are
 // left for the caller to write afterwards (their entries may hold anything).
 void evaluate_v3_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions);

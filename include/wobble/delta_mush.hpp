@@ -78,6 +78,8 @@ class DeltaMush {
 
   // Throws Error naming both meshes unless (rest, triangles) is the mesh bind() saw.
   void check_same_mesh(std::span<const Vec3f> rest, std::span<const Triangle> triangles) const;
+  // Throws when `count` positions cannot belong to the bound mesh.
+  void check_position_count(std::size_t count) const;
 
   // Deforms positions in place (deformed positions of the bound mesh's vertices). Throws Error
   // if not bound or the vertex count differs from the bound mesh. Identical bytes for any

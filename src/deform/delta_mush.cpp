@@ -156,12 +156,14 @@ void DeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle> tria
   bound_ = true;
 }
 
+void DeltaMush::check_position_count(std::size_t count) const {
+  if (count != fingerprint_.vertex_count)
+    fail_plain("delta mush: bind data was computed from another mesh ({}); got {} positions", fingerprint_.describe(), count);
+}
+
 void DeltaMush::evaluate(std::span<Vec3f> positions, ThreadPool* pool) {
   if (!bound_) fail_plain("delta mush: evaluate() before bind()");
-  if (positions.size() != fingerprint_.vertex_count) {
-    fail_plain("delta mush: bind data was computed from another mesh ({}); got {} positions", fingerprint_.describe(),
-               positions.size());
-  }
+  check_position_count(positions.size());
   if (settings_.mode == MushMode::Blender) {
     evaluate_blender(positions, pool);
   } else {
@@ -445,10 +447,7 @@ void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& cen
 
 void DeltaMush::evaluate_skinned(std::span<const Mat4f> skinning, std::span<Vec3f> positions, ThreadPool* pool) {
   if (!bound_ || !folded_) fail_plain("delta mush: evaluate_skinned() before fold_skin()");
-  if (positions.size() != fingerprint_.vertex_count) {
-    fail_plain("delta mush: bind data was computed from another mesh ({}); got {} positions", fingerprint_.describe(),
-               positions.size());
-  }
+  check_position_count(positions.size());
   const mush::SmoothedSkin& skin = *folded_;
   if (skinning.size() < skin.joint_count) {
     fail_plain("delta mush: {} skinning matrices for a skin of {} joints", skinning.size(), skin.joint_count);

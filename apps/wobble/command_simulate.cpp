@@ -257,7 +257,7 @@ Runner add_simulate_command(CLI::App& app) {
     q.fps = o->fps;
     q.frames = o->frames;
     q.substeps = o->substeps;
-    if (learned) q.field_source = [learned](const Mesh& mesh) { return learned(mesh, true); };
+    q.field_source = learned;
     Scene scene = quick_scene(o->input, q);
     return run_scene(scene, o->output, o->quiet);
   };

@@ -88,8 +88,7 @@ std::unique_ptr<Simulation> from_shape(const std::filesystem::path& input, int h
   q.fps = fps;
   q.frames = frames;
   q.substeps = substeps;
-  if (const MeshFields learned = subspace_fields(subspace, neural_model, false, "Simulation"))
-    q.field_source = [learned](const Mesh& mesh) { return learned(mesh, true); };
+  q.field_source = subspace_fields(subspace, neural_model, false, "Simulation");
   auto sim = std::make_unique<Simulation>();
   py::gil_scoped_release release;
   sim->scene = physics::quick_scene(input, q);

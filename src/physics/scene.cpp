@@ -24,7 +24,7 @@ struct ObjectSpec {
   std::size_t points = 1000;
   int sample_grid = 24, field_grid = 20;
   std::string source = "eigenmodes";
-  std::function<std::shared_ptr<const SkinningField>(const Mesh&)> field_source;  // overrides `source`
+  MeshFields field_source;  // overrides `source`
   Material material{1e5, 0.45, 1000};
   EnergyModel model = EnergyModel::NeoHookean;
   std::string pin;
@@ -82,7 +82,7 @@ void add_object(Scene& scene, const ObjectSpec& spec) {
   std::vector<Vec3d> cover = samples.points;
   cover.insert(cover.end(), bound_normalised.begin(), bound_normalised.end());
   if (spec.field_source) {
-    d.field = spec.field_source(object.character.mesh);
+    d.field = spec.field_source(object.character.mesh, true);
   } else if (spec.source == "eigenmodes") {
     EigenmodeOptions eigen;
     eigen.handles = spec.handles;

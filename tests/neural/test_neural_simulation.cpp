@@ -62,7 +62,7 @@ TEST(NeuralSimulation, PinnedBarStaysFiniteAndSagsLikeEigenmodes) {
   q.points = 500;
   q.handles = model.handles() + 1;  // eigenmodes: as many fields as the model's, constant included
   const HangingRun eigen = hang(physics::quick_scene(bar, q), 300);
-  q.field_source = [&model](const Mesh& mesh) { return model.fields_for(mesh, true); };
+  q.field_source = [&model](const Mesh& mesh, bool constant_column) { return model.fields_for(mesh, constant_column); };
   const HangingRun neural = hang(physics::quick_scene(bar, q), 300);
   EXPECT_TRUE(neural.finite);
   EXPECT_LT(neural.pinned_motion, 0.02);

@@ -85,8 +85,9 @@ struct QuickSceneOptions {
   Vec3d gravity = Vec3d(0, -9.81, 0);
   double fps = 30;
   int frames = 120, substeps = 2;
-  // When set, gives the subspace instead of eigenmodes (e.g. neural fields; the mesh in file coordinates).
-  std::function<std::shared_ptr<const SkinningField>(const Mesh&)> field_source;
+  // When set, gives the subspace (with the constant column) instead of eigenmodes (e.g. neural
+  // fields; the mesh in file coordinates).
+  MeshFields field_source;
 };
 Scene quick_scene(const std::filesystem::path& shape, const QuickSceneOptions& options);
 

@@ -1,0 +1,99 @@
+#include <wobble/parse.hpp>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <system_error>
+
+#include <wobble/error.hpp>
+
+namespace wobble {
+
+namespace {
+
+std::string quoted(std::string_view what, std::string_view text) {
+  return std::string(what) + ": '" + std::string(text) + "'";
+}
+
+// A whole decimal number (a leading '+' allowed), or nothing; from_chars alone would also take
+// "inf", "nan" and a prefix.
+bool read_decimal(std::string_view text, double& value) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '.' ||
+                        text.front() == '-')) {
+    return false;
+  }
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value, std::chars_format::general);
+  return error == std::errc() && stop == end && std::isfinite(value);
+}
+
+}  // namespace
+
+double parse_real(std::string_view text, std::string_view what) {
+  double value = 0;
+  const std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos) {
+    if (read_decimal(text, value)) return value;
+  } else {
+    double numerator = 0, denominator = 0;
+    if (read_decimal(text.substr(0, slash), numerator) && read_decimal(text.substr(slash + 1), denominator) &&
+        denominator != 0) {
+      value = numerator / denominator;
+      if (std::isfinite(value)) return value;
+    }
+    throw Error(quoted(what, text) + " is not a number (a fraction needs two finite numbers and a divisor other than 0)");
+  }
+  throw Error(quoted(what, text) + " is not a number");
+}
+
+double parse_real(std::string_view text, std::string_view what, double low, double high) {
+  const double value = parse_real(text, what);
+  check_range(value, what, low, high);
+  return value;
+}
+
+std::int64_t parse_integer(std::string_view text, std::string_view what, std::int64_t low, std::int64_t high) {
+  std::string_view digits = text;
+  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+  std::int64_t value = 0;
+  const char* end = digits.data() + digits.size();
+  const auto [stop, error] = std::from_chars(digits.data(), end, value);
+  if (digits.empty() || (digits.front() != '-' && !std::isdigit(static_cast<unsigned char>(digits.front()))) ||
+      error != std::errc() || stop != end) {
+    throw Error(quoted(what, text) + " is not an integer");
+  }
+  if (value < low || value > high) {
+    throw Error(std::string(what) + ": " + std::to_string(value) + " is out of range [" + std::to_string(low) + ", " +
+                std::to_string(high) + "]");
+  }
+  return value;
+}
+
+bool parse_boolean(std::string_view text, std::string_view what) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* yes : {"true", "yes", "on", "1"}) {
+    if (lower == yes) return true;
+  }
+  for (const char* no : {"false", "no", "off", "0"}) {
+    if (lower == no) return false;
+  }
+  throw Error(quoted(what, text) + " is not a boolean (true or false)");
+}
+
+void check_range(double value, std::string_view what, double low, double high) {
+  if (std::isnan(value)) throw Error(std::string(what) + ": NaN is not a number");
+  if (value < low || value > high) {
+    throw Error(std::string(what) + ": " + format_real(value) + " is out of range [" + format_real(low) + ", " +
+                format_real(high) + "]");
+  }
+}
+
+std::string format_real(double value) {
+  std::array<char, 32> buffer{};
+  const auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return error == std::errc() ? std::string(buffer.data(), end) : std::string("?");
+}
+
+}  // namespace wobble

@@ -37,4 +37,9 @@ class ThreadPool {
   bool stopping_ = false;
 };
 
+// pool->parallel_for, or the same chunks on the caller's thread when there is no pool (null):
+// callers need no branch of their own.
+void parallel_for(ThreadPool* pool, std::size_t count, std::size_t grain,
+                  const std::function<void(std::size_t, std::size_t)>& body);
+
 }  // namespace wobble

@@ -16,6 +16,7 @@
 #include <wobble/parallel.hpp>
 
 #include "deform/deformers.hpp"
+#include "deform/describe.hpp"
 #include "deform/direct_delta_mush_kernels.hpp"
 #include "deform/implicit_smoothing.hpp"
 
@@ -25,15 +26,6 @@ namespace {
 
 constexpr std::size_t kGrain = 8192;
 constexpr int kOmega = 10;  // A xx xy xz yy yz zz, b x y z, c
-
-template <typename Body>
-void for_chunks(ThreadPool* pool, std::size_t count, Body&& body) {
-  if (!pool) {
-    for (std::size_t begin = 0; begin < count; begin += kGrain) body(begin, std::min(count, begin + kGrain));
-    return;
-  }
-  pool->parallel_for(count, kGrain, body);
-}
 
 Mat3f rotation_by_svd(const Mat3f& m) {
   Eigen::JacobiSVD<Eigen::Matrix3d> svd(m.cast<double>(), Eigen::ComputeFullU | Eigen::ComputeFullV);
@@ -88,15 +80,7 @@ const char* to_string(DdmVariant variant) {
   return "?";
 }
 
-std::string DirectDeltaMushSettings::validate() const {
-  if (iterations < 1 || iterations > 1000) return fmt::format("iterations must be 1..1000 (got {})", iterations);
-  if (!std::isfinite(step) || step <= 0) return fmt::format("step must be positive (got {})", step);
-  if (max_influences < 1 || max_influences > 64) return fmt::format("max influences must be 1..64 (got {})", max_influences);
-  if (!std::isfinite(min_weight) || min_weight < 0 || min_weight >= 1) {
-    return fmt::format("min weight must be in [0, 1) (got {})", min_weight);
-  }
-  return {};
-}
+std::string DirectDeltaMushSettings::validate() const { return direct_delta_mush_description().problems(this); }
 
 void DirectDeltaMush::check_same_mesh(std::span<const Vec3f> rest, std::span<const Triangle> triangles) const {
   const MeshFingerprint other = MeshFingerprint::of(rest, triangles);
@@ -366,7 +350,7 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
                              psi_.data(),  centre_.data(), covariance_.data(), linear_fallback_.data(), quaternions.data(),
                              lever_.data()};
     if (variant == DdmVariant::V3) {
-      for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
+      parallel_for(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
         ddm::evaluate_v3_avx2(view, skinning.data(), begin, end, positions.data());
         for (std::size_t v = begin; v < end; ++v) {
           if (!linear_fallback_[v]) continue;
@@ -376,12 +360,12 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
       });
       return;
     }
-    for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
+    parallel_for(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
       ddm::evaluate_avx2(view, skinning.data(), begin, end, positions.data(), with_rotations ? rotations.data() : nullptr);
     });
     return;
   }
-  for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
+  parallel_for(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
     for (std::size_t v = begin; v < end; ++v) {
       const Vec3f& x = rest_[v];
       const std::uint16_t* joints = joints_.data() + v * width;
@@ -443,17 +427,9 @@ namespace {
 
 class DirectDeltaMushDeformer final : public Deformer {
  public:
-  explicit DirectDeltaMushDeformer(const nlohmann::json& section) {
-    settings_.iterations = section.value("iterations", settings_.iterations);
-    settings_.step = section.value("step", settings_.step);
-    settings_.max_influences = section.value("max_influences", settings_.max_influences);
-    settings_.min_weight = section.value("min_weight", settings_.min_weight);
-    if (section.contains("variant")) settings_.variant = parse_ddm_variant(section.at("variant").get<std::string>());
-    if (section.contains("smoothing")) settings_.smoothing = parse_mush_smoothing(section.at("smoothing").get<std::string>());
-    if (std::string problem = settings_.validate(); !problem.empty()) fail_plain("ddm: {}", problem);
-  }
-
-  std::string_view name() const override { return "ddm"; }
+  explicit DirectDeltaMushDeformer(const DirectDeltaMushSettings& settings) : settings_(settings) {}
+  const DeformerDescription& description() const override { return direct_delta_mush_description(); }
+  void update(const DeformerSettings&) override {}  // every parameter is a bind parameter
 
   void bind(const Character& character) override {
     require_skinned(character, "ddm");
@@ -504,8 +480,33 @@ class DirectDeltaMushDeformer final : public Deformer {
 
 }  // namespace
 
-std::unique_ptr<Deformer> make_direct_delta_mush_deformer(const nlohmann::json& settings) {
-  return std::make_unique<DirectDeltaMushDeformer>(settings);
+const DeformerDescription& direct_delta_mush_description() {
+  static const DeformerDescription description = [] {
+    describe::Fields<DirectDeltaMushSettings> f;
+    f.choice("variant", [](auto& s) -> auto& { return s.variant; },
+             std::vector<std::pair<std::string, DdmVariant>>{
+                 {"v0", DdmVariant::V0}, {"v1", DdmVariant::V1}, {"v2", DdmVariant::V2}, {"v3", DdmVariant::V3}})
+        .flag("ddm-variant").bind()
+        .help("v0 is the paper's full model; v1, v2, v3 are wobble's own cheaper approximations: v1 blends the "
+              "smoothed moments with one weight per joint, v2 also drops the smoothed covariance, v3 also replaces "
+              "the rotation fit by a quaternion blend");
+    f.integer("iterations", [](auto& s) -> auto& { return s.iterations; })
+        .flag("ddm-iterations").bind().range(1, 1000).soft(1, 50).help("implicit smoothing steps p");
+    f.number("step", [](auto& s) -> auto& { return s.step; })
+        .flag("ddm-step").bind().above(0, 1e6).soft(0.1, 10).help("smoothing lambda");
+    f.choice("smoothing", [](auto& s) -> auto& { return s.smoothing; }, mush_smoothing_names())
+        .flag("ddm-smoothing").bind().help("smoothing weights of the Laplacian");
+    f.integer("max_influences", [](auto& s) -> auto& { return s.max_influences; })
+        .flag("ddm-max-influences").bind().range(1, 64).help("smoothed joints kept per vertex");
+    f.number("min_weight", [](auto& s) -> auto& { return s.min_weight; })
+        .flag("ddm-min-weight").bind().below(0, 1).soft(0, 0.01).help("smoothed weights below this are dropped");
+    return f.deformer("ddm", DeformerStage::Post, "Direct Delta Mush (replaces linear blending; keeps earlier effects)",
+                      [](const DeformerSettings& s) {
+                        return std::unique_ptr<Deformer>(
+                            std::make_unique<DirectDeltaMushDeformer>(s.as<DirectDeltaMushSettings>()));
+                      });
+  }();
+  return description;
 }
 
 }  // namespace wobble

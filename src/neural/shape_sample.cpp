@@ -62,8 +62,8 @@ ShapeSample make_shape_sample(const Mesh& mesh, std::string name, const ShapeSam
   return sample;
 }
 
-std::vector<physics::Vec3d> cubature_points(const ShapeSample& sample) {
-  std::vector<physics::Vec3d> points;
+std::vector<Vec3d> cubature_points(const ShapeSample& sample) {
+  std::vector<Vec3d> points;
   points.reserve(static_cast<std::size_t>(sample.cubature.rows()));
   for (Eigen::Index p = 0; p < sample.cubature.rows(); ++p) points.push_back(sample.cubature.row(p).transpose().cast<double>());
   return points;

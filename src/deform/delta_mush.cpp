@@ -19,15 +19,16 @@ namespace wobble {
 
 namespace {
 
-constexpr std::size_t kGrain = 8192;  // vertices per chunk (same chunks for any thread count)
+constexpr std::size_t kGrain = 8192;  // the largest chunk (chunk_grain: the same chunks for any thread count)
 
 template <typename Body>
 void for_chunks(ThreadPool* pool, std::size_t count, Body&& body) {
+  const std::size_t grain = chunk_grain(count, kGrain);
   if (!pool) {
-    for (std::size_t begin = 0; begin < count; begin += kGrain) body(begin, std::min(count, begin + kGrain));
+    for (std::size_t begin = 0; begin < count; begin += grain) body(begin, std::min(count, begin + grain));
     return;
   }
-  pool->parallel_for(count, kGrain, body);
+  pool->parallel_for(count, grain, body);
 }
 
 // The centroid of positions (double sums in a fixed order: the same bytes for any thread count).

@@ -28,11 +28,12 @@ using ddm::kOmega;
 
 template <typename Body>
 void for_chunks(ThreadPool* pool, std::size_t count, Body&& body) {
+  const std::size_t grain = chunk_grain(count, kGrain);
   if (!pool) {
-    for (std::size_t begin = 0; begin < count; begin += kGrain) body(begin, std::min(count, begin + kGrain));
+    for (std::size_t begin = 0; begin < count; begin += grain) body(begin, std::min(count, begin + grain));
     return;
   }
-  pool->parallel_for(count, kGrain, body);
+  pool->parallel_for(count, grain, body);
 }
 
 Mat3f rotation_by_svd(const Mat3f& m) {

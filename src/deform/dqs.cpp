@@ -106,7 +106,7 @@ void DqsJob::Run(std::size_t begin, std::size_t end) const {
 void DqsJob::Run(ThreadPool* pool) const {
   const std::size_t n = in_positions.size();
   if (!pool) return Run(0, n);
-  pool->parallel_for(n, kGrain, [this](std::size_t begin, std::size_t end) { Run(begin, end); });
+  pool->parallel_for(n, chunk_grain(n, kGrain), [this](std::size_t begin, std::size_t end) { Run(begin, end); });
 }
 
 namespace {

@@ -15,7 +15,7 @@ namespace wobble {
 
 namespace {
 
-constexpr std::size_t kGrain = 16384;  // vertices per chunk: large enough to amortise scheduling
+constexpr std::size_t kGrain = 16384;  // the largest chunk (chunk_grain: smaller on small meshes)
 
 // The straightforward per-vertex loop (Eigen, scalar): the reference the SIMD kernels are tested against.
 void run_scalar(const LbsJob& job, std::size_t begin, std::size_t end) {
@@ -62,7 +62,7 @@ void LbsJob::Run(std::size_t begin, std::size_t end) const {
 void LbsJob::Run(ThreadPool* pool) const {
   const std::size_t n = in_positions.size();
   if (!pool) return Run(0, n);
-  pool->parallel_for(n, kGrain, [this](std::size_t begin, std::size_t end) { Run(begin, end); });
+  pool->parallel_for(n, chunk_grain(n, kGrain), [this](std::size_t begin, std::size_t end) { Run(begin, end); });
 }
 
 void lbs_reference(const LbsJob& job, std::size_t begin, std::size_t end) { run_scalar(job, begin, end); }

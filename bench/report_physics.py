@@ -7,27 +7,18 @@ Targets (one core, Neo-Hookean, 1,000 points): 32 handles >= 60 steps/s, 64 hand
 the reduced step at 32 handles >= 10x faster than the full-space FEM step.
 --cpu: CPU-time medians (on a loaded machine, where wall time includes waiting for a core).
 """
-import json
 import sys
 
-UNIT_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+from report_common import medians as all_medians, milliseconds
 
 
 def medians(path):
-    with open(path) as f:
-        data = json.load(f)
-    out = {}
-    for b in data["benchmarks"]:
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
-        name = b.get("run_name", b["name"]).split("/min_time")[0].split("/repeats")[0]
-        if b.get("run_type") == "aggregate" or name not in out:
-            out[name] = b
-    return out
+    """As report_common.medians, with the /min_time and /repeats suffixes dropped from the names."""
+    return {name.split("/min_time")[0].split("/repeats")[0]: b for name, b in all_medians(path).items()}
 
 
 def ms(b, cpu):
-    return b["cpu_time" if cpu else "real_time"] * UNIT_MS[b.get("time_unit", "ns")]
+    return milliseconds(b, cpu)
 
 
 def main():

@@ -22,10 +22,14 @@ def main():
     names = sorted((f[:-5] for f in os.listdir(folder) if f.endswith(".json")),
                    key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER))
     for name in names:
-        path = os.path.join(folder, name + ".json")
+        path = os.path.abspath(os.path.join(folder, name + ".json"))
         script = os.path.join(HERE, f"report_{name}.py")
-        with open(path) as f:
-            load = json.load(f)["context"].get("load_avg", [])
+        try:
+            with open(path) as f:
+                load = json.load(f)["context"].get("load_avg", [])
+        except (OSError, ValueError, KeyError) as error:
+            print(f"== {name}: {path} is not a finished benchmark run ({error})")
+            continue
         print(f"== {name} (load average {', '.join(f'{x:.1f}' for x in load)})")
         if not os.path.exists(script):
             print("  (no report script)")

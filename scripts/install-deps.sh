@@ -10,6 +10,8 @@ core_packages=(
   build-essential cmake ninja-build pkg-config git ccache xz-utils
   libeigen3-dev libtinygltf-dev libassimp-dev libcli11-dev nlohmann-json3-dev
   libfmt-dev libspdlog-dev libstb-dev libspectra-dev
+  # the SIMD layer (header-only SIMD Everywhere: x86 intrinsics and NEON on any target)
+  libsimde-dev
   # renderer, `wobble render`, wobble-viewer (headless EGL on Mesa, video through ffmpeg)
   libepoxy-dev libegl-dev libgl1-mesa-dri libglfw3-dev libimgui-dev ffmpeg
   # Python module
@@ -21,7 +23,7 @@ test_packages=(
   libgtest-dev libbenchmark-dev assimp-testmodels assimp-utils nodejs npm
   blender xvfb xauth
   # the browser build of the viewer and its test
-  emscripten chromium libsimde-dev
+  emscripten chromium
 )
 
 packages=("${core_packages[@]}")

@@ -20,6 +20,7 @@
 #include <Eigen/SVD>
 
 #include "deform/direct_delta_mush_kernels.hpp"
+#include "simd/isa.hpp"
 #include "deform/implicit_smoothing.hpp"
 #include "synthetic_rigs.hpp"
 #include "test_util.hpp"
@@ -87,8 +88,7 @@ Eigen::Matrix3d rotation_by_svd(const Mat3f& m) {
   return u * svd.matrixV().transpose();
 }
 
-TEST(NearestRotation, EightWideKernelMatchesTheSvd) {
-  if (!ddm::avx2_available()) GTEST_SKIP() << "no AVX2 on this CPU";
+TEST(NearestRotation, EightWideKernelsMatchTheSvd) {
   std::mt19937 random(11);
   std::normal_distribution<float> normal;
   std::vector<Mat3f> m(3001), r(m.size());
@@ -102,18 +102,21 @@ TEST(NearestRotation, EightWideKernelMatchesTheSvd) {
     if (trial % 7 == 0) m[trial].col(2) = m[trial].col(0) * 0.5f + m[trial].col(1);
     if (trial % 11 == 0) m[trial].col(0) *= -1.0f;
   }
-  ddm::nearest_rotations_avx2(m.data(), r.data(), m.size());
-  for (std::size_t trial = 0; trial < m.size(); ++trial) {
-    EXPECT_NEAR(r[trial].determinant(), 1.0f, 1e-4f) << trial;
-    const Eigen::Matrix3d expected = rotation_by_svd(m[trial]);
-    const double best = (expected.transpose() * m[trial].cast<double>()).trace();
-    EXPECT_GE((r[trial].cast<double>().transpose() * m[trial].cast<double>()).trace(), best - 1e-5 * m[trial].norm())
-        << trial;
-    // Where the fit is well determined (two largest singular values well apart from 0), the
-    // rotation itself matches.
-    Eigen::JacobiSVD<Eigen::Matrix3d> svd(m[trial].cast<double>());
-    if (svd.singularValues()(1) > 0.1 * svd.singularValues()(0)) {
-      EXPECT_LT((r[trial].cast<double>() - expected).norm(), 1e-4) << trial;
+  for (simd::Isa isa : simd::runnable_isas()) {
+    SCOPED_TRACE(simd::isa_name(isa));
+    ddm::table_for(isa).nearest_rotations(m.data(), r.data(), m.size());
+    for (std::size_t trial = 0; trial < m.size(); ++trial) {
+      EXPECT_NEAR(r[trial].determinant(), 1.0f, 1e-4f) << trial;
+      const Eigen::Matrix3d expected = rotation_by_svd(m[trial]);
+      const double best = (expected.transpose() * m[trial].cast<double>()).trace();
+      EXPECT_GE((r[trial].cast<double>().transpose() * m[trial].cast<double>()).trace(), best - 1e-5 * m[trial].norm())
+          << trial;
+      // Where the fit is well determined (two largest singular values well apart from 0), the
+      // rotation itself matches.
+      Eigen::JacobiSVD<Eigen::Matrix3d> svd(m[trial].cast<double>());
+      if (svd.singularValues()(1) > 0.1 * svd.singularValues()(0)) {
+        EXPECT_LT((r[trial].cast<double>() - expected).norm(), 1e-4) << trial;
+      }
     }
   }
 }

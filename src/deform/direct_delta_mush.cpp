@@ -25,7 +25,7 @@ namespace wobble {
 namespace {
 
 constexpr std::size_t kGrain = 8192;
-constexpr int kOmega = 10;  // A xx xy xz yy yz zz, b x y z, c
+using ddm::kOmega;
 
 Mat3f rotation_by_svd(const Mat3f& m) {
   Eigen::JacobiSVD<Eigen::Matrix3d> svd(m.cast<double>(), Eigen::ComputeFullU | Eigen::ComputeFullV);
@@ -325,6 +325,85 @@ void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle
   }
 }
 
+namespace {
+
+// The reference loop, vertex by vertex with Eigen: every variant, rotations when not null.
+void evaluate_reference(const ddm::BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end,
+                        Vec3f* positions, Mat3f* rotations) {
+  const std::size_t width = bind.width;
+  const DdmVariant variant = bind.variant;
+  for (std::size_t v = begin; v < end; ++v) {
+    const Vec3f& x = bind.rest[v];
+    const std::uint16_t* joints = bind.joints + v * width;
+    const float* psi = bind.psi + v * width;
+    Mat3f rotation = Mat3f::Identity();
+    if (bind.linear_fallback[v]) {
+      positions[v] = ddm::blend_linearly(skinning, joints, psi, width, x);
+    } else if (variant == DdmVariant::V0) {
+      Mat3f q_bar = Mat3f::Zero();
+      Vec3f q = Vec3f::Zero();
+      const Vec3f p(bind.centre[3 * v], bind.centre[3 * v + 1], bind.centre[3 * v + 2]);
+      const float* omega = bind.omega + v * width * ddm::kOmega;
+      for (std::size_t s = 0; s < width; ++s, omega += ddm::kOmega) {
+        if (omega[9] == 0.0f) continue;
+        const Mat4f& m = skinning[joints[s]];
+        const auto l = m.topLeftCorner<3, 3>();
+        const Vec3f t = l * p + m.topRightCorner<3, 1>();  // the joint's matrix about p
+        Mat3f a;
+        a << omega[0], omega[1], omega[2], omega[1], omega[3], omega[4], omega[2], omega[4], omega[5];
+        const Vec3f b(omega[6], omega[7], omega[8]);
+        q_bar.noalias() += l * a;
+        q_bar.noalias() += t * b.transpose();
+        q.noalias() += l * b + omega[9] * t;
+      }
+      rotation = nearest_rotation(q_bar);
+      positions[v] = rotation * (x - p) + q;
+    } else {
+      Eigen::Matrix<float, 3, 4> blend = Eigen::Matrix<float, 3, 4>::Zero();
+      for (std::size_t s = 0; s < width; ++s) {
+        if (psi[s] == 0.0f) continue;
+        blend += psi[s] * skinning[joints[s]].topRows<3>();
+      }
+      const Vec3f p(bind.centre[3 * v], bind.centre[3 * v + 1], bind.centre[3 * v + 2]);
+      const Mat3f l = blend.leftCols<3>();
+      if (variant == DdmVariant::V1) {
+        const float* c = bind.covariance + 6 * v;
+        Mat3f cov;
+        cov << c[0], c[1], c[2], c[1], c[3], c[4], c[2], c[4], c[5];
+        rotation = nearest_rotation(l * cov);
+      } else if (variant == DdmVariant::V3) {
+        const Eigen::Map<const Eigen::Vector4f> first(bind.joint_quaternions + 4 * joints[0]);
+        Eigen::Vector4f sum = Eigen::Vector4f::Zero();
+        for (std::size_t s = 0; s < width; ++s) {
+          const Eigen::Map<const Eigen::Vector4f> q(bind.joint_quaternions + 4 * joints[s]);
+          sum += (q.dot(first) < 0 ? -psi[s] : psi[s]) * q;
+        }
+        rotation = Eigen::Quaternionf(sum).normalized().toRotationMatrix();
+      } else {
+        rotation = nearest_rotation(l);
+      }
+      positions[v] = rotation * (x - p) + l * p + blend.col(3);
+    }
+    if (rotations) rotations[v] = rotation;
+  }
+}
+
+void evaluate_v3_reference(const ddm::BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end,
+                           Vec3f* positions) {
+  evaluate_reference(bind, skinning, begin, end, positions, nullptr);
+}
+
+void nearest_rotations_reference(const Mat3f* m, Mat3f* r, std::size_t count) {
+  for (std::size_t k = 0; k < count; ++k) r[k] = nearest_rotation(m[k]);
+}
+
+}  // namespace
+
+namespace ddm {
+extern const Table reference = {evaluate_reference, evaluate_v3_reference, nearest_rotations_reference};
+WOBBLE_SIMD_DEFINE_TABLE_FOR
+}  // namespace ddm
+
 void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f> positions, ThreadPool* pool,
                                std::span<Mat3f> rotations) const {
   if (positions.size() != rest_.size()) {
@@ -344,82 +423,25 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
       for (int c = 0; c < 4; ++c) quaternions[4 * j + c] = q.coeffs()[c];
     }
   }
-  // v3 reporting rotations (a test path) takes the scalar loop: its kernel never forms the matrix.
-  if (ddm::avx2_available() && !(variant == DdmVariant::V3 && with_rotations)) {
-    const ddm::BindView view{variant,      width,          rest_.data(),       joints_.data(),          omega_.data(),
-                             psi_.data(),  centre_.data(), covariance_.data(), linear_fallback_.data(), quaternions.data(),
-                             lever_.data()};
-    if (variant == DdmVariant::V3) {
-      parallel_for(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
-        ddm::evaluate_v3_avx2(view, skinning.data(), begin, end, positions.data());
-        for (std::size_t v = begin; v < end; ++v) {
-          if (!linear_fallback_[v]) continue;
-          positions[v] = ddm::blend_linearly(skinning.data(), joints_.data() + v * width, psi_.data() + v * width, width,
-                                             rest_[v]);
-        }
-      });
-      return;
-    }
-    parallel_for(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
-      ddm::evaluate_avx2(view, skinning.data(), begin, end, positions.data(), with_rotations ? rotations.data() : nullptr);
+  const ddm::BindView view{variant,      width,          rest_.data(),       joints_.data(),          omega_.data(),
+                           psi_.data(),  centre_.data(), covariance_.data(), linear_fallback_.data(), quaternions.data(),
+                           lever_.data()};
+  const ddm::Table& kernels = ddm::table();
+  if (variant == DdmVariant::V3 && !with_rotations) {
+    parallel_for(pool, positions.size(), chunk_grain(positions.size(), kGrain), [&](std::size_t begin, std::size_t end) {
+      kernels.evaluate_v3(view, skinning.data(), begin, end, positions.data());
+      for (std::size_t v = begin; v < end; ++v) {
+        if (!linear_fallback_[v]) continue;
+        positions[v] = ddm::blend_linearly(skinning.data(), joints_.data() + v * width, psi_.data() + v * width, width,
+                                           rest_[v]);
+      }
     });
     return;
   }
-  parallel_for(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t v = begin; v < end; ++v) {
-      const Vec3f& x = rest_[v];
-      const std::uint16_t* joints = joints_.data() + v * width;
-      const float* psi = psi_.data() + v * width;
-      Mat3f rotation = Mat3f::Identity();
-      if (linear_fallback_[v]) {
-        positions[v] = ddm::blend_linearly(skinning.data(), joints, psi, width, x);
-      } else if (variant == DdmVariant::V0) {
-        Mat3f q_bar = Mat3f::Zero();
-        Vec3f q = Vec3f::Zero();
-        const Vec3f p(centre_[3 * v], centre_[3 * v + 1], centre_[3 * v + 2]);
-        const float* omega = omega_.data() + v * width * kOmega;
-        for (std::size_t s = 0; s < width; ++s, omega += kOmega) {
-          if (omega[9] == 0.0f) continue;
-          const Mat4f& m = skinning[joints[s]];
-          const auto l = m.topLeftCorner<3, 3>();
-          const Vec3f t = l * p + m.topRightCorner<3, 1>();  // the joint's matrix about p
-          Mat3f a;
-          a << omega[0], omega[1], omega[2], omega[1], omega[3], omega[4], omega[2], omega[4], omega[5];
-          const Vec3f b(omega[6], omega[7], omega[8]);
-          q_bar.noalias() += l * a;
-          q_bar.noalias() += t * b.transpose();
-          q.noalias() += l * b + omega[9] * t;
-        }
-        rotation = nearest_rotation(q_bar);
-        positions[v] = rotation * (x - p) + q;
-      } else {
-        Eigen::Matrix<float, 3, 4> blend = Eigen::Matrix<float, 3, 4>::Zero();
-        for (std::size_t s = 0; s < width; ++s) {
-          if (psi[s] == 0.0f) continue;
-          blend += psi[s] * skinning[joints[s]].topRows<3>();
-        }
-        const Vec3f p(centre_[3 * v], centre_[3 * v + 1], centre_[3 * v + 2]);
-        const Mat3f l = blend.leftCols<3>();
-        if (variant == DdmVariant::V1) {
-          const float* c = covariance_.data() + 6 * v;
-          Mat3f cov;
-          cov << c[0], c[1], c[2], c[1], c[3], c[4], c[2], c[4], c[5];
-          rotation = nearest_rotation(l * cov);
-        } else if (variant == DdmVariant::V3) {
-          const Eigen::Map<const Eigen::Vector4f> first(quaternions.data() + 4 * joints[0]);
-          Eigen::Vector4f sum = Eigen::Vector4f::Zero();
-          for (std::size_t s = 0; s < width; ++s) {
-            const Eigen::Map<const Eigen::Vector4f> q(quaternions.data() + 4 * joints[s]);
-            sum += (q.dot(first) < 0 ? -psi[s] : psi[s]) * q;
-          }
-          rotation = Eigen::Quaternionf(sum).normalized().toRotationMatrix();
-        } else {
-          rotation = nearest_rotation(l);
-        }
-        positions[v] = rotation * (x - p) + l * p + blend.col(3);
-      }
-      if (with_rotations) rotations[v] = rotation;
-    }
+  // v3 reporting rotations (a test path) takes the reference loop: its kernel never forms the matrix.
+  const auto evaluate = variant == DdmVariant::V3 ? ddm::reference.evaluate : kernels.evaluate;
+  parallel_for(pool, positions.size(), chunk_grain(positions.size(), kGrain), [&](std::size_t begin, std::size_t end) {
+    evaluate(view, skinning.data(), begin, end, positions.data(), with_rotations ? rotations.data() : nullptr);
   });
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <immintrin.h>
 #include <numbers>
 
 #include <fmt/core.h>
@@ -18,6 +17,7 @@
 
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
+#include "deform/dynamic_skinning_kernels.hpp"
 
 namespace wobble {
 
@@ -25,7 +25,7 @@ namespace {
 
 constexpr double kDt = 1.0 / kDynamicSampleRate;
 constexpr std::size_t kChunk = 1024;     // vertices per chunk (local indices fit 16 bits)
-constexpr std::size_t kJointStride = 16;  // floats per joint in the kernel's joint table
+using dynamic_kernels::kJointStride;
 constexpr double kGridTolerance = 1e-6;   // in samples: a time this close to n dt is on the grid
 
 // Sample index of t when it lies on the grid.
@@ -57,205 +57,12 @@ Vec3d rotation_log(const Eigen::Quaterniond& q) {
   return d.vec() * (2 * std::atan2(vn, d.w()) / vn);
 }
 
-// sin and cos of h for |h| <= pi/2 (Taylor to degree 11 and 12: error below 6e-8).
-template <typename T>
-inline void sin_cos_half(T h, T& s, T& c) {
-  const T h2 = h * h;
-  s = h * (T(1) + h2 * (T(-1.0 / 6) + h2 * (T(1.0 / 120) + h2 * (T(-1.0 / 5040) + h2 * (T(1.0 / 362880) + h2 * T(-1.0 / 39916800))))));
-  c = T(1) + h2 * (T(-0.5) + h2 * (T(1.0 / 24) + h2 * (T(-1.0 / 720) + h2 * (T(1.0 / 40320) + h2 * (T(-1.0 / 3628800) + h2 * T(1.0 / 479001600))))));
-}
-
-// One (vertex, joint) pair, scalar. j: the joint's row of the table. Returns the offset.
-template <bool kExactTrig>
-inline Vec3f pair_offset(const float* j, float px, float py, float pz, float beta, float gamma, float inv_max_angle2) {
-  const float ux = px - j[0], uy = py - j[1], uz = pz - j[2];
-  // c = G x u
-  const float cx = j[4] * uz - j[5] * uy, cy = j[5] * ux - j[3] * uz, cz = j[3] * uy - j[4] * ux;
-  const float s = std::sqrt(cx * cx + cy * cy + cz * cz);
-  const float raw = -gamma * s;
-  const float theta = raw / std::sqrt(1.0f + raw * raw * inv_max_angle2);
-  float sin_t, cos_t_minus_1;
-  if constexpr (kExactTrig) {
-    sin_t = std::sin(theta);
-    cos_t_minus_1 = std::cos(theta) - 1.0f;
-  } else {
-    float sh, ch;
-    sin_cos_half(0.5f * theta, sh, ch);
-    sin_t = 2 * sh * ch;
-    cos_t_minus_1 = -2 * sh * sh;
-  }
-  const float w = j[6] * ux + j[7] * uy + j[8] * uz;  // n . u
-  const float perp_x = ux - j[6] * w, perp_y = uy - j[7] * w, perp_z = uz - j[8] * w;
-  const float k = sin_t * j[9];  // sin(theta) / |G|: n x u = c / |G|
-  const float bg = beta * gamma;
-  return Vec3f(beta * (cos_t_minus_1 * perp_x + k * cx) + bg * j[10], beta * (cos_t_minus_1 * perp_y + k * cy) + bg * j[11],
-               beta * (cos_t_minus_1 * perp_z + k * cz) + bg * j[12]);
-}
-
-template <bool kExactTrig>
-void pairs_scalar(const float* joint, const std::uint16_t* vertex, const float* beta, const float* gamma, std::size_t begin,
-                  std::size_t end, const float* px, const float* py, const float* pz, float* dx, float* dy, float* dz,
-                  float inv_max_angle2) {
-  for (std::size_t k = begin; k < end; ++k) {
-    const std::uint16_t v = vertex[k];
-    const Vec3f d = pair_offset<kExactTrig>(joint, px[v], py[v], pz[v], beta[k], gamma[k], inv_max_angle2);
-    dx[v] += d.x();
-    dy[v] += d.y();
-    dz[v] += d.z();
-  }
-}
-
-// Dense segments: the pairs of one joint over a contiguous run of the chunk's vertices (beta 0
-// in the gaps), so that positions and offsets are read and written without gathers.
-void dense_scalar(const float* joint, std::size_t first_vertex, const float* beta, const float* gamma, std::size_t begin,
-                  std::size_t end, const float* px, const float* py, const float* pz, float* dx, float* dy, float* dz,
-                  float inv_max_angle2) {
-  for (std::size_t k = begin; k < end; ++k) {
-    const std::size_t v = first_vertex + (k - begin);
-    if (beta[k] == 0) continue;
-    const Vec3f d = pair_offset<false>(joint, px[v], py[v], pz[v], beta[k], gamma[k], inv_max_angle2);
-    dx[v] += d.x();
-    dy[v] += d.y();
-    dz[v] += d.z();
-  }
-}
-
-// The joint's data broadcast to eight lanes.
-struct JointLanes {
-  __m256 qx, qy, qz, gx, gy, gz, nx, ny, nz, inv_g, lx, ly, lz, k2;
-};
-
-__attribute__((target("avx2,fma"))) inline JointLanes broadcast(const float* joint, float inv_max_angle2) {
-  return {_mm256_set1_ps(joint[0]),  _mm256_set1_ps(joint[1]),  _mm256_set1_ps(joint[2]),  _mm256_set1_ps(joint[3]),
-          _mm256_set1_ps(joint[4]),  _mm256_set1_ps(joint[5]),  _mm256_set1_ps(joint[6]),  _mm256_set1_ps(joint[7]),
-          _mm256_set1_ps(joint[8]),  _mm256_set1_ps(joint[9]),  _mm256_set1_ps(joint[10]), _mm256_set1_ps(joint[11]),
-          _mm256_set1_ps(joint[12]), _mm256_set1_ps(inv_max_angle2)};
-}
-
-// 1/sqrt(x) for x > 0: the hardware estimate and one Newton step (relative error ~1e-7).
-__attribute__((target("avx2,fma"))) inline __m256 rsqrt_nr(__m256 x) {
-  const __m256 y = _mm256_rsqrt_ps(x);
-  const __m256 xyy = _mm256_mul_ps(_mm256_mul_ps(x, y), y);
-  return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y), _mm256_sub_ps(_mm256_set1_ps(3.0f), xyy));
-}
-
-// Offsets of eight pairs (positions p, weights b = beta, g = gamma), the math of pair_offset.
-// kLinear: the joint also has a linear-drag push.
-template <bool kLinear>
-__attribute__((target("avx2,fma"))) inline void offsets8(const JointLanes& j, __m256 px, __m256 py, __m256 pz, __m256 b, __m256 g,
-                                                         __m256& dx, __m256& dy, __m256& dz) {
-  const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f), two = _mm256_set1_ps(2.0f);
-  const __m256 ux = _mm256_sub_ps(px, j.qx), uy = _mm256_sub_ps(py, j.qy), uz = _mm256_sub_ps(pz, j.qz);
-  const __m256 cx = _mm256_fmsub_ps(j.gy, uz, _mm256_mul_ps(j.gz, uy));
-  const __m256 cy = _mm256_fmsub_ps(j.gz, ux, _mm256_mul_ps(j.gx, uz));
-  const __m256 cz = _mm256_fmsub_ps(j.gx, uy, _mm256_mul_ps(j.gy, ux));
-  const __m256 s2 = _mm256_fmadd_ps(cx, cx, _mm256_fmadd_ps(cy, cy, _mm256_mul_ps(cz, cz)));  // |G x u|^2
-  // theta = -g s / sqrt(1 + g^2 s^2 k2) = -g s2 / sqrt(s2 (1 + g^2 s2 k2)): one reciprocal root.
-  const __m256 g2k2 = _mm256_mul_ps(_mm256_mul_ps(g, g), j.k2);
-  const __m256 q = _mm256_mul_ps(s2, _mm256_fmadd_ps(g2k2, s2, one));
-  const __m256 theta = _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(_mm256_setzero_ps(), g), s2),
-                                     rsqrt_nr(_mm256_max_ps(q, _mm256_set1_ps(1e-30f))));
-  const __m256 h = _mm256_mul_ps(half, theta);
-  const __m256 h2 = _mm256_mul_ps(h, h);
-  __m256 sh = _mm256_fmadd_ps(h2, _mm256_set1_ps(-1.0f / 39916800), _mm256_set1_ps(1.0f / 362880));
-  sh = _mm256_fmadd_ps(h2, sh, _mm256_set1_ps(-1.0f / 5040));
-  sh = _mm256_fmadd_ps(h2, sh, _mm256_set1_ps(1.0f / 120));
-  sh = _mm256_fmadd_ps(h2, sh, _mm256_set1_ps(-1.0f / 6));
-  sh = _mm256_fmadd_ps(h2, sh, one);
-  sh = _mm256_mul_ps(h, sh);
-  __m256 ch = _mm256_fmadd_ps(h2, _mm256_set1_ps(1.0f / 479001600), _mm256_set1_ps(-1.0f / 3628800));
-  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(1.0f / 40320));
-  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(-1.0f / 720));
-  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(1.0f / 24));
-  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(-0.5f));
-  ch = _mm256_fmadd_ps(h2, ch, one);
-  const __m256 sin_t = _mm256_mul_ps(two, _mm256_mul_ps(sh, ch));
-  const __m256 cos_m1 = _mm256_mul_ps(_mm256_set1_ps(-2.0f), _mm256_mul_ps(sh, sh));
-  const __m256 w = _mm256_fmadd_ps(j.nx, ux, _mm256_fmadd_ps(j.ny, uy, _mm256_mul_ps(j.nz, uz)));
-  const __m256 perp_x = _mm256_fnmadd_ps(j.nx, w, ux), perp_y = _mm256_fnmadd_ps(j.ny, w, uy), perp_z = _mm256_fnmadd_ps(j.nz, w, uz);
-  const __m256 a = _mm256_mul_ps(b, cos_m1);                            // beta (cos theta - 1)
-  const __m256 kk = _mm256_mul_ps(b, _mm256_mul_ps(sin_t, j.inv_g));      // beta sin(theta) / |G|
-  dx = _mm256_fmadd_ps(a, perp_x, _mm256_mul_ps(kk, cx));
-  dy = _mm256_fmadd_ps(a, perp_y, _mm256_mul_ps(kk, cy));
-  dz = _mm256_fmadd_ps(a, perp_z, _mm256_mul_ps(kk, cz));
-  if constexpr (kLinear) {
-    const __m256 bg = _mm256_mul_ps(b, g);
-    dx = _mm256_fmadd_ps(bg, j.lx, dx);
-    dy = _mm256_fmadd_ps(bg, j.ly, dy);
-    dz = _mm256_fmadd_ps(bg, j.lz, dz);
-  }
-}
-
-// Sparse segments: eight pairs at a time, positions gathered, offsets added one by one.
-template <bool kLinear>
-__attribute__((target("avx2,fma"))) void pairs_avx2_impl(const float* joint, const std::uint16_t* vertex, const float* beta,
-                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
-                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
-                                                    float inv_max_angle2) {
-  const JointLanes lanes = broadcast(joint, inv_max_angle2);
-  std::size_t k = begin;
-  alignas(32) float ox[8], oy[8], oz[8];
-  alignas(32) std::int32_t idx[8];
-  for (; k + 8 <= end; k += 8) {
-    const __m256i index = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(vertex + k)));
-    __m256 ddx, ddy, ddz;
-    offsets8<kLinear>(lanes, _mm256_i32gather_ps(px, index, 4), _mm256_i32gather_ps(py, index, 4), _mm256_i32gather_ps(pz, index, 4),
-             _mm256_loadu_ps(beta + k), _mm256_loadu_ps(gamma + k), ddx, ddy, ddz);
-    _mm256_store_ps(ox, ddx);
-    _mm256_store_ps(oy, ddy);
-    _mm256_store_ps(oz, ddz);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(idx), index);
-    for (int l = 0; l < 8; ++l) {
-      dx[idx[l]] += ox[l];
-      dy[idx[l]] += oy[l];
-      dz[idx[l]] += oz[l];
-    }
-  }
-  pairs_scalar<false>(joint, vertex, beta, gamma, k, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-}
-
-__attribute__((target("avx2,fma"))) void pairs_avx2(const float* joint, const std::uint16_t* vertex, const float* beta,
-                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
-                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
-                                                    float inv_max_angle2) {
-  if (joint[10] != 0 || joint[11] != 0 || joint[12] != 0) return pairs_avx2_impl<true>(joint, vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-  pairs_avx2_impl<false>(joint, vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-}
-
-// Dense segments: contiguous loads and stores.
-template <bool kLinear>
-__attribute__((target("avx2,fma"))) void dense_avx2_impl(const float* joint, std::size_t first_vertex, const float* beta,
-                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
-                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
-                                                    float inv_max_angle2) {
-  const JointLanes lanes = broadcast(joint, inv_max_angle2);
-  std::size_t k = begin;
-  for (; k + 8 <= end; k += 8) {
-    const std::size_t v = first_vertex + (k - begin);
-    __m256 ddx, ddy, ddz;
-    offsets8<kLinear>(lanes, _mm256_loadu_ps(px + v), _mm256_loadu_ps(py + v), _mm256_loadu_ps(pz + v), _mm256_loadu_ps(beta + k),
-             _mm256_loadu_ps(gamma + k), ddx, ddy, ddz);
-    _mm256_storeu_ps(dx + v, _mm256_add_ps(_mm256_loadu_ps(dx + v), ddx));
-    _mm256_storeu_ps(dy + v, _mm256_add_ps(_mm256_loadu_ps(dy + v), ddy));
-    _mm256_storeu_ps(dz + v, _mm256_add_ps(_mm256_loadu_ps(dz + v), ddz));
-  }
-  dense_scalar(joint, first_vertex + (k - begin), beta, gamma, k, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-}
-
-__attribute__((target("avx2,fma"))) void dense_avx2(const float* joint, std::size_t first_vertex, const float* beta,
-                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
-                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
-                                                    float inv_max_angle2) {
-  if (joint[10] != 0 || joint[11] != 0 || joint[12] != 0) return dense_avx2_impl<true>(joint, first_vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-  dense_avx2_impl<false>(joint, first_vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-}
-
-bool cpu_has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return has;
-}
-
 }  // namespace
+
+namespace dynamic_kernels {
+extern const Table reference = {pairs_scalar, dense_scalar};
+WOBBLE_SIMD_DEFINE_TABLE_FOR
+}  // namespace dynamic_kernels
 
 // ---------------------------------------------------------------------------------------------
 
@@ -677,7 +484,7 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
   if (active_pairs == 0) return;
 
   const float inv_max_angle2 = static_cast<float>(1.0 / (max_angle_ * max_angle_));
-  const bool avx2 = cpu_has_avx2();
+  const dynamic_kernels::Table& kernels = dynamic_kernels::table();
   const std::size_t chunks = (vertex_count_ + kChunk - 1) / kChunk;
   auto body = [&](std::size_t chunk_begin, std::size_t chunk_end) {
     alignas(32) float px[kChunk], py[kChunk], pz[kChunk], dx[kChunk], dy[kChunk], dz[kChunk];
@@ -708,11 +515,11 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
         if (!active_[segment.joint]) continue;
         const float* joint = joint_data_.data() + segment.joint * kJointStride;
         if (segment.dense) {
-          (avx2 ? dense_avx2 : dense_scalar)(joint, segment.first, pair_beta_.data(), pair_gamma_.data(), segment.begin,
-                                             segment.end, px, py, pz, dx, dy, dz, inv_max_angle2);
+          kernels.dense(joint, segment.first, pair_beta_.data(), pair_gamma_.data(), segment.begin, segment.end, px, py,
+                        pz, dx, dy, dz, inv_max_angle2);
         } else {
-          (avx2 ? pairs_avx2 : pairs_scalar<false>)(joint, pair_vertex_.data(), pair_beta_.data(), pair_gamma_.data(),
-                                                    segment.begin, segment.end, px, py, pz, dx, dy, dz, inv_max_angle2);
+          kernels.pairs(joint, pair_vertex_.data(), pair_beta_.data(), pair_gamma_.data(), segment.begin, segment.end,
+                        px, py, pz, dx, dy, dz, inv_max_angle2);
         }
       }
       if (identity) {
@@ -737,7 +544,7 @@ void DynamicSkinningState::reference_offsets(std::span<const Vec3f> base, std::s
       for (std::uint32_t k = segment.begin; k < segment.end; ++k) {
         if (pair_beta_[k] == 0) continue;  // a gap of a dense segment
         const std::size_t v = first + chunk_order_[first + pair_vertex_[k]];
-        offsets[v] += pair_offset<true>(joint, base[v].x(), base[v].y(), base[v].z(), pair_beta_[k], pair_gamma_[k],
+        offsets[v] += dynamic_kernels::pair_offset<true>(joint, base[v].x(), base[v].y(), base[v].z(), pair_beta_[k], pair_gamma_[k],
                                         inv_max_angle2);
       }
     }

@@ -74,7 +74,7 @@ if(WOBBLE_BUILD_TESTS)
   add_test(NAME python.batch_dask
     COMMAND ${Python_EXECUTABLE} -m unittest discover -v -s ${PROJECT_SOURCE_DIR}/python/tests/batch -p "test_*.py")
   set_tests_properties(python.batch_dask PROPERTIES
-    TIMEOUT 300
+    TIMEOUT 600  # ~20 s on an idle 2-core machine; the margin is for a shared, loaded one
     ENVIRONMENT "OMP_NUM_THREADS=1;PYTHONPATH=${PROJECT_BINARY_DIR}/python;WOBBLE_CLI=$<TARGET_FILE:wobble>;WOBBLE_BUNDLED_ASSETS=${WOBBLE_BUNDLED_ASSETS};WOBBLE_SHARED_ASSETS=${PROJECT_SOURCE_DIR}/../shared/assets")
   # Blender: installs the add-on from the zip into a scratch user folder, plays and bakes.
   add_test(NAME blender.addon

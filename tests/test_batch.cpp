@@ -282,6 +282,10 @@ TEST(BatchManifest, ErrorsNameTheManifestAndTheElement) {
   EXPECT_EQ(csv.exit_code, 1);
   EXPECT_EQ(csv.output, "wobble: error: " + (dir / "batch.csv").string() + ": line 3: fps: '30fps' is not a number\n");
   EXPECT_FALSE(fs::exists(dir / "a.pc2"));  // a bad manifest runs nothing
+
+  wobble::test::write_bytes(dir / "open.csv", "input,output,deformer\n" + clonk + ",a.pc2,\"lbs,dynamic\n");
+  const auto open = run_wobble("batch " + in_quotes(dir / "open.csv") + " -q 2>&1");
+  EXPECT_EQ(open.output, "wobble: error: " + (dir / "open.csv").string() + ": line 2: a quoted cell is not closed\n");
 }
 
 }  // namespace

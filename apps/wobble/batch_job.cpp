@@ -6,7 +6,6 @@
 #include <cstring>
 #include <fstream>
 #include <random>
-#include <sstream>
 
 #include <fcntl.h>
 #include <sys/prctl.h>

@@ -61,8 +61,9 @@ std::vector<JobResult> run_locally(const Manifest& manifest, const LocalBatchOpt
       if ((*it)->pid() != pid) continue;
       const BatchJob& job = (*it)->job();
       results[job.index] = (*it)->finish(status);
-      progress.job_finished(job, results[job.index]);
       running.erase(it);
+      progress.set_running(running.size());
+      progress.job_finished(job, results[job.index]);
       break;
     }
   }

@@ -14,8 +14,8 @@ core_packages=(
   libsimde-dev
   # renderer, `wobble render`, wobble-viewer (headless EGL on Mesa, video through ffmpeg)
   libepoxy-dev libegl-dev libgl1-mesa-dri libglfw3-dev libimgui-dev ffmpeg
-  # Python module
-  pybind11-dev python3-dev python3-numpy
+  # Python package; Dask's distributed scheduler for `wobble batch --scheduler` (docs/batch.md)
+  pybind11-dev python3-dev python3-numpy python3-distributed
   # neural skinning fields (OpenBLAS: the reference BLAS is 4-5x slower)
   libtorch-dev libopenblas0-openmp
 )

@@ -129,7 +129,8 @@ StackSettings stack_settings_from(py::handle settings) {
 
 }  // namespace wobble::python
 
-PYBIND11_MODULE(wobble, m) {
+// The compiled part of the package `wobble` (python/wobble/__init__.py re-exports it).
+PYBIND11_MODULE(_wobble, m) {
   namespace py = pybind11;
   using namespace wobble::python;
   m.doc() = "wobble: secondary motion and better deformation for skinned characters (numpy in and out)";

@@ -1,0 +1,202 @@
+// Seamless loops: cycle detection (both conventions, a given period, force, the error for a clip
+// that is no cycle), the cycle's pose repeated forever, and Dynamic Skinning's exact periodic
+// steady state against 50 cycles run by brute force, its periodicity and the seam it removes.
+#include <cmath>
+#include <numbers>
+
+#include <gtest/gtest.h>
+
+#include <wobble/cycle.hpp>
+#include <wobble/dynamic_skinning.hpp>
+#include <wobble/error.hpp>
+#include <wobble/pose.hpp>
+
+#include "synthetic_rigs.hpp"
+
+using namespace wobble;
+using namespace wobble::test;
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+// A 3-joint chain whose root swings about Z and whose middle joint about X, both with period T,
+// keyed at 240 Hz over [0, duration].
+Character swinging_chain(double period, double duration) {
+  Character c = chain_character(3, 1.0f);
+  add_rotation(c, 0, Vec3f::UnitZ(), static_cast<float>(duration), [=](double t) { return 0.6 * std::sin(2 * kPi * t / period); });
+  add_rotation(c, 1, Vec3f::UnitX(), static_cast<float>(duration),
+               [=](double t) { return 0.4 * std::sin(2 * kPi * t / period + 1.0) + 0.2 * std::sin(4 * kPi * t / period); });
+  return c;
+}
+
+DynamicSkinningParameters lively() {
+  DynamicSkinningParameters p;
+  p.frequency = 2.0;
+  p.damping = 0.4;
+  p.amplitude = 0.5;
+  p.drag = 0.2;
+  return p;
+}
+
+// The cycle repeated forever, and the clip as a bake without a loop sees it (first and last poses held).
+PoseSampler cycle_sampler(const Character& c, const Cycle& cycle) {
+  return [&c, cycle](double t, Pose& pose) { evaluate_cycle_pose(c.rig, c.clips[0], cycle, t, pose); };
+}
+PoseSampler clip_sampler(const Character& c) {
+  return [&c](double t, Pose& pose) { evaluate_pose(c.rig, &c.clips[0], static_cast<float>(t), pose); };
+}
+
+// Offsets of Dynamic Skinning at each frame time (positions: the rest mesh, unchanged by the pose).
+std::vector<std::vector<Vec3f>> offsets_at(DynamicSkinningState& state, const Character& c, const PoseSampler& sampler,
+                                           const std::vector<double>& times) {
+  std::vector<std::vector<Vec3f>> out;
+  Pose pose;
+  for (double t : times) {
+    sampler(t, pose);
+    std::vector<Vec3f> positions = c.mesh.positions;
+    state.apply(lively(), pose, positions, t, sampler);
+    for (std::size_t v = 0; v < positions.size(); ++v) positions[v] -= c.mesh.positions[v];
+    out.push_back(std::move(positions));
+  }
+  return out;
+}
+
+double largest_jump(const std::vector<Vec3f>& a, const std::vector<Vec3f>& b) {
+  double m = 0;
+  for (std::size_t v = 0; v < a.size(); ++v) m = std::max<double>(m, (a[v] - b[v]).norm());
+  return m;
+}
+
+std::vector<double> frames(double first, std::size_t count, double fps) {
+  std::vector<double> t;
+  for (std::size_t k = 0; k < count; ++k) t.push_back(first + static_cast<double>(k) / fps);
+  return t;
+}
+
+}  // namespace
+
+TEST(CycleDetection, FindsBothConventionsAGivenPeriodAndForce) {
+  const Character repeats = swinging_chain(1.5, 1.5);
+  const Cycle a = find_cycle(repeats.rig, repeats.clips[0]);
+  EXPECT_EQ(a.kind, CycleKind::LastKeyRepeats);
+  EXPECT_NEAR(a.period, 1.5, 1e-6);
+  EXPECT_NE(a.describe().find("the last key repeats the first pose"), std::string::npos) << a.describe();
+
+  // Keys up to one interval (1/240 s) before the first pose comes back.
+  const Character early = swinging_chain(1.5, 1.5 - 1.0 / 240);
+  const Cycle b = find_cycle(early.rig, early.clips[0]);
+  EXPECT_EQ(b.kind, CycleKind::EndsOneKeyEarly);
+  EXPECT_NEAR(b.period, 1.5, 1e-6);
+  EXPECT_NE(b.describe().find("one key interval"), std::string::npos) << b.describe();
+
+  // Not a cycle: three quarters of a period.
+  const Character partial = swinging_chain(1.5, 1.125);
+  try {
+    find_cycle(partial.rig, partial.clips[0]);
+    FAIL() << "a clip whose end is far from its start is no cycle";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("clip 'turn' is not a cycle"), std::string::npos) << message;
+    EXPECT_NE(message.find("degrees"), std::string::npos) << message;
+    EXPECT_NE(message.find("--loop-period"), std::string::npos) << message;
+    EXPECT_NE(message.find("--loop-force"), std::string::npos) << message;
+  }
+  CycleOptions force;
+  force.force = true;
+  EXPECT_EQ(find_cycle(partial.rig, partial.clips[0], force).kind, CycleKind::Forced);
+  // The true period inside a longer clip.
+  const Character two = swinging_chain(1.5, 3.0);
+  CycleOptions given;
+  given.period = 1.5;
+  const Cycle g = find_cycle(two.rig, two.clips[0], given);
+  EXPECT_EQ(g.kind, CycleKind::GivenPeriod);
+  EXPECT_LT(g.mismatch_degrees, 0.01);
+}
+
+TEST(CycleDetection, TheCycleRepeatsBeforeAndAfterTheClip) {
+  const Character early = swinging_chain(1.5, 1.5 - 1.0 / 240);
+  const Cycle cycle = find_cycle(early.rig, early.clips[0]);
+  Pose a, b, c;
+  for (double t : {0.1, 0.7, 1.4, 1.499}) {
+    evaluate_cycle_pose(early.rig, early.clips[0], cycle, t, a);
+    evaluate_cycle_pose(early.rig, early.clips[0], cycle, t + 3 * 1.5, b);
+    evaluate_cycle_pose(early.rig, early.clips[0], cycle, t - 1.5, c);
+    for (std::size_t j = 0; j < a.local.size(); ++j) {
+      EXPECT_NEAR(a.local[j].rotation.angularDistance(b.local[j].rotation), 0, 1e-5) << t;
+      EXPECT_NEAR(a.local[j].rotation.angularDistance(c.local[j].rotation), 0, 1e-5) << t;
+    }
+  }
+  // In the gap after the last key the pose runs on to the first: the swing's own value there.
+  evaluate_cycle_pose(early.rig, early.clips[0], cycle, 1.5 - 0.5 / 240, a);
+  const double expected = 0.6 * std::sin(2 * kPi * (1.5 - 0.5 / 240) / 1.5);
+  EXPECT_NEAR(2 * std::asin(std::abs(a.local[0].rotation.z())), std::abs(expected), 1e-4);
+}
+
+// The exact steady state equals a cold start 50 cycles earlier, for a period that is a whole
+// number of 60 Hz samples and for one that is not (the loop's grid is then T / round(60 T)).
+TEST(DynamicSkinningLoop, ExactSteadyStateEqualsFiftyCyclesByBruteForce) {
+  for (double period : {1.5, 1.0125}) {  // 90 samples of 1/60 s; 60.75 of them (61 of 1/60.25 s)
+    const Character c = swinging_chain(period, period);
+    const Cycle cycle = find_cycle(c.rig, c.clips[0]);
+    ASSERT_EQ(cycle.kind, CycleKind::LastKeyRepeats);
+    ASSERT_NEAR(cycle.period, period, 1e-6);
+    const float size = c.mesh.size();
+    const double fps = 30;
+    const PoseSampler sampler = cycle_sampler(c, cycle);
+    const std::vector<double> times = frames(0, static_cast<std::size_t>(2 * period * fps), fps);
+
+    DynamicSkinningState exact;
+    exact.initialize(c, lively());
+    exact.start_periodic(lively(), sampler, cycle.start, cycle.period);
+    EXPECT_NEAR(exact.sample_period() * std::round(cycle.period * 60), cycle.period, 1e-12);
+    const auto steady = offsets_at(exact, c, sampler, times);
+
+    DynamicSkinningState brute;
+    brute.initialize(c, lively());
+    brute.set_sample_grid(exact.sample_period(), cycle.start);
+    // 50 cycles before, at the same frame rate (frames every 1/30 s: no restart), then the frames.
+    std::vector<double> warm = frames(-50 * period, static_cast<std::size_t>(std::round(50 * period * fps)), fps);
+    offsets_at(brute, c, sampler, warm);
+    const auto cold = offsets_at(brute, c, sampler, times);
+
+    double difference = 0, effect = 0;
+    for (std::size_t k = 0; k < times.size(); ++k) {
+      difference = std::max(difference, largest_jump(steady[k], cold[k]));
+      for (const Vec3f& d : steady[k]) effect = std::max<double>(effect, d.norm());
+    }
+    EXPECT_GT(effect, 1e-2 * size) << "the effect is not vacuous";
+    EXPECT_LE(difference, 1e-6 * size) << "period " << period;
+  }
+}
+
+TEST(DynamicSkinningLoop, TwoCyclesRepeatAndTheSeamIsNoJump) {
+  const double period = 1.5, fps = 60;
+  const Character c = swinging_chain(period, period);
+  const Cycle cycle = find_cycle(c.rig, c.clips[0]);
+  const float size = c.mesh.size();
+  const std::size_t n = static_cast<std::size_t>(period * fps);  // frames per cycle
+  const std::vector<double> times = frames(0, 2 * n + 1, fps);
+  const PoseSampler sampler = cycle_sampler(c, cycle);
+
+  DynamicSkinningState looped;
+  looped.initialize(c, lively());
+  looped.start_periodic(lively(), sampler, cycle.start, cycle.period);
+  const auto loop = offsets_at(looped, c, sampler, times);
+  double inside = 0, repeat = 0;
+  for (std::size_t k = 0; k + 1 < n; ++k) inside = std::max(inside, largest_jump(loop[k], loop[k + 1]));
+  for (std::size_t k = 0; k <= n; ++k) repeat = std::max(repeat, largest_jump(loop[k], loop[k + n]));
+  EXPECT_LE(repeat, 1e-6 * size) << "the second cycle repeats the first";
+  const double loop_seam = largest_jump(loop[n - 1], loop[n]);
+  EXPECT_LE(loop_seam, inside);
+
+  // Without the loop: the bake of the clip (its first pose held before it), played as a loop,
+  // jumps at the seam.
+  DynamicSkinningState plain;
+  plain.initialize(c, lively());
+  const auto once = offsets_at(plain, c, clip_sampler(c), frames(0, n, fps));
+  const double plain_seam = largest_jump(once[n - 1], once[0]);
+  EXPECT_GT(plain_seam, inside) << "without --loop the seam jumps more than any frame inside";
+  std::printf("loop test: seam jump %.3g (loop) vs %.3g (no loop), at most %.3g between frames inside, of size %.3g\n",
+              loop_seam, plain_seam, inside, size);
+}

@@ -10,6 +10,7 @@
 
 #include <wobble/bake.hpp>
 #include <wobble/deformer.hpp>
+#include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io.hpp>
 #include <wobble/parallel.hpp>
@@ -57,8 +58,24 @@ std::unique_ptr<Stack> make_stack(std::shared_ptr<Character> character, const st
   return stack;
 }
 
-py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out) {
+// A host's pose sampler (pose_at(t) -> wobble.Pose) as the deformers' PoseSampler; called on this thread.
+PoseSampler host_sampler(const Character& character, py::handle pose_at) {
+  if (!PyCallable_Check(pose_at.ptr())) fail_plain("Stack.evaluate: pose_at must be a function of the time (s) returning a Pose");
+  return [&character, sampler = py::reinterpret_borrow<py::object>(pose_at)](double t, Pose& other) {
+    py::gil_scoped_acquire acquire;
+    const py::object result = sampler(t);  // keeps the Pose alive while it is copied
+    const Pose& sampled = result.cast<const Pose&>();
+    if (sampled.world.size() != character.rig.joint_count()) {
+      fail_plain("Stack.evaluate: pose_at({}) gave a pose of {} joints, the character has {}", t, sampled.world.size(),
+                 character.rig.joint_count());
+    }
+    other = sampled;
+  };
+}
+
+py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out, py::handle pose_at) {
   const Character& character = *self.character;
+  if (!clip.is_none() && !pose_at.is_none()) fail_plain("Stack.evaluate: give the clip or pose_at, not both");
   if (pose.skinning.size() != character.rig.joint_count()) {
     fail_plain("Stack.evaluate: the pose has {} joints, the character {}", pose.skinning.size(), character.rig.joint_count());
   }
@@ -73,6 +90,9 @@ py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::hand
     if (clip_index) {
       const Clip* source = &character.clips[*clip_index];
       frame.pose_at = [&character, source](double t, Pose& other) { evaluate_pose(character.rig, source, static_cast<float>(t), other); };
+    } else if (!pose_at.is_none()) {
+      py::gil_scoped_acquire acquire;
+      frame.pose_at = host_sampler(character, pose_at);
     }
     self.stack.evaluate(frame, self.positions, self.normals);
   }
@@ -151,9 +171,11 @@ void bind_stack(py::module_& m) {
       .def(py::init(&make_stack), py::arg("character"), py::arg("stack") = "lbs", py::arg("settings") = py::none(),
            py::arg("threads") = 1, py::keep_alive<1, 2>())
       .def("evaluate", &evaluate, py::arg("pose"), py::arg("time"), py::arg("clip") = py::none(), py::arg("out") = py::none(),
+           py::arg("pose_at") = py::none(),
            "Deformed positions (N, 3) float32 for the pose at `time` (s). With `clip` (name or index) effects may "
-           "sample the clip at other times (as wobble bake does); without it they use the poses given so far. "
-           "`out`: a float32 (N, 3) array to fill instead of a new one.")
+           "sample the clip at other times (as wobble bake does), or with `pose_at` (a function of the time returning "
+           "a Pose: a host's own animation, e.g. Blender's rig at sub-frames); without either they use the poses given "
+           "so far. `out`: a float32 (N, 3) array to fill instead of a new one.")
       .def("reset", [](Stack& s) { s.stack.reset(); }, "Forgets the history (the next frame starts afresh).")
       .def_property_readonly("spec", [](const Stack& s) { return s.stack.spec(); })
       .def_property_readonly("character", [](const Stack& s) { return std::const_pointer_cast<Character>(s.character); });

@@ -1,6 +1,7 @@
 // Seamless loops: cycle detection (both conventions, a given period, force, the error for a clip
-// that is no cycle), the cycle's pose repeated forever, and Dynamic Skinning's exact periodic
-// steady state against 50 cycles run by brute force, its periodicity and the seam it removes.
+// that is no cycle), the cycle's pose repeated forever, Dynamic Skinning's exact periodic steady
+// state against 50 cycles run by brute force, its periodicity and the seam it removes, and the
+// physics loop (cycles until one repeats the one before).
 #include <cmath>
 #include <numbers>
 
@@ -9,9 +10,12 @@
 #include <wobble/cycle.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
+#include <wobble/io.hpp>
+#include <wobble/physics/rig_loop.hpp>
 #include <wobble/pose.hpp>
 
 #include "synthetic_rigs.hpp"
+#include "test_util.hpp"
 
 using namespace wobble;
 using namespace wobble::test;
@@ -199,4 +203,42 @@ TEST(DynamicSkinningLoop, TwoCyclesRepeatAndTheSeamIsNoJump) {
   EXPECT_GT(plain_seam, inside) << "without --loop the seam jumps more than any frame inside";
   std::printf("loop test: seam jump %.3g (loop) vs %.3g (no loop), at most %.3g between frames inside, of size %.3g\n",
               loop_seam, plain_seam, inside, size);
+}
+
+// simulate --rig --loop: no closed form for the physics; cycles until one repeats the one before.
+TEST(RigLoop, PlaysCyclesUntilOneRepeatsTheOneBefore) {
+  const Character c = load_character(shared_asset("characters/RiggedSimple/RiggedSimple.gltf"));
+  ASSERT_FALSE(c.clips.empty());
+  physics::RigComplementaryOptions options;
+  options.handles = 6;
+  options.points = 300;
+  options.sample_grid = 16;
+  options.field_grid = 12;
+  options.material.youngs_modulus = 5e3;  // soft: it swings for a few cycles
+  CycleOptions force;
+  force.force = true;
+  const Cycle cycle = find_cycle(c.rig, c.clips[0], force);
+  const double size = c.mesh.size();
+  physics::RigLoopOptions loop_options;
+  loop_options.fps = 30;
+  loop_options.substeps = 2;
+  loop_options.tolerance = 1e-4;
+  physics::RigComplementary sim(c, options);
+  const physics::RigLoop loop = physics::simulate_rig_loop(sim, c, c.clips[0], cycle, loop_options);
+  EXPECT_TRUE(loop.converged);
+  EXPECT_LE(loop.residual, 1e-4);
+  const std::size_t frames = static_cast<std::size_t>(std::lround(cycle.period * 30));
+  ASSERT_EQ(loop.frames.positions.size(), frames + 1);
+  EXPECT_NEAR(loop.frames.times.back() - loop.frames.times.front(), cycle.period, 1e-5);
+  // The output's ends are the ends of two successive cycles: their gap is within the residual.
+  EXPECT_LE(largest_jump(loop.frames.positions.front(), loop.frames.positions.back()), loop.residual * size * (1 + 1e-6));
+  // Fewer cycles leave a larger residual: the cycles converge.
+  physics::RigComplementary fresh(c, options);
+  loop_options.tolerance = 0;
+  loop_options.max_cycles = 2;
+  const physics::RigLoop two = physics::simulate_rig_loop(fresh, c, c.clips[0], cycle, loop_options);
+  EXPECT_EQ(two.cycles, 2);
+  EXPECT_GE(two.residual, loop.residual);
+  std::printf("rig loop: %d cycles to a residual of %.3g of the size (after 2 cycles: %.3g)\n", loop.cycles, loop.residual,
+              two.residual);
 }

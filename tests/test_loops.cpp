@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <wobble/bake_motion.hpp>
 #include <wobble/cycle.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
@@ -241,4 +242,57 @@ TEST(RigLoop, PlaysCyclesUntilOneRepeatsTheOneBefore) {
   EXPECT_GE(two.residual, loop.residual);
   std::printf("rig loop: %d cycles to a residual of %.3g of the size (after 2 cycles: %.3g)\n", loop.cycles, loop.residual,
               two.residual);
+}
+
+TEST(BakeMotion, HoldPreRollAndLoopSeeTheClipAsDocumented) {
+  const Character c = swinging_chain(1.5, 1.5);
+  const Clip& clip = c.clips[0];
+  Pose got, want;
+  auto same = [&](double t, double clip_time) {
+    evaluate_pose(c.rig, &clip, static_cast<float>(clip_time), want);
+    for (std::size_t j = 0; j < got.local.size(); ++j) {
+      if (got.local[j].rotation.angularDistance(want.local[j].rotation) > 1e-5) return false;
+    }
+    return true;
+  };
+  // hold: before the first frame (0.6 s), its pose.
+  MotionOptions hold;
+  const BakeMotion held(c, clip, hold, 0.6);
+  held.pose(0.2, got);
+  EXPECT_TRUE(same(0.2, 0.6));
+  held.pose(0.9, got);
+  EXPECT_TRUE(same(0.9, 0.9));
+  EXPECT_TRUE(held.pre_roll_times(30).empty());
+  // pre-roll 1 s from 0.3 s: the cycle's end before its start, its first pose before that.
+  MotionOptions pre;
+  pre.pre_roll = PreRoll::parse("1");
+  const BakeMotion rolled(c, clip, pre, 0.3);
+  ASSERT_TRUE(rolled.cycle().has_value());
+  rolled.pose(-0.2, got);
+  EXPECT_TRUE(same(-0.2, 1.3));
+  rolled.pose(-0.9, got);  // before the history began (-0.7 s): held
+  EXPECT_TRUE(same(-0.9, 0.8));
+  const std::vector<double> times = rolled.pre_roll_times(10);
+  ASSERT_EQ(times.size(), 10u);
+  EXPECT_NEAR(times.front(), -0.7, 1e-12);
+  EXPECT_NEAR(times.back(), 0.2, 1e-12);
+  // loop: the cycle forever; a first frame inside the cycle is reached from the cycle's start.
+  MotionOptions loop;
+  loop.loop = true;
+  const BakeMotion looped(c, clip, loop, 2.0);
+  EXPECT_TRUE(looped.periodic());
+  EXPECT_NEAR(looped.cycle_start(), 1.5, 1e-12);
+  looped.pose(2.0, got);
+  EXPECT_TRUE(same(2.0, 0.5));
+  EXPECT_EQ(looped.pre_roll_times(30).size(), 15u);
+  EXPECT_NE(looped.describe().find("loop: a cycle of 1.5 s"), std::string::npos) << looped.describe();
+  // Bad pre-roll values name the flag.
+  for (const char* bad : {"holdd", "-1", "2abc", "nan", ""}) {
+    try {
+      PreRoll::parse(bad);
+      ADD_FAILURE() << bad;
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("--pre-roll: '"), std::string::npos) << error.what();
+    }
+  }
 }

@@ -16,9 +16,11 @@ namespace {
 
 constexpr double kTimeTolerance = 1e-6;  // s: times this close are the same key
 
+// The angle of the rotation from a to b, in double precision (acos of a float dot product loses
+// small angles).
 double rotation_degrees(const Quatf& a, const Quatf& b) {
-  const double dot = std::min(1.0, std::abs(static_cast<double>(a.normalized().dot(b.normalized()))));
-  return 2 * std::acos(dot) * 180 / std::numbers::pi;
+  const Eigen::Quaterniond d = a.cast<double>().normalized().conjugate() * b.cast<double>().normalized();
+  return 2 * std::atan2(d.vec().norm(), std::abs(d.w())) * 180 / std::numbers::pi;
 }
 
 struct Difference {

@@ -14,6 +14,7 @@
 #include <wobble/io.hpp>
 #include <wobble/physics/rig_loop.hpp>
 #include <wobble/pose.hpp>
+#include <wobble/seam.hpp>
 
 #include "synthetic_rigs.hpp"
 #include "test_util.hpp"
@@ -295,4 +296,21 @@ TEST(BakeMotion, HoldPreRollAndLoopSeeTheClipAsDocumented) {
       EXPECT_NE(std::string(error.what()).find("--pre-roll: '"), std::string::npos) << error.what();
     }
   }
+}
+
+TEST(SeamJump, MeasuresTheEffectAtTheSeamAndInside) {
+  // One vertex; base at the origin moving by 1 per frame, effect 0, 0.1, 0.3, 0.6 along y.
+  BakedFrames base, stack;
+  const float effect[] = {0, 0.1f, 0.3f, 0.6f};
+  for (int k = 0; k < 4; ++k) {
+    base.times.push_back(static_cast<float>(k));
+    stack.times.push_back(static_cast<float>(k));
+    base.positions.push_back({Vec3f(static_cast<float>(k), 0, 0)});
+    stack.positions.push_back({Vec3f(static_cast<float>(k), effect[k], 0)});
+  }
+  const SeamJump jump = seam_jump(stack, base, 4);
+  EXPECT_NEAR(jump.seam, 0.6, 1e-6);    // frame 3 back to frame 0
+  EXPECT_NEAR(jump.inside, 0.3, 1e-6);  // frame 2 to 3
+  EXPECT_THROW(seam_jump(stack, base, 5), Error);
+  EXPECT_NE(jump.describe(6).find("10.00% of the size"), std::string::npos) << jump.describe(6);
 }

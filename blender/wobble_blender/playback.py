@@ -20,7 +20,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from .module import wobble
-from .properties import stack_and_settings
+from .properties import motion_of, stack_and_settings
 from .rig_bridge import CharacterBridge, armature_modifier
 from .timeline import Timeline
 
@@ -41,7 +41,7 @@ class Runtime:
         self.settings = settings
         self.stack = wobble.Stack(self.bridge.character, spec, settings)
         self.base = wobble.Stack(self.bridge.character, self.bridge.base)
-        self.timeline = Timeline(self.bridge, self.stack, self.base)
+        self.timeline = Timeline(self.bridge, self.stack, self.base, *motion_of(obj))
         self.shown_time = None  # the time whose offsets the mesh attribute holds
 
 
@@ -62,7 +62,7 @@ def handler_paused():
 def _signature(obj, modifier):
     # Checked every frame: vertex groups by name, their weights are read when the runtime is built.
     spec, settings = stack_and_settings(obj, 'dqs' if modifier.use_deform_preserve_volume else 'lbs', weights=False)
-    return json.dumps([spec, settings, len(obj.data.vertices), modifier.object.name], sort_keys=True)
+    return json.dumps([spec, settings, motion_of(obj), len(obj.data.vertices), modifier.object.name], sort_keys=True)
 
 
 def scene_time(scene, frame=None):

@@ -9,6 +9,12 @@ same offsets however the timeline got there: played forwards, with frames droppe
 played backwards. Going back to a frame not cached yet replays the history from the first frame
 (samples cached too: only the effect runs again).
 
+Around the frame range the rig is seen as `wobble bake` sees its clip (Motion below): with
+pre-roll hold the first frame's pose held forever before it, with pre-roll S the rig's own frames
+from S s before the first frame, with Loop the frame range repeated forever (frame_end + 1 is
+frame_start again) and the history started in its periodic steady state, so that playing over the
+loop shows no seam.
+
 Samples and results are forgotten when the settings change (a new Timeline) or when an action
 is edited (forget_samples).
 """
@@ -27,9 +33,29 @@ def time_key(t):
     return round(t * 1e6)
 
 
+class Motion:
+    """The rig's time for an animation time, and where the history begins (as BakeMotion in C++)."""
+
+    def __init__(self, scene, loop, pre_roll_seconds):
+        fps = scene.render.fps / scene.render.fps_base
+        self.start = scene.frame_start / fps
+        self.loop = loop
+        self.period = (scene.frame_end - scene.frame_start + 1) / fps
+        self.history_start = self.start if loop or pre_roll_seconds is None else self.start - pre_roll_seconds
+        self.key = (self.start, self.period, loop, self.history_start)
+
+    def rig_time(self, t):
+        if self.loop:
+            phase = (t - self.start) % self.period
+            return self.start + (0.0 if phase > self.period - 1e-9 else phase)
+        return max(t, self.history_start)  # before the history begins: its first pose, held
+
+
 class Timeline:
-    def __init__(self, bridge, stack, base):
+    def __init__(self, bridge, stack, base, loop=False, pre_roll_seconds=None):
         self.bridge, self.stack, self.base = bridge, stack, base
+        self.loop, self.pre_roll_seconds = loop, pre_roll_seconds  # pre-roll None: hold
+        self.motion = None
         self.samples = {}   # time key -> (world matrices (J, 4, 4) float32, mesh world matrix (4, 4))
         self.results = {}   # time key -> object-space offsets (N, 3) float32
         self.last_time = None  # the time the stack's history has reached
@@ -49,16 +75,17 @@ class Timeline:
         if cached is not None:
             return cached
         fps = scene.render.fps / scene.render.fps_base
+        motion = Motion(scene, self.loop, self.pre_roll_seconds)
+        if self.motion is None or motion.key != self.motion.key:  # the frame range or fps changed
+            self.forget_samples()
+            self.motion = motion
         # The sample at the displayed time comes from the depsgraph Blender just evaluated.
-        if key not in self.samples:
+        if motion.rig_time(time) == time and key not in self.samples:
             self.samples[key] = self._read(depsgraph)
-        first = scene.frame_start / fps
-        if self.last_time is None or time < self.last_time or time < first:
-            self.stack.reset()
-            self.first_time = min(first, time)
-            self.last_time = None
         frame_now, subframe_now = scene.frame_current, scene.frame_subframe
         try:
+            if self.last_time is None or time < self.last_time or time < motion.history_start:
+                self._start_history(scene, min(motion.history_start, time), fps)
             for t in self._times_up_to(time, fps):
                 self._run(scene, t, fps)
         finally:
@@ -82,14 +109,19 @@ class Timeline:
             times.append(time)
         return times
 
+    def _start_history(self, scene, first, fps):
+        self.stack.reset()
+        self.first_time, self.last_time = first, None
+        if self.motion.loop and first == self.motion.start:
+            self.stack.start_periodic(self._pose_at(scene, fps), self.motion.start, self.motion.period)
+
+    def _pose_at(self, scene, fps):
+        return lambda s: wobble.Pose.from_world(self.bridge.character, self._sample(scene, s, fps)[0])
+
     def _run(self, scene, t, fps):
         world, mesh_world = self._sample(scene, t, fps)
         pose = wobble.Pose.from_world(self.bridge.character, world)
-
-        def pose_at(s):
-            return wobble.Pose.from_world(self.bridge.character, self._sample(scene, s, fps)[0])
-
-        final = self.stack.evaluate(pose, t, pose_at=pose_at).astype(np.float64)
+        final = self.stack.evaluate(pose, t, pose_at=self._pose_at(scene, fps)).astype(np.float64)
         base = self.base.evaluate(pose, t).astype(np.float64)
         # World-space offsets back into the mesh's space (its world matrix's linear part).
         offsets = np.einsum('ij,kj->ik', final - base, inverse_3x3(mesh_world[:3, :3])).astype(np.float32)
@@ -97,6 +129,7 @@ class Timeline:
         self.last_time = t
 
     def _sample(self, scene, t, fps):
+        t = self.motion.rig_time(t)
         key = time_key(t)
         sample = self.samples.get(key)
         if sample is None:

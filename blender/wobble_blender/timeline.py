@@ -113,7 +113,7 @@ class Timeline:
         self.stack.reset()
         self.first_time, self.last_time = first, None
         if self.motion.loop and first == self.motion.start:
-            self.stack.start_periodic(self._pose_at(scene, fps), self.motion.start, self.motion.period)
+            self.stack.start_periodic(self.motion.start, self.motion.period, pose_at=self._pose_at(scene, fps))
 
     def _pose_at(self, scene, fps):
         return lambda s: wobble.Pose.from_world(self.bridge.character, self._sample(scene, s, fps)[0])

@@ -1,7 +1,8 @@
-# The Python package `wobble` (pybind11) and the Blender add-on zip that carries it.
+# The Python package `wobble` (pybind11) and the Blender add-on zips that carry it.
 #   wobble_python  -> BUILD/python/wobble/: python/wobble/*.py and the compiled _wobble.cpython-311-*.so
 #                     (import with PYTHONPATH=BUILD/python)
-#   blender_addon  -> BUILD/blender/wobble_blender.zip (Blender 3.4 bl_info + 4.2 extension manifest)
+#   blender_addon  -> BUILD/blender/wobble_blender.zip (Blender 4.2+ extension: manifest + wheel) and
+#                     BUILD/blender/wobble_blender_legacy.zip (Blender 3.x add-on: bl_info), same sources
 # Debian's Python 3.11 (/usr/bin/python3) is the interpreter Debian's Blender 3.4 embeds, so one
 # module serves both.
 set(Python_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python for the wobble module (Debian's, with numpy)")
@@ -54,13 +55,14 @@ endif()
 # Python script (no zip tool needed).
 file(GLOB WOBBLE_BLENDER_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/blender/wobble_blender/*)
 set(WOBBLE_BLENDER_ZIP ${PROJECT_BINARY_DIR}/blender/wobble_blender.zip)
-add_custom_command(OUTPUT ${WOBBLE_BLENDER_ZIP}
+set(WOBBLE_BLENDER_LEGACY_ZIP ${PROJECT_BINARY_DIR}/blender/wobble_blender_legacy.zip)
+add_custom_command(OUTPUT ${WOBBLE_BLENDER_ZIP} ${WOBBLE_BLENDER_LEGACY_ZIP}
   COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/blender/package_addon.py
-          ${PROJECT_SOURCE_DIR}/blender/wobble_blender ${WOBBLE_PYTHON_PACKAGE} ${WOBBLE_BLENDER_ZIP}
+          ${PROJECT_SOURCE_DIR}/blender/wobble_blender ${WOBBLE_PYTHON_PACKAGE} ${PROJECT_BINARY_DIR}/blender
   DEPENDS wobble_python ${WOBBLE_BLENDER_FILES} ${WOBBLE_PYTHON_PACKAGE_FILES} ${PROJECT_SOURCE_DIR}/blender/package_addon.py
   VERBATIM
-  COMMENT "Packaging the Blender add-on (blender/wobble_blender.zip)")
-add_custom_target(blender_addon ALL DEPENDS ${WOBBLE_BLENDER_ZIP})
+  COMMENT "Packaging the Blender add-on (blender/wobble_blender.zip, blender/wobble_blender_legacy.zip)")
+add_custom_target(blender_addon ALL DEPENDS ${WOBBLE_BLENDER_ZIP} ${WOBBLE_BLENDER_LEGACY_ZIP})
 
 if(WOBBLE_BUILD_TESTS)
   # Python tests: Debian's python3 with numpy, the module from this build, the CLI for parity.
@@ -79,8 +81,14 @@ if(WOBBLE_BUILD_TESTS)
   # Blender: installs the add-on from the zip into a scratch user folder, plays and bakes.
   add_test(NAME blender.addon
     COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/blender_addon/run_blender_test.py
-            --zip ${WOBBLE_BLENDER_ZIP} --cli $<TARGET_FILE:wobble>
+            --zip ${WOBBLE_BLENDER_LEGACY_ZIP} --cli $<TARGET_FILE:wobble>
             --character ${WOBBLE_BUNDLED_ASSETS}/clonk.glb
             --script ${PROJECT_SOURCE_DIR}/tests/blender_addon/addon_parity.py)
   set_tests_properties(blender.addon PROPERTIES TIMEOUT 600)
+  # The two zips against Blender's documented extension manifest and wheel layout (no Blender 4.2 here).
+  add_test(NAME blender.extension_package
+    COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/blender_addon/test_extension_package.py)
+  set_tests_properties(blender.extension_package PROPERTIES
+    TIMEOUT 120
+    ENVIRONMENT "WOBBLE_ADDON_DIR=${PROJECT_SOURCE_DIR}/blender/wobble_blender;WOBBLE_BLENDER_ZIPS=${PROJECT_BINARY_DIR}/blender;WOBBLE_CHARACTER=${WOBBLE_BUNDLED_ASSETS}/clonk.glb")
 endif()

@@ -64,3 +64,9 @@ if [ "$profile" != core ] && [ ! -d tests/web/node_modules/playwright-core ]; th
   echo "install-deps: installing playwright-core (npm) for the browser test"
   (cd tests/web && npm ci --no-audit --no-fund --loglevel=error)
 fi
+
+# TinyUSDZ (WebAssembly) reads the USD output back in the USD test, in chromium (npm, pinned).
+if [ "$profile" != core ] && [ ! -d tests/usd/node_modules/tinyusdz ]; then
+  echo "install-deps: installing tinyusdz and playwright-core (npm) for the USD test"
+  (cd tests/usd && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -9,6 +9,7 @@
 #include <wobble/error.hpp>
 #include <wobble/io.hpp>
 #include <wobble/parallel.hpp>
+#include <wobble/usd_write.hpp>
 
 #include "clip_options.hpp"
 #include "commands.hpp"
@@ -19,7 +20,7 @@ namespace wobble::cli {
 
 namespace {
 
-enum class OutputKind { Gltf, Pc2, ObjSequence };
+enum class OutputKind { Gltf, Pc2, Usda, ObjSequence };
 
 OutputKind output_kind(const std::string& out) {
   if (!out.empty() && out.back() == '/') return OutputKind::ObjSequence;
@@ -27,7 +28,8 @@ OutputKind output_kind(const std::string& out) {
   for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (extension == ".glb" || extension == ".gltf") return OutputKind::Gltf;
   if (extension == ".pc2") return OutputKind::Pc2;
-  fail(out, "unknown output type '{}' (use .glb, .gltf, .pc2, or a folder ending in / for OBJ files)", extension);
+  if (extension == ".usda") return OutputKind::Usda;
+  fail(out, "unknown output type '{}' (use .glb, .gltf, .pc2, .usda, or a folder ending in / for OBJ files)", extension);
 }
 
 }  // namespace
@@ -42,7 +44,7 @@ Runner add_bake_command(CLI::App& app) {
   auto options = std::make_shared<Options>();
   app.add_option("IN", options->input, "skinned character (glTF, FBX, Collada, ...)")->required();
   options->clip.add_to(app, 60, "frames per second of the output");
-  app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, or folder/ for OBJ files")->required();
+  app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, .usda, or folder/ for OBJ files")->required();
   app.add_flag("-q,--quiet", options->quiet, "no progress, summary or repair warnings; errors only");
   options->deformers.add_to(app);
 
@@ -65,6 +67,10 @@ Runner add_bake_command(CLI::App& app) {
     switch (kind) {
       case OutputKind::Gltf: write_gltf(options->output, character, &baked, clip); break;
       case OutputKind::Pc2: write_pc2(options->output, baked, static_cast<float>(options->clip.fps)); break;
+      case OutputKind::Usda:
+        write_usda(options->output, character, baked, options->clip.fps,
+                   fmt::format("wobble bake: clip '{}', stack {}", character.clips[clip].name, bake_options.stack));
+        break;
       case OutputKind::ObjSequence: write_obj_sequence(options->output, character.mesh, baked); break;
     }
     if (!options->quiet) {

@@ -10,6 +10,7 @@
 
 #include <wobble/bake.hpp>
 #include <wobble/deformer.hpp>
+#include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io.hpp>
 #include <wobble/parallel.hpp>
@@ -43,8 +44,24 @@ std::unique_ptr<Stack> make_stack(std::shared_ptr<Character> character, const st
   return stack;
 }
 
-py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out) {
+// A host's pose sampler (pose_at(t) -> wobble.Pose) as the deformers' PoseSampler; called on this thread.
+PoseSampler host_sampler(const Character& character, py::handle pose_at) {
+  if (!PyCallable_Check(pose_at.ptr())) fail_plain("Stack.evaluate: pose_at must be a function of the time (s) returning a Pose");
+  return [&character, sampler = py::reinterpret_borrow<py::object>(pose_at)](double t, Pose& other) {
+    py::gil_scoped_acquire acquire;
+    const py::object result = sampler(t);  // keeps the Pose alive while it is copied
+    const Pose& sampled = result.cast<const Pose&>();
+    if (sampled.world.size() != character.rig.joint_count()) {
+      fail_plain("Stack.evaluate: pose_at({}) gave a pose of {} joints, the character has {}", t, sampled.world.size(),
+                 character.rig.joint_count());
+    }
+    other = sampled;
+  };
+}
+
+py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out, py::handle pose_at) {
   const Character& character = *self.character;
+  if (!clip.is_none() && !pose_at.is_none()) fail_plain("Stack.evaluate: give the clip or pose_at, not both");
   if (pose.skinning.size() != character.rig.joint_count()) {
     fail_plain("Stack.evaluate: the pose has {} joints, the character {}", pose.skinning.size(), character.rig.joint_count());
   }
@@ -56,7 +73,12 @@ py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::hand
   {
     py::gil_scoped_release release;
     FrameInput frame{character, pose, time, {}, self.pool.get()};
-    if (clip_index) frame.pose_at = clip_sampler(character.rig, character.clips[*clip_index]);
+    if (clip_index) {
+      frame.pose_at = clip_sampler(character.rig, character.clips[*clip_index]);
+    } else if (!pose_at.is_none()) {
+      py::gil_scoped_acquire acquire;
+      frame.pose_at = host_sampler(character, pose_at);
+    }
     self.stack.evaluate(frame, self.positions, self.normals);
   }
   std::memcpy(result.mutable_data(), self.positions.data(), self.positions.size() * sizeof(Vec3f));
@@ -134,9 +156,11 @@ void bind_stack(py::module_& m) {
       .def(py::init(&make_stack), py::arg("character"), py::arg("stack") = "lbs", py::arg("settings") = py::none(),
            py::arg("threads") = 1, py::keep_alive<1, 2>())
       .def("evaluate", &evaluate, py::arg("pose"), py::arg("time"), py::arg("clip") = py::none(), py::arg("out") = py::none(),
+           py::arg("pose_at") = py::none(),
            "Deformed positions (N, 3) float32 for the pose at `time` (s). With `clip` (name or index) effects may "
-           "sample the clip at other times (as wobble bake does); without it they use the poses given so far. "
-           "`out`: a float32 (N, 3) array to fill instead of a new one.")
+           "sample the clip at other times (as wobble bake does), or with `pose_at` (a function of the time returning "
+           "a Pose: a host's own animation, e.g. Blender's rig at sub-frames); without either they use the poses given "
+           "so far. `out`: a float32 (N, 3) array to fill instead of a new one.")
       .def("reset", [](Stack& s) { s.stack.reset(); }, "Forgets the history (the next frame starts afresh).")
       .def(
           "update", [](Stack& s, py::handle settings) { s.stack.update(stack_settings_from(settings)); },

@@ -17,6 +17,7 @@
 #include <wobble/error.hpp>
 #include <wobble/io.hpp>
 #include <wobble/pose.hpp>
+#include <wobble/physics/field_network.hpp>
 #include <wobble/physics/rig_complementary.hpp>
 #include <wobble/physics/scene.hpp>
 

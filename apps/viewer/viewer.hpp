@@ -22,6 +22,7 @@
 #include "bundled_characters.hpp"
 #include "frame_statistics.hpp"
 #include "joint_drag.hpp"
+#include "physics_mode.hpp"
 #include "playback.hpp"
 #include "stack_settings.hpp"
 #include "viewer_options.hpp"
@@ -54,6 +55,8 @@ class Viewer {
   void set_gpu(bool gpu);
   const Character& character() const { return *character_; }
   const std::string& error() const { return error_; }
+  // The physics mode's benchmark line (empty when it did not run).
+  std::string physics_summary() const { return physics_.summary(); }
 
  private:
   bool gpu_available() const;
@@ -72,6 +75,7 @@ class Viewer {
   void save_settings();
   void save_gltf();
   void show_error(const std::string& message);
+  PhysicsFrame physics_frame(double dt, int width, int height);
 
   ViewerOptions options_;
   std::unique_ptr<render::Renderer> renderer_;
@@ -105,6 +109,8 @@ class Viewer {
   BrushSettings brush_settings_;
   bool painting_mode_ = false, painting_ = false;
   std::vector<float> bend_weights_;
+
+  PhysicsMode physics_;
 
   FrameStatistics frame_times_, deform_times_;
   double last_deform_ms_ = 0;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "physics_options.hpp"
+
 namespace wobble::viewer {
 
 struct ViewerOptions {
@@ -25,8 +27,9 @@ struct ViewerOptions {
   long cylinder_vertices = 0;
   bool timer_loop = false;             // web: a timer-driven main loop instead of requestAnimationFrame
   bool help = false;
+  PhysicsOptions physics;              // --physics and its settings (physics_options.hpp)
 
-  bool fixed_step() const { return !screenshot.empty() || benchmark_frames > 0; }
+  bool fixed_step() const { return !screenshot.empty() || benchmark_frames > 0 || physics.stop_frame > 0; }
 };
 
 std::string viewer_usage();

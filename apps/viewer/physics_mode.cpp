@@ -408,17 +408,20 @@ bool PhysicsMode::panel_rebuild_settings() {
   changed |= on_release([&] { ImGui::SliderInt("substeps", &settings_.substeps, 1, 8); });
   changed |= on_release([&] { ImGui::SliderInt("Newton iterations", &settings_.max_iterations, 1, 30); });
 
-  const char* pin_modes[] = {"no pins", "pin by a plane", "paint pins"};
+  const char* pin_modes[] = {"no pins", "pin by a plane", "paint pins", "pin by --pin's predicate"};
   int pin = static_cast<int>(settings_.pin_mode);
-  if (ImGui::Combo("pins", &pin, pin_modes, 3)) settings_.pin_mode = static_cast<PinMode>(pin), changed = true;
+  if (ImGui::Combo("pins", &pin, pin_modes, settings_.pin_predicate.empty() ? 3 : 4))
+    settings_.pin_mode = static_cast<PinMode>(pin), changed = true;
   paint_mode_ = settings_.pin_mode == PinMode::Painted;
   if (settings_.pin_mode == PinMode::Plane) {
     const char* axes[] = {"x", "y", "z"};
     changed |= ImGui::Combo("axis", &settings_.pin_axis, axes, 3);
     float level = static_cast<float>(settings_.pin_level);
-    changed |= on_release([&] { ImGui::SliderFloat("level (share of the extent)", &level, 0.0f, 1.0f); });
+    changed |= on_release([&] { ImGui::SliderFloat("level (normalised, -1 to 1)", &level, -1.0f, 1.0f); });
     settings_.pin_level = level;
     changed |= ImGui::Checkbox("keep what is above", &settings_.pin_above);
+  } else if (settings_.pin_mode == PinMode::Predicate) {
+    ImGui::TextDisabled("pinned: %s", settings_.pin_predicate.c_str());
   } else if (paint_mode_) {
     float radius = static_cast<float>(settings_.pin_brush_radius);
     ImGui::SliderFloat("brush radius (m)", &radius, 0.02f, 0.5f);

@@ -2,6 +2,7 @@
 
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
+#include <wobble/physics/dirichlet.hpp>
 
 #ifndef WOBBLE_VIEWER_SHAPES
 #define WOBBLE_VIEWER_SHAPES "shapes"
@@ -11,14 +12,26 @@ namespace wobble::viewer {
 
 namespace {
 
-// AXIS>SHARE or AXIS<SHARE, e.g. "y>0.8".
+// A predicate over normalised rest coordinates, as `wobble simulate --pin`: "AXIS>LEVEL" and
+// "AXIS<LEVEL" become the panel's pin plane, anything else stays a predicate.
 void parse_pin(const std::string& text, PhysicsSettings& s) {
-  if (text.size() < 3 || std::string("xyz").find(text[0]) == std::string::npos || (text[1] != '<' && text[1] != '>'))
-    fail_plain("--pin: '{}' is not AXIS>SHARE or AXIS<SHARE (e.g. y>0.8: the top fifth along y)", text);
+  try {
+    physics::parse_predicate(text);
+  } catch (const Error& e) {
+    fail_plain("--pin: {}", e.what());
+  }
+  s.pin_mode = PinMode::Predicate;
+  s.pin_predicate = text;
+  const bool simple = text.size() >= 3 && std::string("xyz").find(text[0]) != std::string::npos && (text[1] == '<' || text[1] == '>');
+  if (!simple) return;
+  try {
+    s.pin_level = parse_real(text.substr(2), "--pin");
+  } catch (const Error&) {
+    return;  // e.g. "y>0.5 && x<0": a predicate, not a plane
+  }
   s.pin_mode = PinMode::Plane;
   s.pin_axis = text[0] - 'x';
   s.pin_above = text[1] == '>';
-  s.pin_level = parse_real(text.substr(2), "--pin", 0, 1);
 }
 
 }  // namespace
@@ -56,10 +69,10 @@ bool parse_physics_option(const std::string& flag, const std::function<const std
 std::string physics_usage() {
   return "physics:  --physics [--rig] [--shape NAME] [--script ACTIONS.json|JSON] [--subspace eigenmodes|neural]\n"
          "          [--handles N] [--points N] [--neural-model FILE.wfield] [--youngs PA] [--poisson NU] [--density KG_M3]\n"
-         "          [--step-rate HZ] [--substeps N] [--pin AXIS>SHARE|AXIS<SHARE] [--no-gravity] [--no-floor]\n"
+         "          [--step-rate HZ] [--substeps N] [--pin PREDICATE] [--no-gravity] [--no-floor]\n"
          "          [--floor-tilt DEGREES] [--ball] [--stop-frame N]\n"
          "  --physics       simulate the shape (PhysSkin++): drag it with the mouse, pin, drop, collide\n"
-         "  --pin y>0.8     pins the top fifth of the shape (shares of its extent along x, y or z)\n"
+         "  --pin y>0.6     pins what the predicate selects (normalised coordinates, as wobble simulate --pin)\n"
          "  --script        timed actions: press, drag, release, plane, joint, gravity, report (docs/viewer.md)\n";
 }
 

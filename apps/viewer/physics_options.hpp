@@ -6,8 +6,9 @@
 //   --script ACTIONS          timed actions (a .json file, or the JSON text itself): physics_script.hpp
 //   --subspace eigenmodes|neural   --handles N   --points N   --neural-model FILE.wfield
 //   --youngs PA  --poisson NU  --density KG_M3  --step-rate HZ  --substeps N
-//   --pin AXIS>SHARE|AXIS<SHARE    pins the part of the shape above (below) that share of its
-//                             extent along x, y or z, e.g. y>0.8: the top fifth
+//   --pin PREDICATE           pins what a predicate over normalised rest coordinates selects, as
+//                             `wobble simulate --pin` ("y>0.6", "x<-0.9 || x>0.9"); AXIS>LEVEL and
+//                             AXIS<LEVEL set the panel's pin plane
 //   --no-gravity  --no-floor  --floor-tilt DEGREES  --ball (drop the second object at the start)
 //   --stop-frame N            fixed 1/60 s frames; after N of them the picture stops (for browser tests)
 #include <filesystem>

@@ -96,9 +96,11 @@ physics::DirichletRegion PhysicsSession::pins() const {
   physics::Predicate inside;
   if (settings_.pin_mode == PinMode::Plane) {
     const int axis = std::clamp(settings_.pin_axis, 0, 2);
-    const double level = rest_box_.min()[axis] + settings_.pin_level * (rest_box_.max()[axis] - rest_box_.min()[axis]);
+    const double level = settings_.pin_level;
     const bool above = settings_.pin_above;
-    inside = [axis, level, above](const Vec3d& X) { return above ? X[axis] >= level : X[axis] <= level; };
+    inside = [axis, level, above](const Vec3d& X) { return above ? X[axis] > level : X[axis] < level; };
+  } else if (settings_.pin_mode == PinMode::Predicate) {
+    inside = physics::parse_predicate(settings_.pin_predicate);
   } else if (settings_.pin_mode == PinMode::Painted) {
     auto marked = std::make_shared<std::vector<Vec3d>>();
     for (std::size_t v = 0; v < rest_.size(); ++v)

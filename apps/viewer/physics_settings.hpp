@@ -12,7 +12,7 @@
 namespace wobble::viewer {
 
 enum class Subspace { Eigenmodes, Neural };
-enum class PinMode { None, Plane, Painted };
+enum class PinMode { None, Plane, Painted, Predicate };
 
 struct PhysicsSettings {
   Subspace subspace = Subspace::Eigenmodes;
@@ -26,8 +26,9 @@ struct PhysicsSettings {
   Eigen::Vector3d gravity_direction{0, -1, 0};  // scaled to 9.81 m/s^2
   PinMode pin_mode = PinMode::None;
   int pin_axis = 1;                       // 0, 1, 2: x, y, z
-  double pin_level = 0.8;                 // the plane pins what lies above (or below) this level...
-  bool pin_above = true;                  // ...as a share of the shape's extent along the axis, in [0, 1]
+  double pin_level = 0.6;                 // the plane pins what lies above (or below) this coordinate
+  bool pin_above = true;
+  std::string pin_predicate;              // PinMode::Predicate: as `wobble simulate --pin` ("x<-0.9 || x>0.9")
   double pin_brush_radius = 0.12;         // painted pins (m)
   bool floor = true;                      // a plane the shape rests on, moved and turned live
   double floor_offset = 0.02;             // floor height below the shape's lowest rest point (m)

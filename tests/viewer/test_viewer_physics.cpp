@@ -72,7 +72,7 @@ double distance(const nlohmann::json& a, const nlohmann::json& b) {
   return std::hypot(a[0].get<double>() - b[0].get<double>(), a[1].get<double>() - b[1].get<double>());
 }
 
-const std::string kBar = " --physics --no-floor --youngs 1e7 --pin 'x<0.1' --points 400 --handles 12 ";
+const std::string kBar = " --physics --no-floor --youngs 1e7 --pin 'x<-0.8' --points 400 --handles 12 ";
 
 }  // namespace
 
@@ -161,7 +161,7 @@ TEST(ViewerPhysics, GaussianSplatsDrawAndSag) {
           out.write(reinterpret_cast<const char*>(v), sizeof v);
         }
   }
-  const std::string common = "'" + ply.string() + "' --physics --no-floor --youngs 3e5 --pin 'x<0.15' --points 200 --handles 8";
+  const std::string common = "'" + ply.string() + "' --physics --no-floor --youngs 3e5 --pin 'x<-0.7' --points 200 --handles 8";
   const RgbaImage start = screenshot("splats_start", common + " --frame 2");
   const RgbaImage later = screenshot("splats_later", common + " --frame 60");
   std::size_t reddish = 0;  // f_dc_0 = 1.5: the splats are red

@@ -190,6 +190,7 @@ bool PhysicsMode::frame(const PhysicsFrame& f) {
     if (rig_session_->advance(f.seconds, f.pose) > 0) record_step(rig_session_->stats());
     const std::vector<Vec3f> positions = rig_session_->vertices(f.pose);
     f.renderer.set_positions(positions);
+    f.renderer.set_skeleton(f.character.rig, f.pose);  // the joint drag's overlay follows the pose
     return true;
   }
   if (session_->advance(f.seconds) > 0) record_step(session_->stats());

@@ -10,7 +10,7 @@ physics::RigComplementaryOptions rig_options(const PhysicsSettings& s, std::shar
   o.handles = s.handles;
   o.points = static_cast<std::size_t>(s.points);
   o.material = s.material;
-  o.gravity = s.gravity ? Eigen::Vector3d(9.81 * s.gravity_direction.normalized()) : Eigen::Vector3d::Zero();
+  // No gravity: the rig is the primary motion (as wobble simulate --rig), the subspace only adds to it.
   o.fields = std::move(fields);
   return o;
 }

@@ -17,7 +17,7 @@ constexpr double kGravity = 9.81;         // m/s^2
 constexpr double kPinBlend = 0.2;         // m: pinned to free over this distance (dirichlet.hpp)
 constexpr double kBallRadius = 0.3;       // m, in the shape's normalised frame
 constexpr int kBallHandles = 6;
-constexpr std::size_t kCollisionVertices = 2000;  // vertices that meet planes and the ball, at most
+constexpr std::size_t kCollisionVertices = 1000;  // vertices that meet planes and the ball, at most
 
 // A UV sphere of radius 1 about the origin, outward triangles.
 Mesh unit_sphere(int rings = 12, int segments = 20) {

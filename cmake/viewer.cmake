@@ -41,5 +41,5 @@ if(WOBBLE_BUILD_TESTS)
   set_tests_properties(web_viewer_in_chromium PROPERTIES TIMEOUT 180)
   add_test(NAME web_physics_in_chromium
            COMMAND node ${PROJECT_SOURCE_DIR}/tests/web/physics_test.mjs ${WOBBLE_WEB_SITE})
-  set_tests_properties(web_physics_in_chromium PROPERTIES TIMEOUT 400)
+  set_tests_properties(web_physics_in_chromium PROPERTIES TIMEOUT 600)
 endif()

@@ -408,7 +408,11 @@ bool PhysicsMode::panel_rebuild_settings() {
   settings_.step_rate = rate;
   changed |= on_release([&] { ImGui::SliderInt("substeps", &settings_.substeps, 1, 8); });
   changed |= on_release([&] { ImGui::SliderInt("Newton iterations", &settings_.max_iterations, 1, 30); });
+  return changed;
+}
 
+bool PhysicsMode::panel_pins() {
+  bool changed = false;
   const char* pin_modes[] = {"no pins", "pin by a plane", "paint pins", "pin by --pin's predicate"};
   int pin = static_cast<int>(settings_.pin_mode);
   if (ImGui::Combo("pins", &pin, pin_modes, settings_.pin_predicate.empty() ? 3 : 4))
@@ -476,12 +480,13 @@ std::optional<std::filesystem::path> PhysicsMode::draw_panel(const Character& ch
   if (!enabled_) return open;
   if (panel_rebuild_settings()) rebuild_pending_ = true;
   if (ImGui::Button("reset")) rebuild_pending_ = true;
-  if (session_) {
+  if (session_) {  // the shape's own simulation (the rig mode has no pins, floor, ball or drag)
     ImGui::SameLine();
     if (!session_->has_ball() && ImGui::Button("drop a ball")) session_->drop_ball();
     if (session_->has_ball() && ImGui::Button("remove the ball")) session_->remove_ball();
+    if (panel_pins()) rebuild_pending_ = true;
+    panel_live_settings();
   }
-  panel_live_settings();
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.5f, 0.4f, 1), "%s", error_.c_str());
   return open;
 }

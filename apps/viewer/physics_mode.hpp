@@ -74,6 +74,7 @@ class PhysicsMode {
   void live_changed();
   void record_step(const PhysicsStats& stats);
   bool panel_rebuild_settings();
+  bool panel_pins();
   void panel_live_settings();
   physics::MeshFields neural_fields();
 

@@ -412,6 +412,9 @@ void Viewer::draw_ui(int width, int height) {
     ImGui::TextDisabled("or drop a file onto the window");
   }
 
+  if (ImGui::CollapsingHeader("physics (PhysSkin++)", options_.physics.enabled ? ImGuiTreeNodeFlags_DefaultOpen : 0))
+    if (const auto shape = physics_.draw_panel(*character_, *renderer_)) open(*shape);
+
   if (ImGui::CollapsingHeader("playback", ImGuiTreeNodeFlags_DefaultOpen)) {
     const auto& clips = character_->clips;
     if (ImGui::BeginCombo("clip", clip_ >= 0 ? clips[clip_].name.c_str() : "(rest pose)")) {
@@ -463,9 +466,6 @@ void Viewer::draw_ui(int width, int height) {
       rebuild_stack();
       heat_map_dirty_ = true;
     }
-
-  if (ImGui::CollapsingHeader("physics (PhysSkin++)", options_.physics.enabled ? ImGuiTreeNodeFlags_DefaultOpen : 0))
-    if (const auto shape = physics_.draw_panel(*character_, *renderer_)) open(*shape);
 
   if (ImGui::CollapsingHeader("bend-weight brush")) {
     if (ImGui::Checkbox("paint (left drag)", &painting_mode_)) heat_map_dirty_ = true;

@@ -14,7 +14,7 @@ function fail(message) {
 requireSite(site);
 const server = await serve(site);
 const browser = await launch();
-const base = `http://127.0.0.1:${server.address().port}/index.html?timer&no-ui&physics&shape=elephant&handles=8&points=400`;
+const base = `http://127.0.0.1:${server.address().port}/index.html?timer&no-ui&size=480x320&physics&shape=elephant&handles=8&points=400`;
 // Grab the elephant's back (file frame of elephant.off) and pull it up and sideways.
 const drag = encodeURIComponent(JSON.stringify([
   { at: 0.05, do: 'press', point: [0, 0.3, 0] }, { at: 0.1, do: 'drag', point: [0.4, 0.9, 0] }]));

@@ -50,10 +50,11 @@ done
 # 3b. The physics mode's neural fields (torch-free .wfield) and a few shapes for its menu and for
 #     ?physics&shape=NAME (OFF text; the server may compress them on the wire).
 mkdir -p "$build/models" "$build/shapes"
-for model in "$root"/models/*.wfield; do cp -u "$model" "$build/models/"; done
+# install -C copies only what changed (unchanged files keep their time: no relink), writable.
+for model in "$root"/models/*.wfield; do install -C -m 644 "$model" "$build/models/"; done
 shapes="${WOBBLE_SHARED_SHAPES:-$root/../shared/assets/shapes}"
 for shape in elephant cow spool hand; do
-  if [ -f "$shapes/$shape.off" ]; then cp -u "$shapes/$shape.off" "$build/shapes/"
+  if [ -f "$shapes/$shape.off" ]; then install -C -m 644 "$shapes/$shape.off" "$build/shapes/"
   else echo "build-web: $shapes/$shape.off not found: the page's shape menu will lack it" >&2; fi
 done
 

@@ -333,6 +333,8 @@ void PhysicsMode::report(const PhysicsFrame& f) const {
   const PhysicsStats& stats = session_ ? session_->stats() : rig_session_ ? rig_session_->stats() : PhysicsStats{};
   r["steps"] = stats.steps;
   r["step_ms"] = stats.step_ms;
+  r["median_step_ms"] = step_times_.median();
+  r["median_step_cpu_ms"] = step_cpu_times_.median();
   r["iterations"] = stats.iterations;
   if (session_) {
     r["dragging"] = session_->dragging();

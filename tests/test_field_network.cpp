@@ -14,9 +14,11 @@
 #include <wobble/physics/scene.hpp>
 
 #include "box_mesh.hpp"
+#include "error_text.hpp"
 
 using namespace wobble;
 using namespace wobble::physics;
+using wobble::test::error_text;
 namespace fs = std::filesystem;
 
 namespace {
@@ -43,15 +45,6 @@ FieldNetworkFile tiny_network() {
   f.tensors["b1"] = tensor({2}, {0.2f, -0.4f});
   f.tensors["w2"] = tensor({1, 2}, {1.5f, -0.7f});
   return f;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace
@@ -121,26 +114,26 @@ TEST(FieldNetwork, FilesRoundTripAndBadOnesGiveOneClearLine) {
   EXPECT_EQ(serialize_field_network_file(back), bytes);
 
   std::vector<std::uint8_t> truncated(bytes.begin(), bytes.end() - 4);
-  EXPECT_NE(error_of([&] { parse_field_network_file(truncated, "cut.wfield"); }).find("cut.wfield: tensor"), std::string::npos);
+  EXPECT_NE(error_text([&] { parse_field_network_file(truncated, "cut.wfield"); }).find("cut.wfield: tensor"), std::string::npos);
   std::vector<std::uint8_t> huge = bytes;
   huge[7] = 0x7f;
-  EXPECT_NE(error_of([&] { parse_field_network_file(huge, "huge.wfield"); }).find("header length"), std::string::npos);
-  EXPECT_NE(error_of([&] { parse_field_network_file({}, "empty.wfield"); }).find("too short"), std::string::npos);
+  EXPECT_NE(error_text([&] { parse_field_network_file(huge, "huge.wfield"); }).find("header length"), std::string::npos);
+  EXPECT_NE(error_text([&] { parse_field_network_file({}, "empty.wfield"); }).find("too short"), std::string::npos);
 
   FieldNetworkFile wrong = tiny;
   wrong.tensors["w2"] = tensor({1, 3}, {1, 2, 3});
-  EXPECT_NE(error_of([&] { FieldNetwork(wrong, "wrong.wfield"); }).find("wrong.wfield: field layer 2 (linear)"), std::string::npos);
+  EXPECT_NE(error_text([&] { FieldNetwork(wrong, "wrong.wfield"); }).find("wrong.wfield: field layer 2 (linear)"), std::string::npos);
   FieldNetworkFile missing = tiny;
   missing.tensors.erase("b1");
-  EXPECT_NE(error_of([&] { FieldNetwork(missing, "missing.wfield"); }).find("tensor 'b1' is not in the file"), std::string::npos);
+  EXPECT_NE(error_text([&] { FieldNetwork(missing, "missing.wfield"); }).find("tensor 'b1' is not in the file"), std::string::npos);
   FieldNetworkFile unknown = tiny;
   unknown.description["field"]["layers"][1]["function"] = "swish";
-  EXPECT_NE(error_of([&] { FieldNetwork(unknown, "unknown.wfield"); }).find("unknown activation 'swish'"), std::string::npos);
+  EXPECT_NE(error_text([&] { FieldNetwork(unknown, "unknown.wfield"); }).find("unknown activation 'swish'"), std::string::npos);
   FieldNetworkFile nan = tiny;
   nan.tensors["b1"].values[0] = std::nanf("");
-  EXPECT_NE(error_of([&] { parse_field_network_file(serialize_field_network_file(nan), "nan.wfield"); }).find("not finite"),
+  EXPECT_NE(error_text([&] { parse_field_network_file(serialize_field_network_file(nan), "nan.wfield"); }).find("not finite"),
             std::string::npos);
-  EXPECT_NE(error_of([] { field_network_mesh_fields("model.pt", false); }).find("wobble fields export"), std::string::npos);
+  EXPECT_NE(error_text([] { field_network_mesh_fields("model.pt", false); }).find("wobble fields export"), std::string::npos);
 }
 
 TEST(FieldNetwork, NeuralSubspaceSimulatesWithoutLibTorch) {

@@ -8,6 +8,7 @@
 #include <wobble/error.hpp>
 
 #include "../box_mesh.hpp"
+#include "../error_text.hpp"
 #include "physics_clock.hpp"
 #include "physics_options.hpp"
 #include "physics_script.hpp"
@@ -15,17 +16,9 @@
 
 using namespace wobble;
 using namespace wobble::viewer;
+using wobble::test::error_text;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 PhysicsOptions parse(std::vector<std::string> arguments) {
   PhysicsOptions o;
@@ -99,12 +92,12 @@ TEST(PhysicsScript, ParsesTimedActionsAndNamesTheBadOne) {
   EXPECT_EQ(first[0].kind, "press");
   EXPECT_EQ(first[1].kind, "drag");
   EXPECT_EQ(player.take_due(5).size(), 1u);
-  EXPECT_NE(error_of([] { ScriptPlayer::parse(R"([{"at": 1, "do": "release"}, {"at": 0.5, "do": "release"}])"); }).find("action 1"),
+  EXPECT_NE(error_text([] { ScriptPlayer::parse(R"([{"at": 1, "do": "release"}, {"at": 0.5, "do": "release"}])"); }).find("action 1"),
             std::string::npos);
-  EXPECT_NE(error_of([] { ScriptPlayer::parse(R"([{"at": 1, "do": "jump"}])"); }).find("unknown action 'jump'"), std::string::npos);
-  EXPECT_NE(error_of([] { ScriptPlayer::parse(R"([{"at": 1, "do": "press"}])"); }).find("\"pixel\" or \"point\""), std::string::npos);
-  EXPECT_NE(error_of([] { ScriptPlayer::parse(R"([{"at": 1, "do": "press", "pixel": [1]}])"); }).find("wrong type"), std::string::npos);
-  EXPECT_NE(error_of([] { ScriptPlayer::parse("/no/such/script.json"); }).find("/no/such/script.json"), std::string::npos);
+  EXPECT_NE(error_text([] { ScriptPlayer::parse(R"([{"at": 1, "do": "jump"}])"); }).find("unknown action 'jump'"), std::string::npos);
+  EXPECT_NE(error_text([] { ScriptPlayer::parse(R"([{"at": 1, "do": "press"}])"); }).find("\"pixel\" or \"point\""), std::string::npos);
+  EXPECT_NE(error_text([] { ScriptPlayer::parse(R"([{"at": 1, "do": "press", "pixel": [1]}])"); }).find("wrong type"), std::string::npos);
+  EXPECT_NE(error_text([] { ScriptPlayer::parse("/no/such/script.json"); }).find("/no/such/script.json"), std::string::npos);
 }
 
 TEST(PhysicsOptions, PinsSubspaceAndStrictValues) {
@@ -118,10 +111,10 @@ TEST(PhysicsOptions, PinsSubspaceAndStrictValues) {
   EXPECT_EQ(plane.settings.handles, 12);
   const PhysicsOptions both = parse({"--pin", "x<-0.9 || x>0.9"});
   EXPECT_EQ(both.settings.pin_mode, PinMode::Predicate);
-  EXPECT_NE(error_of([] { parse({"--pin", "y>>1"}); }).find("--pin"), std::string::npos);
-  EXPECT_NE(error_of([] { parse({"--handles", "2abc"}); }).find("--handles"), std::string::npos);
-  EXPECT_NE(error_of([] { parse({"--poisson", "0.5"}); }).find("out of range"), std::string::npos);
-  EXPECT_NE(error_of([] { parse({"--subspace", "magic"}); }).find("magic"), std::string::npos);
+  EXPECT_NE(error_text([] { parse({"--pin", "y>>1"}); }).find("--pin"), std::string::npos);
+  EXPECT_NE(error_text([] { parse({"--handles", "2abc"}); }).find("--handles"), std::string::npos);
+  EXPECT_NE(error_text([] { parse({"--poisson", "0.5"}); }).find("out of range"), std::string::npos);
+  EXPECT_NE(error_text([] { parse({"--subspace", "magic"}); }).find("magic"), std::string::npos);
 }
 
 TEST(PhysicsSessionLogic, PinnedEndHoldsAndTheDragPullsTheFreeEnd) {

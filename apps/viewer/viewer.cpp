@@ -59,7 +59,7 @@ int default_clip(const Character& character) {
 
 }  // namespace
 
-Viewer::Viewer(const ViewerOptions& options) : options_(options) {
+Viewer::Viewer(const ViewerOptions& options) : options_(options), physics_(options.physics) {
   renderer_ = std::make_unique<render::Renderer>();
 #ifndef __EMSCRIPTEN__
   pool_ = std::make_unique<ThreadPool>();
@@ -69,7 +69,8 @@ Viewer::Viewer(const ViewerOptions& options) : options_(options) {
   use_gpu_ = options.gpu;
   draw_options_.skeleton = options.skeleton;
   if (options.cylinder_vertices > 0) set_character(make_cylinder_character(options.cylinder_vertices));
-  else if (!options.file.empty()) set_character(load_character(options.file));
+  else if (!options.physics.shape.empty()) set_character(load_character(bundled_shape(options.physics.shape)));
+  else if (!options.file.empty()) set_character(load_viewer_file(options.file));
   else set_character(load_bundled(bundled_.front()));
   if (!options.clip.empty()) choose_clip(static_cast<int>(character_->require_clip(options.clip)));
   if (!options.settings.empty()) save_path_ = options.settings.string();
@@ -79,7 +80,7 @@ Viewer::~Viewer() = default;
 
 bool Viewer::open(const std::filesystem::path& file) {
   try {
-    set_character(load_character(file));
+    set_character(load_viewer_file(file));
     return true;
   } catch (const std::exception& e) {
     show_error(e.what());
@@ -117,6 +118,7 @@ void Viewer::set_character(Character character) {
   }
   camera_.frame(render::bounds_of(positions), 16.0f / 9.0f);
   followed_root_ = root_on_ground();
+  physics_.set_character(*character_, *renderer_);
 }
 
 Vec3f Viewer::root_on_ground() const {
@@ -288,7 +290,12 @@ void Viewer::commit_bend_weights() {
   heat_map_dirty_ = true;
 }
 
+PhysicsFrame Viewer::physics_frame(double dt, int width, int height) {
+  return {dt, *character_, pose_, joints_, *renderer_, draw_options_, camera_, width, height};
+}
+
 void Viewer::handle_mouse(int width, int height) {
+  if (physics_.handle_mouse(physics_frame(0, width, height))) return;
   ImGuiIO& io = ImGui::GetIO();
   const Vec2f pixel(io.MousePos.x * io.DisplayFramebufferScale.x, io.MousePos.y * io.DisplayFramebufferScale.y);
   const Mat4f view_projection = camera_.view_projection(static_cast<float>(width) / static_cast<float>(height));
@@ -327,12 +334,18 @@ void Viewer::frame(double dt, int width, int height) {
   playback_.advance(dt);
   compute_pose();
   follow_character();
-  deform();
   update_heat_map();
+  if (physics_.frame(physics_frame(dt, width, height))) {
+    positions_valid_ = false;  // the viewer's own shape and heat map are stale once physics stops
+    heat_map_dirty_ = true;
+  } else {
+    deform();
+  }
   handle_mouse(width, height);
   draw_options_.selected_joint = joints_.selected;
   glViewport(0, 0, width, height);
   renderer_->draw(camera_, width, height, draw_options_);
+  physics_.draw(physics_frame(dt, width, height));
   draw_ui(width, height);
 }
 
@@ -387,6 +400,7 @@ void Viewer::draw_ui(int width, int height) {
               deform_times_.median(), gpu_path() && !painting_mode_ ? "GPU" : "CPU");
   ImGui::Text("%zu vertices, %zu triangles, %zu joints", character_->mesh.vertex_count(),
               character_->mesh.triangle_count(), character_->rig.joint_count());
+  if (const std::string line = physics_.hud(); !line.empty()) ImGui::TextUnformatted(line.c_str());
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
@@ -411,6 +425,9 @@ void Viewer::draw_ui(int width, int height) {
     if (ImGui::Button("open") && !open_path_.empty()) open(open_path_);
     ImGui::TextDisabled("or drop a file onto the window");
   }
+
+  if (ImGui::CollapsingHeader("physics (PhysSkin++)", options_.physics.enabled ? ImGuiTreeNodeFlags_DefaultOpen : 0))
+    if (const auto shape = physics_.draw_panel(*character_, *renderer_)) open(*shape);
 
   if (ImGui::CollapsingHeader("playback", ImGuiTreeNodeFlags_DefaultOpen)) {
     const auto& clips = character_->clips;

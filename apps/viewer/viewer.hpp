@@ -23,6 +23,7 @@
 #include "bundled_characters.hpp"
 #include "frame_statistics.hpp"
 #include "joint_drag.hpp"
+#include "physics_mode.hpp"
 #include "playback.hpp"
 #include "stack_editor.hpp"
 #include "viewer_options.hpp"
@@ -59,6 +60,8 @@ class Viewer {
   // and writes them as a PC2 point cache (clip times, `fps` samples per second).
   void start_recording() { recording_ = true; }
   void write_recording(const std::filesystem::path& path, double fps) const;
+  // The physics mode's benchmark line (empty when it did not run).
+  std::string physics_summary() const { return physics_.summary(); }
 
  private:
   bool gpu_available() const;
@@ -80,6 +83,7 @@ class Viewer {
   void save_settings();
   void save_gltf();
   void show_error(const std::string& message);
+  PhysicsFrame physics_frame(double dt, int width, int height);
 
   ViewerOptions options_;
   std::unique_ptr<render::Renderer> renderer_;
@@ -115,6 +119,8 @@ class Viewer {
   BrushSettings brush_settings_;
   bool painting_mode_ = false, painting_ = false;
   std::vector<float> bend_weights_;
+
+  PhysicsMode physics_;
 
   FrameStatistics frame_times_, deform_times_;
   double last_deform_ms_ = 0;

@@ -40,7 +40,8 @@ std::string viewer_usage() {
          "  --screenshot    render N frames (default 60, 1/60 s of animation each), save a PNG, exit\n"
          "  --record OUT.pc2  render N frames (--frame), write the CPU path's positions as PC2, exit\n"
          "  --benchmark-frames N  render N frames, print the median frame time, exit\n"
-         "  --cylinder N    the procedural cylinder with about N vertices instead of FILE\n";
+         "  --cylinder N    the procedural cylinder with about N vertices instead of FILE\n" +
+         physics_usage();
 }
 
 ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
@@ -66,6 +67,7 @@ ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
     else if (a == "--benchmark-frames") options.benchmark_frames = parse_number<int>(a, value());
     else if (a == "--cylinder") options.cylinder_vertices = parse_number<long>(a, value());
     else if (a == "--timer") options.timer_loop = true;
+    else if (parse_physics_option(a, value, options.physics)) continue;
     else if (a.rfind("--", 0) == 0 && find_flag(a.substr(2))) options.parameters.emplace_back(a.substr(2), value());
     else if (a.rfind("--", 0) == 0) fail_plain("wobble-viewer: unknown option '{}' (see --help)", a);
     else if (options.file.empty()) options.file = a;

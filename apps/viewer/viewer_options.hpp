@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "physics_options.hpp"
+
 namespace wobble::viewer {
 
 struct ViewerOptions {
@@ -30,8 +32,11 @@ struct ViewerOptions {
   bool help = false;
   // Deformer parameters by flag (--frequency 3, ?frequency=3), read strictly at start.
   std::vector<std::pair<std::string, std::string>> parameters;
+  PhysicsOptions physics;              // --physics and its settings (physics_options.hpp)
 
-  bool fixed_step() const { return !screenshot.empty() || !record.empty() || benchmark_frames > 0; }
+  bool fixed_step() const {
+    return !screenshot.empty() || !record.empty() || benchmark_frames > 0 || physics.stop_frame > 0;
+  }
 };
 
 std::string viewer_usage();

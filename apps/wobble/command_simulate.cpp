@@ -17,6 +17,7 @@
 #include <wobble/error.hpp>
 #include <wobble/io.hpp>
 #include <wobble/pose.hpp>
+#include <wobble/physics/field_network.hpp>
 #include <wobble/physics/rig_complementary.hpp>
 #include <wobble/physics/rig_loop.hpp>
 #include <wobble/parse.hpp>
@@ -170,10 +171,9 @@ MeshFields neural_fields(const std::string& subspace, const std::string& model_f
   }
   if (subspace != "neural") fail_plain("unknown --subspace '{}' (use eigenmodes or neural)", subspace);
 #ifdef WOBBLE_HAVE_NEURAL
-  return neural::mesh_fields(model_file, rig);
+  return neural::mesh_fields(model_file, rig);  // the torch-free evaluator; .pt files are exported in memory
 #else
-  (void)rig;
-  fail_plain("--subspace neural needs a build with WOBBLE_BUILD_NEURAL=ON");
+  return physics::field_network_mesh_fields(model_file, rig);  // .wfield models, no LibTorch
 #endif
 }
 

@@ -198,7 +198,7 @@ void BM_EvaluatorPerPoint(benchmark::State& state) {
   } else {
     field = model.fields_for(shape());
   }
-  const std::vector<physics::Vec3d> points = query_points(4096);
+  const std::vector<Vec3d> points = query_points(4096);
   const bool gradient = state.range(2) != 0;
   for (auto _ : state) benchmark::DoNotOptimize(field->evaluate(points, gradient));
   state.SetLabel(std::string(state.range(1) ? "torch-free" : "LibTorch") + (gradient ? ", W + grad W" : ", W"));

@@ -11,7 +11,6 @@ namespace wobble::viewer {
 
 namespace {
 
-using physics::Vec3d;
 
 constexpr double kGravity = 9.81;         // m/s^2
 constexpr double kPinBlend = 0.2;         // m: pinned to free over this distance (dirichlet.hpp)

@@ -22,7 +22,6 @@
 
 namespace wobble::viewer {
 
-using physics::Vec3d;
 
 class PhysicsSession {
  public:

@@ -69,7 +69,7 @@ Runner add_bake_command(CLI::App& app) {
       case OutputKind::Pc2: write_pc2(options->output, baked, static_cast<float>(options->clip.fps)); break;
       case OutputKind::Usda:
         write_usda(options->output, character, baked, options->clip.fps,
-                   fmt::format("wobble bake: clip '{}', stack {}", character.clips[clip].name, bake_options.stack));
+                   fmt::format("wobble bake: clip '{}', stack {}", character.clips[clip].name, bake_options.stack.text()));
         break;
       case OutputKind::ObjSequence: write_obj_sequence(options->output, character.mesh, baked); break;
     }

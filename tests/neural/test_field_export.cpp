@@ -45,7 +45,7 @@ struct Difference {
 };
 
 Difference compare(const physics::SkinningField& torch_field, const physics::SkinningField& ours,
-                   const std::vector<physics::Vec3d>& points) {
+                   const std::vector<Vec3d>& points) {
   const physics::FieldValues a = ours.evaluate(points, true), b = torch_field.evaluate(points, true);
   Difference d{relative_difference(a.W, b.W), 0};
   for (int c = 0; c < 3; ++c) d.dW = std::max(d.dW, relative_difference(a.dW[c], b.dW[c]));
@@ -57,8 +57,8 @@ std::shared_ptr<const physics::FieldNetwork> exported(const fs::path& model) {
 }
 
 // The cubature points and up to `limit` vertices (normalised frame).
-std::vector<physics::Vec3d> query_points(const Mesh& mesh, const physics::ShapeSample& sample, std::size_t limit) {
-  std::vector<physics::Vec3d> points = physics::cubature_points(sample);
+std::vector<Vec3d> query_points(const Mesh& mesh, const physics::ShapeSample& sample, std::size_t limit) {
+  std::vector<Vec3d> points = physics::cubature_points(sample);
   const std::size_t stride = std::max<std::size_t>(1, mesh.vertex_count() / limit);
   for (std::size_t v = 0; v < mesh.vertex_count(); v += stride)
     points.push_back(sample.normalization.to_normalized(mesh.positions[v].cast<double>()));
@@ -82,7 +82,7 @@ TEST(FieldExport, RandomNetworksOfSeveralConfigurationsMatchTorch) {
        {"oni", true}, {"orthonormal_output", false}},
   };
   const physics::ShapeSample sample = physics::make_shape_sample(box(), "box", {256, 300, 12}, 3);
-  std::vector<physics::Vec3d> points = physics::cubature_points(sample);
+  std::vector<Vec3d> points = physics::cubature_points(sample);
   physics::Random random(11);
   for (int p = 0; p < 200; ++p) points.emplace_back(2 * random.uniform() - 1, 2 * random.uniform() - 1, 2 * random.uniform() - 1);
   for (std::size_t k = 0; k < configs.size(); ++k) {
@@ -120,7 +120,7 @@ TEST(FieldExport, ShippedModelsMatchTorchOnEverySharedShape) {
     const Mesh mesh = load_character(file).mesh;
     // What NeuralFieldModel::fields_for(mesh) samples.
     const physics::ShapeSample sample = physics::make_shape_sample(mesh, file.stem().string(), {}, 1);
-    const std::vector<physics::Vec3d> points = query_points(mesh, sample, 500);
+    const std::vector<Vec3d> points = query_points(mesh, sample, 500);
     for (std::size_t m = 0; m < models.size(); ++m) {
       const Difference d = compare(*torch_models[m]->fields_for(sample), *networks[m]->fields_for(sample), points);
       EXPECT_LT(d.W, kTolerance) << file.filename() << " " << models[m].filename();
@@ -174,7 +174,7 @@ TEST(FieldExport, SimulationTrajectoryIsTheSameWithEitherEvaluator) {
   const auto bounds = box().bounds();
   const double size = (bounds.max() - bounds.min()).norm();
   double worst = 0, motion = 0;
-  const std::vector<physics::Vec3d> rest = with_torch.positions(0);
+  const std::vector<Vec3d> rest = with_torch.positions(0);
   for (int step = 0; step < 300; ++step) {
     with_torch.advance_frame();
     without_torch.advance_frame();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace wobble::viewer {
 
@@ -9,7 +10,14 @@ void Playback::set_range(float start, float end) {
   start_ = start;
   end_ = std::max(start, end);
   clip_time_ = start_;
+  mark_jump();
+}
+
+void Playback::mark_jump() {
   jumped_ = true;
+  hold_ = true;
+  jump_simulation_time_ = simulation_time_;
+  jump_clip_time_ = clip_time_;
 }
 
 float Playback::wrap(double t) const {
@@ -20,13 +28,14 @@ float Playback::wrap(double t) const {
 }
 
 void Playback::advance(double dt) {
+  if (std::exchange(hold_, false)) return;
   simulation_time_ += dt;
   if (playing) clip_time_ = wrap(clip_time_ + dt * speed);
 }
 
 void Playback::scrub(float t) {
   clip_time_ = std::clamp(t, start_, end_);
-  jumped_ = true;
+  mark_jump();
 }
 
 bool Playback::take_jump() {
@@ -37,6 +46,7 @@ bool Playback::take_jump() {
 
 float Playback::clip_time_at(double s) const {
   if (!playing) return clip_time_;
+  if (s <= jump_simulation_time_) return jump_clip_time_;
   return wrap(clip_time_ + (s - simulation_time_) * speed);
 }
 

@@ -59,6 +59,18 @@ PoseSampler host_sampler(const Character& character, py::handle pose_at) {
   };
 }
 
+// Stack.update: the new settings, and which deformers they rebind (a host restarts its history then).
+std::vector<std::string> update_stack(Stack& self, py::handle settings) {
+  const StackSettings next = stack_settings_from(settings);
+  std::vector<std::string> rebound;
+  for (const StackEntry& entry : self.stack.description().entries()) {
+    const std::string& name = entry.deformer->name;
+    if (next.get(name).bind_differs(self.stack.settings().get(name))) rebound.push_back(name);
+  }
+  self.stack.update(next);
+  return rebound;
+}
+
 py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out, py::handle pose_at) {
   const Character& character = *self.character;
   if (!clip.is_none() && !pose_at.is_none()) fail_plain("Stack.evaluate: give the clip or pose_at, not both");
@@ -162,11 +174,10 @@ void bind_stack(py::module_& m) {
            "a Pose: a host's own animation, e.g. Blender's rig at sub-frames); without either they use the poses given "
            "so far. `out`: a float32 (N, 3) array to fill instead of a new one.")
       .def("reset", [](Stack& s) { s.stack.reset(); }, "Forgets the history (the next frame starts afresh).")
-      .def(
-          "update", [](Stack& s, py::handle settings) { s.stack.update(stack_settings_from(settings)); },
-          py::arg("settings"),
-          "New settings (the same form as the constructor's) between frames: live parameters keep the motion's "
-          "history; a deformer whose bind parameters changed is rebound.")
+      .def("update", &update_stack, py::arg("settings"),
+           "New settings (the same form as the constructor's) between frames: live parameters keep the motion's "
+           "history; a deformer whose bind parameters changed is rebound. Returns the names of the rebound "
+           "deformers (empty: every deformer kept its state).")
       .def_property_readonly(
           "settings", [](const Stack& s) { return json_to_python(s.stack.settings().to_json()); },
           "The settings in use, as a dict (only what differs from the defaults).")

@@ -140,7 +140,8 @@ void Viewer::choose_clip(int clip) {
 }
 
 bool Viewer::gpu_available() const {
-  return character_ && character_->is_skinned() && render::GpuSkinning::supports(stack_editor_.stack());
+  return character_ && character_->is_skinned() &&
+         render::GpuSkinning::unsupported_reason(stack_editor_.stack(), stack_editor_.settings()).empty();
 }
 
 void Viewer::set_gpu(bool gpu) { use_gpu_ = gpu; }
@@ -456,7 +457,9 @@ void Viewer::draw_ui(int width, int height) {
     ImGui::RadioButton("GPU skinning", &path, 1);
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip("the GPU shader computes lbs and lbs,dynamic; other stacks run on the CPU");
+      ImGui::SetTooltip("the GPU runs lbs and lbs,dynamic in the vertex shader, deltamush (wobble mode) after them and ddm "
+                        "in GPU kernels (%s); other stacks run on the CPU",
+                        renderer_->has_post_deformer() ? renderer_->gpu_kernels_in_use() : "compute shaders or transform feedback");
     use_gpu_ = path == 1;
     ImGui::Checkbox("skeleton", &draw_options_.skeleton);
     ImGui::SameLine();

@@ -80,6 +80,33 @@ struct DeltaMushParameters {
   VertexValues mask{{}, "_MUSH_WEIGHT"};
 };
 
+struct Character;
+// The settings the `deltamush` deformer binds with on `character`: the mask resolved to values
+// (explicit values; else the named attribute, clamped to [0, 1] as a documented repair; a
+// missing _MUSH_WEIGHT means no mask). Throws Error naming the character's file for another
+// missing attribute.
+DeltaMushSettings delta_mush_settings_for(const Character& character, const DeltaMushParameters& parameters);
+
+// Wobble mode's bound operator as plain compressed rows, for implementations outside the CPU
+// kernels (the renderer's GPU path). Welded vertices w, original vertices v; positions relative
+// to any common centre (the operator is affine: rows sum to one).
+//   gather:  in_w = mean of the members' positions (the first member's where they agree)
+//   sweeps:  `iterations` times, s_w <- self_w s_w + sum_k row_weights[k] s_{row_columns[k]}
+//   restore: out_w = s_w + sum_c F_c(s) corner_deltas[c], F_c as restore_details
+//            (src/deform/delta_mush_kernels.hpp); keep_input[w]: the input is kept
+//   scatter: positions[v] = in_v + scale (out_{welded_of[v]} - in_v) (settings().scale)
+struct DeltaMushOperator {
+  std::vector<std::uint32_t> welded_of;                    // per original vertex
+  std::vector<std::uint32_t> member_offsets, members;     // per welded vertex: its original vertices
+  std::vector<std::uint32_t> row_offsets, row_columns;    // per welded vertex: its neighbours
+  std::vector<float> row_weights, self_weights;
+  std::vector<std::uint32_t> corner_offsets, corner_next, corner_prev;  // per welded vertex: its corners
+  std::vector<Vec3f> corner_deltas;                       // in the corner's frame, times its weight
+  std::vector<std::uint8_t> keep_input;                   // per welded vertex
+  int iterations = 0;
+  std::size_t welded_count() const { return member_offsets.empty() ? 0 : member_offsets.size() - 1; }
+};
+
 class DeltaMush {
  public:
   // Smooths the rest mesh and caches the deltas. Throws Error for bad settings or triangles
@@ -120,6 +147,10 @@ class DeltaMush {
   // output needs the input: scale != 1, vertices without a usable corner); out, what evaluate()
   // gives for them, up to float rounding. Throws Error unless fold_skin() was called.
   void evaluate_skinned(std::span<const Mat4f> skinning, std::span<Vec3f> positions, ThreadPool* pool = nullptr);
+
+  // The bound operator as plain arrays (see DeltaMushOperator). Throws Error unless bound in
+  // wobble mode (Blender mode's weights follow the current positions: no fixed operator).
+  DeltaMushOperator plain_operator() const;
 
   // Recomputes area-weighted normals of the bound mesh's triangles (the unwelded triangles, so
   // hard edges stay hard) from positions. Vertices in no triangle keep their normal.

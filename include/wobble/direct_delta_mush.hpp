@@ -59,6 +59,21 @@ struct DirectDeltaMushSettings {
 // polar iteration, with an SVD for singular or reflecting matrices.
 Mat3f nearest_rotation(const Mat3f& m);
 
+// The bind data as plain arrays, `width` slots per original vertex (empty slots: psi 0), for
+// implementations outside the CPU kernels (the renderer's GPU path). The meaning of each array
+// is that of the run-time formulas above.
+struct DirectDeltaMushTables {
+  DdmVariant variant = DdmVariant::V0;
+  std::size_t width = 0, joint_count = 0;
+  std::span<const Vec3f> rest;
+  std::span<const std::uint16_t> joints;          // [vertex][slot]
+  std::span<const float> psi;                     // [vertex][slot]
+  std::span<const float> omega;                   // v0: [vertex][slot][10], centred on p
+  std::span<const float> centre;                  // [vertex][3]: p
+  std::span<const float> covariance;              // v1: [vertex][6] (xx xy xz yy yz zz)
+  std::span<const std::uint8_t> linear_fallback;  // [vertex]: psi-weighted linear blend of the rest position
+};
+
 class DirectDeltaMush {
  public:
   // Precomputes. Throws Error for bad settings, a skin that does not fit the mesh, or a solver
@@ -75,6 +90,11 @@ class DirectDeltaMush {
   // Identical bytes for any thread count.
   void evaluate(std::span<const Mat4f> skinning, std::span<Vec3f> positions, ThreadPool* pool = nullptr,
                 std::span<Mat3f> rotations = {}) const;
+
+  // Views of the bind data (valid while this object is unchanged).
+  DirectDeltaMushTables tables() const {
+    return {settings_.variant, width_, joint_count_, rest_, joints_, psi_, omega_, centre_, covariance_, linear_fallback_};
+  }
 
   // Kept influences per vertex (for diagnostics and tests).
   std::size_t width() const { return width_; }

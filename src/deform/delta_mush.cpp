@@ -636,8 +636,7 @@ class DeltaMushDeformer final : public Deformer {
 
   void bind(const Character& character) override {
     const Mesh& mesh = character.mesh;
-    DeltaMushSettings settings = parameters_.mush;
-    settings.mask = mask_values(character);
+    const DeltaMushSettings settings = delta_mush_settings_for(character, parameters_);
     if (std::string problem = settings.validate(mesh.vertex_count()); !problem.empty()) {
       fail(character.source, "deltamush: {}", problem);
     }
@@ -677,22 +676,6 @@ class DeltaMushDeformer final : public Deformer {
   }
 
  private:
-  // The mask: explicit values, else the named attribute (values clamped to [0, 1], a documented
-  // repair), else none. A missing _MUSH_WEIGHT (the default) means no mask; another missing
-  // name is an error.
-  std::vector<float> mask_values(const Character& character) const {
-    const VertexValues& mask = parameters_.mask;
-    if (mask.attribute.empty() || mask.attribute == "none") return mask.values;
-    const auto found = character.mesh.vertex_scalars.find(mask.attribute);
-    if (found == character.mesh.vertex_scalars.end()) {
-      if (mask.attribute == "_MUSH_WEIGHT") return {};
-      fail(character.source, "deltamush: no per-vertex attribute '{}' for the mask", mask.attribute);
-    }
-    std::vector<float> values = found->second;
-    for (float& m : values) m = std::isfinite(m) ? std::clamp(m, 0.0f, 1.0f) : 0.0f;
-    return values;
-  }
-
   DeltaMushParameters parameters_;
   DeltaMush mush_;
   const Character* bound_ = nullptr;
@@ -700,6 +683,24 @@ class DeltaMushDeformer final : public Deformer {
 };
 
 }  // namespace
+
+DeltaMushSettings delta_mush_settings_for(const Character& character, const DeltaMushParameters& parameters) {
+  DeltaMushSettings settings = parameters.mush;
+  const VertexValues& mask = parameters.mask;
+  if (mask.attribute.empty() || mask.attribute == "none") {
+    settings.mask = mask.values;
+    return settings;
+  }
+  settings.mask.clear();
+  const auto found = character.mesh.vertex_scalars.find(mask.attribute);
+  if (found == character.mesh.vertex_scalars.end()) {
+    if (mask.attribute == "_MUSH_WEIGHT") return settings;
+    fail(character.source, "deltamush: no per-vertex attribute '{}' for the mask", mask.attribute);
+  }
+  settings.mask = found->second;
+  for (float& m : settings.mask) m = std::isfinite(m) ? std::clamp(m, 0.0f, 1.0f) : 0.0f;
+  return settings;
+}
 
 const DeformerDescription& delta_mush_description() {
   static const DeformerDescription description = [] {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <wobble/delta_mush.hpp>
+#include <wobble/direct_delta_mush.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
 #include <wobble/image.hpp>
@@ -15,6 +17,8 @@
 
 #include "render/data_texture.hpp"
 #include "render/gl.hpp"
+#include "render/gpu_kernel.hpp"
+#include "render/gpu_post_deformer.hpp"
 #include "render/shader_program.hpp"
 #include "render/shaders.hpp"
 
@@ -30,10 +34,10 @@ struct LineVertex {
   float color[4];
 };
 
-void float_attribute(GLuint buffer, GLuint location, GLint components) {
+void float_attribute(GLuint buffer, GLuint location, GLint components, GLsizei stride = 0) {
   glBindBuffer(GL_ARRAY_BUFFER, buffer);
   glEnableVertexAttribArray(location);
-  glVertexAttribPointer(location, components, GL_FLOAT, GL_FALSE, 0, nullptr);
+  glVertexAttribPointer(location, components, GL_FLOAT, GL_FALSE, stride, nullptr);
 }
 
 template <typename T>
@@ -66,11 +70,12 @@ float nice_step(float x) {
 
 struct Renderer::State {
   GLuint mesh_program = 0, skinned_program = 0, lines_program = 0;
-  GLuint cpu_vao = 0, gpu_vao = 0, lines_vao = 0;
+  GLuint cpu_vao = 0, gpu_vao = 0, lines_vao = 0, post_vao = 0;
   GLuint positions = 0, normals = 0, rest_positions = 0, rest_normals = 0, uvs = 0, scalars = 0, ranges = 0, gammas = 0;
   GLuint indices = 0, lines_buffer = 0, feedback_buffer = 0;
   GLuint feedback_framebuffer = 0, feedback_color = 0;  // 1x1: draws need a complete framebuffer
   GLuint matrices_texture = 0, skin_texture = 0, pairs_texture = 0, joints_texture = 0;
+  GLuint ranges_texture = 0, rest_texture = 0;  // per vertex, for the post-deformers' skin kernel
   std::vector<GLuint> textures;  // per image; 0 where decoding failed
 
   const Mesh* mesh = nullptr;
@@ -85,6 +90,15 @@ struct Renderer::State {
   float inv_max_angle2 = 1;
   SkinningPath path = SkinningPath::Cpu;
   std::vector<Vec3f> scratch_normals;
+  std::vector<Vec3f> rest;  // the mesh's rest positions
+  // Post-deformers: their kernels' shared objects, the one in use (mush: when it is Delta Mush),
+  // per joint (1/N) sum_v w_vj [u_v; 1] so that sum_j T_j m_j is the LBS centroid.
+  GpuKernels kernel_choice = GpuKernels::Automatic;
+  std::unique_ptr<KernelContext> kernels;
+  std::unique_ptr<GpuPostDeformer> post;
+  GpuDeltaMush* mush = nullptr;
+  std::vector<Eigen::Vector4d> joint_moments;
+  std::vector<Mat4f> skinning;  // the last pose's, for the post-deformers
   std::vector<Vec3f> joints;
   std::vector<int> parents;
 
@@ -96,12 +110,13 @@ Renderer::Renderer() : state_(std::make_unique<State>()) {
   while (glGetError() != GL_NO_ERROR) {
   }  // errors of earlier, unrelated calls
   s.mesh_program = build_program("mesh", "", shaders::kMeshVertex, shaders::kMeshFragment);
-  s.skinned_program = build_program("GPU skinning", "#define GPU_SKINNING 1\n", shaders::kMeshVertex, shaders::kMeshFragment,
-                                    {"v_position"});
+  s.skinned_program = build_program("GPU skinning", "#define GPU_SKINNING 1\n", shaders::skinned_mesh_vertex().c_str(),
+                                    shaders::kMeshFragment, {"v_position"});
   s.lines_program = build_program("lines", "", shaders::kLinesVertex, shaders::kLinesFragment);
   glGenVertexArrays(1, &s.cpu_vao);
   glGenVertexArrays(1, &s.gpu_vao);
   glGenVertexArrays(1, &s.lines_vao);
+  glGenVertexArrays(1, &s.post_vao);
   GLuint* buffers[] = {&s.positions, &s.normals, &s.rest_positions, &s.rest_normals, &s.uvs,         &s.scalars,
                        &s.ranges,    &s.gammas,  &s.indices,        &s.lines_buffer, &s.feedback_buffer};
   for (GLuint* b : buffers) glGenBuffers(1, b);
@@ -134,16 +149,18 @@ Renderer::Renderer() : state_(std::make_unique<State>()) {
 
 Renderer::~Renderer() {
   State& s = *state_;
+  s.post.reset();
+  s.kernels.reset();
   glDeleteProgram(s.mesh_program);
   glDeleteProgram(s.skinned_program);
   glDeleteProgram(s.lines_program);
-  const GLuint vaos[] = {s.cpu_vao, s.gpu_vao, s.lines_vao};
-  glDeleteVertexArrays(3, vaos);
+  const GLuint vaos[] = {s.cpu_vao, s.gpu_vao, s.lines_vao, s.post_vao};
+  glDeleteVertexArrays(4, vaos);
   const GLuint buffers[] = {s.positions, s.normals, s.rest_positions, s.rest_normals, s.uvs, s.scalars,
                             s.ranges,    s.gammas,  s.indices,        s.lines_buffer, s.feedback_buffer};
   glDeleteBuffers(static_cast<GLsizei>(std::size(buffers)), buffers);
-  const GLuint data[] = {s.matrices_texture, s.skin_texture, s.pairs_texture, s.joints_texture};
-  glDeleteTextures(4, data);
+  const GLuint data[] = {s.matrices_texture, s.skin_texture, s.pairs_texture, s.joints_texture, s.ranges_texture, s.rest_texture};
+  glDeleteTextures(6, data);
   if (s.feedback_framebuffer) glDeleteFramebuffers(1, &s.feedback_framebuffer);
   if (s.feedback_color) glDeleteRenderbuffers(1, &s.feedback_color);
   if (!s.textures.empty()) glDeleteTextures(static_cast<GLsizei>(s.textures.size()), s.textures.data());
@@ -160,11 +177,14 @@ void Renderer::set_mesh(const Mesh& mesh) {
   s.has_uvs = mesh.uvs.size() == s.vertex_count;
   s.has_scalars = false;
   s.skinned = s.dynamic_pairs = s.dynamic_frame = false;
+  s.post.reset();
+  s.mush = nullptr;
   s.joints.clear();
   s.parents.clear();
 
   std::vector<Vec3f> normals = mesh.normals;
   if (normals.size() != s.vertex_count) vertex_normals(mesh.positions, mesh.triangles, normals);
+  s.rest = mesh.positions;
   upload<Vec3f>(s.rest_positions, mesh.positions, GL_STATIC_DRAW);
   upload<Vec3f>(s.rest_normals, normals, GL_STATIC_DRAW);
   upload<Vec3f>(s.positions, mesh.positions, GL_DYNAMIC_DRAW);
@@ -275,6 +295,21 @@ void Renderer::set_skin(const Skin& skin, std::size_t joint_count, const Dynamic
   }
   upload<std::uint32_t>(s.ranges, ranges, GL_STATIC_DRAW);
   upload<float>(s.gammas, gammas, GL_STATIC_DRAW);
+  // The post-deformers' skin kernel reads the same ranges, and rest positions with bend weights.
+  upload_data_texture(s.ranges_texture, ranges.data(), s.vertex_count, 4);
+  std::vector<float> rest(4 * s.vertex_count);
+  for (std::size_t v = 0; v < s.vertex_count; ++v) {
+    for (int c = 0; c < 3; ++c) rest[4 * v + c] = s.rest[v][c];
+    rest[4 * v + 3] = gammas[v];
+  }
+  upload_data_texture(s.rest_texture, rest.data(), s.vertex_count, 4);
+  s.joint_moments.assign(joint_count, Eigen::Vector4d::Zero());
+  for (std::size_t v = 0; v < s.vertex_count; ++v) {
+    const Eigen::Vector4d u(s.rest[v].x(), s.rest[v].y(), s.rest[v].z(), 1.0);
+    for (std::uint32_t k = skin.offsets[v]; k < skin.offsets[v + 1]; ++k) {
+      s.joint_moments[skin.joints[k]] += (double(skin.weights[k]) / double(s.vertex_count)) * u;
+    }
+  }
   glBindVertexArray(s.gpu_vao);
   glBindBuffer(GL_ARRAY_BUFFER, s.ranges);
   glEnableVertexAttribArray(kRanges);
@@ -282,6 +317,9 @@ void Renderer::set_skin(const Skin& skin, std::size_t joint_count, const Dynamic
   float_attribute(s.gammas, kGamma, 1);
   glBindVertexArray(0);
   s.skinned = true;
+  s.post.reset();
+  s.mush = nullptr;
+  s.skinning.clear();
 }
 
 void Renderer::set_pose(const Pose& pose, const DynamicSkinningState* dynamic) {
@@ -297,7 +335,111 @@ void Renderer::set_pose(const Pose& pose, const DynamicSkinningState* dynamic) {
     s.inv_max_angle2 = dynamic->inverse_max_angle_squared();
   }
   s.path = SkinningPath::Gpu;
+  s.skinning = pose.skinning;
+  if (s.post) run_post_deformer();
 }
+
+void Renderer::run_post_deformer() {
+  State& s = *state_;
+  const std::span<const Mat4f> skinning = s.skinning;
+  if (skinning.size() < s.joint_moments.size()) {
+    fail_plain("renderer: {} skinning matrices, the skin uses {} joints", skinning.size(), s.joint_moments.size());
+  }
+  GpuFrame frame{s.matrices_texture, s.skin_texture, s.pairs_texture, s.joints_texture, s.ranges_texture, s.rest_texture};
+  frame.dynamic = s.dynamic_frame;
+  frame.inv_max_angle2 = s.inv_max_angle2;
+  frame.skinning = skinning;
+  Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+  for (std::size_t j = 0; j < s.joint_moments.size(); ++j) {
+    const Eigen::Matrix4d t = skinning[j].cast<double>();
+    centre += (t * s.joint_moments[j]).head<3>();
+  }
+  frame.lbs_centroid = centre.cast<float>();
+  s.post->run(*s.kernels, frame);
+}
+
+void Renderer::set_gpu_kernels(GpuKernels kernels) {
+  State& s = *state_;
+  if (s.kernel_choice == kernels) return;
+  if (s.post) fail_plain("renderer: set_gpu_kernels() after a post-deformer was set");
+  s.kernel_choice = kernels;
+  s.kernels.reset();
+}
+
+const char* Renderer::gpu_kernels_in_use() const {
+  const State& s = *state_;
+  return s.post ? to_string(s.kernels->backend()) : "vertex shader";
+}
+
+void Renderer::install_post_deformer(std::unique_ptr<GpuPostDeformer> post) {
+  State& s = *state_;
+  s.post = std::move(post);
+  glBindVertexArray(s.post_vao);
+  constexpr GLsizei kStride = 4 * sizeof(float);  // the kernels write vec4
+  float_attribute(s.post->positions().buffer(), kPosition, 3, kStride);
+  float_attribute(s.post->normals().buffer(), kNormal, 3, kStride);
+  if (s.has_uvs) {
+    float_attribute(s.uvs, kUv, 2);
+  } else {
+    glDisableVertexAttribArray(kUv);
+  }
+  if (s.has_scalars) {
+    float_attribute(s.scalars, kScalar, 1);
+  } else {
+    glDisableVertexAttribArray(kScalar);
+  }
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, s.indices);
+  glBindVertexArray(0);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  // Until the next pose: this one's result.
+  if (!s.skinning.empty()) run_post_deformer();
+}
+
+KernelContext& Renderer::kernel_context() {
+  State& s = *state_;
+  if (!s.skinned) fail_plain("renderer: a post-deformer needs set_skin() first");
+  if (!s.kernels) {
+    const KernelBackend backend = s.kernel_choice == GpuKernels::TransformFeedback ? KernelBackend::TransformFeedback
+                                                                                    : best_kernel_backend();
+    s.kernels = std::make_unique<KernelContext>(backend);
+  }
+  return *s.kernels;
+}
+
+void Renderer::set_delta_mush(const DeltaMush& mush) {
+  State& s = *state_;
+  clear_post_deformer();
+  if (mush.fingerprint().vertex_count != s.vertex_count) {
+    fail_plain("renderer: Delta Mush is bound to {} vertices, the mesh has {}", mush.fingerprint().vertex_count, s.vertex_count);
+  }
+  auto post = std::make_unique<GpuDeltaMush>(kernel_context(), mush.plain_operator(), s.vertex_count, s.triangles);
+  post->set_output(mush.settings().scale, mush.settings().smooth_only);
+  s.mush = post.get();
+  install_post_deformer(std::move(post));
+}
+
+void Renderer::set_delta_mush_output(float scale, bool smooth_only) {
+  State& s = *state_;
+  if (!s.mush) fail_plain("renderer: set_delta_mush_output() without Delta Mush");
+  s.mush->set_output(scale, smooth_only);
+}
+
+void Renderer::set_direct_delta_mush(const DirectDeltaMush& ddm) {
+  State& s = *state_;
+  clear_post_deformer();
+  const DirectDeltaMushTables tables = ddm.tables();
+  if (tables.rest.size() != s.vertex_count) {
+    fail_plain("renderer: Direct Delta Mush is bound to {} vertices, the mesh has {}", tables.rest.size(), s.vertex_count);
+  }
+  install_post_deformer(std::make_unique<GpuDirectDeltaMush>(kernel_context(), tables, s.triangles));
+}
+
+void Renderer::clear_post_deformer() {
+  state_->post.reset();
+  state_->mush = nullptr;
+}
+
+bool Renderer::has_post_deformer() const { return state_->post != nullptr; }
 
 void Renderer::set_path(SkinningPath path) {
   if (path == SkinningPath::Gpu && !state_->skinned) fail_plain("renderer: the GPU path needs set_skin() first");
@@ -320,7 +462,7 @@ void Renderer::set_scalars(std::span<const float> values) {
   if (s.has_scalars && values.size() != s.vertex_count) {
     fail_plain("renderer: {} scalars given, the mesh has {} vertices", values.size(), s.vertex_count);
   }
-  for (GLuint vao : {s.cpu_vao, s.gpu_vao}) {
+  for (GLuint vao : {s.cpu_vao, s.gpu_vao, s.post_vao}) {
     glBindVertexArray(vao);
     if (s.has_scalars) {
       upload<float>(s.scalars, values, GL_DYNAMIC_DRAW);
@@ -347,7 +489,8 @@ void Renderer::draw(const OrbitCamera& camera, int width, int height, const Draw
   glDisable(GL_BLEND);
 
   if (options.mesh && s.vertex_count > 0 && !s.triangles.empty()) {
-    const bool gpu = s.path == SkinningPath::Gpu && s.skinned;
+    const bool post = s.path == SkinningPath::Gpu && s.skinned && s.post;
+    const bool gpu = s.path == SkinningPath::Gpu && s.skinned && !post;
     const GLuint program = gpu ? s.skinned_program : s.mesh_program;
     glUseProgram(program);
     glUniformMatrix4fv(s.location(program, "u_view_projection"), 1, GL_FALSE, view_projection.data());
@@ -364,7 +507,7 @@ void Renderer::draw(const OrbitCamera& camera, int width, int height, const Draw
         glBindTexture(GL_TEXTURE_2D, texture);
       }
     }
-    glBindVertexArray(gpu ? s.gpu_vao : s.cpu_vao);
+    glBindVertexArray(post ? s.post_vao : gpu ? s.gpu_vao : s.cpu_vao);
     glActiveTexture(GL_TEXTURE0 + kBaseColorUnit);
     const GLint base_color = s.location(program, "u_base_color"), textured = s.location(program, "u_textured");
     auto draw_range = [&](std::uint32_t first_triangle, std::uint32_t count, int material) {
@@ -471,6 +614,11 @@ std::vector<Vec3f> Renderer::gpu_positions() {
   if (!s.skinned) fail_plain("renderer: gpu_positions() needs set_skin() and set_pose()");
   std::vector<Vec3f> result(s.vertex_count, Vec3f::Zero());
   if (s.vertex_count == 0) return result;
+  if (s.post) {
+    const std::vector<float> xyz = s.post->positions().read_xyz();
+    std::memcpy(static_cast<void*>(result.data()), xyz.data(), xyz.size() * sizeof(float));
+    return result;
+  }
 #ifdef __EMSCRIPTEN__
   fail_plain("renderer: reading GPU positions back is not available in the browser");
 #else

@@ -1,5 +1,7 @@
 #include "render/shader_program.hpp"
 
+#include <initializer_list>
+
 #include <wobble/error.hpp>
 
 namespace wobble::render {
@@ -23,6 +25,26 @@ std::string info_log(GLuint object, bool is_program) {
   return first_line(log);
 }
 
+const char* stage_name(GLenum stage) {
+  if (stage == GL_VERTEX_SHADER) return "vertex";
+  if (stage == GL_FRAGMENT_SHADER) return "fragment";
+  return "compute";
+}
+
+// Links the attached shaders (deleting them); throws with the log if linking fails.
+GLuint link(const std::string& name, GLuint program, std::initializer_list<GLuint> shaders) {
+  glLinkProgram(program);
+  for (GLuint shader : shaders) glDeleteShader(shader);
+  GLint ok = 0;
+  glGetProgramiv(program, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    const std::string log = info_log(program, true);
+    glDeleteProgram(program);
+    fail_plain("OpenGL: the {} program does not link: {}", name, log);
+  }
+  return program;
+}
+
 GLuint compile(const std::string& name, GLenum stage, const std::string& source) {
   const GLuint shader = glCreateShader(stage);
   const char* text = source.c_str();
@@ -33,7 +55,7 @@ GLuint compile(const std::string& name, GLenum stage, const std::string& source)
   if (!ok) {
     const std::string log = info_log(shader, false);
     glDeleteShader(shader);
-    fail_plain("OpenGL: the {} {} shader does not compile: {}", name, stage == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
+    fail_plain("OpenGL: the {} {} shader does not compile: {}", name, stage_name(stage), log);
   }
   return shader;
 }
@@ -51,17 +73,16 @@ GLuint build_program(const std::string& name, const std::string& defines, const 
   if (!feedback.empty()) {
     glTransformFeedbackVaryings(program, static_cast<GLsizei>(feedback.size()), feedback.data(), GL_INTERLEAVED_ATTRIBS);
   }
-  glLinkProgram(program);
-  glDeleteShader(vertex);
-  glDeleteShader(fragment);
-  GLint ok = 0;
-  glGetProgramiv(program, GL_LINK_STATUS, &ok);
-  if (!ok) {
-    const std::string log = info_log(program, true);
-    glDeleteProgram(program);
-    fail_plain("OpenGL: the {} program does not link: {}", name, log);
-  }
-  return program;
+  return link(name, program, {vertex, fragment});
 }
+
+#ifndef __EMSCRIPTEN__
+GLuint build_compute_program(const std::string& name, const std::string& defines, const char* source) {
+  const GLuint shader = compile(name, GL_COMPUTE_SHADER, "#version 430 core\n" + defines + source);
+  const GLuint program = glCreateProgram();
+  glAttachShader(program, shader);
+  return link(name, program, {shader});
+}
+#endif
 
 }  // namespace wobble::render

@@ -13,4 +13,9 @@ namespace wobble::render {
 GLuint build_program(const std::string& name, const std::string& defines, const char* vertex_source,
                      const char* fragment_source, const std::vector<const char*>& feedback = {});
 
+#ifndef __EMSCRIPTEN__
+// A compute program: `#version 430 core`, then `defines`, then the source (desktop OpenGL 4.3).
+GLuint build_compute_program(const std::string& name, const std::string& defines, const char* source);
+#endif
+
 }  // namespace wobble::render

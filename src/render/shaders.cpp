@@ -1,5 +1,7 @@
 #include "render/shaders.hpp"
 
+#include "render/gpu_kernel.hpp"
+
 namespace wobble::render::shaders {
 
 const char* const kMeshVertex = R"GLSL(
@@ -16,58 +18,14 @@ out float v_scalar;
 #ifdef GPU_SKINNING
 layout(location = 4) in uvec4 a_ranges;   // skin: first, count; dynamic pairs: first, count
 layout(location = 5) in float a_gamma;    // bend weight
-uniform sampler2D u_matrices;  // per joint 4 texels: the columns of world * inverse_bind
-uniform sampler2D u_skin;      // per influence: (joint, weight)
-uniform sampler2D u_pairs;     // per (vertex, joint) pair: (joint, beta)
-uniform sampler2D u_joints;    // per joint 4 texels: q, G = F/L, n = F/|F|, L/|F|, linear offset
-uniform bool u_dynamic;
-uniform float u_inv_max_angle2;
-const int kWidth = 2048;
-
-vec4 fetch(sampler2D table, int i) { return texelFetch(table, ivec2(i % kWidth, i / kWidth), 0); }
-
-mat4 skinning_matrix(int joint) {
-  return mat4(fetch(u_matrices, 4 * joint), fetch(u_matrices, 4 * joint + 1), fetch(u_matrices, 4 * joint + 2),
-              fetch(u_matrices, 4 * joint + 3));
-}
-
-// The bend of METHOD_NOTES section 1: p turns about the axis through q along F by
-// theta = -gamma |G x u|, softened by the max angle, weighted by beta; plus the linear push.
-vec3 dynamic_offset(vec3 p) {
-  vec3 d = vec3(0.0);
-  int first = int(a_ranges.z), count = int(a_ranges.w);
-  for (int k = 0; k < count; ++k) {
-    vec2 pair = fetch(u_pairs, first + k).xy;
-    int j = int(pair.x + 0.5);
-    float beta = pair.y;
-    vec4 t0 = fetch(u_joints, 4 * j), t1 = fetch(u_joints, 4 * j + 1), t2 = fetch(u_joints, 4 * j + 2),
-         t3 = fetch(u_joints, 4 * j + 3);
-    vec3 q = t0.xyz, g = vec3(t0.w, t1.xy), n = vec3(t1.zw, t2.x), lin = vec3(t2.zw, t3.x);
-    float inv_g = t2.y;
-    vec3 u = p - q;
-    vec3 c = cross(g, u);
-    float raw = -a_gamma * length(c);
-    float theta = raw / sqrt(1.0 + raw * raw * u_inv_max_angle2);
-    float h = sin(0.5 * theta);
-    float cos_m1 = -2.0 * h * h;  // cos(theta) - 1 without cancellation
-    vec3 perp = u - n * dot(n, u);
-    d += beta * (cos_m1 * perp + sin(theta) * inv_g * c) + beta * a_gamma * lin;
-  }
-  return d;
-}
 #endif
 
 void main() {
 #ifdef GPU_SKINNING
-  mat4 m = mat4(0.0);
-  int first = int(a_ranges.x), count = int(a_ranges.y);
-  for (int k = 0; k < count; ++k) {
-    vec2 influence = fetch(u_skin, first + k).xy;
-    m += influence.y * skinning_matrix(int(influence.x + 0.5));
-  }
+  mat4 m = blended_matrix(a_ranges);
   vec3 p = (m * vec4(a_position, 1.0)).xyz;
   vec3 n = mat3(m) * a_normal;
-  if (u_dynamic) p += dynamic_offset(p);
+  if (u_dynamic) p += dynamic_offset(p, a_ranges, a_gamma);
 #else
   vec3 p = a_position;
   vec3 n = a_normal;
@@ -79,6 +37,63 @@ void main() {
   gl_Position = u_view_projection * vec4(p, 1.0);
 }
 )GLSL";
+
+const char* const kSkinningMatrices = R"GLSL(
+uniform sampler2D u_matrices;  // per joint 4 texels: the columns of world * inverse_bind
+mat4 skinning_matrix(int joint) {
+  return mat4(fetch(u_matrices, 4 * joint), fetch(u_matrices, 4 * joint + 1), fetch(u_matrices, 4 * joint + 2),
+              fetch(u_matrices, 4 * joint + 3));
+}
+)GLSL";
+
+const char* const kSkinningFunctions = R"GLSL(
+uniform sampler2D u_skin;      // per influence: (joint, weight)
+uniform sampler2D u_pairs;     // per (vertex, joint) pair: (joint, beta)
+uniform sampler2D u_joints;    // per joint 4 texels: q, G = F/L, n = F/|F|, L/|F|, linear offset
+uniform bool u_dynamic;
+uniform float u_inv_max_angle2;
+
+// The weighted sum of the skinning matrices of the influences ranges.xy (first, count).
+mat4 blended_matrix(uvec4 ranges) {
+  mat4 m = mat4(0.0);
+  int first = int(ranges.x), count = int(ranges.y);
+  for (int k = 0; k < count; ++k) {
+    vec2 influence = fetch(u_skin, first + k).xy;
+    m += influence.y * skinning_matrix(int(influence.x + 0.5));
+  }
+  return m;
+}
+
+// The bend of METHOD_NOTES section 1 over the pairs ranges.zw (first, count): p turns about the
+// axis through q along F by theta = -gamma |G x u|, softened by the max angle, weighted by beta;
+// plus the linear push.
+vec3 dynamic_offset(vec3 p, uvec4 ranges, float gamma) {
+  vec3 d = vec3(0.0);
+  int first = int(ranges.z), count = int(ranges.w);
+  for (int k = 0; k < count; ++k) {
+    vec2 pair = fetch(u_pairs, first + k).xy;
+    int j = int(pair.x + 0.5);
+    float beta = pair.y;
+    vec4 t0 = fetch(u_joints, 4 * j), t1 = fetch(u_joints, 4 * j + 1), t2 = fetch(u_joints, 4 * j + 2),
+         t3 = fetch(u_joints, 4 * j + 3);
+    vec3 q = t0.xyz, g = vec3(t0.w, t1.xy), n = vec3(t1.zw, t2.x), lin = vec3(t2.zw, t3.x);
+    float inv_g = t2.y;
+    vec3 u = p - q;
+    vec3 c = cross(g, u);
+    float raw = -gamma * length(c);
+    float theta = raw / sqrt(1.0 + raw * raw * u_inv_max_angle2);
+    float h = sin(0.5 * theta);
+    float cos_m1 = -2.0 * h * h;  // cos(theta) - 1 without cancellation
+    vec3 perp = u - n * dot(n, u);
+    d += beta * (cos_m1 * perp + sin(theta) * inv_g * c) + beta * gamma * lin;
+  }
+  return d;
+}
+)GLSL";
+
+std::string skinned_mesh_vertex() {
+  return std::string(kTableAccess) + kSkinningMatrices + kSkinningFunctions + kMeshVertex;
+}
 
 const char* const kMeshFragment = R"GLSL(
 in vec3 v_position;

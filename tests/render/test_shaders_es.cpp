@@ -5,6 +5,8 @@
 #include <string>
 
 #include "render/gl.hpp"
+#include "render/gpu_kernel.hpp"
+#include "render/kernel_shaders.hpp"
 #include "render/shaders.hpp"
 #include "render_test_context.hpp"
 
@@ -49,8 +51,28 @@ TEST(ShadersEs, EveryProgramCompilesAsGlslEs300) {
   require_gl();
   if (!epoxy_has_gl_extension("GL_ARB_ES3_compatibility")) GTEST_SKIP() << "no GLSL ES 3.00 on this OpenGL";
   EXPECT_EQ(compile_and_link("", render::shaders::kMeshVertex, render::shaders::kMeshFragment), "");
-  EXPECT_EQ(compile_and_link("#define GPU_SKINNING 1\n", render::shaders::kMeshVertex, render::shaders::kMeshFragment), "");
+  EXPECT_EQ(compile_and_link("#define GPU_SKINNING 1\n", render::shaders::skinned_mesh_vertex().c_str(),
+                             render::shaders::kMeshFragment),
+            "");
   EXPECT_EQ(compile_and_link("", render::shaders::kLinesVertex, render::shaders::kLinesFragment), "");
+}
+
+// The post-deformer kernels as the browser runs them: transform-feedback vertex shaders.
+TEST(ShadersEs, EveryKernelCompilesAsGlslEs300) {
+  require_gl();
+  if (!epoxy_has_gl_extension("GL_ARB_ES3_compatibility")) GTEST_SKIP() << "no GLSL ES 3.00 on this OpenGL";
+  namespace s = render::shaders;
+  const std::string skin = std::string(s::kSkinningMatrices) + s::kSkinningFunctions + s::kSkinKernel;
+  const std::string ddm = std::string(s::kSkinningMatrices) + s::kRotationFunctions + s::kDirectDeltaMushKernel;
+  for (const char* kernel : {skin.c_str(), s::kMushGatherKernel, s::kMushSweepKernel, s::kMushRestoreKernel,
+                             s::kMushScatterKernel, s::kNormalsKernel}) {
+    EXPECT_EQ(compile_and_link("", render::feedback_vertex_source(kernel).c_str(), render::kFeedbackFragment), "");
+  }
+  for (int variant = 0; variant < 4; ++variant) {
+    const std::string defines = "#define DDM_VARIANT " + std::to_string(variant) + "\n";
+    EXPECT_EQ(compile_and_link(defines, render::feedback_vertex_source(ddm.c_str()).c_str(), render::kFeedbackFragment), "")
+        << "variant " << variant;
+  }
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ RenderPanel::RenderPanel(const Character& character, const StackDescription& sta
     stack_->bind(character);
     return;
   }
-  if (const std::string reason = render::GpuSkinning::unsupported_reason(stack); !reason.empty()) {
+  if (const std::string reason = render::GpuSkinning::unsupported_reason(stack, settings); !reason.empty()) {
     fail_plain("--skinning gpu: {} (use --skinning cpu)", reason);
   }
   gpu_skinning_.bind(*renderer_, character, stack, settings);

@@ -1,8 +1,11 @@
 #pragma once
 // The GPU path of a deformer stack: the renderer's vertex shader runs LBS, optionally followed
-// by the Dynamic Skinning offsets ("lbs" or "lbs,dynamic"). This object owns the Dynamic
-// Skinning state the shader reads (advanced on the CPU once per frame, a few numbers per joint)
-// and does the uploads, so that `wobble render` and the viewer drive the GPU path the same way.
+// by the Dynamic Skinning offsets ("lbs", "lbs,dynamic"); GPU kernels run Delta Mush after them
+// ("lbs,deltamush", "lbs,dynamic,deltamush"; wobble mode) or Direct Delta Mush instead of LBS
+// ("lbs,ddm"). This object owns the Dynamic Skinning state the shader reads (advanced on the
+// CPU once per frame, a few numbers per joint), binds the post-deformers on the CPU (their
+// precomputation) and does the uploads, so that `wobble render` and the viewer drive the GPU
+// path the same way.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -18,27 +21,40 @@ namespace wobble::render {
 
 class GpuSkinning {
  public:
-  // Whether the vertex shader can run this stack ("lbs" or "lbs,dynamic"); otherwise why not.
+  // Whether the GPU path can run this stack; otherwise why not. With settings, also the
+  // settings' choices (Delta Mush's Blender mode runs on the CPU only).
   static bool supports(const StackDescription& stack);
   static std::string unsupported_reason(const StackDescription& stack);
-  // Uploads the character's skin to `renderer`; for "lbs,dynamic" initialises the state from
-  // the settings' "dynamic" section. Throws Error for an unsupported stack, an unskinned
-  // character or invalid settings.
+  static std::string unsupported_reason(const StackDescription& stack, const StackSettings& settings);
+  // Uploads the character's skin to `renderer` (kept: update_settings() may rebind); for
+  // "dynamic" initialises the state from the settings' "dynamic" section, binds Delta Mush or
+  // Direct Delta Mush from theirs. Throws Error for an unsupported stack or settings, an
+  // unskinned character or invalid settings.
   void bind(Renderer& renderer, const Character& character, const StackDescription& stack,
             const StackSettings& settings);
-  // New live settings: the motion history is kept (a bind parameter change re-initialises).
+  // New live settings: the motion history is kept (a bind parameter change re-initialises or
+  // rebinds).
   void update_settings(const StackSettings& settings);
   // Advances the effect to `time` (the pose of that time; `pose_at` samples in-between poses
   // when the clip is the source, may be empty; keyed parameters follow `clip_time`, NaN: `time`)
-  // and uploads the pose.
+  // and uploads the pose (the post-deformer runs then).
   void update(Renderer& renderer, const Pose& pose, double time, const PoseSampler& pose_at,
               double clip_time = std::numeric_limits<double>::quiet_NaN());
   // Forgets the motion history (a timeline jump): the next update starts at rest.
   void reset() { state_.reset(); }
 
  private:
+  void bind_post_deformer(const StackDescription& stack, const StackSettings& settings);
+  void bind_delta_mush();
+  void bind_direct_delta_mush();
+  void apply_mush_live_values();
+
+  Renderer* renderer_ = nullptr;
   const Character* character_ = nullptr;
-  std::optional<DeformerSettings> dynamic_;  // set for "lbs,dynamic"
+  std::optional<DeformerSettings> dynamic_;  // set for "dynamic"
+  std::optional<DeformerSettings> mush_;     // set for "deltamush"
+  std::optional<DeformerSettings> ddm_;      // set for "ddm"
+  float bound_mush_step_ = 0;                // the step the GPU operator was built with
   DynamicSkinningState state_;
 };
 

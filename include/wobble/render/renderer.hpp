@@ -9,6 +9,9 @@
 //   GPU path  set_skin() once, then set_pose() each frame: the vertex shader computes linear
 //             blend skinning plus the Dynamic Skinning offsets (DynamicSkinningState::advance()
 //             gives the per-joint table; the pair table comes from kernel_weights()).
+//             With a post-deformer (set_delta_mush(), set_direct_delta_mush()), set_pose() runs
+//             it as GPU kernels (compute shaders on OpenGL 4.3, else transform feedback: OpenGL
+//             3.3, WebGL 2) into positions and normals that the draw reads.
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -24,11 +27,19 @@ struct Rig;
 struct Skin;
 struct Pose;
 class DynamicSkinningState;
+class DeltaMush;
+class DirectDeltaMush;
 }  // namespace wobble
 
 namespace wobble::render {
 
+class GpuPostDeformer;
+class KernelContext;
+
 enum class SkinningPath { Cpu, Gpu };
+// How the post-deformers' kernels run: the best the context has, or transform feedback always
+// (the WebGL 2 path, also on the desktop: tests).
+enum class GpuKernels { Automatic, TransformFeedback };
 
 struct DrawOptions {
   bool mesh = true;
@@ -60,7 +71,21 @@ class Renderer {
   void set_positions(std::span<const Vec3f> positions, std::span<const Vec3f> normals = {});
   // GPU path: uploads the skin once (and the Dynamic Skinning pair table and bend weights when
   // `dynamic` is given and initialised; call again after re-initialising it).
+  // Removes any post-deformer.
   void set_skin(const Skin& skin, std::size_t joint_count, const DynamicSkinningState* dynamic = nullptr);
+  // GPU path post-deformers, after set_skin() (one at a time; the tables are copied, the object
+  // may go). Delta Mush (bound in wobble mode to this mesh) runs on the skinned positions (with
+  // the Dynamic Skinning offsets when set_pose() gets them); Direct Delta Mush (bound to this
+  // mesh and skin) replaces the skinning. Throws Error for a mesh or mode that does not fit.
+  void set_delta_mush(const DeltaMush& mush);
+  void set_delta_mush_output(float scale, bool smooth_only);  // live: Delta Mush's scale, smooth_only
+  void set_direct_delta_mush(const DirectDeltaMush& ddm);
+  void clear_post_deformer();
+  bool has_post_deformer() const;
+  // Before set_delta_mush() / set_direct_delta_mush(): which kernels they get.
+  void set_gpu_kernels(GpuKernels kernels);
+  // What runs the GPU path now: "vertex shader", "compute shaders" or "transform feedback".
+  const char* gpu_kernels_in_use() const;
   // GPU path, each frame: skinning matrices of the pose and, when `dynamic` is not null, its joint
   // table (after dynamic->advance() for this pose). Switches to the GPU path.
   void set_pose(const Pose& pose, const DynamicSkinningState* dynamic = nullptr);
@@ -76,7 +101,8 @@ class Renderer {
   // Draws into the bound framebuffer, viewport (0, 0, width, height).
   void draw(const OrbitCamera& camera, int width, int height, const DrawOptions& options = {});
 
-  // The GPU path's deformed positions, read back with transform feedback (tests, parity).
+  // The GPU path's deformed positions, read back (transform feedback of the vertex shader, or
+  // the post-deformer's result): tests, parity. Desktop only.
   std::vector<Vec3f> gpu_positions();
 
   std::size_t vertex_count() const;
@@ -85,6 +111,9 @@ class Renderer {
   Eigen::AlignedBox3f rest_bounds() const;
 
  private:
+  KernelContext& kernel_context();
+  void install_post_deformer(std::unique_ptr<GpuPostDeformer> post);
+  void run_post_deformer();  // on the last pose's skinning matrices
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -2,8 +2,13 @@
 // bundled clonk (1,814 vertices, Walk) and on 55 copies of it (99,770 vertices, each copy its own
 // surface, shifted by 1% of the size so that no seam welds them). bench/report_threads.py prints
 // the speed-ups. Every stack gives identical bytes for any thread count (tests check this).
+// Whether Dynamic Skinning's 60 Hz sampling would pay off in parallel over joints: its cost per
+// frame (BM_DynamicSampling: advance() without the per-vertex kernel) against what one
+// parallel_for over two threads costs with nothing to do (BM_PoolDispatch).
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,9 +17,12 @@
 
 #include <wobble/character.hpp>
 #include <wobble/deformer.hpp>
+#include <wobble/dynamic_skinning.hpp>
 #include <wobble/io.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
+
+#include "synthetic_character.hpp"
 
 using namespace wobble;
 
@@ -61,12 +69,25 @@ const Character& clonks() {
   return c;
 }
 
+// Bound once per character and stack (repetitions reuse it: a ddm bind at 100,000 vertices takes
+// seconds); the thread count is the evaluation's.
+DeformerStack& bound_stack(const Character& c, const std::string& spec) {
+  static std::map<std::pair<const Character*, std::string>, std::unique_ptr<DeformerStack>> stacks;
+  auto& stack = stacks[{&c, spec}];
+  if (!stack) {
+    stack = std::make_unique<DeformerStack>(DeformerStack::parse(spec));
+    stack->bind(c);
+  }
+  return *stack;
+}
+
+std::size_t thread_count(bool all) { return all ? std::max(1u, std::thread::hardware_concurrency()) : 1; }
+
 void run(benchmark::State& state, const Character& c) {
   const std::string spec = kStacks[state.range(0)];
-  const std::size_t threads = state.range(1) ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+  const std::size_t threads = thread_count(state.range(1) != 0);
   ThreadPool pool(threads);
-  DeformerStack stack = DeformerStack::parse(spec);
-  stack.bind(c);
+  DeformerStack& stack = bound_stack(c, spec);
   const std::size_t clip_index = c.find_clip("Walk").value_or(0);
   const Clip& clip = c.clips[clip_index];
   Pose pose;
@@ -84,6 +105,42 @@ void run(benchmark::State& state, const Character& c) {
   state.counters["vertices"] = static_cast<double>(c.mesh.vertex_count());
 }
 
+// Dynamic Skinning's per-frame joint work at a 30 fps frame rate (two 60 Hz samples per frame:
+// the in-between pose, velocities, filters), without the per-vertex kernel.
+void sampling(benchmark::State& state, const Character& c) {
+  const DynamicSkinningParameters parameters;
+  DynamicSkinningState dynamic;
+  dynamic.initialize(c, parameters);
+  const Clip& clip = c.clips[c.find_clip("Walk").value_or(0)];
+  const PoseSampler pose_at = [&](double s, Pose& p) { evaluate_pose(c.rig, &clip, static_cast<float>(s), p); };
+  const double duration = std::max(1e-3, static_cast<double>(clip.duration()));
+  Pose pose;
+  std::size_t frame = 0;
+  for (auto _ : state) {
+    const double t = static_cast<double>(frame++) / 30.0;
+    evaluate_pose(c.rig, &clip, static_cast<float>(clip.start() + std::fmod(t, duration)), pose);
+    dynamic.advance(parameters, pose, t, pose_at);
+    benchmark::DoNotOptimize(dynamic.joint_table().data());
+  }
+  state.counters["joints"] = static_cast<double>(c.rig.joint_count());
+}
+
+const Character& synthetic() {
+  static const Character c = bench::synthetic_character(1000);  // 64 joints; its clip swings them all
+  return c;
+}
+
+void BM_DynamicSampling(benchmark::State& state) { sampling(state, state.range(0) ? synthetic() : clonk()); }
+
+// One parallel_for of two chunks that do nothing, on all threads: the least a parallel split costs.
+void BM_PoolDispatch(benchmark::State& state) {
+  ThreadPool pool(thread_count(true));
+  for (auto _ : state) {
+    pool.parallel_for(2, 1, [](std::size_t begin, std::size_t) { benchmark::DoNotOptimize(begin); });
+  }
+  state.counters["threads"] = static_cast<double>(pool.thread_count());
+}
+
 void BM_StackClonk(benchmark::State& state) { run(state, clonk()); }
 void BM_StackClonk55(benchmark::State& state) { run(state, clonks()); }
 
@@ -96,5 +153,7 @@ void stacks(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_StackClonk)->Apply(stacks)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_StackClonk55)->Apply(stacks)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_DynamicSampling)->ArgName("synthetic64")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_PoolDispatch)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -42,4 +42,7 @@ if(WOBBLE_BUILD_TESTS)
   add_test(NAME web_physics_in_chromium
            COMMAND node ${PROJECT_SOURCE_DIR}/tests/web/physics_test.mjs ${WOBBLE_WEB_SITE})
   set_tests_properties(web_physics_in_chromium PROPERTIES TIMEOUT 600)
+  add_test(NAME web_gpu_post_deformers_in_chromium
+           COMMAND node ${PROJECT_SOURCE_DIR}/tests/web/gpu_test.mjs ${WOBBLE_WEB_SITE})
+  set_tests_properties(web_gpu_post_deformers_in_chromium PROPERTIES TIMEOUT 300)
 endif()

@@ -166,6 +166,8 @@ void Viewer::rebuild_stack() {
   if (gpu_available()) {
     try {
       gpu_skinning_.bind(*renderer_, *character_, stack_editor_.stack(), stack_editor_.settings());
+      std::printf("wobble-viewer: GPU path ready for %s (%s)\n", stack_editor_.stack().text().c_str(),
+                  renderer_->gpu_kernels_in_use());
     } catch (const std::exception& e) {
       show_error(e.what());
     }
@@ -216,7 +218,7 @@ void Viewer::deform() {
     try {
       gpu_skinning_.update(*renderer_, pose_, t, pose_at, playback_.clip_time());
     } catch (const std::exception& e) {
-      show_error(e.what());
+      show_error(std::string(e.what()) + "; the CPU path takes over");
       use_gpu_ = false;
     }
     positions_valid_ = false;

@@ -1,5 +1,5 @@
 // Delta Mush on the GPU: the DeltaMushOperator's steps as kernels (render/kernel_shaders.cpp).
-#include <bit>
+#include <cstring>
 
 #include <wobble/error.hpp>
 
@@ -12,7 +12,13 @@ namespace wobble::render {
 
 namespace {
 
-std::uint32_t bits(float x) { return std::bit_cast<std::uint32_t>(x); }
+// A float's bits (the kernels read them back with uintBitsToFloat); memcpy: Emscripten 3.1.6's
+// library has no std::bit_cast.
+std::uint32_t bits(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
 
 std::string skin_kernel_source() {
   return std::string(shaders::kSkinningMatrices) + shaders::kSkinningFunctions + shaders::kSkinKernel;

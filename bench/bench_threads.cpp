@@ -3,8 +3,9 @@
 // surface, shifted by 1% of the size so that no seam welds them). bench/report_threads.py prints
 // the speed-ups. Every stack gives identical bytes for any thread count (tests check this).
 // Whether Dynamic Skinning's 60 Hz sampling would pay off in parallel over joints: its cost per
-// frame (BM_DynamicSampling: advance() without the per-vertex kernel) against what one
-// parallel_for over two threads costs with nothing to do (BM_PoolDispatch).
+// frame (BM_DynamicSampling: advance() without the per-vertex kernel), the pose evaluation in it
+// (BM_PoseEvaluation), and where splitting work of a known size over two threads starts to pay
+// (BM_ParallelChunks against BM_SerialChunks).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -132,13 +133,45 @@ const Character& synthetic() {
 
 void BM_DynamicSampling(benchmark::State& state) { sampling(state, state.range(0) ? synthetic() : clonk()); }
 
-// One parallel_for of two chunks that do nothing, on all threads: the least a parallel split costs.
-void BM_PoolDispatch(benchmark::State& state) {
-  ThreadPool pool(thread_count(true));
+// The part of the sampling that is not per joint: evaluating a pose of the clip (the in-between
+// 60 Hz pose), per call.
+void BM_PoseEvaluation(benchmark::State& state) {
+  const Character& c = state.range(0) ? synthetic() : clonk();
+  const Clip& clip = c.clips[c.find_clip("Walk").value_or(0)];
+  Pose pose;
+  std::size_t k = 0;
   for (auto _ : state) {
-    pool.parallel_for(2, 1, [](std::size_t begin, std::size_t) { benchmark::DoNotOptimize(begin); });
+    evaluate_pose(c.rig, &clip, clip.start() + 0.01f * static_cast<float>(k++ % 50), pose);
+    benchmark::DoNotOptimize(pose.world.data());
+  }
+}
+
+// A dependent chain of `steps` multiply-adds (about 4 cycles each): work of a known size.
+float busy(std::size_t steps, float x) {
+  for (std::size_t k = 0; k < steps; ++k) x = x * 0.999f + 1e-3f;
+  return x;
+}
+
+// Two chunks of busy work split over all threads (Arg: steps per chunk), against the same two
+// chunks on one thread (BM_SerialChunks): where the split starts to pay.
+void BM_ParallelChunks(benchmark::State& state) {
+  ThreadPool pool(thread_count(true));
+  const auto steps = static_cast<std::size_t>(state.range(0));
+  float out[2] = {0, 0};
+  for (auto _ : state) {
+    pool.parallel_for(2, 1, [&](std::size_t begin, std::size_t) { out[begin] = busy(steps, out[begin]); });
+    benchmark::DoNotOptimize(out);
   }
   state.counters["threads"] = static_cast<double>(pool.thread_count());
+}
+
+void BM_SerialChunks(benchmark::State& state) {
+  const auto steps = static_cast<std::size_t>(state.range(0));
+  float out[2] = {0, 0};
+  for (auto _ : state) {
+    for (float& x : out) x = busy(steps, x);
+    benchmark::DoNotOptimize(out);
+  }
 }
 
 void BM_StackClonk(benchmark::State& state) { run(state, clonk()); }
@@ -154,6 +187,8 @@ void stacks(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_StackClonk)->Apply(stacks)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_StackClonk55)->Apply(stacks)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_DynamicSampling)->ArgName("synthetic64")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK(BM_PoolDispatch)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_PoseEvaluation)->ArgName("synthetic64")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_ParallelChunks)->ArgName("steps")->Arg(500)->Arg(2000)->Arg(8000)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_SerialChunks)->ArgName("steps")->Arg(500)->Arg(2000)->Arg(8000)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -10,8 +10,14 @@
 // the deltamush step alone on the LBS frame (counters: smoothed influences per vertex, fold
 // time, largest distance to the iterative result relative to the size); BM_LbsDeltaMush10Stack
 // and BM_LbsDeltaMush10FoldedStack time the whole stack, LBS included, iterating or folded.
+// The roofline of Delta Mush on arbitrary input (bench/report_deltamush.py): its parts measured
+// apart, BM_DeltaMush0 (no sweeps: gather, corner frames, scatter) and BM_DeltaMush10SmoothOnly
+// (gather, sweeps, scatter), with counters for the bytes each touches per vertex (from the bound
+// operator's sizes), against BM_MemoryCopy (bytes read plus written) at about the working set's
+// size (L3) and at 256 MiB (memory).
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <numbers>
@@ -131,6 +137,70 @@ void BM_Lbs(benchmark::State& state) {
   counters(state, r);
 }
 
+// What one frame of Delta Mush on arbitrary input touches, per original vertex (identity weld:
+// the cylinder has no seams), from the bound operator:
+//   bytes_per_vertex  every array once, read plus written (the copy's convention): the LBS input
+//                     copied in (12 + 12), gathered into float4 rows (12 + 16), scattered back
+//                     (16 + 12 + 12 + the weld map 4); sweeps: rows in and out once (16 + 16: the
+//                     pipelined rings keep the sweeps in cache), the columns (4 per neighbour)
+//                     and weights (4 more unless uniform); corners: rows in and out (16 + 16),
+//                     next, prev and the delta (20 per corner)
+//   loads_per_vertex  load instructions (16-byte rows, 4-byte indices, weights), the port bound
+//                     on cache-resident data: per sweep a column and a row per neighbour plus the
+//                     vertex's own row; per corner two indices, two rows, a 3/8 share of the
+//                     deltas' 8-lane loads
+//   flops_per_vertex  per sweep (neighbours + 1) multiply-adds on 3 coordinates; per corner
+//                     about 60 operations (two cross products, two inverse lengths, the blend)
+void roofline_counters(benchmark::State& state, const DeltaMush& mush, bool sweeps, bool restore) {
+  const DeltaMushOperator op = mush.plain_operator();
+  const double n = static_cast<double>(op.welded_count());
+  const double neighbours = static_cast<double>(op.row_columns.size()) / n;
+  const double corners = static_cast<double>(op.corner_next.size()) / n;
+  const double iterations = sweeps ? op.iterations : 0;
+  const bool uniform = mush.settings().smoothing == MushSmoothing::Uniform;
+  const double entry_bytes = uniform ? 4 : 8, entry_loads = uniform ? 2 : 3;
+  state.counters["neighbours"] = neighbours;
+  state.counters["corners"] = corners;
+  state.counters["bytes_per_vertex"] =
+      24 + 28 + 44 + (iterations > 0 ? 32 + entry_bytes * neighbours : 0) + (restore ? 32 + 20 * corners : 0);
+  state.counters["loads_per_vertex"] =
+      iterations * (entry_loads * neighbours + 1) + (restore ? (4 + 3.0 / 8) * corners + 1 : 0);
+  state.counters["flops_per_vertex"] = iterations * 6 * (neighbours + 1) + (restore ? 60 * corners : 0);
+}
+
+template <int kIterations, bool kSmoothOnly>
+void BM_DeltaMushPart(benchmark::State& state) {
+  Rig& r = rig(state.range(0));
+  ThreadPool pool(threads_of(state));
+  DeltaMushSettings settings;
+  settings.iterations = kIterations;
+  settings.step = 0.5f;
+  settings.smooth_only = kSmoothOnly;
+  DeltaMush mush;
+  mush.bind(r.positions, r.triangles, settings);
+  std::vector<Vec3f> positions(r.positions.size());
+  for (auto _ : state) {
+    std::copy(r.lbs.begin(), r.lbs.end(), positions.begin());
+    mush.evaluate(positions, &pool);
+    benchmark::DoNotOptimize(positions.data());
+    benchmark::ClobberMemory();
+  }
+  counters(state, r);
+  roofline_counters(state, mush, kIterations > 0, !kSmoothOnly);
+}
+
+// Streaming copy of range(0) MiB; bytes processed = read plus written.
+void BM_MemoryCopy(benchmark::State& state) {
+  const std::size_t bytes = std::size_t(state.range(0)) << 20;
+  std::vector<char> source(bytes, 1), target(bytes, 0);
+  for (auto _ : state) {
+    std::memcpy(target.data(), source.data(), bytes);
+    benchmark::DoNotOptimize(target.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * bytes));
+}
+
 void BM_DeltaMush10(benchmark::State& state) {
   Rig& r = rig(state.range(0));
   ThreadPool pool(threads_of(state));
@@ -147,6 +217,7 @@ void BM_DeltaMush10(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   counters(state, r);
+  roofline_counters(state, mush, true, true);
 }
 
 struct FoldedMush {
@@ -299,6 +370,9 @@ void sizes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_Lbs)->Apply(sizes);
 BENCHMARK(BM_DeltaMush10)->Apply(sizes);
+BENCHMARK(BM_DeltaMushPart<0, false>)->Name("BM_DeltaMush0")->Apply(sizes);
+BENCHMARK(BM_DeltaMushPart<10, true>)->Name("BM_DeltaMush10SmoothOnly")->Apply(sizes);
+BENCHMARK(BM_MemoryCopy)->ArgName("MiB")->Arg(16)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_DeltaMush10Folded)->Apply(sizes);
 BENCHMARK(BM_LbsDeltaMush10Stack<false>)->Name("BM_LbsDeltaMush10Stack")->Apply(sizes);
 BENCHMARK(BM_LbsDeltaMush10Stack<true>)->Name("BM_LbsDeltaMush10FoldedStack")->Apply(sizes);

@@ -31,8 +31,44 @@ def medians(path, cpu=False):
         key = (m.group(1), int(m.group(2)), int(m.group(3)))
         out[key] = ms
         extras[key] = {k: b[k] for k in ("bind_s", "pruning_error", "influences", "mean_influences", "fold_s",
-                                         "fold_error") if k in b}
+                                         "fold_error", "bytes_per_vertex", "loads_per_vertex", "flops_per_vertex",
+                                         "vertices") if k in b}
     return out, extras
+
+
+def copy_rates(path):
+    """MiB -> the median copy rate in bytes (read plus written) per second."""
+    with open(path) as f:
+        data = json.load(f)
+    rates = {}
+    for b in data["benchmarks"]:
+        m = re.match(r"BM_MemoryCopy/MiB:(\d+)", b.get("run_name", b["name"]))
+        if m and b.get("aggregate_name", "median") == "median":
+            rates[int(m.group(1))] = b["bytes_per_second"]
+    return rates, data["context"].get("mhz_per_cpu", 0)
+
+
+def roofline(m, extras, rates, mhz, vertices=100_000, threads=1):
+    """Delta Mush on arbitrary input against what bounds it: bytes over the copy rate, load
+    instructions over two loads per cycle, operations over 8-lane FMAs at two per cycle."""
+    print(f"== roofline of Delta Mush on arbitrary input ({vertices:,} vertices, one thread)")
+    for mib, rate in sorted(rates.items()):
+        print(f"  copy of {mib} MiB: {rate / 1e9:.2f} GB/s read plus written")
+    rate = rates.get(min(rates, key=lambda k: abs(2 * k * 2**20 - 30e6))) if rates else None
+    hz = mhz * 1e6
+    for name, what in (("BM_DeltaMush10", "whole (10 sweeps)"), ("BM_DeltaMush10SmoothOnly", "gather, sweeps, scatter"),
+                       ("BM_DeltaMush0", "gather, corner frames, scatter")):
+        ms, e = m.get((name, vertices, threads)), extras.get((name, vertices, threads), {})
+        if ms is None or "bytes_per_vertex" not in e:
+            continue
+        n = e.get("vertices", vertices)
+        memory = e["bytes_per_vertex"] * n / rate * 1e3 if rate else float("nan")
+        loads = e["loads_per_vertex"] * n / (2 * hz) * 1e3 if hz else float("nan")
+        flops = e["flops_per_vertex"] * n / (32 * hz) * 1e3 if hz else float("nan")
+        bound = max(memory, loads, flops)
+        print(f"  {what:<32} {ms:6.2f} ms: {e['bytes_per_vertex']:.0f} B, {e['loads_per_vertex']:.0f} loads, "
+              f"{e['flops_per_vertex']:.0f} flops per vertex -> memory {memory:.2f} ms, load ports {loads:.2f} ms, "
+              f"arithmetic {flops:.2f} ms; {ms / bound:.2f}x the largest")
 
 
 def main():
@@ -68,6 +104,9 @@ def main():
                 if "pruning_error" in extra:
                     line += f"; pruning error {extra['pruning_error']:.1e} of the size"
                 print(line)
+    rates, mhz = copy_rates(args[0])
+    if ("BM_DeltaMush10", 100_000, 1) in m:
+        roofline(m, extras, rates, mhz)
 
 
 if __name__ == "__main__":

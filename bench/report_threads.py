@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints bench_threads's medians: each stack's frame time on one thread and on all threads, and the
 speed-up (wall time, and the calling thread's CPU time), on clonk and on 55 copies of it (99,770
-vertices); then Dynamic Skinning's per-frame sampling cost against one parallel_for dispatch.
+vertices); then Dynamic Skinning's per-frame sampling cost against what splitting work of that size
+over two threads gains.
 Threads only pay off in wall time, so measure on a quiet machine (the load average is printed).
 
 Usage: python3 bench/report_threads.py build/bench-results/threads.json
@@ -52,14 +53,24 @@ def main():
                 cells = [cell(row[c], "us" if c == "BM_StackClonk" else "ms", cpu) if c in row else "- | - | -"
                          for c, _ in CHARACTERS]
                 print(f"| {row['label']} | {' | '.join(cells)} |")
-    dispatch = m.get("BM_PoolDispatch/real_time")
-    for arg, name in ((0, "clonk"), (1, "synthetic, 64 joints")):
-        sample = m.get(f"BM_DynamicSampling/synthetic64:{arg}/real_time")
-        if sample and dispatch:
-            s, d = 1000 * milliseconds(sample), 1000 * milliseconds(dispatch)
-            print(f"\n  Dynamic Skinning sampling per 30 fps frame, {name} ({int(sample['joints'])} joints): {s:.2f} us;"
-                  f" one parallel_for dispatch on {int(dispatch['threads'])} threads: {d:.2f} us; ratio {s / d:.2f}")
+    sampling_report(m)
 
+
+def sampling_report(m):
+    """Dynamic Skinning's sampling per frame and its pose evaluations against the cost of a split."""
+    us = lambda b: 1000 * milliseconds(b)
+    for arg, name in ((0, "clonk"), (1, "synthetic")):
+        sample = m.get(f"BM_DynamicSampling/synthetic64:{arg}/real_time")
+        pose = m.get(f"BM_PoseEvaluation/synthetic64:{arg}/real_time")
+        if sample and pose:
+            print(f"\n  Dynamic Skinning sampling per 30 fps frame, {name} ({int(sample['joints'])} joints): "
+                  f"{us(sample):.2f} us, of which one pose evaluation {us(pose):.2f} us")
+    for steps in (500, 2000, 8000):
+        parallel = m.get(f"BM_ParallelChunks/steps:{steps}/real_time")
+        serial = m.get(f"BM_SerialChunks/steps:{steps}/real_time")
+        if parallel and serial:
+            print(f"  two chunks of {us(serial) / 2:.2f} us each: serial {us(serial):.2f} us, over "
+                  f"{int(parallel['threads'])} threads {us(parallel):.2f} us ({us(serial) / us(parallel):.2f}x)")
 
 if __name__ == "__main__":
     main()

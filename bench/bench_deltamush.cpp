@@ -145,10 +145,11 @@ void BM_Lbs(benchmark::State& state) {
 //                     pipelined rings keep the sweeps in cache), the columns (4 per neighbour)
 //                     and weights (4 more unless uniform); corners: rows in and out (16 + 16),
 //                     next, prev and the delta (20 per corner)
-//   loads_per_vertex  load instructions (16-byte rows, 4-byte indices, weights), the port bound
-//                     on cache-resident data: per sweep a column and a row per neighbour plus the
-//                     vertex's own row; per corner two indices, two rows, a 3/8 share of the
-//                     deltas' 8-lane loads
+//   loads_per_vertex  load instructions of the kernels (src/deform/delta_mush_kernels.cpp), the
+//                     port bound on cache-resident data: per sweep a row and half an index (two
+//                     per 8-byte load) per neighbour, a weight each unless uniform, the vertex's
+//                     own row, its self and uniform weights; per corner two indices, two rows, a
+//                     3/8 share of the deltas' 8-lane loads, and the vertex's own row
 //   flops_per_vertex  per sweep (neighbours + 1) multiply-adds on 3 coordinates; per corner
 //                     about 60 operations (two cross products, two inverse lengths, the blend)
 void roofline_counters(benchmark::State& state, const DeltaMush& mush, bool sweeps, bool restore) {
@@ -158,13 +159,13 @@ void roofline_counters(benchmark::State& state, const DeltaMush& mush, bool swee
   const double corners = static_cast<double>(op.corner_next.size()) / n;
   const double iterations = sweeps ? op.iterations : 0;
   const bool uniform = mush.settings().smoothing == MushSmoothing::Uniform;
-  const double entry_bytes = uniform ? 4 : 8, entry_loads = uniform ? 2 : 3;
+  const double entry_bytes = uniform ? 4 : 8, entry_loads = uniform ? 1.5 : 2.5, vertex_loads = uniform ? 3 : 2;
   state.counters["neighbours"] = neighbours;
   state.counters["corners"] = corners;
   state.counters["bytes_per_vertex"] =
       24 + 28 + 44 + (iterations > 0 ? 32 + entry_bytes * neighbours : 0) + (restore ? 32 + 20 * corners : 0);
   state.counters["loads_per_vertex"] =
-      iterations * (entry_loads * neighbours + 1) + (restore ? (4 + 3.0 / 8) * corners + 1 : 0);
+      iterations * (entry_loads * neighbours + vertex_loads) + (restore ? (4 + 3.0 / 8) * corners + 1 : 0);
   state.counters["flops_per_vertex"] = iterations * 6 * (neighbours + 1) + (restore ? 60 * corners : 0);
 }
 

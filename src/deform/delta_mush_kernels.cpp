@@ -3,6 +3,7 @@
 #include "deform/delta_mush_kernels.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "simd/simd.hpp"
 
@@ -52,24 +53,47 @@ WOBBLE_SIMD_INLINE f32x4 row(const float* buffer, std::uint32_t float_offset) {
   return f32x4::load_aligned(buffer + float_offset);
 }
 
-// Fully unrolled rows of kWidth neighbours (kWidth = 0: the width given at run time).
+// Two column indices from one 8-byte load (the sweep is bound by load instructions: per
+// neighbour one index and one row).
+WOBBLE_SIMD_INLINE void column_pair(const std::uint32_t* columns, std::uint32_t& first, std::uint32_t& second) {
+  std::uint64_t pair;
+  std::memcpy(&pair, columns, sizeof pair);
+  first = static_cast<std::uint32_t>(pair);  // little endian: columns[0] in the low half
+  second = static_cast<std::uint32_t>(pair >> 32);
+}
+
+// Fully unrolled rows of kWidth neighbours (kWidth = 0: the width given at run time). Two
+// accumulators (even and odd neighbours) halve the chain of dependent additions.
 template <int kWidth, bool kUniform>
 void sweep_group(const SweepRows& rows, const Addressing& at, const float* in, float* out, const float* self,
                  const float* uniform, std::size_t g, std::size_t lane_end) {
   const std::size_t width = kWidth ? kWidth : rows.widths[g];
   const std::uint32_t* columns = at.columns + rows.offsets[g];
   const float* weights = kUniform ? nullptr : rows.weights.data() + rows.offsets[g];
+  const std::uint32_t in_mask = at.in_mask, out_mask = at.out_mask;  // not reloaded after each store
   for (std::size_t l = 0; l < lane_end; ++l, columns += width) {
     const std::size_t i = g * kLanes + l;
-    f32x4 sum = f32x4::zero();
+    f32x4 even = f32x4::zero(), odd = f32x4::zero();
+    std::size_t k = 0;
+    for (; k + 1 < width; k += 2) {
+      std::uint32_t a, b;
+      column_pair(columns + k, a, b);
+      if constexpr (kUniform) {
+        even = even + row(in, a);
+        odd = odd + row(in, b);
+      } else {
+        even = even + f32x4::splat(weights[k]) * row(in, a);
+        odd = odd + f32x4::splat(weights[k + 1]) * row(in, b);
+      }
+    }
+    if (k < width) even = even + (kUniform ? row(in, columns[k]) : f32x4::splat(weights[k]) * row(in, columns[k]));
+    f32x4 sum = even + odd;
     if constexpr (kUniform) {
-      for (std::size_t k = 0; k < width; ++k) sum = sum + row(in, columns[k]);
       sum = f32x4::splat(uniform[i]) * sum;
     } else {
-      for (std::size_t k = 0; k < width; ++k) sum = sum + f32x4::splat(weights[k]) * row(in, columns[k]);
       weights += width;
     }
-    const std::uint32_t own_in = 4 * (std::uint32_t(i) & at.in_mask), own_out = 4 * (std::uint32_t(i) & at.out_mask);
+    const std::uint32_t own_in = 4 * (std::uint32_t(i) & in_mask), own_out = 4 * (std::uint32_t(i) & out_mask);
     (f32x4::splat(self[i]) * row(in, own_in) + sum).store_aligned(out + own_out);
   }
 }

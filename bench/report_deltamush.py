@@ -36,15 +36,15 @@ def medians(path, cpu=False):
     return out, extras
 
 
-def copy_rates(path):
-    """MiB -> the median copy rate in bytes (read plus written) per second."""
+def copy_rates(path, cpu=False):
+    """MiB -> the median copy rate in bytes (read plus written) per wall (or CPU) second."""
     with open(path) as f:
         data = json.load(f)
     rates = {}
     for b in data["benchmarks"]:
         m = re.match(r"BM_MemoryCopy/MiB:(\d+)", b.get("run_name", b["name"]))
         if m and b.get("aggregate_name", "median") == "median":
-            rates[int(m.group(1))] = b["bytes_per_second"]
+            rates[int(m.group(1))] = b["bytes_per_second"] * (b["real_time"] / b["cpu_time"] if cpu else 1.0)
     return rates, data["context"].get("mhz_per_cpu", 0)
 
 
@@ -104,7 +104,7 @@ def main():
                 if "pruning_error" in extra:
                     line += f"; pruning error {extra['pruning_error']:.1e} of the size"
                 print(line)
-    rates, mhz = copy_rates(args[0])
+    rates, mhz = copy_rates(args[0], "--cpu" in sys.argv)
     if ("BM_DeltaMush10", 100_000, 1) in m:
         roofline(m, extras, rates, mhz)
 

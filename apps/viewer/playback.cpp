@@ -9,6 +9,7 @@ void Playback::set_range(float start, float end) {
   start_ = start;
   end_ = std::max(start, end);
   clip_time_ = start_;
+  played_time_ = start_;
   jumped_ = true;
 }
 
@@ -21,11 +22,15 @@ float Playback::wrap(double t) const {
 
 void Playback::advance(double dt) {
   simulation_time_ += dt;
-  if (playing) clip_time_ = wrap(clip_time_ + dt * speed);
+  if (!playing) return;
+  played_time_ = (loop ? played_time_ : clip_time_) + dt * speed;
+  clip_time_ = wrap(played_time_);
+  if (!loop) played_time_ = clip_time_;  // held at the end
 }
 
 void Playback::scrub(float t) {
   clip_time_ = std::clamp(t, start_, end_);
+  played_time_ = clip_time_;
   jumped_ = true;
 }
 
@@ -35,9 +40,13 @@ bool Playback::take_jump() {
   return jumped;
 }
 
-float Playback::clip_time_at(double s) const {
-  if (!playing) return clip_time_;
-  return wrap(clip_time_ + (s - simulation_time_) * speed);
+double Playback::played_time_at(double s) const {
+  if (!playing) return played_time_;
+  // Without a loop the played time is the clip time: it holds at the clip's ends.
+  if (!loop) return wrap(clip_time_ + (s - simulation_time_) * speed);
+  return played_time_ + (s - simulation_time_) * speed;
 }
+
+float Playback::clip_time_at(double s) const { return wrap(played_time_at(s)); }
 
 }  // namespace wobble::viewer

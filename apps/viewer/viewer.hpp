@@ -21,6 +21,7 @@
 
 #include "bend_weight_brush.hpp"
 #include "bundled_characters.hpp"
+#include "cycle_loop.hpp"
 #include "frame_statistics.hpp"
 #include "joint_drag.hpp"
 #include "physics_mode.hpp"
@@ -74,6 +75,8 @@ class Viewer {
   // Moves the camera target with the character's root over the ground, keeping the user's orbit.
   void follow_character();
   Vec3f root_on_ground() const;
+  // Starts the effects in the cycle's periodic steady state when a loop of a cycle (re)starts.
+  void start_loop(const PoseSampler& pose_at, bool on_gpu);
   void deform();
   void update_heat_map();
   void handle_mouse(int width, int height);
@@ -91,6 +94,8 @@ class Viewer {
   std::vector<BundledCharacter> bundled_;
   int clip_ = -1;
   Playback playback_;
+  CycleLoop cycle_loop_;       // the clip's cycle: loop playback in the periodic steady state
+  bool loop_on_gpu_ = false;   // the path the steady state was started on
 
   StackEditor stack_editor_;
   bool recording_ = false;

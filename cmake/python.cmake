@@ -78,13 +78,21 @@ if(WOBBLE_BUILD_TESTS)
   set_tests_properties(python.batch_dask PROPERTIES
     TIMEOUT 600  # ~20 s on an idle 2-core machine; the margin is for a shared, loaded one
     ENVIRONMENT "OMP_NUM_THREADS=1;PYTHONPATH=${PROJECT_BINARY_DIR}/python;WOBBLE_CLI=$<TARGET_FILE:wobble>;WOBBLE_BUNDLED_ASSETS=${WOBBLE_BUNDLED_ASSETS};WOBBLE_SHARED_ASSETS=${PROJECT_SOURCE_DIR}/../shared/assets")
-  # Blender: installs the add-on from the zip into a scratch user folder, plays and bakes.
-  add_test(NAME blender.addon
-    COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/blender_addon/run_blender_test.py
-            --zip ${WOBBLE_BLENDER_LEGACY_ZIP} --cli $<TARGET_FILE:wobble>
-            --character ${WOBBLE_BUNDLED_ASSETS}/clonk.glb
-            --script ${PROJECT_SOURCE_DIR}/tests/blender_addon/addon_parity.py)
-  set_tests_properties(blender.addon PROPERTIES TIMEOUT 600)
+  # Blender tests: headless Blender installs the add-on from the zip into a scratch user folder
+  # and runs tests/blender_addon/SCRIPT.py on the bundled character.
+  function(wobble_blender_test name script timeout)
+    add_test(NAME ${name}
+      COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/blender_addon/run_blender_test.py
+              --zip ${WOBBLE_BLENDER_LEGACY_ZIP} --cli $<TARGET_FILE:wobble>
+              --character ${WOBBLE_BUNDLED_ASSETS}/clonk.glb
+              --script ${PROJECT_SOURCE_DIR}/tests/blender_addon/${script}.py)
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout})
+  endfunction()
+  # Plays and bakes: the preview equals `wobble bake`.
+  wobble_blender_test(blender.addon addon_parity 600)
+  # The properties are the deformers' descriptions; keyframed and live-tuned parameters bake as
+  # `wobble bake` with the same keys; refused values report wobble's messages.
+  wobble_blender_test(blender.parameters addon_parameters 300)
   # The two zips against Blender's documented extension manifest and wheel layout (no Blender 4.2 here).
   add_test(NAME blender.extension_package
     COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/blender_addon/test_extension_package.py)

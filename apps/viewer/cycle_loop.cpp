@@ -33,9 +33,13 @@ void CycleLoop::pose(const Playback& playback, Pose& pose) const {
 }
 
 PoseSampler CycleLoop::sampler(const Playback& playback) const {
-  return [this, &playback](double s, Pose& pose) {
-    if (cycle_) return evaluate_cycle_pose(*rig_, *clip_, *cycle_, playback.played_time_at(s), pose);
-    evaluate_pose(*rig_, clip_, playback.clip_time_at(s), pose);
+  // In the steady state the cycle has always been playing; otherwise the pose before the last
+  // jump is the one jumped to, held (as a bake's history before its first frame).
+  const bool endless = active(playback, false);
+  return [this, &playback, endless](double s, Pose& pose) {
+    if (!cycle_) return evaluate_pose(*rig_, clip_, playback.clip_time_at(s), pose);
+    const double t = endless ? playback.endless_time_at(s) : playback.played_time_at(s);
+    evaluate_cycle_pose(*rig_, *clip_, *cycle_, t, pose);
   };
 }
 

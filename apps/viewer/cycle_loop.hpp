@@ -33,7 +33,8 @@ class CycleLoop {
   // The pose shown now: the cycle's at the played time (repeated, the root advancing), or the
   // clip's at the clip time.
   void pose(const Playback& playback, Pose& pose) const;
-  // The same at simulation time s (the poses the effects sample while the clip plays).
+  // The same at simulation time s (the poses the effects sample while the clip plays): while
+  // active(), the cycle played forever, before the last jump too.
   PoseSampler sampler(const Playback& playback) const;
 
   // Whether the effects run in the steady state now: a cycle, looping, playing at a speed > 0,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace wobble::viewer {
 
@@ -9,8 +10,15 @@ void Playback::set_range(float start, float end) {
   start_ = start;
   end_ = std::max(start, end);
   clip_time_ = start_;
-  played_time_ = start_;
+  mark_jump();
+}
+
+void Playback::mark_jump() {
   jumped_ = true;
+  hold_ = true;
+  played_time_ = clip_time_;
+  jump_simulation_time_ = simulation_time_;
+  jump_clip_time_ = clip_time_;
 }
 
 float Playback::wrap(double t) const {
@@ -21,6 +29,7 @@ float Playback::wrap(double t) const {
 }
 
 void Playback::advance(double dt) {
+  if (std::exchange(hold_, false)) return;
   simulation_time_ += dt;
   if (!playing) return;
   played_time_ = (loop ? played_time_ : clip_time_) + dt * speed;
@@ -30,8 +39,7 @@ void Playback::advance(double dt) {
 
 void Playback::scrub(float t) {
   clip_time_ = std::clamp(t, start_, end_);
-  played_time_ = clip_time_;
-  jumped_ = true;
+  mark_jump();
 }
 
 bool Playback::take_jump() {
@@ -40,11 +48,16 @@ bool Playback::take_jump() {
   return jumped;
 }
 
+double Playback::endless_time_at(double s) const {
+  return playing ? played_time_ + (s - simulation_time_) * speed : played_time_;
+}
+
 double Playback::played_time_at(double s) const {
   if (!playing) return played_time_;
+  if (s <= jump_simulation_time_) return jump_clip_time_;
   // Without a loop the played time is the clip time: it holds at the clip's ends.
   if (!loop) return wrap(clip_time_ + (s - simulation_time_) * speed);
-  return played_time_ + (s - simulation_time_) * speed;
+  return endless_time_at(s);
 }
 
 float Playback::clip_time_at(double s) const { return wrap(played_time_at(s)); }

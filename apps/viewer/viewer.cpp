@@ -68,6 +68,7 @@ Viewer::Viewer(const ViewerOptions& options) : options_(options), physics_(optio
   stack_editor_ = StackEditor::from(options.deformer, initial_settings(options));
   use_gpu_ = options.gpu;
   draw_options_.skeleton = options.skeleton;
+  playback_.loop = options.loop;
   if (options.cylinder_vertices > 0) set_character(make_cylinder_character(options.cylinder_vertices));
   else if (!options.physics.shape.empty()) set_character(load_character(bundled_shape(options.physics.shape)));
   else if (!options.file.empty()) set_character(load_viewer_file(options.file));
@@ -242,7 +243,7 @@ void Viewer::deform() {
       renderer_->set_positions(positions_, normals_);
       positions_valid_ = true;
       if (recording_) {
-        recorded_.times.push_back(playback_.clip_time());
+        recorded_.times.push_back(static_cast<float>(playback_.played_time()));
         recorded_.positions.push_back(positions_);
       }
     } catch (const std::exception& e) {

@@ -58,7 +58,8 @@ class Viewer {
   const Character& character() const { return *character_; }
   const std::string& error() const { return error_; }
   // Records the CPU path's deformed positions of every frame from now on (automation: --record),
-  // and writes them as a PC2 point cache (clip times, `fps` samples per second).
+  // and writes them as a PC2 point cache (`fps` samples per second; the times are played times:
+  // clip times without a loop's wraps).
   void start_recording() { recording_ = true; }
   void write_recording(const std::filesystem::path& path, double fps) const;
   // The physics mode's benchmark line (empty when it did not run).
@@ -99,7 +100,7 @@ class Viewer {
 
   StackEditor stack_editor_;
   bool recording_ = false;
-  BakedFrames recorded_;  // times are clip times
+  BakedFrames recorded_;  // times are played times (increasing over a loop)
   DeformerStack stack_;
   bool stack_ready_ = false;
   std::unique_ptr<ThreadPool> pool_;

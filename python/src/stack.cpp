@@ -61,6 +61,18 @@ PoseSampler host_sampler(const Character& character, py::handle pose_at) {
   };
 }
 
+// Stack.update: the new settings, and which deformers they rebind (a host restarts its history then).
+std::vector<std::string> update_stack(Stack& self, py::handle settings) {
+  const StackSettings next = stack_settings_from(settings);
+  std::vector<std::string> rebound;
+  for (const StackEntry& entry : self.stack.description().entries()) {
+    const std::string& name = entry.deformer->name;
+    if (next.get(name).bind_differs(self.stack.settings().get(name))) rebound.push_back(name);
+  }
+  self.stack.update(next);
+  return rebound;
+}
+
 py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out, py::handle pose_at) {
   const Character& character = *self.character;
   if (!clip.is_none() && !pose_at.is_none()) fail_plain("Stack.evaluate: give the clip or pose_at, not both");
@@ -193,11 +205,10 @@ void bind_stack(py::module_& m) {
            "`cycle_start` (Dynamic Skinning's, exactly, with the parameters at the cycle's start: keyed ones at "
            "`clip_time`, default cycle_start); the motion is the clip's, wrapped, or pose_at(t) (the cycle repeated "
            "forever). Evaluate the frames from cycle_start on.")
-      .def(
-          "update", [](Stack& s, py::handle settings) { s.stack.update(stack_settings_from(settings)); },
-          py::arg("settings"),
-          "New settings (the same form as the constructor's) between frames: live parameters keep the motion's "
-          "history; a deformer whose bind parameters changed is rebound.")
+      .def("update", &update_stack, py::arg("settings"),
+           "New settings (the same form as the constructor's) between frames: live parameters keep the motion's "
+           "history; a deformer whose bind parameters changed is rebound. Returns the names of the rebound "
+           "deformers (empty: every deformer kept its state).")
       .def_property_readonly(
           "settings", [](const Stack& s) { return json_to_python(s.stack.settings().to_json()); },
           "The settings in use, as a dict (only what differs from the defaults).")

@@ -305,6 +305,17 @@ class DescriptionTest(unittest.TestCase):
         np.testing.assert_array_equal(baked, keyed)
 
 
+    def test_update_names_the_rebound_deformers(self):
+        c = self.clonk
+        stack = wobble.Stack(c, "lbs,dynamic,deltamush")
+        stack.evaluate(c.pose("Walk", 0.0), 0.0, clip="Walk")
+        self.assertEqual(stack.update({"dynamic": {"amplitude": 0.5}, "deltamush": {"step": 0.3}}), [])
+        self.assertEqual(stack.update({"dynamic": {"amplitude": 0.5}, "deltamush": {"step": 0.3, "iterations": 4}}),
+                         ["deltamush"])
+        self.assertEqual(stack.update({"dynamic": {"amplitude": 0.5}, "deltamush": {"step": 0.3, "iterations": 4}}), [])
+        self.assertEqual(stack.settings["deltamush"]["iterations"], 4)
+
+
 class ErrorTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -346,8 +357,10 @@ class ErrorTest(unittest.TestCase):
             wobble.DeltaMush().bind(c.positions, c.triangles, {"iteration": 3})
         with self.assertRaisesRegex(wobble.Error, "expected an integer, got 1.5"):
             wobble.Stack(c, "lbs,deltamush", {"deltamush": {"iterations": 1.5}})
-        with self.assertRaisesRegex(wobble.Error, "not a finite number"):
+        with self.assertRaisesRegex(wobble.Error, r"^settings: dynamic.frequency: nan is not a finite number$"):
             wobble.Stack(c, "lbs,dynamic", {"dynamic": {"frequency": float("nan")}})
+        with self.assertRaisesRegex(wobble.Error, r"^settings: dynamic.amplitude.keys\[1\]\[1\]: inf is not a finite"):
+            wobble.Stack(c, "lbs,dynamic", {"dynamic": {"amplitude": {"keys": [[0, 1], [1, float("inf")]]}}})
         with self.assertRaisesRegex(wobble.Error, r"31 is out of range \[0, 30\]"):
             wobble.DynamicSkinningParameters().frequency = 31
 

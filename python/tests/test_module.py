@@ -212,6 +212,28 @@ class BakeTest(unittest.TestCase):
         np.testing.assert_array_equal(a, b)
         self.assertGreater(np.abs(a - first).max(), 0)  # history mattered before the reset
 
+    def test_loop_bake_and_stack_start_periodic(self):
+        # The Walk (2.4 s, no root motion) looped: two cycles repeat, and a Stack started in the
+        # steady state by hand gives the bake's first cycle.
+        c = self.clonk
+        times, looped = wobble.bake(c, "Walk", "lbs,dynamic", {"dynamic": DYNAMIC}, fps=30, loop=True, end=4.8)
+        self.assertEqual(len(times), 145)
+        self.assertLessEqual(float(np.abs(looped[72:] - looped[:73]).max()), 1e-6 * c.size)
+        self.assertEqual(len(wobble.bake(c, "Walk", "lbs", fps=30, loop=True)[0]), 73)  # one cycle, both ends
+        stack = wobble.Stack(c, "lbs,dynamic", {"dynamic": DYNAMIC})
+        stack.start_periodic(0.0, 2.4, clip="Walk")
+        worst = max(float(np.abs(stack.evaluate(c.pose("Walk", t), t, clip="Walk") - looped[k]).max())
+                    for k, t in enumerate(times[:73]))
+        self.assertLessEqual(worst, 1e-6 * c.size)
+        # Pre-roll: 0.5 s before 1.0 s equals the bake from 0.5 s, sliced; bad values name the argument.
+        _, rolled = wobble.bake(c, "Walk", "lbs,dynamic", {"dynamic": DYNAMIC}, fps=30, start=1.0, end=1.5, pre_roll=0.5)
+        _, earlier = wobble.bake(c, "Walk", "lbs,dynamic", {"dynamic": DYNAMIC}, fps=30, start=0.5, end=1.5)
+        self.assertLessEqual(float(np.abs(rolled - earlier[15:]).max()), 1e-6 * c.size)
+        with self.assertRaisesRegex(Exception, "pre_roll: '2abc'"):
+            wobble.bake(c, "Walk", pre_roll="2abc")
+        with self.assertRaisesRegex(Exception, "not a cycle"):
+            wobble.bake(c, "BowJump", "lbs,dynamic", loop=True)
+
     def test_delta_mush_bind_and_evaluate(self):
         c = self.clonk
         mush = wobble.DeltaMush()

@@ -205,4 +205,25 @@ for fps in (24, 25, 30, 60):
     timeline = playback._runtime[mesh_obj.name].timeline
     print(f"addon_parity: {fps} fps: {timeline.scene_evaluations} sub-frame evaluations of the scene for the last pattern")
 
+# --- Loop: the frame range as a cycle equals `wobble bake --loop`, also played backwards over the seam ---
+# The Walk (2.4 s, its last key repeats the first pose) at 30 fps: frames 0..71, frame 72 is frame 0.
+fps, frames = 30, 72
+key_clip_on_samples(scene, keys, frames / fps, fps)
+scene.render.fps, scene.render.fps_base = fps, 1.0
+scene.frame_start, scene.frame_end = 0, frames - 1
+s.loop = True
+looped = cli_bake("lbs,dynamic", reference_flags + ["--loop"], "loop30.pc2", fps, frames)
+playback.reset(mesh_obj)
+order = [5, 4, 3, 2, 1, 0, 71, 70, 69, 40, 41, 71, 0, 1]
+shown = {}
+for frame in order:
+    scene.frame_set(frame)
+    shown[frame] = world_positions()[0]
+error = max(np.abs(shown[f] - looped[f]).max() for f in shown) / size
+check(error <= 1e-5, f"Loop at {fps} fps, backwards over the seam and back: every frame equals `wobble bake --loop` "
+      f"({len(order)} frames): max error {error:.2e} of the size")
+seam = np.abs(looped[frames] - looped[0]).max() / size
+check(seam <= 1e-6, f"the loop's frame 72 (the next cycle's frame 0) equals frame 0: {seam:.2e} of the size")
+s.loop = False
+
 print(f"addon_parity: OK ({time.time() - started:.1f} s)")

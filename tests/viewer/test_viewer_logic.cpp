@@ -65,6 +65,11 @@ TEST(Playback, LoopsTheClipWhileSimulationTimeKeepsGoing) {
   // Before playback began the character stood in the first pose (no wrap into the clip's end).
   EXPECT_EQ(p.clip_time_at(-0.25), 1.0f);
   EXPECT_NEAR(p.clip_time_at(0.25), 1.25f, 1e-4);
+  // The played time runs on over the wrap; its endless form also runs back before the start.
+  EXPECT_NEAR(p.played_time(), 3.5, 1e-6);
+  EXPECT_NEAR(p.played_time_at(p.simulation_time() - 0.75), 2.75, 1e-6);
+  EXPECT_EQ(p.played_time_at(-0.25), 1.0);
+  EXPECT_NEAR(p.endless_time_at(-0.25), 0.75, 1e-6);
   p.playing = false;
   p.advance(1.0);
   EXPECT_NEAR(p.clip_time(), 1.5f, 1e-4);  // paused: the pose holds

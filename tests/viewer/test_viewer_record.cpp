@@ -20,20 +20,22 @@ namespace {
 
 const char* const kClonk = WOBBLE_BUNDLED_ASSETS "/clonk.glb";
 
-std::vector<std::vector<Vec3f>> record_in_viewer(const std::filesystem::path& settings, int frames) {
+std::vector<std::vector<Vec3f>> record_in_viewer(const std::filesystem::path& settings, int frames,
+                                                 const std::string& flags = "--no-loop") {
   const std::filesystem::path pc2 = viewer_scratch("record.pc2");
   std::filesystem::remove(pc2);
   std::string log;
   const int code = run_viewer(std::string("'") + kClonk + "' --clip Walk --deformer lbs,dynamic --settings '" +
                                   settings.string() + "' --no-ui --size 320x240 --record '" + pc2.string() +
-                                  "' --frame " + std::to_string(frames),
+                                  "' --frame " + std::to_string(frames) + " " + flags,
                               log);
   EXPECT_EQ(code, 0) << log;
   return code == 0 ? read_pc2(pc2) : std::vector<std::vector<Vec3f>>{};
 }
 
-BakedFrames bake_at_60hz(const Character& clonk, const std::filesystem::path& settings, double end) {
+BakedFrames bake_at_60hz(const Character& clonk, const std::filesystem::path& settings, double end, bool loop = false) {
   BakeOptions options;
+  options.motion.loop = loop;
   options.clip = clonk.require_clip("Walk");
   options.fps = 60;
   options.start = 0;
@@ -69,4 +71,22 @@ TEST(ViewerRecording, KeyedParametersGiveTheBakesNumbers) {
     EXPECT_LT(largest_difference(recorded[k], baked.positions[k]), 1e-4f) << "viewer frame " << k;
   // The keys matter: after the amplitude reached zero the keyed bake and the constant one differ.
   EXPECT_GT(largest_difference(baked.positions[frames - 1], steady.positions[frames - 1]), 1e-2f);
+}
+
+// The viewer loops a cycle in its periodic steady state: over the Walk's seam (2.4 s = frame 144)
+// every frame it drew equals `wobble bake --loop` at 60 fps.
+TEST(ViewerRecording, ALoopedCycleGivesTheLoopedBakesNumbers) {
+  const std::filesystem::path constant = viewer_scratch("loop.json");
+  std::ofstream(constant) << R"({"dynamic": {"amplitude": 0.5, "frequency": 2.0}})";
+  const int frames = 170;
+  const Character clonk = load_character(kClonk);
+  const BakedFrames looped = bake_at_60hz(clonk, constant, (frames - 1) / 60.0, true);
+  const BakedFrames cold = bake_at_60hz(clonk, constant, (frames - 1) / 60.0);
+  const auto recorded = record_in_viewer(constant, frames, "");  // the viewer loops by default
+  ASSERT_EQ(recorded.size(), static_cast<std::size_t>(frames));
+  float largest = 0;
+  for (int k = 0; k < frames; ++k) largest = std::max(largest, largest_difference(recorded[k], looped.positions[k]));
+  EXPECT_LT(largest, 1e-4f);
+  // Not the bake from rest: at the first frame the steady state already moves.
+  EXPECT_GT(largest_difference(recorded[0], cold.positions[0]), 1e-2f);
 }

@@ -345,7 +345,9 @@ void Renderer::run_post_deformer() {
   if (skinning.size() < s.joint_moments.size()) {
     fail_plain("renderer: {} skinning matrices, the skin uses {} joints", skinning.size(), s.joint_moments.size());
   }
-  GpuFrame frame{s.matrices_texture, s.skin_texture, s.pairs_texture, s.joints_texture, s.ranges_texture, s.rest_texture};
+  GpuFrame frame;
+  frame.matrices = s.matrices_texture, frame.skin = s.skin_texture, frame.pairs = s.pairs_texture;
+  frame.joints = s.joints_texture, frame.ranges = s.ranges_texture, frame.rest = s.rest_texture;
   frame.dynamic = s.dynamic_frame;
   frame.inv_max_angle2 = s.inv_max_angle2;
   frame.skinning = skinning;

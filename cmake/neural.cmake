@@ -13,10 +13,8 @@ target_compile_definitions(wobble_neural PRIVATE WOBBLE_DEFAULT_MODEL="${PROJECT
   WOBBLE_DEFAULT_RIG_MODEL="${PROJECT_SOURCE_DIR}/models/physskin_clonk_rig.pt")
 target_precompile_headers(wobble_neural PRIVATE <torch/torch.h>)
 # Data-parallel training: LibTorch's c10d process group on Gloo (Debian's libtorch is built with
-# it; its header is guarded by the build's macro and includes Gloo's own headers, libgloo-dev).
+# it and its target defines USE_C10D_GLOO; the header includes Gloo's own headers, libgloo-dev).
 find_library(WOBBLE_GLOO_LIBRARY gloo REQUIRED)
-set_source_files_properties(${PROJECT_SOURCE_DIR}/src/neural/distributed.cpp PROPERTIES
-  COMPILE_DEFINITIONS USE_C10D_GLOO SKIP_PRECOMPILE_HEADERS ON)
 target_link_libraries(wobble_neural PRIVATE ${WOBBLE_GLOO_LIBRARY})
 
 file(GLOB WOBBLE_FIELDS_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/apps/wobble/fields/*.cpp)

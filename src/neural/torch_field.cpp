@@ -9,11 +9,10 @@ namespace {
 constexpr std::int64_t kChunk = 4096;
 }
 
-TorchField::TorchField(RawFields raw, const torch::Tensor& calibration, ColumnNormalization normalization,
-                       bool constant_column, std::string description)
+TorchField::TorchField(RawFields raw, const torch::Tensor& calibration, const OutputOptions& output, bool constant_column,
+                       std::string description)
     : raw_(std::move(raw)), constant_column_(constant_column), description_(std::move(description)) {
-  torch::NoGradGuard no_grad;
-  normalize_ = column_transform(raw_(calibration), normalization);
+  normalize_ = output_transform(raw_, calibration, output);
 }
 
 physics::FieldValues TorchField::evaluate(std::span<const physics::Vec3d> points, bool with_gradient) const {

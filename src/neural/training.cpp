@@ -20,6 +20,7 @@
 #include "distributed.hpp"
 #include "losses.hpp"
 #include "network.hpp"
+#include "output_transform.hpp"
 #include "torch_field.hpp"
 #include "training_shapes.hpp"
 
@@ -201,7 +202,8 @@ std::vector<ValidationShape> validation_set(const TrainingConfig& config, int ha
 double validation_quality(SkinningNetwork& network, const ValidationShape& v, const TrainingConfig& config) {
   torch::NoGradGuard no_grad;
   const torch::Tensor latents = network->encode(v.tensors.surface);
-  const ColumnTransform t = column_transform(network->fields(latents, v.tensors.cubature), output_normalization_of(config));
+  const ColumnTransform t = output_transform([&](const torch::Tensor& X) { return network->fields(latents, X); }, v.tensors.cubature,
+                                             output_options(network->config));
   const torch::Tensor W = t.apply(network->fields(latents, v.surface_points)).to(torch::kFloat64).contiguous();
   Eigen::MatrixXd fields(W.size(0), W.size(1) + 1);
   fields.col(0).setOnes();
@@ -245,6 +247,25 @@ void write_checkpoint(SkinningNetwork& network, torch::optim::Adam& optimizer, c
   optimizer.save(archive);
   archive.save_to(out.temporary().string());
   out.commit();
+}
+
+// A corpus file: {"train": [...], "validation": [...]} (paths relative to it, or absolute).
+void read_corpus(const fs::path& file, std::vector<fs::path>& train, std::vector<fs::path>& validation) {
+  std::ifstream in(file);
+  if (!in) fail(file, "cannot open the corpus");
+  json j;
+  try {
+    in >> j;
+  } catch (const json::exception& e) {
+    fail(file, "invalid JSON ({})", e.what());
+  }
+  if (!j.is_object()) fail(file, "a corpus must be a JSON object");
+  reject_unknown(j, {"train", "validation", "comment"}, file, "the corpus");
+  std::vector<std::string> t, v;
+  read(j, "train", t, file);
+  read(j, "validation", v, file);
+  for (const auto& f : t) train.push_back(file.parent_path() / f);
+  for (const auto& f : v) validation.push_back(file.parent_path() / f);
 }
 
 }  // namespace
@@ -325,7 +346,7 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
   if (j.contains("data")) {
     const json& d = j["data"];
     if (!d.is_object()) fail(source, "'data' must be an object");
-    reject_unknown(d, {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation",
+    reject_unknown(d, {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation", "corpus",
                        "surface_points", "cubature_points", "grid_resolution", "augment_rotation", "augment_scaling"},
                    source, "'data'");
     read(d, "procedural_shapes", c.procedural_shapes, source);
@@ -341,6 +362,11 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
     read(d, "real_validation", validation, source);
     for (const auto& f : train) c.real_train.push_back(base / f);
     for (const auto& f : validation) c.real_validation.push_back(base / f);
+    if (d.contains("corpus")) {
+      std::string corpus;
+      read(d, "corpus", corpus, source);
+      read_corpus(base / corpus, c.real_train, c.real_validation);
+    }
     for (const fs::path& f : c.real_validation)
       for (const fs::path& t : c.real_train)
         if (fs::weakly_canonical(f) == fs::weakly_canonical(t)) fail(source, "'{}' is both a training and a validation mesh", f.string());
@@ -386,7 +412,12 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   }
   report.parameters = parameter_count(*network);
   const std::vector<torch::Tensor> parameters = network->parameters();
+  const auto loading = std::chrono::steady_clock::now();
   const TrainingShapes shapes(config);
+  if (progress && environment.rank == 0 && shapes.real_count() > 0)
+    progress(first_step, config.steps,
+             fmt::format("{} real training meshes sampled in {:.1f} s", shapes.real_count(),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - loading).count()));
   const std::vector<ValidationShape> validation =
       report.wrote_outputs && config.validate_every > 0 ? validation_set(config, network->config.handles) : std::vector<ValidationShape>{};
 
@@ -514,7 +545,8 @@ PerObjectResult train_per_object(const ShapeSample& shape, int handles, int step
   }
   PerObjectResult result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.field = std::make_shared<TorchField>(raw, t.cubature, output_normalization_of(local), true, fmt::format("per-object MLP ({} steps, {})", steps, shape.name));
+  result.field = std::make_shared<TorchField>(raw, t.cubature, OutputOptions{output_normalization_of(local)}, true,
+                                              fmt::format("per-object MLP ({} steps, {})", steps, shape.name));
   return result;
 }
 

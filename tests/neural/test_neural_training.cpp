@@ -2,6 +2,7 @@
 // model's fields on an unseen shape score better than an untrained network's.
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -145,5 +146,33 @@ TEST(NeuralTraining, RigComplementaryLossFalls) {
   const std::vector<double> comp = read_loss_csv(report.csv, 1'000'000).series("complementarity");
   ASSERT_EQ(comp.size(), 60u);
   EXPECT_LT(mean(comp, 50, 10), 0.5 * mean(comp, 0, 10));
+  fs::remove_all(dir);
+}
+
+TEST(NeuralTraining, CorpusFilesAddTrainingAndValidationMeshes) {
+  const fs::path dir = fs::temp_directory_path() / "wobble_neural_corpus";
+  fs::create_directories(dir / "lists");
+  std::ofstream(dir / "lists/corpus.json") << R"({"train": ["../a.off", "/abs/b.off"], "validation": ["c.off"]})";
+  const TrainingConfig c = TrainingConfig::from_json(
+      {{"data", {{"real_train", {"x.off"}}, {"corpus", "lists/corpus.json"}}}}, dir / "config.json");
+  ASSERT_EQ(c.real_train.size(), 3u);
+  EXPECT_EQ(c.real_train[0], dir / "x.off");
+  EXPECT_EQ(c.real_train[1].lexically_normal(), (dir / "a.off").lexically_normal());  // relative to the corpus file
+  EXPECT_EQ(c.real_train[2], fs::path("/abs/b.off"));
+  ASSERT_EQ(c.real_validation.size(), 1u);
+  EXPECT_EQ(c.real_validation[0], dir / "lists/c.off");
+  // A mesh in both splits, an unknown key and a missing file are errors that name the problem.
+  std::ofstream(dir / "lists/overlap.json") << R"({"train": ["c.off"], "validation": ["c.off"]})";
+  std::ofstream(dir / "lists/typo.json") << R"({"trian": []})";
+  for (const char* bad : {"lists/overlap.json", "lists/typo.json", "lists/missing.json"}) {
+    try {
+      TrainingConfig::from_json({{"data", {{"corpus", bad}}}}, dir / "config.json");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fs::path(bad).filename().string() == "overlap.json" ? "both" : fs::path(bad).filename().string()),
+                std::string::npos)
+          << e.what();
+    }
+  }
   fs::remove_all(dir);
 }

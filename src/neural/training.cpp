@@ -249,16 +249,21 @@ void write_checkpoint(SkinningNetwork& network, torch::optim::Adam& optimizer, c
   out.commit();
 }
 
-// A corpus file: {"train": [...], "validation": [...]} (paths relative to it, or absolute).
-void read_corpus(const fs::path& file, std::vector<fs::path>& train, std::vector<fs::path>& validation) {
+json read_json_file(const fs::path& file, const char* what) {
   std::ifstream in(file);
-  if (!in) fail(file, "cannot open the corpus");
+  if (!in) fail(file, "cannot open the {}", what);
   json j;
   try {
     in >> j;
   } catch (const json::exception& e) {
     fail(file, "invalid JSON ({})", e.what());
   }
+  return j;
+}
+
+// A corpus file: {"train": [...], "validation": [...]} (paths relative to it, or absolute).
+void read_corpus(const fs::path& file, std::vector<fs::path>& train, std::vector<fs::path>& validation) {
+  const json j = read_json_file(file, "corpus");
   if (!j.is_object()) fail(file, "a corpus must be a JSON object");
   reject_unknown(j, {"train", "validation", "comment"}, file, "the corpus");
   std::vector<std::string> t, v;
@@ -270,17 +275,7 @@ void read_corpus(const fs::path& file, std::vector<fs::path>& train, std::vector
 
 }  // namespace
 
-TrainingConfig TrainingConfig::load(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) fail(file, "cannot open the training configuration");
-  json j;
-  try {
-    in >> j;
-  } catch (const json::exception& e) {
-    fail(file, "invalid JSON ({})", e.what());
-  }
-  return from_json(j, file);
-}
+TrainingConfig TrainingConfig::load(const fs::path& file) { return from_json(read_json_file(file, "training configuration"), file); }
 
 TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) {
   if (!j.is_object()) fail(source, "a training configuration must be a JSON object");

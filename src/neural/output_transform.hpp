@@ -5,8 +5,10 @@
 // definition:
 //   1. the training normalisation of the columns (column_transform in losses.hpp: scaled to mean
 //      square 1, or [1, W] orthonormalised after the constant);
-//   2. for a network with candidate fields (NetworkConfig::candidate_fields > handles), the
-//      Rayleigh-Ritz selection: with the orthonormal fields Q and D = mean over the points of
+//   2. for a network with candidate fields (NetworkConfig::candidate_fields > handles), instead
+//      the Rayleigh-Ritz selection: with Q an orthonormal basis of span[1, W] without the constant
+//      (eigenvectors of the centred fields' Gram matrix, directions below 1e-10 of the largest
+//      eigenvalue dropped; the result depends only on the span) and D = mean over the points of
 //      grad Q^T grad Q (central differences of step h, as training computes gradients), the
 //      eigenvectors of the `keep` smallest eigenvalues of D, each direction signed so that its
 //      largest coefficient on the raw fields is positive: the smoothest `keep`-dimensional
@@ -27,12 +29,14 @@ struct OutputOptions {
 // A trained network's options: its normalisation, and its handles when it has candidate fields.
 OutputOptions output_options(const NetworkConfig& network);
 
-// raw: N x 3 -> N x m (no gradient needed); cubature: C x 3. Throws Error as column_transform does.
+// raw: N x 3 -> N x m (no gradient needed); cubature: C x 3. Throws DependentFields when the
+// fields cannot be orthonormalised (or fewer than `keep` candidates are independent).
 ColumnTransform output_transform(const std::function<torch::Tensor(const torch::Tensor&)>& raw, const torch::Tensor& cubature,
                                  const OutputOptions& options);
 
-// Step 2 alone: the `keep` smoothest orthonormal combinations, given the orthonormalising
-// transform and the raw fields' gradients (C x m x 3) at the same points.
+// Step 2 alone: the `keep` smoothest orthonormal combinations, given an orthonormalising
+// transform (m raw fields x r directions) and the raw fields' gradients (C x m x 3) at the same
+// points.
 ColumnTransform rayleigh_ritz(const ColumnTransform& orthonormal, const torch::Tensor& raw_gradients, int keep);
 
 }  // namespace wobble::neural

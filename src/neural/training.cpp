@@ -113,6 +113,8 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
   return out;
 }
 
+bool per_loss_of(const TrainingConfig& config) { return config.losses.config; }
+
 // The gradients one step combines, flattened over the parameters: one per active loss for
 // ConFIG, else the gradient of their sum (one backward pass).
 std::vector<torch::Tensor> loss_gradients(const BatchLosses& losses, const std::vector<torch::Tensor>& parameters, bool per_loss) {
@@ -135,6 +137,14 @@ std::vector<torch::Tensor> loss_gradients(const BatchLosses& losses, const std::
   return flat;
 }
 
+// The number of gradients loss_gradients returns under this configuration (batch_losses' rule).
+std::int64_t gradient_rows(const TrainingConfig& config) {
+  const LossOptions& o = config.losses;
+  if (!per_loss_of(config)) return 1;
+  const bool orthonormal = normalization_of(config) == ColumnNormalization::orthonormal;
+  return (o.smooth ? 1 : 0) + (o.potential ? 1 : 0) + (o.orthogonality && !orthonormal ? 1 : 0) + (config.rig.empty() ? 0 : 1);
+}
+
 // The step's update from the batch-averaged gradients (rows of `averaged`, in double): ConFIG
 // over the per-loss gradients, or the gradient of the sum as it is.
 void set_update(const torch::Tensor& averaged, const std::vector<torch::Tensor>& parameters, bool per_loss) {
@@ -147,8 +157,6 @@ void set_update(const torch::Tensor& averaged, const std::vector<torch::Tensor>&
     offset += p.numel();
   }
 }
-
-bool per_loss_of(const TrainingConfig& config) { return config.losses.config; }
 
 double learning_rate_at(const TrainingConfig& c, int step) {
   const int warmup = std::max(1, static_cast<int>(std::lround(c.warmup * c.steps)));
@@ -431,6 +439,7 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
 
   const bool per_loss = per_loss_of(config);
   const int items = config.shapes_per_step, world = group.size();
+  const std::int64_t parameter_total = report.parameters;
   const auto start = std::chrono::steady_clock::now();
   auto metadata_at = [&](int step) {
     return json{{"step", step},         {"config", config.network},     {"seed", config.seed},
@@ -443,26 +452,36 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
     const double lr = learning_rate_at(config, step), blend = blend_at(config, step);
     for (auto& group_options : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group_options.options()).lr(lr);
     // This rank's items of the step's N x B: r*B .. r*B + B-1, each drawn from its own seed.
-    torch::Tensor gradients, losses = torch::zeros({4}, torch::kFloat64);
+    // Summed in double: the sum's rounding then no longer depends on the order of the items
+    // (ranks or not) at any level Adam could amplify (see docs/neural.md).
+    torch::Tensor gradients = torch::zeros({gradient_rows(config), parameter_total}, torch::kFloat64);
+    torch::Tensor losses = torch::zeros({5}, torch::kFloat64);  // four losses, then the items used
     for (int j = 0; j < items; ++j) {
       ItemRandom item(config.seed, step, static_cast<std::int64_t>(group.rank()) * items + j);
       const ShapeTensors shape = shapes.draw(item.random);
       const torch::Tensor latents = network->encode(shape.surface);
       const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
-      const BatchLosses batch = batch_losses(raw, shape, config, blend, true, item.generator);
-      // Summed in double: the sum's rounding then no longer depends on the order of the items
-      // (ranks or not) at any level Adam could amplify (see docs/neural.md).
-      const torch::Tensor g = torch::stack(loss_gradients(batch, parameters, per_loss)).to(torch::kFloat64);
-      gradients = gradients.defined() ? gradients + g : g;
-      losses += batch.values();
+      BatchLosses batch;
+      try {
+        batch = batch_losses(raw, shape, config, blend, true, item.generator);
+      } catch (const DependentFields&) {
+        continue;  // fields that cannot be orthonormalised on this batch: the item is left out (logged)
+      }
+      gradients += torch::stack(loss_gradients(batch, parameters, per_loss)).to(torch::kFloat64);
+      losses.slice(0, 0, 4) += batch.values();
+      losses[4] += 1;
     }
     // The mean over all N x B items: every rank then computes the same (ConFIG) update.
     group.all_reduce_sum(gradients);
     group.all_reduce_sum(losses);
-    gradients /= static_cast<double>(world * items);
-    losses /= static_cast<double>(world * items);
-    set_update(gradients, parameters, per_loss);
-    optimizer.step();
+    const double used = losses[4].item<double>();
+    losses = losses.slice(0, 0, 4) / std::max(used, 1.0);
+    const int skipped = world * items - static_cast<int>(used);
+    report.skipped_items += skipped;
+    if (used > 0) {
+      set_update(gradients / used, parameters, per_loss);
+      optimizer.step();
+    }
 
     window += losses;
     ++window_count;
@@ -479,7 +498,7 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
     std::vector<std::pair<std::string, double>> row{{"lr", lr}, {"blend", blend}, {"smooth", l[0]}, {"potential", l[1]},
                                                     {"orthogonality", l[2]}, {"total", l[0] + l[1] + l[2] + l[3]},
                                                     {"seconds", seconds}, {"validation", checked.loss},
-                                                    {"validation_quality", checked.quality}};
+                                                    {"validation_quality", checked.quality}, {"skipped", skipped}};
     if (!config.rig.empty()) row.emplace_back("complementarity", l[3]);
     curves.add(step + 1, row);
     if ((step + 1) % config.log_every == 0 || last) {

@@ -130,6 +130,16 @@ TEST(NeuralLosses, RayleighRitzKeepsTheSmoothestOrthonormalDirections) {
     EXPECT_GT(column[column.abs().argmax()].item<double>(), 0);
   }
   EXPECT_THROW(output_transform(raw, X, {ColumnNormalization::scale, 3}), wobble::Error);
+  // A candidate that combines others adds no direction: the same subspace is kept (x, y and z have
+  // equal energies here, so its basis may turn within it).
+  auto repeated = [&](const torch::Tensor& P) {
+    const torch::Tensor W = raw(P);
+    return torch::cat({W, (W.select(1, 0) - 2 * W.select(1, 3) + 1).unsqueeze(1)}, 1);
+  };
+  const torch::Tensor same = output_transform(repeated, X, {ColumnNormalization::orthonormal, 3, 1e-4}).apply(repeated(X));
+  const torch::Tensor d = std::get<0>(torch::linalg_lstsq(linear, same, {}, {}));
+  EXPECT_LT((torch::mm(linear, d) - same).abs().max().item<double>(), 1e-8);
+  EXPECT_THROW(output_transform(repeated, X, {ColumnNormalization::orthonormal, 6, 1e-4}), DependentFields);  // 5 independent
 }
 
 TEST(NeuralLosses, PotentialOfAUniformStretchIsTheClosedForm) {

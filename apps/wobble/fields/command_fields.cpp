@@ -109,9 +109,10 @@ Runner add_train(CLI::App& app) {
     std::string losses;
     for (const auto& [k, v] : report.final_losses) losses += fmt::format(" {} {:.5g}", k, v);
     fmt::print("model {}\nparameters {}\nranks {}\nsteps {}\nseconds {:.1f} ({:.3f} s/step, {:.3f} shapes/s)\nfinal losses{}\n"
-               "validation loss {:.5g}\nvalidation quality ratio {:.4g}\ncsv {}\nplot {}\n",
+               "validation loss {:.5g}\nvalidation quality ratio {:.4g}\nskipped items {}\ncsv {}\nplot {}\n",
                report.model.string(), report.parameters, report.ranks, report.steps, report.seconds, report.seconds_per_step,
-               report.shapes_per_second, losses, report.validation_loss, report.validation_quality, report.csv.string(),
+               report.shapes_per_second, losses, report.validation_loss, report.validation_quality, report.skipped_items,
+               report.csv.string(),
                report.plot.string());
     return 0;
   };

@@ -91,6 +91,7 @@ struct TrainingReport {
   double validation_loss = 0;                       // mean total loss on the validation shapes
   double validation_quality = 0;                    // median subspace quality ratio, connected validation meshes
   bool wrote_outputs = false;                       // rank 0 writes; the other ranks write nothing
+  std::int64_t skipped_items = 0;                   // items whose fields could not be orthonormalised
   std::filesystem::path model, csv, plot;
   std::int64_t parameters = 0;
 };

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The ablation table of docs/neural.md (PhysSkin++ IV-C, issue 20), from scratch, in one command:
 #   scripts/neural_ablation.sh [BUILD] [OUT]          (defaults: build, runs/ablation)
-# Trains each variant of configs/ablation.json (the paper's recipe, CPU-sized) for STEPS steps as a
+# Trains each variant of configs/paper_recipe.json (the paper's recipe, CPU-sized) for STEPS steps as a
 # data-parallel job of PROCESSES local ranks, measures every variant and the baselines on the
 # validation split with `wobble fields metrics --json`, and prints the markdown tables.
 # Environment: STEPS (default 1000), PROCESSES (2), BASELINE_STEPS (2000, the per-object fits),
@@ -17,7 +17,7 @@ wobble=(nice -n "${NICE:-19}" "$build/wobble")
 export OMP_NUM_THREADS=1
 mkdir -p "$out"
 
-# name and the overrides of configs/ablation.json (JSON merged into it: objects key by key).
+# name and the overrides of configs/paper_recipe.json (JSON merged into it: objects key by key).
 variants=(
   'full={}'
   'no_smooth={"losses": {"smooth": false}}'
@@ -30,11 +30,16 @@ variants=(
 )
 
 # The validation split of the base configuration, as absolute paths.
-mapfile -t shapes < <(python3 - configs/ablation.json <<'EOF'
+mapfile -t shapes < <(python3 - configs/paper_recipe.json <<'EOF'
 import json, os, sys
 config = sys.argv[1]
-for f in json.load(open(config))["data"]["real_validation"]:
-    print(os.path.normpath(os.path.join(os.path.dirname(config), f)))
+data = json.load(open(config))["data"]
+files = [os.path.join(os.path.dirname(config), f) for f in data.get("real_validation", [])]
+if "corpus" in data:
+    corpus = os.path.join(os.path.dirname(config), data["corpus"])
+    files += [os.path.join(os.path.dirname(corpus), f) for f in json.load(open(corpus)).get("validation", [])]
+for f in files:
+    print(os.path.normpath(f))
 EOF
 )
 
@@ -42,7 +47,7 @@ for entry in "${variants[@]}"; do
   name="${entry%%=*}"
   overrides="${entry#*=}"
   config="$out/$name.json"
-  python3 - configs/ablation.json "$overrides" "$steps" "$name" "$config" <<'EOF'
+  python3 - configs/paper_recipe.json "$overrides" "$steps" "$name" "$config" <<'EOF'
 import json, os, sys
 base_file, overrides, steps, name, target = sys.argv[1:]
 base = json.load(open(base_file))
@@ -56,7 +61,10 @@ config["output"] = name
 # Paths in the base are relative to configs/: make them relative to the new file's folder.
 here, there = os.path.dirname(os.path.abspath(base_file)), os.path.dirname(os.path.abspath(target))
 for key in ("real_train", "real_validation"):
-    config["data"][key] = [os.path.relpath(os.path.join(here, f), there) for f in config["data"].get(key, [])]
+    if key in config["data"]:
+        config["data"][key] = [os.path.relpath(os.path.join(here, f), there) for f in config["data"][key]]
+if "corpus" in config["data"]:
+    config["data"]["corpus"] = os.path.relpath(os.path.join(here, config["data"]["corpus"]), there)
 json.dump(config, open(target, "w"), indent=1)
 EOF
   if [ ! -f "$out/$name/model.pt" ]; then

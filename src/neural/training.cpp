@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <numbers>
 #include <optional>
 
@@ -235,8 +236,18 @@ Validation validate(SkinningNetwork& network, const std::vector<ValidationShape>
     at::Generator generator = ItemRandom(config.seed, -1, static_cast<std::int64_t>(k)).generator;  // the same draw every time
     const torch::Tensor latents = network->encode(v.tensors.surface);
     const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
-    sum += batch_losses(raw, v.tensors, config, blend, false, generator).values().sum().item<double>();
-    if (v.surface) qualities.push_back(validation_quality(network, v, config));
+    // Fields that cannot be orthonormalised on a shape count as infinitely bad there.
+    try {
+      sum += batch_losses(raw, v.tensors, config, blend, false, generator).values().sum().item<double>();
+    } catch (const DependentFields&) {
+      sum = std::numeric_limits<double>::infinity();
+    }
+    if (!v.surface) continue;
+    try {
+      qualities.push_back(validation_quality(network, v, config));
+    } catch (const DependentFields&) {
+      qualities.push_back(std::numeric_limits<double>::infinity());
+    }
   }
   out.loss = sum / static_cast<double>(shapes.size());
   out.quality = median(qualities);

@@ -3,7 +3,7 @@
 
 namespace wobble::neural {
 
-physics::FieldValues QuadraticPolynomialField::evaluate(std::span<const physics::Vec3d> points, bool with_gradient) const {
+physics::FieldValues QuadraticPolynomialField::evaluate(std::span<const Vec3d> points, bool with_gradient) const {
   const auto n = static_cast<Eigen::Index>(points.size());
   physics::FieldValues out;
   out.W.resize(n, 9);

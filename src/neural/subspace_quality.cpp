@@ -55,7 +55,7 @@ class ShiftInvert {
 
 SurfaceOperator surface_operator(const Mesh& mesh) {
   const Welding welding = Welding::by_position(mesh.positions);
-  std::vector<physics::Vec3d> welded(welding.welded_count);
+  std::vector<Vec3d> welded(welding.welded_count);
   for (std::size_t v = 0; v < mesh.positions.size(); ++v) welded[welding.welded_of[v]] = mesh.positions[v].cast<double>();
   // Triangles of positive area only: a degenerate one has no cotangents.
   std::vector<Triangle> kept;
@@ -86,7 +86,7 @@ SurfaceOperator surface_operator(const Mesh& mesh) {
       op.mass[v[c]] += areas[k] / 3;
       // The angle at corner c is opposite the edge (c+1, c+2): weight cot / 2 on that edge.
       const int a = v[(c + 1) % 3], b = v[(c + 2) % 3];
-      const physics::Vec3d ea = op.vertices[a] - op.vertices[v[c]], eb = op.vertices[b] - op.vertices[v[c]];
+      const Vec3d ea = op.vertices[a] - op.vertices[v[c]], eb = op.vertices[b] - op.vertices[v[c]];
       const double w = 0.5 * ea.dot(eb) / ea.cross(eb).norm();
       entries.emplace_back(a, b, -w);
       entries.emplace_back(b, a, -w);

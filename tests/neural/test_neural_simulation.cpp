@@ -36,12 +36,12 @@ struct HangingRun {
 };
 
 HangingRun hang(physics::Scene scene, int frames) {
-  const std::vector<physics::Vec3d> rest = scene.positions(0);
+  const std::vector<Vec3d> rest = scene.positions(0);
   HangingRun run;
   std::vector<double> tip;  // mean height of the free end per frame
   for (int f = 0; f < frames; ++f) {
     scene.advance_frame();
-    const std::vector<physics::Vec3d> now = scene.positions(0);
+    const std::vector<Vec3d> now = scene.positions(0);
     double height = 0;
     for (std::size_t v = 0; v < now.size(); ++v) {
       run.finite = run.finite && now[v].allFinite();

@@ -84,7 +84,7 @@ TEST(SubspaceQuality, CotangentLaplacianIsExactForLinearFunctionsOnAFlatPatch) {
   for (int v = 0; v < 25; ++v) x[v] = op.vertices[v].x(), y[v] = op.vertices[v].y();
   const Eigen::VectorXd Lx = op.laplacian * x, Ly = op.laplacian * y;
   for (int v = 0; v < 25; ++v) {
-    const physics::Vec3d& p = op.vertices[v];
+    const Vec3d& p = op.vertices[v];
     if (p.x() > 0.5 && p.x() < 3.5 && p.y() > 0.5 && p.y() < 3.5) {
       EXPECT_NEAR(Lx[v], 0, 1e-9);
       EXPECT_NEAR(Ly[v], 0, 1e-9);

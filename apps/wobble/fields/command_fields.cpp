@@ -3,6 +3,7 @@
 //   wobble fields infer [--model FILE] SHAPE [--points FILE] -o OUT.npy
 //   wobble fields metrics [--model FILE] SHAPE... [--rig CHARACTER]... [--baseline-steps 2000]
 //   wobble fields render [--model FILE] SHAPE -o OUT.png
+//   wobble fields export MODEL.pt -o MODEL.wfield   (command_fields_export.cpp)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -29,6 +30,7 @@
 #include "../commands.hpp"
 #include "../progress.hpp"
 #include "local_ranks.hpp"
+#include "fields_commands.hpp"
 
 namespace wobble::cli {
 
@@ -49,8 +51,8 @@ Mesh load_mesh(const fs::path& file) {
 }
 
 // Query points in the shape's file coordinates: vertices of a mesh file, or Gaussian centres.
-std::vector<physics::Vec3d> load_points(const fs::path& file) {
-  std::vector<physics::Vec3d> points;
+std::vector<Vec3d> load_points(const fs::path& file) {
+  std::vector<Vec3d> points;
   if (file.extension() == ".ply" && physics::is_gaussian_ply(file)) {
     const physics::GaussianCloud cloud = physics::read_gaussian_ply(file);
     for (std::size_t g = 0; g < cloud.count(); ++g) points.push_back(cloud.center(g));
@@ -62,8 +64,8 @@ std::vector<physics::Vec3d> load_points(const fs::path& file) {
 }
 
 // Every `stride`-th vertex, normalised: the points the metrics are computed at.
-std::vector<physics::Vec3d> metric_points(const Mesh& mesh, const physics::Normalization& n, std::size_t limit = 5000) {
-  std::vector<physics::Vec3d> out;
+std::vector<Vec3d> metric_points(const Mesh& mesh, const physics::Normalization& n, std::size_t limit = 5000) {
+  std::vector<Vec3d> out;
   const std::size_t stride = std::max<std::size_t>(1, mesh.vertex_count() / limit);
   for (std::size_t v = 0; v < mesh.vertex_count(); v += stride) out.push_back(n.to_normalized(mesh.positions[v].cast<double>()));
   return out;
@@ -132,7 +134,7 @@ Runner add_infer(CLI::App& app) {
     const auto start = Clock::now();
     const ShapeSample sample = make_shape_sample(mesh, fs::path(o->shape).filename().string(), ShapeSampleOptions{}, 1);
     const auto field = model.fields_for(sample, !o->no_constant);
-    std::vector<physics::Vec3d> points;
+    std::vector<Vec3d> points;
     if (o->points.empty()) for (const Vec3f& p : mesh.positions) points.push_back(p.cast<double>());
     else points = load_points(o->points);
     for (auto& p : points) p = sample.normalization.to_normalized(p);
@@ -149,7 +151,7 @@ Runner add_infer(CLI::App& app) {
 struct MetricShape {
   std::string name;
   ShapeSample sample;
-  std::vector<physics::Vec3d> points, cubature, surface;
+  std::vector<Vec3d> points, cubature, surface;
   Eigen::VectorXd volumes;
   SurfaceOperator surface_operator;
   Eigen::VectorXd bound;  // the K smallest non-zero surface eigenvalues
@@ -168,7 +170,7 @@ MetricShape metric_shape(const fs::path& file, const Mesh& mesh, int K) {
   } catch (const Error& e) {
     fail(file, "{}", e.what());
   }
-  for (const physics::Vec3d& v : s.surface_operator.vertices) s.surface.push_back(s.sample.normalization.to_normalized(v));
+  for (const Vec3d& v : s.surface_operator.vertices) s.surface.push_back(s.sample.normalization.to_normalized(v));
   return s;
 }
 
@@ -231,7 +233,7 @@ Runner add_metrics(CLI::App& app) {
       neural->evaluate(s.points, false);
       add(s, "neural (feed-forward)", *neural, true, seconds_since(start));
       start = Clock::now();
-      std::vector<physics::Vec3d> cover = s.surface;
+      std::vector<Vec3d> cover = s.surface;
       cover.insert(cover.end(), s.cubature.begin(), s.cubature.end());
       physics::EigenmodeOptions eigen;
       eigen.handles = m + 1;
@@ -264,7 +266,7 @@ Runner add_render(CLI::App& app) {
     const NeuralFieldModel model(model_path(o->model));
     Mesh mesh = load_mesh(o->shape);
     const ShapeSample sample = make_shape_sample(mesh, fs::path(o->shape).filename().string(), ShapeSampleOptions{}, 1);
-    std::vector<physics::Vec3d> points;
+    std::vector<Vec3d> points;
     for (Vec3f& p : mesh.positions) {
       p = sample.normalization.to_normalized(p.cast<double>()).cast<float>();
       points.push_back(p.cast<double>());
@@ -289,6 +291,7 @@ Runner add_fields_command(CLI::App& app) {
   add("infer", "predict a shape's fields and write them as .npy (one row per point)", add_infer);
   add("metrics", "Omega_orth, kappa_log, H_spec of the model's fields and of baselines", add_metrics);
   add("render", "draw a shape's fields as colours (PNG)", add_render);
+  add("export", "write a model as .wfield, for the evaluator without LibTorch", add_fields_export);
   return [commands] {
     for (const auto& [sub, runner] : commands)
       if (sub->parsed()) return runner();

@@ -9,7 +9,7 @@ class QuadraticPolynomialField : public physics::SkinningField {
  public:
   int handle_count() const override { return 9; }
   std::string description() const override { return "quadratic polynomials 1, x, y, z, x^2, y^2, z^2, xy, yz"; }
-  physics::FieldValues evaluate(std::span<const physics::Vec3d> points, bool with_gradient = true) const override;
+  physics::FieldValues evaluate(std::span<const Vec3d> points, bool with_gradient = true) const override;
 };
 
 }  // namespace wobble::neural

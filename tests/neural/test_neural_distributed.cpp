@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -112,6 +113,19 @@ double relative_difference(const fs::path& a, const fs::path& b) {
   return difference / scale;
 }
 
+// The processes whose command line mentions `text` (the ranks of a job, by its configuration).
+int processes_mentioning(const std::string& text) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos || std::stoi(name) == getpid()) continue;
+    std::string command = text_of(entry.path() / "cmdline");
+    std::replace(command.begin(), command.end(), '\0', ' ');
+    if (command.find(text) != std::string::npos) ++count;
+  }
+  return count;
+}
+
 }  // namespace
 
 TEST(NeuralDistributed, TorchrunEnvironmentIsReadStrictly) {
@@ -191,6 +205,26 @@ TEST(NeuralDistributed, ProcessesStartsLocalRanksThatTrainLikeOneRank) {
   ASSERT_EQ(finish(one, 240), 0) << text_of(one.log);
   EXPECT_NE(text_of(a.log).find("ranks 2"), std::string::npos) << text_of(a.log);
   EXPECT_EQ(relative_difference(dir / "two/out/model.pt", dir / "single/out/model.pt"), 0.0);
+  fs::remove_all(dir);
+}
+
+TEST(NeuralDistributed, ProcessesPassesATerminationOnToTheRanks) {
+  const fs::path dir = fs::temp_directory_path() / "wobble_distributed_signal";
+  fs::remove_all(dir);
+  const fs::path config = write_config(dir, 1, 100000);
+  const Child launcher = start({"fields", "train", "--processes", "2", config.string()}, 0, 0, 0, dir / "launcher.log");
+  const auto deadline = Clock::now() + std::chrono::seconds(120);
+  while (!fs::exists(dir / "out/losses.csv") && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(fs::exists(dir / "out/losses.csv")) << text_of(launcher.log);
+  ASSERT_EQ(processes_mentioning(config.string()), 3);  // the launcher and its 2 ranks
+  kill(launcher.pid, SIGTERM);
+  EXPECT_EQ(finish(launcher, 30), 128 + SIGTERM) << text_of(launcher.log);
+  int left = processes_mentioning(config.string());
+  for (int wait = 0; wait < 100 && left > 0; ++wait) {  // the ranks exit as the signal reaches them
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    left = processes_mentioning(config.string());
+  }
+  EXPECT_EQ(left, 0) << "ranks kept training after their launcher was terminated";
   fs::remove_all(dir);
 }
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <thread>
 
@@ -65,6 +66,20 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
+// A SIGINT, SIGTERM or SIGHUP sent to the launcher, to be passed on to the ranks (as torchrun
+// does): they are separate processes and would otherwise train on unattended.
+volatile std::sig_atomic_t received_signal = 0;
+
+extern "C" void note_signal(int signal) { received_signal = signal; }
+
+void forward_signals_to_ranks() {
+  struct sigaction action {};
+  action.sa_handler = note_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+}
+
 std::string describe(int status) {
   if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return fmt::format("was killed by signal {}", WTERMSIG(status));
@@ -76,6 +91,7 @@ std::string describe(int status) {
 int run_local_ranks(int processes, const std::vector<std::string>& arguments) {
   if (processes < 1 || processes > 256) fail_plain("--processes: {} is out of range [1, 256]", processes);
   const int port = free_loopback_port();
+  forward_signals_to_ranks();
   std::vector<pid_t> children;
   for (int rank = 0; rank < processes; ++rank) {
     std::vector<std::string> argv{"/proc/self/exe"};
@@ -93,8 +109,15 @@ int run_local_ranks(int processes, const std::vector<std::string>& arguments) {
   int result = 0, running = processes;
   auto failed_at = std::chrono::steady_clock::time_point::max();
   while (running > 0) {
+    if (const int signal = received_signal) {
+      received_signal = 0;
+      spdlog::warn("signal {}: passed on to the {} running ranks", signal, running);
+      for (pid_t c : children)
+        if (c > 0) kill(c, signal);
+      if (result == 0) result = 128 + signal;
+    }
     int status = 0;
-    const pid_t pid = waitpid(-1, &status, failed_at == std::chrono::steady_clock::time_point::max() ? 0 : WNOHANG);
+    const pid_t pid = waitpid(-1, &status, WNOHANG);  // polled, so that a signal is passed on within 0.1 s
     if (pid > 0) {
       --running;
       const int rank = static_cast<int>(std::find(children.begin(), children.end(), pid) - children.begin());

@@ -529,7 +529,7 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
     if ((step + 1) % config.checkpoint_every == 0 || last) {
       write_checkpoint(network, optimizer, checkpoint, optimizer_file, metadata_at(step + 1));
       curves.write_csv(report.csv);
-      curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total", "validation"});
+      curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total", "validation", "validation_quality"});
     }
   }
   report.steps = config.steps;

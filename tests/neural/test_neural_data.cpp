@@ -1,5 +1,6 @@
 // Procedural shapes, shape samples, metrics, the .npy writer and the loss plot.
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -157,6 +158,40 @@ TEST(NeuralLossCurves, CsvRoundTripAndPlot) {
   char magic[8];
   png.read(magic, 8);
   EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+}
+
+TEST(NeuralLossCurves, ACellThatIsNotANumberIsAnErrorNamingItsPlace) {
+  const auto file = std::filesystem::temp_directory_path() / "wobble_bad_losses.csv";
+  std::ofstream(file) << "step,total,validation\n1,2.5,\n2,2abc,1\n";
+  try {
+    read_loss_csv(file, 10);
+    ADD_FAILURE() << "'2abc' was read as a number";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("wobble_bad_losses.csv: line 3, column 'total': '2abc' is not a number"), std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove(file);
+}
+
+// `wobble fields plot`: a run's curves as a PNG of the asked size; a missing column is an error.
+TEST(NeuralLossCurves, PlotCommandDrawsTheCsvsCurves) {
+  const auto dir = std::filesystem::temp_directory_path();
+  LossCurves curves;
+  for (int s = 1; s <= 30; ++s) curves.add(s, {{"lr", 1e-3}, {"smooth", 100.0 / s}, {"validation_quality", 3.0 - s / 30.0}});
+  curves.write_csv(dir / "wobble_plot_losses.csv");
+  const std::string cli = WOBBLE_CLI, csv = (dir / "wobble_plot_losses.csv").string(), png = (dir / "wobble_plot.png").string();
+  std::filesystem::remove(png);
+  ASSERT_EQ(std::system((cli + " fields plot " + csv + " -o " + png + " --width 400 --height 300 > /dev/null").c_str()), 0);
+  std::ifstream in(png, std::ios::binary);
+  unsigned char header[24] = {};
+  in.read(reinterpret_cast<char*>(header), 24);
+  ASSERT_EQ(std::string(reinterpret_cast<char*>(header) + 1, 3), "PNG");
+  const auto big_endian = [&](int at) { return header[at] << 24 | header[at + 1] << 16 | header[at + 2] << 8 | header[at + 3]; };
+  EXPECT_EQ(big_endian(16), 400);  // IHDR width
+  EXPECT_EQ(big_endian(20), 300);  // and height
+  EXPECT_NE(std::system((cli + " fields plot " + csv + " -o " + png + " --series orthogonality 2> /dev/null").c_str()), 0);
+  std::filesystem::remove(csv);
+  std::filesystem::remove(png);
 }
 
 TEST(NeuralShapes, AugmentedCopiesStayInTheNormalisedFrameWithConsistentVolumesAndNormals) {

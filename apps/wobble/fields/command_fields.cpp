@@ -4,6 +4,7 @@
 //   wobble fields metrics [--model FILE] SHAPE... [--rig CHARACTER]... [--baseline-steps 2000]
 //   wobble fields render [--model FILE] SHAPE -o OUT.png
 //   wobble fields export MODEL.pt -o MODEL.wfield   (command_fields_export.cpp)
+//   wobble fields plot LOSSES.csv -o CURVES.png      (command_fields_plot.cpp)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -292,6 +293,7 @@ Runner add_fields_command(CLI::App& app) {
   add("metrics", "Omega_orth, kappa_log, H_spec of the model's fields and of baselines", add_metrics);
   add("render", "draw a shape's fields as colours (PNG)", add_render);
   add("export", "write a model as .wfield, for the evaluator without LibTorch", add_fields_export);
+  add("plot", "draw a training run's loss and validation curves (losses.csv) as a PNG", add_fields_plot);
   return [commands] {
     for (const auto& [sub, runner] : commands)
       if (sub->parsed()) return runner();

@@ -112,7 +112,7 @@ json field_layers(TensorWriter& w, SkinningNetworkImpl& net) {
 
 // The output map of output_transform.cpp in the evaluator's terms (src/physics/field_output.hpp).
 json output_normalization_json(const OutputOptions& output) {
-  if (output.keep > 0) return {{"kind", "rayleigh_ritz"}, {"keep", output.keep}, {"difference_step", output.difference_step}};
+  if (output.keep > 0) return {{"kind", "rayleigh_ritz"}, {"keep", output.keep}};
   if (output.normalization == ColumnNormalization::orthonormal) return {{"kind", "orthonormal"}};
   return {{"kind", "scale"}, {"target", "mean_square_one"}};
 }

@@ -41,17 +41,24 @@ ColumnTransform centred_orthonormal_basis(const torch::Tensor& W) {
 
 ColumnTransform output_transform(const std::function<torch::Tensor(const torch::Tensor&)>& raw, const torch::Tensor& cubature,
                                  const OutputOptions& options) {
-  torch::NoGradGuard no_grad;
-  if (options.keep == 0) return column_transform(raw(cubature), options.normalization);
+  if (options.keep == 0) {
+    torch::NoGradGuard no_grad;
+    return column_transform(raw(cubature), options.normalization);
+  }
   if (options.normalization != ColumnNormalization::orthonormal)
     fail_plain("output_transform: the Rayleigh-Ritz selection needs the orthonormal output");
-  const FieldBatch fields = fields_with_difference_gradients(raw, cubature, options.difference_step);
-  const ColumnTransform basis = centred_orthonormal_basis(fields.W);
+  // Exact (autograd) gradients of the raw fields: central differences would turn float32 rounding
+  // into ~1e-4 of the gradient, which the selection among many candidates amplifies.
+  torch::AutoGradMode enable(true);
+  const torch::Tensor X = cubature.detach().clone().requires_grad_(true);
+  const torch::Tensor W = raw(X);
+  const torch::Tensor dW = spatial_gradients(W, X, false).detach();
+  const ColumnTransform basis = centred_orthonormal_basis(W.detach());
   if (basis.transform.size(1) < options.keep)
     throw DependentFields(fmt::format("neural fields: only {} of the {} candidate fields are independent on {} points, {} needed",
-                                      basis.transform.size(1), fields.W.size(1), cubature.size(0), options.keep));
-  const ColumnTransform kept = rayleigh_ritz(basis, fields.dW, options.keep);
-  return {kept.offset.to(fields.W.scalar_type()), kept.transform.to(fields.W.scalar_type())};
+                                      basis.transform.size(1), W.size(1), cubature.size(0), options.keep));
+  const ColumnTransform kept = rayleigh_ritz(basis, dW, options.keep);
+  return {kept.offset.to(W.scalar_type()), kept.transform.to(W.scalar_type())};
 }
 
 }  // namespace wobble::neural

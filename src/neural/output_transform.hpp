@@ -9,7 +9,7 @@
 //      the Rayleigh-Ritz selection: with Q an orthonormal basis of span[1, W] without the constant
 //      (eigenvectors of the centred fields' Gram matrix, directions below 1e-10 of the largest
 //      eigenvalue dropped; the result depends only on the span) and D = mean over the points of
-//      grad Q^T grad Q (central differences of step h, as training computes gradients), the
+//      grad Q^T grad Q (exact gradients: autograd here, forward mode in the evaluator), the
 //      eigenvectors of the `keep` smallest eigenvalues of D, each direction signed so that its
 //      largest coefficient on the raw fields is positive: the smoothest `keep`-dimensional
 //      subspace of span(Q), orthonormal.
@@ -22,14 +22,13 @@ namespace wobble::neural {
 
 struct OutputOptions {
   ColumnNormalization normalization = ColumnNormalization::scale;
-  int keep = 0;                   // 0: every raw field; else the Rayleigh-Ritz count (orthonormal only)
-  double difference_step = 1e-3;  // h of the gradients the selection uses
+  int keep = 0;  // 0: every raw field; else the Rayleigh-Ritz count (orthonormal only)
 };
 
 // A trained network's options: its normalisation, and its handles when it has candidate fields.
 OutputOptions output_options(const NetworkConfig& network);
 
-// raw: N x 3 -> N x m (no gradient needed); cubature: C x 3. Throws DependentFields when the
+// raw: N x 3 -> N x m (differentiable in its input for the Rayleigh-Ritz selection); cubature: C x 3. Throws DependentFields when the
 // fields cannot be orthonormalised (or fewer than `keep` candidates are independent).
 ColumnTransform output_transform(const std::function<torch::Tensor(const torch::Tensor&)>& raw, const torch::Tensor& cubature,
                                  const OutputOptions& options);

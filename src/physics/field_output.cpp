@@ -53,17 +53,17 @@ FieldOutputTransform centred_basis(const Eigen::MatrixXd& W) {
   return {-mean * T, T};
 }
 
-// W7: the raw fields at the 7C difference points. The `keep` smallest eigenvectors of
-// D = mean over the points of grad Q^T grad Q, Q = the centred orthonormal basis.
-FieldOutputTransform rayleigh_ritz(const Eigen::MatrixXd& W7, int keep, double h, const std::string& source) {
-  const Eigen::Index c = W7.rows() / 7, m = W7.cols();
-  const FieldOutputTransform basis = centred_basis(W7.topRows(c));
+// D = mean over the points of grad Q^T grad Q, Q = the centred orthonormal basis; its `keep`
+// smallest eigenvectors.
+FieldOutputTransform rayleigh_ritz(const Eigen::MatrixXd& W, const std::array<Eigen::MatrixXd, 3>& dW, int keep,
+                                   const std::string& source) {
+  const Eigen::Index c = W.rows(), m = W.cols();
+  const FieldOutputTransform basis = centred_basis(W);
   const Eigen::Index r = basis.transform.cols();
   if (r < keep) fail(source, "only {} of the {} candidate fields are independent on {} points, {} needed", r, m, c, keep);
   Eigen::MatrixXd D = Eigen::MatrixXd::Zero(r, r);
-  for (int axis = 0; axis < 3; ++axis) {
-    const Eigen::MatrixXd dW = (W7.middleRows((2 * axis + 1) * c, c) - W7.middleRows((2 * axis + 2) * c, c)) / (2 * h);
-    const Eigen::MatrixXd dQ = dW * basis.transform;
+  for (const Eigen::MatrixXd& d : dW) {
+    const Eigen::MatrixXd dQ = d * basis.transform;
     D += dQ.transpose() * dQ;
   }
   D /= static_cast<double>(c);
@@ -103,32 +103,15 @@ FieldOutputOptions FieldOutputOptions::from_json(const nlohmann::json& j, int ra
     fail(source, "output_normalization rayleigh_ritz: 'keep' must be the model's {} handles, below the {} raw fields", handles,
          raw_fields);
   o.keep = handles;
-  if (!j.contains("difference_step") || !j["difference_step"].is_number() || !(j["difference_step"].get<double>() > 0) ||
-      !(j["difference_step"].get<double>() < 1))
-    fail(source, "output_normalization rayleigh_ritz: 'difference_step' must be a number in (0, 1)");
-  o.difference_step = j["difference_step"].get<double>();
   return o;
 }
 
-std::vector<Vec3d> difference_points(const std::vector<Vec3d>& X, double h) {
-  std::vector<Vec3d> out = X;
-  out.reserve(7 * X.size());
-  const float step = static_cast<float>(h);
-  for (int axis = 0; axis < 3; ++axis)
-    for (const float sign : {1.0f, -1.0f})
-      for (const Vec3d& p : X) {
-        Vec3d q = p.cast<float>().cast<double>();
-        q[axis] = static_cast<double>(static_cast<float>(p[axis]) + sign * step);
-        out.push_back(q);
-      }
-  return out;
-}
-
-FieldOutputTransform field_output_transform(const Eigen::MatrixXd& W, const FieldOutputOptions& options, const std::string& source) {
+FieldOutputTransform field_output_transform(const Eigen::MatrixXd& W, const std::array<Eigen::MatrixXd, 3>& dW,
+                                            const FieldOutputOptions& options, const std::string& source) {
   if (options.kind == "none") return {Eigen::RowVectorXd::Zero(W.cols()), Eigen::MatrixXd::Identity(W.cols(), W.cols())};
   if (options.kind == "scale") return scale(W, options.target);
   if (options.kind == "orthonormal") return orthonormal(W, source);
-  return rayleigh_ritz(W, options.keep, options.difference_step, source);
+  return rayleigh_ritz(W, dW, options.keep, source);
 }
 
 }  // namespace wobble::physics

@@ -6,15 +6,15 @@
 //   scale         each column to mean square 1 ("mean_square_one") or unit norm ("unit_norm");
 //   orthonormal   [1, W] orthonormalised (Cholesky of its Gram matrix), the constant kept first;
 //   rayleigh_ritz the `keep` smoothest orthonormal combinations of m candidate fields: the
-//                 smallest eigenvectors of the Dirichlet matrix over an orthonormal basis of their
-//                 centred span, each signed so that its largest raw coefficient is positive.
+//                 smallest eigenvectors of the Dirichlet matrix (exact gradients) over an
+//                 orthonormal basis of their centred span, each signed so that its largest raw
+//                 coefficient is positive.
+#include <array>
 #include <string>
-#include <vector>
 
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include <wobble/math.hpp>
 
 namespace wobble::physics {
 
@@ -27,17 +27,14 @@ struct FieldOutputTransform {
 // or inconsistent with the raw field count).
 struct FieldOutputOptions {
   std::string kind = "none", target = "mean_square_one";
-  int keep = 0;                   // rayleigh_ritz only
-  double difference_step = 1e-3;  // rayleigh_ritz only: h of the central differences
+  int keep = 0;  // rayleigh_ritz only
+  bool needs_gradients() const { return kind == "rayleigh_ritz"; }
   static FieldOutputOptions from_json(const nlohmann::json& normalization, int raw_fields, int handles, const std::string& source);
 };
 
-// The points at which rayleigh_ritz needs the raw fields: [X; X + h e_x; X - h e_x; X + h e_y;
-// X - h e_y; X + h e_z; X - h e_z], each shift added in float32 as LibTorch adds it.
-std::vector<Vec3d> difference_points(const std::vector<Vec3d>& X, double h);
-
-// W: the raw fields at the C cubature points (kinds but rayleigh_ritz), or at the 7C
-// difference_points (rayleigh_ritz). Throws Error naming `source` for dependent fields.
-FieldOutputTransform field_output_transform(const Eigen::MatrixXd& W, const FieldOutputOptions& options, const std::string& source);
+// W: the raw fields at the C cubature points; dW their exact spatial gradients there (only for
+// the kinds that need_gradients()). Throws Error naming `source` for dependent fields.
+FieldOutputTransform field_output_transform(const Eigen::MatrixXd& W, const std::array<Eigen::MatrixXd, 3>& dW,
+                                            const FieldOutputOptions& options, const std::string& source);
 
 }  // namespace wobble::physics

@@ -60,12 +60,12 @@ std::shared_ptr<const SkinningField> FieldNetwork::fields_for(const ShapeSample&
   std::shared_ptr<const FieldNetwork> self = shared_from_this();
   std::shared_ptr<const Shape> encoded = encode(shape.surface);
   const FieldOutputOptions& output = *output_;
-  const std::vector<Vec3d> cubature = cubature_points(shape);
   Eigen::MatrixXd raw;
-  raw_fields(*encoded, output.kind == "rayleigh_ritz" ? difference_points(cubature, output.difference_step) : cubature, raw, nullptr);
+  std::array<Eigen::MatrixXd, 3> raw_gradient;
+  raw_fields(*encoded, cubature_points(shape), raw, output.needs_gradients() ? &raw_gradient : nullptr);
   const std::string name = std::filesystem::path(source_).filename().string();
-  return std::make_shared<NetworkField>(self, std::move(encoded), field_output_transform(raw, output, source_), constant_column,
-                                        "neural fields (" + name + ", " + shape.name + ")");
+  return std::make_shared<NetworkField>(self, std::move(encoded), field_output_transform(raw, raw_gradient, output, source_),
+                                        constant_column, "neural fields (" + name + ", " + shape.name + ")");
 }
 
 std::shared_ptr<const SkinningField> FieldNetwork::fields_for(const Mesh& mesh, bool constant_column) const {

@@ -25,8 +25,9 @@ namespace {
 
 const fs::path kModels = fs::path(WOBBLE_SOURCE_DIR) / "models";
 constexpr double kTolerance = 1e-5;
-// The Rayleigh-Ritz selection takes gradients by float32 central differences of step 1e-3 in both
-// evaluators: 1e-7 relative rounding in the fields becomes ~1e-4 in those gradients.
+// The Rayleigh-Ritz selection amplifies the evaluators' float32 rounding (1e-7) by its whitening
+// of many nearly dependent candidates and by nearly equal eigenvalues: 2.4e-4 measured on the
+// shipped model's 64 candidates over its 30 shapes.
 constexpr double kCandidateTolerance = 1e-3;
 
 // The largest difference in any column, relative to that column's largest magnitude in `expected`.
@@ -221,6 +222,7 @@ TEST(FieldExport, SimulationTrajectoryIsTheSameWithEitherEvaluator) {
     }
   }
   EXPECT_GT(motion, 0.01);  // the box does sag
-  EXPECT_LT(worst, 1e-5);
+  // Exact output maps agree to float rounding; a Rayleigh-Ritz subspace to its span (above).
+  EXPECT_LT(worst, network->raw_field_count() > network->handles() ? 5e-5 : 1e-5);
   std::printf("300 steps: largest vertex difference %.2e of the size (largest motion %.3f)\n", worst, motion);
 }

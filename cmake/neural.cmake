@@ -12,6 +12,10 @@ target_compile_options(wobble_neural PUBLIC ${WOBBLE_TORCH_FLAGS})
 target_compile_definitions(wobble_neural PRIVATE WOBBLE_DEFAULT_MODEL="${PROJECT_SOURCE_DIR}/models/physskin_small.pt"
   WOBBLE_DEFAULT_RIG_MODEL="${PROJECT_SOURCE_DIR}/models/physskin_clonk_rig.pt")
 target_precompile_headers(wobble_neural PRIVATE <torch/torch.h>)
+# Data-parallel training: LibTorch's c10d process group on Gloo (Debian's libtorch is built with
+# it and its target defines USE_C10D_GLOO; the header includes Gloo's own headers, libgloo-dev).
+find_library(WOBBLE_GLOO_LIBRARY gloo REQUIRED)
+target_link_libraries(wobble_neural PRIVATE ${WOBBLE_GLOO_LIBRARY})
 
 file(GLOB WOBBLE_FIELDS_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/apps/wobble/fields/*.cpp)
 target_sources(wobble PRIVATE ${WOBBLE_FIELDS_CLI_SOURCES})
@@ -29,7 +33,8 @@ if(WOBBLE_BUILD_TESTS)
   target_compile_definitions(wobble_neural_tests PRIVATE
     WOBBLE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     WOBBLE_SHARED_ASSETS="${PROJECT_SOURCE_DIR}/../shared/assets"
-    WOBBLE_BUNDLED_ASSETS="${WOBBLE_BUNDLED_ASSETS}")
-  add_dependencies(wobble_neural_tests bundled_assets)
+    WOBBLE_BUNDLED_ASSETS="${WOBBLE_BUNDLED_ASSETS}"
+    WOBBLE_CLI="$<TARGET_FILE:wobble>")
+  add_dependencies(wobble_neural_tests bundled_assets wobble)
   gtest_discover_tests(wobble_neural_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

@@ -16,8 +16,9 @@ core_packages=(
   libepoxy-dev libegl-dev libgl1-mesa-dri libglfw3-dev libimgui-dev ffmpeg
   # Python package; Dask's distributed scheduler for `wobble batch --scheduler` (docs/batch.md)
   pybind11-dev python3-dev python3-numpy python3-distributed
-  # neural skinning fields (OpenBLAS: the reference BLAS is 4-5x slower)
-  libtorch-dev libopenblas0-openmp
+  # neural skinning fields (OpenBLAS: the reference BLAS is 4-5x slower; Gloo's headers for
+  # LibTorch's c10d process group, data-parallel training)
+  libtorch-dev libopenblas0-openmp libgloo-dev
 )
 test_packages=(
   libgtest-dev libbenchmark-dev assimp-testmodels assimp-utils nodejs npm

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include <Eigen/Eigenvalues>
 #include <gtest/gtest.h>
 
 #include <wobble/error.hpp>
@@ -47,7 +48,92 @@ FieldNetworkFile tiny_network() {
   return f;
 }
 
+// raw candidate fields = W2 tanh(W1 x + b1) (6 hidden, 4 candidates), of which the output keeps
+// the 2 smoothest directions.
+FieldNetworkFile candidate_network() {
+  FieldNetworkFile f = tiny_network();
+  f.description["handles"] = 2;
+  f.description["output_normalization"] = {{"kind", "rayleigh_ritz"}, {"keep", 2}};
+  // Fixed pseudo-random entries in [-1, 1] (a quadratic phase: a linear one gives rank-2 matrices).
+  auto entry = [](int i, double seed) { return static_cast<float>(std::sin(seed + 12.9898 * i + 4.1414 * i * i)); };
+  std::vector<float> w1, b1, w2;
+  for (int i = 0; i < 18; ++i) w1.push_back(1.5f * entry(i, 0.3));
+  for (int i = 0; i < 6; ++i) b1.push_back(0.5f * entry(i, 1.7));
+  for (int i = 0; i < 24; ++i) w2.push_back(entry(i, 2.9));
+  f.tensors["w1"] = tensor({6, 3}, w1);
+  f.tensors["b1"] = tensor({6}, b1);
+  f.tensors["w2"] = tensor({4, 6}, w2);
+  return f;
+}
+
+// Mean over the points of the centred values' Gram matrix and of the gradients' Gram matrix.
+struct Grams {
+  Eigen::MatrixXd values, gradients;
+};
+Grams grams(const Eigen::MatrixXd& W, const std::array<Eigen::MatrixXd, 3>& dW) {
+  const auto n = static_cast<double>(W.rows());
+  const Eigen::MatrixXd centred = W.rowwise() - W.colwise().mean();
+  Grams g{centred.transpose() * centred / n, Eigen::MatrixXd::Zero(W.cols(), W.cols())};
+  for (const Eigen::MatrixXd& d : dW) g.gradients += d.transpose() * d / n;
+  return g;
+}
+
 }  // namespace
+
+TEST(FieldNetwork, RayleighRitzKeepsTheSmoothestOrthonormalSubspaceOfTheCandidates) {
+  const auto network = std::make_shared<FieldNetwork>(candidate_network(), "candidates", 1);
+  ASSERT_EQ(network->handles(), 2);
+  ASSERT_EQ(network->raw_field_count(), 4);
+  const ShapeSample sample = make_shape_sample(test::box_mesh(1.0f, 0.5f, 0.3f), "box", network->sample_options(), 1);
+  const std::vector<Vec3d> cubature = cubature_points(sample);
+  const auto field = network->fields_for(sample, true);
+  ASSERT_EQ(field->handle_count(), 3);
+  const FieldValues out = field->evaluate(cubature, true);
+  // [1, W'] orthonormal in the mean over the cubature points.
+  const Eigen::MatrixXd gram = out.W.transpose() * out.W / static_cast<double>(out.W.rows());
+  EXPECT_LT((gram - Eigen::MatrixXd::Identity(3, 3)).cwiseAbs().maxCoeff(), 1e-9);
+  // Its Dirichlet trace is the Rayleigh-Ritz optimum over span[1, raw]: the sum of the 2 smallest
+  // generalised eigenvalues of (gradient Gram, centred Gram) of the raw candidates, computed here
+  // by another solver.
+  Eigen::MatrixXd raw;
+  std::array<Eigen::MatrixXd, 3> raw_gradient;
+  network->raw_fields(*network->encode(sample.surface), cubature, raw, &raw_gradient);
+  const Grams r = grams(raw, raw_gradient);
+  const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> optimum(r.gradients, r.values);
+  const double best = optimum.eigenvalues().head(2).sum(), worst = optimum.eigenvalues().tail(2).sum();
+
+  const Grams kept = grams(out.W.rightCols(2), {out.dW[0].rightCols(2), out.dW[1].rightCols(2), out.dW[2].rightCols(2)});
+  EXPECT_NEAR(kept.gradients.trace(), best, 1e-9 * best);
+  EXPECT_GT(worst, 1.5 * best);  // not a trivial case: the choice matters
+  // Each kept field lies in span[1, raw] (least squares residual), signed by its largest raw coefficient.
+  Eigen::MatrixXd basis(raw.rows(), 5);
+  basis << Eigen::VectorXd::Ones(raw.rows()), raw;
+  const Eigen::MatrixXd coefficients = basis.colPivHouseholderQr().solve(out.W.rightCols(2));
+  EXPECT_LT((basis * coefficients - out.W.rightCols(2)).norm(), 1e-9 * out.W.rightCols(2).norm());
+  for (int k = 0; k < 2; ++k) {
+    Eigen::Index largest = 0;
+    coefficients.col(k).tail(4).cwiseAbs().maxCoeff(&largest);
+    EXPECT_GT(coefficients(1 + largest, k), 0) << "field " << k;
+  }
+}
+
+TEST(FieldNetwork, RayleighRitzDescriptionsAreChecked) {
+  FieldNetworkFile all = candidate_network();
+  all.description["output_normalization"]["keep"] = 4;
+  EXPECT_NE(error_text([&] { FieldNetwork(all, "all.wfield"); }).find("all.wfield: output_normalization rayleigh_ritz: 'keep'"),
+            std::string::npos);
+  FieldNetworkFile none = candidate_network();
+  none.description["output_normalization"].erase("keep");
+  EXPECT_NE(error_text([&] { FieldNetwork(none, "none.wfield"); }).find("'keep' must be the model's 2 handles"), std::string::npos);
+  FieldNetworkFile plain = candidate_network();
+  plain.description["output_normalization"] = {{"kind", "orthonormal"}};
+  EXPECT_NE(error_text([&] { FieldNetwork(plain, "plain.wfield"); }).find("the last layer gives 4 columns, the model has 2 handles"),
+            std::string::npos);
+  FieldNetworkFile unknown = candidate_network();
+  unknown.description["output_normalization"] = {{"kind", "whiten"}};
+  EXPECT_NE(error_text([&] { FieldNetwork(unknown, "unknown.wfield"); }).find("unknown output_normalization kind 'whiten'"),
+            std::string::npos);
+}
 
 TEST(FieldNetwork, HandBuiltNetworkMatchesItsClosedForm) {
   const auto network = std::make_shared<FieldNetwork>(tiny_network(), "tiny", 1);
@@ -93,7 +179,8 @@ TEST(FieldNetwork, ShippedModelGradientsMatchCentralDifferences) {
 
 TEST(FieldNetwork, ShippedModelIsOrthonormalOverTheCubaturePointsWithTheConstantFirst) {
   const auto network = FieldNetwork::load(kShipped);
-  EXPECT_EQ(network->description().at("output_normalization").at("kind"), "orthonormal");
+  const std::string kind = network->description().at("output_normalization").at("kind");
+  EXPECT_TRUE(kind == "orthonormal" || kind == "rayleigh_ritz") << kind;  // both give [1, W] orthonormal
   const ShapeSample sample = make_shape_sample(test::box_mesh(1.0f, 0.3f, 0.5f), "box", network->sample_options(), 1);
   const auto field = network->fields_for(sample, true);
   ASSERT_EQ(field->handle_count(), network->handles() + 1);

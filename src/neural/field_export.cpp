@@ -6,6 +6,8 @@
 #include <wobble/neural/field_export.hpp>
 #include <wobble/physics/shape_sample.hpp>
 
+#include "output_transform.hpp"
+
 namespace wobble::neural {
 
 namespace {
@@ -85,7 +87,7 @@ json encoder_layers(TensorWriter& w, SkinningNetworkImpl& net) {
   layers.push_back(save("latents"));
   attention_block(w, layers, "decoder_self", *net.decoder_self, "latents", c.heads);
   layers.push_back(save("latents"));
-  layers.push_back({{"op", "constant"}, {"tensor", w.add("handle_tokens", {c.handles, c.width})}});
+  layers.push_back({{"op", "constant"}, {"tensor", w.add("handle_tokens", {c.output_fields(), c.width})}});
   attention_block(w, layers, "handle_cross", *net.handle_cross, "latents", c.heads);
   return layers;
 }
@@ -108,6 +110,13 @@ json field_layers(TensorWriter& w, SkinningNetworkImpl& net) {
   return layers;
 }
 
+// The output map of output_transform.cpp in the evaluator's terms (src/physics/field_output.hpp).
+json output_normalization_json(const OutputOptions& output) {
+  if (output.keep > 0) return {{"kind", "rayleigh_ritz"}, {"keep", output.keep}};
+  if (output.normalization == ColumnNormalization::orthonormal) return {{"kind", "orthonormal"}};
+  return {{"kind", "scale"}, {"target", "mean_square_one"}};
+}
+
 }  // namespace
 
 physics::FieldNetworkFile export_field_network(SkinningNetwork& network, const json& metadata, const std::string& source_name) {
@@ -124,7 +133,7 @@ physics::FieldNetworkFile export_field_network(SkinningNetwork& network, const j
       {"shape_sample",
        {{"surface_points", sampling.surface_points}, {"cubature_points", sampling.cubature_points},
         {"grid_resolution", sampling.grid_resolution}, {"seed", 1}}},
-      {"output_normalization", c.orthonormal_output ? json{{"kind", "orthonormal"}} : json{{"kind", "scale"}, {"target", "mean_square_one"}}},
+      {"output_normalization", output_normalization_json(output_options(c))},
       {"encoder", {{"input", "surface"}, {"output", "handle_latents"}, {"layers", encoder_layers(writer, *network)}}},
       {"field", {{"input", "points"}, {"layers", field_layers(writer, *network)}}}};
   writer.file.description = std::move(description);

@@ -13,6 +13,7 @@
 #include <wobble/atomic_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/image.hpp>
+#include <wobble/parse.hpp>
 
 namespace wobble::neural {
 
@@ -79,16 +80,18 @@ LossCurves read_loss_csv(const std::filesystem::path& file, int up_to_step) {
     std::string cell;
     while (std::getline(ss, cell, ',')) header.push_back(cell);
   }
-  while (std::getline(in, line)) {
+  if (header.empty() || header[0] != "step") fail(file, "is not a loss CSV (its first column must be 'step')");
+  for (int row = 2; std::getline(in, line); ++row) {
     std::stringstream ss(line);
     std::string cell;
     std::vector<std::pair<std::string, double>> values;
-    int step = 0;
+    std::int64_t step = 0;
     for (std::size_t c = 0; std::getline(ss, cell, ',') && c < header.size(); ++c) {
-      if (c == 0) step = std::atoi(cell.c_str());
-      else values.emplace_back(header[c], cell.empty() ? std::nan("") : std::atof(cell.c_str()));
+      const std::string where = fmt::format("{}: line {}, column '{}'", file.string(), row, header[c]);
+      if (c == 0) step = parse_integer(cell, where, 0, std::numeric_limits<int>::max());
+      else values.emplace_back(header[c], cell.empty() ? std::nan("") : parse_real(cell, where));  // empty: not finite
     }
-    if (step <= up_to_step) curves.add(step, values);
+    if (step <= up_to_step) curves.add(static_cast<int>(step), values);
   }
   return curves;
 }

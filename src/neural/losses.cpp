@@ -46,7 +46,8 @@ ColumnTransform column_transform(const torch::Tensor& W, ColumnNormalization nor
   const auto [L, info] = torch::linalg_cholesky_ex(G);
   // L_ii / sqrt(G_ii): the part of field i independent of the ones before it, relative to its size.
   if (info.item<int>() != 0 || (L.diagonal() / G.diagonal().sqrt()).min().item<double>() < 1e-5)
-    fail("neural fields", "the {} fields are linearly dependent on {} points: they cannot be orthonormalised", m, n);
+    throw DependentFields(
+        fmt::format("neural fields: the {} fields are linearly dependent on {} points: they cannot be orthonormalised", m, n));
   const torch::Tensor inverse = torch::linalg::solve_triangular(L.t(), torch::eye(m + 1, G.options()), /*upper=*/true,
                                                                   /*left=*/true, /*unitriangular=*/false);
   return {inverse.slice(0, 0, 1).slice(1, 1).to(W.scalar_type()), inverse.slice(0, 1).slice(1, 1).to(W.scalar_type())};

@@ -7,6 +7,8 @@
 
 #include <torch/torch.h>
 
+#include <wobble/error.hpp>
+
 namespace wobble::neural {
 
 struct FieldBatch {
@@ -40,8 +42,8 @@ inline ColumnNormalization output_normalization(bool orthonormal) {
 // a normalisation (scale or orthonormal), computed from the fields W (N x m) at the points; differentiable, so in
 // training it is part of the graph. Orthonormal: with G = [1, W]^T [1, W] / N = L L^T, [1, W]
 // L^-T keeps the constant column 1 (G_00 = 1), makes the columns orthonormal in the mean-square
-// product and leaves the span of [1, W] unchanged. Throws Error when the fields are linearly
-// dependent (G not positive definite).
+// product and leaves the span of [1, W] unchanged. Throws DependentFields when the fields are
+// linearly dependent (G not positive definite).
 struct ColumnTransform {
   torch::Tensor offset, transform;
   torch::Tensor apply(const torch::Tensor& W) const { return offset + torch::mm(W, transform); }
@@ -50,6 +52,11 @@ struct ColumnTransform {
   }
 };
 ColumnTransform column_transform(const torch::Tensor& W, ColumnNormalization normalization);
+
+// What column_transform throws for linearly dependent fields (training skips such a batch).
+struct DependentFields : Error {
+  using Error::Error;
+};
 
 // The batch's fields for the losses: the normalisation applied on the fly, then optionally the
 // constant column 1 first.

@@ -26,7 +26,7 @@ void read_key(const nlohmann::json& j, const char* key, T& value, const std::str
 nlohmann::json NetworkConfig::to_json() const {
   return {{"width", width},   {"latents", latents}, {"encoder_layers", encoder_layers}, {"heads", heads},
           {"handles", handles}, {"octaves", octaves}, {"mlp_blocks", mlp_blocks},       {"oni", oni},
-          {"oni_iterations", oni_iterations}, {"orthonormal_output", orthonormal_output}};
+          {"oni_iterations", oni_iterations}, {"orthonormal_output", orthonormal_output}, {"candidate_fields", candidate_fields}};
 }
 
 NetworkConfig NetworkConfig::from_json(const nlohmann::json& j, const std::string& source) {
@@ -44,12 +44,16 @@ NetworkConfig NetworkConfig::from_json(const nlohmann::json& j, const std::strin
   read_key(j, "oni", c.oni, source);
   read_key(j, "oni_iterations", c.oni_iterations, source);
   read_key(j, "orthonormal_output", c.orthonormal_output, source);
+  read_key(j, "candidate_fields", c.candidate_fields, source);
   if (c.width < 4 || c.width > 1024 || c.heads < 1 || c.width % c.heads != 0)
     fail(source, "network width must be in [4, 1024] and divisible by heads");
   if (c.latents < 1 || c.handles < 1 || c.handles > 256 || c.octaves < 0 || c.octaves > 16 || c.encoder_layers < 0 ||
       c.mlp_blocks < 0 || c.oni_iterations < 1)
     fail(source, "network sizes out of range (latents >= 1, 1 <= handles <= 256, 0 <= octaves <= 16)");
-  if (c.handles > c.width) fail(source, "handles ({}) cannot exceed width ({}) with orthonormal output rows", c.handles, c.width);
+  if (c.candidate_fields != 0 && (c.candidate_fields <= c.handles || !c.orthonormal_output))
+    fail(source, "candidate_fields ({}) must be 0, or above handles ({}) with orthonormal_output", c.candidate_fields, c.handles);
+  if (c.output_fields() > c.width)
+    fail(source, "the {} output fields cannot exceed width ({}) with orthonormal output rows", c.output_fields(), c.width);
   return c;
 }
 
@@ -96,7 +100,7 @@ SkinningNetworkImpl::SkinningNetworkImpl(const NetworkConfig& c) : config(c) {
   point_embed = register_module("point_embed", torch::nn::Linear(pe + 3, d));
   query_embed = register_module("query_embed", torch::nn::Linear(pe, d));
   shape_tokens = register_parameter("shape_tokens", 0.5 * torch::randn({c.latents, 1, d}));
-  handle_tokens = register_parameter("handle_tokens", 0.5 * torch::randn({c.handles, 1, d}));
+  handle_tokens = register_parameter("handle_tokens", 0.5 * torch::randn({c.output_fields(), 1, d}));
   encoder_cross = register_module("encoder_cross", AttentionBlock(d, c.heads));
   encoder_self = register_module("encoder_self", torch::nn::ModuleList());
   for (int l = 0; l < c.encoder_layers; ++l) encoder_self->push_back(AttentionBlock(d, c.heads));
@@ -110,7 +114,7 @@ SkinningNetworkImpl::SkinningNetworkImpl(const NetworkConfig& c) : config(c) {
     mlp_blocks->push_back(torch::nn::Linear(d, d));
   }
   // Rows start orthonormal (a random orthogonal matrix), so ONI starts near its fixed point.
-  output_raw = register_parameter("output", std::get<0>(torch::linalg::qr(torch::randn({d, c.handles}))).t().contiguous());
+  output_raw = register_parameter("output", std::get<0>(torch::linalg::qr(torch::randn({d, c.output_fields()}))).t().contiguous());
 }
 
 torch::Tensor SkinningNetworkImpl::encode(const torch::Tensor& surface) {

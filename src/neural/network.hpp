@@ -21,6 +21,11 @@ struct NetworkConfig {
   // The output columns [1, W] orthonormalised over the points (the batch in training, the shape's
   // cubature points at inference) instead of only scaled: see ColumnNormalization in losses.hpp.
   bool orthonormal_output = false;
+  // 0, or more raw fields than handles (needs orthonormal_output): all of them are trained, and
+  // each shape keeps the `handles` smoothest directions of their span (Rayleigh-Ritz over its
+  // cubature points, output_transform.hpp).
+  int candidate_fields = 0;
+  int output_fields() const { return candidate_fields > 0 ? candidate_fields : handles; }  // raw fields
 
   nlohmann::json to_json() const;
   // Unknown keys and out-of-range sizes throw Error naming `source`.
@@ -50,9 +55,9 @@ struct SkinningNetworkImpl : torch::nn::Module {
   explicit SkinningNetworkImpl(const NetworkConfig& config);
   // Handle latents F_h (m x 1 x d) of a shape from its surface cloud (N x 6), eqs. 2-3.
   torch::Tensor encode(const torch::Tensor& surface);
-  // W(X) (N x m) given the handle latents, eqs. 4-5 and the ONI output layer.
+  // W(X) (N x output_fields) given the handle latents, eqs. 4-5 and the ONI output layer.
   torch::Tensor fields(const torch::Tensor& handle_latents, const torch::Tensor& points);
-  torch::Tensor output_weight();  // the (orthogonalised) m x width last layer
+  torch::Tensor output_weight();  // the (orthogonalised) output_fields x width last layer
 
   NetworkConfig config;
   torch::nn::Linear point_embed{nullptr}, query_embed{nullptr}, mlp_in{nullptr};

@@ -51,8 +51,7 @@ std::shared_ptr<physics::SkinningField> NeuralFieldModel::fields_for(const Shape
   const torch::Tensor latents = impl_->network->encode(surface);
   std::shared_ptr<Impl> impl = impl_;
   auto raw = [impl, latents](const torch::Tensor& X) { return impl->network->fields(latents, X); };
-  return std::make_shared<TorchField>(raw, cubature, output_normalization(impl_->network->config.orthonormal_output),
-                                      constant_column,
+  return std::make_shared<TorchField>(raw, cubature, output_options(impl_->network->config), constant_column,
                                       "neural fields (" + impl_->file.filename().string() + ", " + shape.name + ")");
 }
 

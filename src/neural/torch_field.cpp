@@ -9,11 +9,10 @@ namespace {
 constexpr std::int64_t kChunk = 4096;
 }
 
-TorchField::TorchField(RawFields raw, const torch::Tensor& calibration, ColumnNormalization normalization,
-                       bool constant_column, std::string description)
+TorchField::TorchField(RawFields raw, const torch::Tensor& calibration, const OutputOptions& output, bool constant_column,
+                       std::string description)
     : raw_(std::move(raw)), constant_column_(constant_column), description_(std::move(description)) {
-  torch::NoGradGuard no_grad;
-  normalize_ = column_transform(raw_(calibration), normalization);
+  normalize_ = output_transform(raw_, calibration, output);
 }
 
 physics::FieldValues TorchField::evaluate(std::span<const Vec3d> points, bool with_gradient) const {
@@ -32,10 +31,12 @@ physics::FieldValues TorchField::evaluate(std::span<const Vec3d> points, bool wi
       for (int c = 0; c < 3; ++c) x[p][c] = static_cast<float>(points[static_cast<std::size_t>(start + p)][c]);
     torch::Tensor W, dW;
     if (with_gradient) {
+      // The gradients of the mapped fields: one backward pass per kept field, not per raw field
+      // (a Rayleigh-Ritz model has 8 of 64).
       X.requires_grad_(true);
-      W = raw_(X);
-      dW = normalize_.apply_to_gradients(spatial_gradients(W, X, false).detach());
-      W = normalize_.apply(W.detach());
+      W = normalize_.apply(raw_(X));
+      dW = spatial_gradients(W, X, false).detach();
+      W = W.detach();
     } else {
       torch::NoGradGuard no_grad;
       W = normalize_.apply(raw_(X));

@@ -1,12 +1,14 @@
-// PISSL training loop (PhysSkin++ III-C) and the per-object baseline, sharing one loss step.
+// PISSL training loop (PhysSkin++ III-C), data-parallel over ranks, and the per-object baseline,
+// sharing one loss step.
 #include <wobble/neural/training.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <numbers>
 #include <optional>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -14,12 +16,14 @@
 #include <wobble/error.hpp>
 #include <wobble/io.hpp>
 #include <wobble/neural/loss_plot.hpp>
-#include <wobble/neural/shape_generator.hpp>
-#include <wobble/physics/rig_weights_field.hpp>
+#include <wobble/neural/subspace_quality.hpp>
 
+#include "distributed.hpp"
 #include "losses.hpp"
 #include "network.hpp"
+#include "output_transform.hpp"
 #include "torch_field.hpp"
+#include "training_shapes.hpp"
 
 namespace wobble::neural {
 
@@ -46,13 +50,6 @@ void reject_unknown(const json& j, std::initializer_list<const char*> keys, cons
   }
 }
 
-torch::Tensor to_tensor(const Eigen::MatrixXf& m) {
-  return torch::from_blob(const_cast<float*>(m.data()), {m.cols(), m.rows()}, torch::kFloat32).t().contiguous();
-}
-torch::Tensor to_tensor(const Eigen::VectorXf& v) {
-  return torch::from_blob(const_cast<float*>(v.data()), {v.size()}, torch::kFloat32).clone();
-}
-
 // The losses of one batch, each already weighted; undefined when switched off.
 struct BatchLosses {
   torch::Tensor smooth, potential, orthogonality, complementarity;
@@ -61,6 +58,11 @@ struct BatchLosses {
     for (const torch::Tensor* t : {&smooth, &potential, &orthogonality, &complementarity})
       if (t->defined()) out.push_back(*t);
     return out;
+  }
+  // (smooth, potential, orthogonality, complementarity), zero where switched off.
+  torch::Tensor values() const {
+    auto value = [](const torch::Tensor& t) { return t.defined() ? t.item<double>() : 0.0; };
+    return torch::tensor({value(smooth), value(potential), value(orthogonality), value(complementarity)}, torch::kFloat64);
   }
 };
 
@@ -73,17 +75,17 @@ ColumnNormalization normalization_of(const TrainingConfig& config) {
   return config.losses.normalize ? output_normalization_of(config) : ColumnNormalization::none;
 }
 
-// Losses at a random batch of the shape's cubature points, fields given by `raw` (N x 3 -> N x m).
-BatchLosses batch_losses(const TorchField::RawFields& raw, const torch::Tensor& cubature, const torch::Tensor& volumes,
-                         const TrainingConfig& config, double blend, bool create_graph,
-                         const torch::Tensor& rig_weights = {}) {
+// Losses at a random batch of the shape's cubature points (drawn with `generator`), fields given
+// by `raw` (N x 3 -> N x m).
+BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& shape, const TrainingConfig& config, double blend,
+                         bool create_graph, at::Generator& generator) {
   const LossOptions& o = config.losses;
-  const auto available = cubature.size(0);
+  const auto available = shape.cubature.size(0);
   const auto n = std::min<std::int64_t>(config.batch_points, available);
-  const torch::Tensor index = torch::randperm(available, torch::kLong).slice(0, 0, n);
+  const torch::Tensor index = torch::randperm(available, generator, torch::kLong).slice(0, 0, n);
   const bool need_gradient = o.smooth || o.potential, by_autograd = need_gradient && o.autograd_gradients;
-  const torch::Tensor X = cubature.index_select(0, index).clone().requires_grad_(by_autograd);
-  const torch::Tensor V = volumes.index_select(0, index);
+  const torch::Tensor X = shape.cubature.index_select(0, index).clone().requires_grad_(by_autograd);
+  const torch::Tensor V = shape.volumes.index_select(0, index);
   FieldBatch computed;
   if (need_gradient && !by_autograd) {
     computed = fields_with_difference_gradients(raw, X, o.difference_step);
@@ -98,45 +100,61 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const torch::Tensor& 
   // Orthonormalised columns make L_orth zero up to rounding; its unit-normalised rounding noise
   // would take a full share of a ConFIG step, so it is left out.
   if (o.orthogonality && normalization != ColumnNormalization::orthonormal) out.orthogonality = o.weight_orthogonality * orthogonality_loss(fields);
-  if (rig_weights.defined()) {
+  if (shape.rig_weights.defined()) {
     // The learned (complementary) columns only; divided by N^2 so the weight is batch-size free.
     out.complementarity = o.weight_complementarity / static_cast<double>(n * n) *
-                          complementarity_loss(fields.W.slice(1, 1), X.detach(), rig_weights.index_select(0, index));
+                          complementarity_loss(fields.W.slice(1, 1), X.detach(), shape.rig_weights.index_select(0, index));
   }
   if (o.potential) {
     const double E = o.youngs_modulus, nu = o.poisson_ratio;
     const double mu = E / (2 * (1 + nu)), lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
-    const torch::Tensor Z = config.z_sigma * torch::randn({config.z_samples, fields.W.size(1), 3, 4});
+    const torch::Tensor Z = config.z_sigma * torch::randn({config.z_samples, fields.W.size(1), 3, 4}, generator);
     out.potential = o.weight_potential * potential_loss(fields, X, V, Z, mu, lambda, blend);
   }
   return out;
 }
 
-// One optimiser step: ConFIG combination of the loss gradients, or their plain sum.
-void apply_gradients(const BatchLosses& losses, torch::optim::Optimizer& optimizer,
-                     const std::vector<torch::Tensor>& parameters, bool use_config) {
-  optimizer.zero_grad();
-  const std::vector<torch::Tensor> active = losses.active();
-  if (active.empty()) return;
-  if (!use_config || active.size() == 1) {
-    torch::Tensor total = active.front();
-    for (std::size_t i = 1; i < active.size(); ++i) total = total + active[i];
-    total.backward();
-    return;
+bool per_loss_of(const TrainingConfig& config) { return config.losses.config; }
+
+// The gradients one step combines, flattened over the parameters: one per active loss for
+// ConFIG, else the gradient of their sum (one backward pass).
+std::vector<torch::Tensor> loss_gradients(const BatchLosses& losses, const std::vector<torch::Tensor>& parameters, bool per_loss) {
+  std::vector<torch::Tensor> terms = losses.active();
+  if (terms.empty()) fail_plain("training: every loss is switched off");
+  if (!per_loss) {
+    torch::Tensor total = terms.front();
+    for (std::size_t i = 1; i < terms.size(); ++i) total = total + terms[i];
+    terms = {total};
   }
   std::vector<torch::Tensor> flat;
-  for (std::size_t i = 0; i < active.size(); ++i) {
-    const auto grads = torch::autograd::grad({active[i]}, parameters, {}, /*retain_graph=*/i + 1 < active.size(),
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const auto grads = torch::autograd::grad({terms[i]}, parameters, {}, /*retain_graph=*/i + 1 < terms.size(),
                                              /*create_graph=*/false, /*allow_unused=*/true);
     std::vector<torch::Tensor> pieces;
     for (std::size_t p = 0; p < parameters.size(); ++p)
       pieces.push_back(grads[p].defined() ? grads[p].reshape(-1) : torch::zeros({parameters[p].numel()}));
     flat.push_back(torch::cat(pieces));
   }
-  const torch::Tensor update = config_update(flat);
+  return flat;
+}
+
+// The number of gradients loss_gradients returns under this configuration (batch_losses' rule).
+std::int64_t gradient_rows(const TrainingConfig& config) {
+  const LossOptions& o = config.losses;
+  if (!per_loss_of(config)) return 1;
+  const bool orthonormal = normalization_of(config) == ColumnNormalization::orthonormal;
+  return (o.smooth ? 1 : 0) + (o.potential ? 1 : 0) + (o.orthogonality && !orthonormal ? 1 : 0) + (config.rig.empty() ? 0 : 1);
+}
+
+// The step's update from the batch-averaged gradients (rows of `averaged`, in double): ConFIG
+// over the per-loss gradients, or the gradient of the sum as it is.
+void set_update(const torch::Tensor& averaged, const std::vector<torch::Tensor>& parameters, bool per_loss) {
+  std::vector<torch::Tensor> rows;
+  for (std::int64_t k = 0; k < averaged.size(0); ++k) rows.push_back(averaged[k]);
+  const torch::Tensor update = per_loss && rows.size() > 1 ? config_update(rows) : rows.front();
   std::int64_t offset = 0;
   for (const torch::Tensor& p : parameters) {
-    p.mutable_grad() = update.slice(0, offset, offset + p.numel()).view_as(p).clone();
+    p.mutable_grad() = update.slice(0, offset, offset + p.numel()).view_as(p).to(p.scalar_type());
     offset += p.numel();
   }
 }
@@ -153,74 +171,136 @@ double blend_at(const TrainingConfig& c, int step) {
   return std::min(1.0, step / (c.losses.blend_fraction * c.steps));
 }
 
-ShapeSample load_real(const fs::path& file, const ShapeSampleOptions& options, std::uint64_t seed) {
-  const Character character = load_character(file);
-  if (character.mesh.triangles.empty()) fail(file, "has no triangles");
-  return make_shape_sample(character.mesh, file.stem().string(), options, seed);
+double median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
-// One shape's sample as the tensors the losses take (copies: they own their memory).
-struct ShapeTensors {
-  torch::Tensor surface, cubature, volumes, rig_weights;
-  explicit ShapeTensors(const ShapeSample& s)
-      : surface(to_tensor(s.surface)), cubature(to_tensor(s.cubature)), volumes(to_tensor(s.volumes)) {
-    if (s.rig_weights.size() > 0) rig_weights = to_tensor(s.rig_weights);
-  }
+// A validation shape: its tensors, fixed batch draws, and, for a connected real mesh, the surface
+// operator of the quality ratio with its bound.
+struct ValidationShape {
+  ShapeTensors tensors;
+  std::optional<SurfaceOperator> surface;
+  Eigen::VectorXd bound;
+  torch::Tensor surface_points;  // the surface operator's vertices, normalised frame
 };
 
-// Training shapes: procedural ones from seeds [0, procedural_shapes), generated when drawn, and
-// the real training meshes (sampled and converted once).
-class TrainingShapes {
- public:
-  explicit TrainingShapes(const TrainingConfig& config) : config_(config) {
-    if (!config.rig.empty()) {
-      const Character character = load_character(config.rig);
-      if (!character.is_skinned()) fail(config.rig, "rig-complementary training needs a rigged file with skin weights");
-      ShapeSample rig = make_shape_sample(character.mesh, config.rig.stem().string(), config.sample, config.seed);
-      rig.rig_weights =
-          physics::rig_weights_field(character, rig.normalization)->evaluate(cubature_points(rig), false).W.cast<float>();
-      rig_.emplace(rig);
-      return;
-    }
-    for (const fs::path& file : config.real_train) real_.emplace_back(load_real(file, config.sample, config.seed));
+std::vector<ValidationShape> validation_set(const TrainingConfig& config, int handles) {
+  std::vector<ValidationShape> out;
+  for (ShapeTensors& t : validation_tensors(config)) out.push_back({std::move(t), std::nullopt, {}, {}});
+  const std::size_t first_real = out.size() - config.real_validation.size();
+  for (std::size_t k = 0; k < config.real_validation.size(); ++k) {
+    const Character character = load_character(config.real_validation[k]);
+    SurfaceOperator op = surface_operator(character.mesh);
+    if (op.components != 1) continue;  // the ratio's bound holds for connected meshes only
+    ValidationShape& v = out[first_real + k];
+    const physics::Normalization n = make_shape_sample(character.mesh, "", config.sample, 5).normalization;
+    v.surface_points = torch::empty({static_cast<std::int64_t>(op.vertices.size()), 3}, torch::kFloat32);
+    for (std::size_t p = 0; p < op.vertices.size(); ++p)
+      for (int c = 0; c < 3; ++c) v.surface_points[static_cast<std::int64_t>(p)][c] = static_cast<float>(n.to_normalized(op.vertices[p])[c]);
+    v.bound = lowest_nonzero_eigenvalues(op, handles);
+    v.surface = std::move(op);
   }
-  ShapeTensors draw(physics::Random& random) {
-    if (rig_) return *rig_;
-    if (!real_.empty() && random.uniform() < config_.real_fraction) return real_[random.next() % real_.size()];
-    const std::uint64_t seed = random.next() % static_cast<std::uint64_t>(std::max(1, config_.procedural_shapes));
-    return ShapeTensors(make_shape_sample(procedural_shape(seed), fmt::format("procedural {}", seed), config_.sample, seed + 11));
-  }
+  return out;
+}
 
- private:
-  const TrainingConfig& config_;
-  std::vector<ShapeTensors> real_;
-  std::optional<ShapeTensors> rig_;
+// The model's subspace quality ratio on a validation mesh, its fields normalised over the
+// shape's cubature points as at inference.
+double validation_quality(SkinningNetwork& network, const ValidationShape& v, const TrainingConfig& config) {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor latents = network->encode(v.tensors.surface);
+  const ColumnTransform t = output_transform([&](const torch::Tensor& X) { return network->fields(latents, X); }, v.tensors.cubature,
+                                             output_options(network->config));
+  const torch::Tensor W = t.apply(network->fields(latents, v.surface_points)).to(torch::kFloat64).contiguous();
+  Eigen::MatrixXd fields(W.size(0), W.size(1) + 1);
+  fields.col(0).setOnes();
+  fields.rightCols(W.size(1)) = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      W.data_ptr<double>(), W.size(0), W.size(1));
+  return subspace_quality(*v.surface, fields, true, v.bound).ratio;
+}
+
+struct Validation {
+  double loss = std::nan(""), quality = std::nan("");  // mean loss; median quality ratio over connected meshes
 };
 
-double total_of(const BatchLosses& l) {
+Validation validate(SkinningNetwork& network, const std::vector<ValidationShape>& shapes, const TrainingConfig& config,
+                    double blend) {
+  Validation out;
+  if (shapes.empty()) return out;
   double sum = 0;
-  for (const torch::Tensor& t : l.active()) sum += t.item<double>();
-  return sum;
+  std::vector<double> qualities;
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    const ValidationShape& v = shapes[k];
+    at::Generator generator = ItemRandom(config.seed, -1, static_cast<std::int64_t>(k)).generator;  // the same draw every time
+    const torch::Tensor latents = network->encode(v.tensors.surface);
+    const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
+    // Fields that cannot be orthonormalised on a shape count as infinitely bad there.
+    try {
+      sum += batch_losses(raw, v.tensors, config, blend, false, generator).values().sum().item<double>();
+    } catch (const DependentFields&) {
+      sum = std::numeric_limits<double>::infinity();
+    }
+    if (!v.surface) continue;
+    try {
+      qualities.push_back(validation_quality(network, v, config));
+    } catch (const DependentFields&) {
+      qualities.push_back(std::numeric_limits<double>::infinity());
+    }
+  }
+  out.loss = sum / static_cast<double>(shapes.size());
+  out.quality = median(qualities);
+  return out;
 }
 
-}  // namespace
+void write_checkpoint(SkinningNetwork& network, torch::optim::Adam& optimizer, const fs::path& checkpoint,
+                      const fs::path& optimizer_file, const json& metadata) {
+  {
+    AtomicOutput out(checkpoint);
+    save_network(network, out.temporary().string(), metadata);
+    out.commit();
+  }
+  AtomicOutput out(optimizer_file);
+  torch::serialize::OutputArchive archive;
+  optimizer.save(archive);
+  archive.save_to(out.temporary().string());
+  out.commit();
+}
 
-TrainingConfig TrainingConfig::load(const fs::path& file) {
+json read_json_file(const fs::path& file, const char* what) {
   std::ifstream in(file);
-  if (!in) fail(file, "cannot open the training configuration");
+  if (!in) fail(file, "cannot open the {}", what);
   json j;
   try {
     in >> j;
   } catch (const json::exception& e) {
     fail(file, "invalid JSON ({})", e.what());
   }
-  return from_json(j, file);
+  return j;
 }
+
+// A corpus file: {"train": [...], "validation": [...]} (paths relative to it, or absolute).
+void read_corpus(const fs::path& file, std::vector<fs::path>& train, std::vector<fs::path>& validation) {
+  const json j = read_json_file(file, "corpus");
+  if (!j.is_object()) fail(file, "a corpus must be a JSON object");
+  reject_unknown(j, {"train", "validation", "comment"}, file, "the corpus");
+  std::vector<std::string> t, v;
+  read(j, "train", t, file);
+  read(j, "validation", v, file);
+  for (const auto& f : t) train.push_back(file.parent_path() / f);
+  for (const auto& f : v) validation.push_back(file.parent_path() / f);
+}
+
+}  // namespace
+
+TrainingConfig TrainingConfig::load(const fs::path& file) { return from_json(read_json_file(file, "training configuration"), file); }
 
 TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) {
   if (!j.is_object()) fail(source, "a training configuration must be a JSON object");
   reject_unknown(j, {"seed", "steps", "learning_rate", "min_learning_rate", "warmup", "batch_points", "z_samples", "z_sigma",
-                     "losses", "network", "data", "output", "checkpoint_every", "log_every", "validate_every", "comment", "rig"},
+                     "shapes_per_step", "losses", "network", "data", "output", "checkpoint_every", "log_every", "validate_every",
+                     "distributed_timeout", "comment", "rig"},
                  source, "the configuration");
   TrainingConfig c;
   read(j, "seed", c.seed, source);
@@ -231,22 +311,29 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
   read(j, "batch_points", c.batch_points, source);
   read(j, "z_samples", c.z_samples, source);
   read(j, "z_sigma", c.z_sigma, source);
+  read(j, "shapes_per_step", c.shapes_per_step, source);
   read(j, "checkpoint_every", c.checkpoint_every, source);
   read(j, "log_every", c.log_every, source);
   read(j, "validate_every", c.validate_every, source);
+  read(j, "distributed_timeout", c.distributed_timeout, source);
   const fs::path base = source.parent_path();
   if (j.contains("rig")) {
     std::string rig;
     read(j, "rig", rig, source);
     c.rig = base / rig;
   }
-  if (j.contains("output")) c.output = base / j["output"].get<std::string>();
+  if (j.contains("output")) {
+    std::string output;
+    read(j, "output", output, source);
+    c.output = base / output;
+  }
   if (j.contains("network")) {
     NetworkConfig::from_json(j["network"], source.string());  // validates
     c.network = j["network"];
   }
   if (j.contains("losses")) {
     const json& l = j["losses"];
+    if (!l.is_object()) fail(source, "'losses' must be an object");
     reject_unknown(l, {"smooth", "potential", "orthogonality", "normalize", "config", "weight_smooth", "weight_potential",
                        "weight_orthogonality", "weight_complementarity", "youngs_modulus", "poisson_ratio", "blend_fraction",
                        "autograd_gradients", "difference_step"},
@@ -272,8 +359,9 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
   }
   if (j.contains("data")) {
     const json& d = j["data"];
-    reject_unknown(d, {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation",
-                       "surface_points", "cubature_points", "grid_resolution"},
+    if (!d.is_object()) fail(source, "'data' must be an object");
+    reject_unknown(d, {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation", "corpus",
+                       "surface_points", "cubature_points", "grid_resolution", "augment_rotation", "augment_scaling"},
                    source, "'data'");
     read(d, "procedural_shapes", c.procedural_shapes, source);
     read(d, "validation_procedural", c.validation_procedural, source);
@@ -281,43 +369,45 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
     read(d, "surface_points", c.sample.surface_points, source);
     read(d, "cubature_points", c.sample.cubature_points, source);
     read(d, "grid_resolution", c.sample.grid_resolution, source);
+    read(d, "augment_rotation", c.augment_rotation, source);
+    read(d, "augment_scaling", c.augment_scaling, source);
     std::vector<std::string> train, validation;
     read(d, "real_train", train, source);
     read(d, "real_validation", validation, source);
     for (const auto& f : train) c.real_train.push_back(base / f);
     for (const auto& f : validation) c.real_validation.push_back(base / f);
+    if (d.contains("corpus")) {
+      std::string corpus;
+      read(d, "corpus", corpus, source);
+      read_corpus(base / corpus, c.real_train, c.real_validation);
+    }
     for (const fs::path& f : c.real_validation)
       for (const fs::path& t : c.real_train)
         if (fs::weakly_canonical(f) == fs::weakly_canonical(t)) fail(source, "'{}' is both a training and a validation mesh", f.string());
+    if (!(c.augment_scaling >= 1 && c.augment_scaling <= 4)) fail(source, "data.augment_scaling must be in [1, 4]");
+    if (!(c.real_fraction >= 0 && c.real_fraction <= 1)) fail(source, "data.real_fraction must be in [0, 1]");
   }
   if (c.steps < 1 || c.batch_points < 8 || c.z_samples < 1 || !(c.z_sigma > 0) || !(c.learning_rate > 0) ||
       c.log_every < 1 || c.checkpoint_every < 1 || c.procedural_shapes < 0 || c.sample.surface_points < 16 ||
-      c.sample.cubature_points < 16)
-    fail(source, "steps, batch_points (>= 8), z_samples, z_sigma, learning_rate, log_every, checkpoint_every and point counts must be positive");
-  if (c.procedural_shapes == 0 && c.real_train.empty()) fail(source, "no training shapes (procedural_shapes is 0 and real_train is empty)");
+      c.sample.cubature_points < 16 || c.shapes_per_step < 1 || c.shapes_per_step > 1024 || !(c.distributed_timeout > 0))
+    fail(source, "steps, batch_points (>= 8), z_samples, z_sigma, learning_rate, shapes_per_step (<= 1024), log_every, "
+                 "checkpoint_every, distributed_timeout and point counts must be positive");
+  if (c.procedural_shapes == 0 && c.real_train.empty() && c.rig.empty())
+    fail(source, "no training shapes (procedural_shapes is 0 and real_train is empty)");
   return c;
 }
 
-std::vector<ShapeSample> validation_shapes(const TrainingConfig& config) {
-  std::vector<ShapeSample> out;
-  // Validation seeds start far above any training seed.
-  for (int k = 0; k < config.validation_procedural; ++k) {
-    const std::uint64_t seed = 1'000'000'000ull + static_cast<std::uint64_t>(k);
-    out.push_back(make_shape_sample(procedural_shape(seed), fmt::format("validation {}", k), config.sample, seed));
-  }
-  for (const fs::path& file : config.real_validation) out.push_back(load_real(file, config.sample, 5));
-  return out;
-}
-
-TrainingReport train_fields(const TrainingConfig& config, bool resume, const TrainingProgress& progress) {
+TrainingReport train_fields(const TrainingConfig& config, bool resume, const TrainingProgress& progress,
+                            const TorchrunEnvironment& environment) {
   torch::set_num_threads(1);
   torch::manual_seed(config.seed);
-  fs::create_directories(config.output);
   const fs::path checkpoint = config.output / "checkpoint.pt", optimizer_file = config.output / "checkpoint.optim.pt";
   TrainingReport report;
   report.model = config.output / "model.pt";
   report.csv = config.output / "losses.csv";
   report.plot = config.output / "losses.png";
+  report.ranks = environment.world_size;
+  report.wrote_outputs = environment.rank == 0;
 
   if (resume && !fs::exists(checkpoint)) fail(checkpoint, "no checkpoint to resume from");
   json resumed;
@@ -333,91 +423,124 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
     optimizer.load(archive);
     first_step = resumed.value("step", 0);
     curves = read_loss_csv(report.csv, first_step);
-    torch::manual_seed(config.seed + static_cast<std::uint64_t>(first_step));
   }
   report.parameters = parameter_count(*network);
   const std::vector<torch::Tensor> parameters = network->parameters();
-  TrainingShapes shapes(config);
-  const std::vector<ShapeSample> validation = config.validate_every > 0 ? validation_shapes(config) : std::vector<ShapeSample>{};
-  physics::Random random(config.seed * 7919 + static_cast<std::uint64_t>(first_step));
+  const auto loading = std::chrono::steady_clock::now();
+  const TrainingShapes shapes(config);
+  if (progress && environment.rank == 0 && shapes.real_count() > 0)
+    progress(first_step, config.steps,
+             fmt::format("{} real training meshes sampled in {:.1f} s", shapes.real_count(),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - loading).count()));
+  const std::vector<ValidationShape> validation =
+      report.wrote_outputs && config.validate_every > 0 ? validation_set(config, network->config.handles) : std::vector<ValidationShape>{};
+
+  // Every rank has loaded its data: join the others, and start from rank 0's parameters.
+  DataParallelGroup group(environment, std::chrono::milliseconds(static_cast<std::int64_t>(config.distributed_timeout * 1000)));
+  group.check_same(first_step, "the step to start from");
+  group.check_same(report.parameters, "the parameter count");
+  group.check_same(config.steps, "steps");
+  group.check_same(config.shapes_per_step, "shapes_per_step");
+  {
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> values = parameters;
+    group.broadcast_from_root(values);
+  }
+  if (group.is_root()) fs::create_directories(config.output);
+
+  const bool per_loss = per_loss_of(config);
+  const int items = config.shapes_per_step, world = group.size();
+  const std::int64_t parameter_total = report.parameters;
   const auto start = std::chrono::steady_clock::now();
   auto metadata_at = [&](int step) {
-    return json{{"step", step}, {"config", config.network}, {"seed", config.seed}, {"steps", config.steps},
-                {"batch_points", config.batch_points}, {"z_samples", config.z_samples}};
+    return json{{"step", step},         {"config", config.network},     {"seed", config.seed},
+                {"steps", config.steps}, {"batch_points", config.batch_points}, {"z_samples", config.z_samples},
+                {"shapes_per_step", items}, {"ranks", world}};
   };
-  auto validate = [&](double blend) {
-    double sum = 0;
-    for (const ShapeSample& s : validation) {
-      const ShapeTensors t(s);
-      const torch::Tensor latents = network->encode(t.surface);
-      const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
-      sum += total_of(batch_losses(raw, t.cubature, t.volumes, config, blend, false));
-    }
-    return validation.empty() ? 0.0 : sum / static_cast<double>(validation.size());
-  };
-  std::map<std::string, double> window;
+  torch::Tensor window = torch::zeros({4}, torch::kFloat64);
   int window_count = 0;
   for (int step = first_step; step < config.steps; ++step) {
     const double lr = learning_rate_at(config, step), blend = blend_at(config, step);
-    for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
-    const ShapeTensors shape = shapes.draw(random);
-    const torch::Tensor latents = network->encode(shape.surface);
-    const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
-    const BatchLosses losses = batch_losses(raw, shape.cubature, shape.volumes, config, blend, true, shape.rig_weights);
-    apply_gradients(losses, optimizer, parameters, config.losses.config);
-    optimizer.step();
-    auto value = [](const torch::Tensor& t) { return t.defined() ? t.item<double>() : 0.0; };
-    const double smooth = value(losses.smooth), pot = value(losses.potential), orth = value(losses.orthogonality),
-                 comp = value(losses.complementarity);
-    window["smooth"] += smooth;
-    window["potential"] += pot;
-    window["orthogonality"] += orth;
-    if (losses.complementarity.defined()) window["complementarity"] += comp;
-    window["total"] += smooth + pot + orth + comp;
+    for (auto& group_options : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group_options.options()).lr(lr);
+    // This rank's items of the step's N x B: r*B .. r*B + B-1, each drawn from its own seed.
+    // Summed in double: the sum's rounding then no longer depends on the order of the items
+    // (ranks or not) at any level Adam could amplify (see docs/neural.md).
+    torch::Tensor gradients = torch::zeros({gradient_rows(config), parameter_total}, torch::kFloat64);
+    torch::Tensor losses = torch::zeros({5}, torch::kFloat64);  // four losses, then the items used
+    for (int j = 0; j < items; ++j) {
+      ItemRandom item(config.seed, step, static_cast<std::int64_t>(group.rank()) * items + j);
+      const ShapeTensors shape = shapes.draw(item.random);
+      const torch::Tensor latents = network->encode(shape.surface);
+      const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
+      BatchLosses batch;
+      try {
+        batch = batch_losses(raw, shape, config, blend, true, item.generator);
+      } catch (const DependentFields&) {
+        continue;  // fields that cannot be orthonormalised on this batch: the item is left out (logged)
+      }
+      gradients += torch::stack(loss_gradients(batch, parameters, per_loss)).to(torch::kFloat64);
+      losses.slice(0, 0, 4) += batch.values();
+      losses[4] += 1;
+    }
+    // The mean over all N x B items: every rank then computes the same (ConFIG) update.
+    group.all_reduce_sum(gradients);
+    group.all_reduce_sum(losses);
+    const double used = losses[4].item<double>();
+    losses = losses.slice(0, 0, 4) / std::max(used, 1.0);
+    const int skipped = world * items - static_cast<int>(used);
+    report.skipped_items += skipped;
+    if (used > 0) {
+      set_update(gradients / used, parameters, per_loss);
+      optimizer.step();
+    }
+
+    window += losses;
     ++window_count;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    double validation_loss = std::nan("");
-    if (!validation.empty() && ((step + 1) % config.validate_every == 0 || step + 1 == config.steps))
-      validation_loss = report.validation_loss = validate(blend);
-    std::vector<std::pair<std::string, double>> row{{"lr", lr}, {"blend", blend}, {"smooth", smooth}, {"potential", pot},
-                                                    {"orthogonality", orth}, {"total", smooth + pot + orth + comp},
-                                                    {"seconds", seconds}, {"validation", validation_loss}};
-    if (losses.complementarity.defined()) row.emplace_back("complementarity", comp);
+    const bool last = step + 1 == config.steps;
+    if (!group.is_root()) continue;
+    Validation checked;
+    if (!validation.empty() && ((step + 1) % config.validate_every == 0 || last)) {
+      checked = validate(network, validation, config, blend);
+      report.validation_loss = checked.loss;
+      report.validation_quality = checked.quality;
+    }
+    const auto l = losses.accessor<double, 1>();
+    std::vector<std::pair<std::string, double>> row{{"lr", lr}, {"blend", blend}, {"smooth", l[0]}, {"potential", l[1]},
+                                                    {"orthogonality", l[2]}, {"total", l[0] + l[1] + l[2] + l[3]},
+                                                    {"seconds", seconds}, {"validation", checked.loss},
+                                                    {"validation_quality", checked.quality}, {"skipped", skipped}};
+    if (!config.rig.empty()) row.emplace_back("complementarity", l[3]);
     curves.add(step + 1, row);
-    if ((step + 1) % config.log_every == 0 || step + 1 == config.steps) {
-      for (auto& [k, v] : window) report.final_losses[k] = v / window_count;
+    if ((step + 1) % config.log_every == 0 || last) {
+      const torch::Tensor mean = window / window_count;
+      const auto w = mean.accessor<double, 1>();
+      report.final_losses = {{"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", w[0] + w[1] + w[2] + w[3]}};
+      if (!config.rig.empty()) report.final_losses["complementarity"] = w[3];
       const double per_step = seconds / (step + 1 - first_step);
       if (progress)
         progress(step + 1, config.steps,
-                 fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}  lr {:.2e}  {:.2f} s/step  eta {:.0f} s", step + 1,
-                             config.steps, report.final_losses["smooth"], report.final_losses["potential"],
-                             report.final_losses["orthogonality"], lr, per_step, per_step * (config.steps - step - 1)));
-      window.clear();
+                 fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}  lr {:.2e}  {:.2f} s/step  {:.2f} shapes/s  eta {:.0f} s",
+                             step + 1, config.steps, w[0], w[1], w[2], lr, per_step, world * items / per_step,
+                             per_step * (config.steps - step - 1)));
+      window.zero_();
       window_count = 0;
     }
-    if ((step + 1) % config.checkpoint_every == 0 || step + 1 == config.steps) {
-      {
-        AtomicOutput out(checkpoint);
-        save_network(network, out.temporary().string(), metadata_at(step + 1));
-        out.commit();
-      }
-      {
-        AtomicOutput out(optimizer_file);
-        torch::serialize::OutputArchive archive;
-        optimizer.save(archive);
-        archive.save_to(out.temporary().string());
-        out.commit();
-      }
+    if ((step + 1) % config.checkpoint_every == 0 || last) {
+      write_checkpoint(network, optimizer, checkpoint, optimizer_file, metadata_at(step + 1));
       curves.write_csv(report.csv);
-      curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total", "validation"});
+      curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total", "validation", "validation_quality"});
     }
   }
   report.steps = config.steps;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.seconds_per_step = report.seconds / std::max(1, config.steps - first_step);
-  AtomicOutput out(report.model);
-  save_network(network, out.temporary().string(), metadata_at(config.steps));
-  out.commit();
+  report.shapes_per_second = world * items / report.seconds_per_step;
+  if (group.is_root()) {
+    AtomicOutput out(report.model);
+    save_network(network, out.temporary().string(), metadata_at(config.steps));
+    out.commit();
+  }
   return report;
 }
 
@@ -436,16 +559,19 @@ PerObjectResult train_per_object(const ShapeSample& shape, int handles, int step
   const std::vector<torch::Tensor> parameters = (*mlp)->parameters();
   const ShapeTensors t(shape);
   const auto raw = [mlp](const torch::Tensor& X) { return (*mlp)->forward(X); };
+  const bool per_loss = per_loss_of(local);
   for (int step = 0; step < steps; ++step) {
     for (auto& group : optimizer.param_groups())
       static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate_at(local, step));
-    apply_gradients(batch_losses(raw, t.cubature, t.volumes, local, blend_at(local, step), true), optimizer, parameters,
-                    local.losses.config);
+    ItemRandom item(seed, step, 0);
+    const BatchLosses batch = batch_losses(raw, t, local, blend_at(local, step), true, item.generator);
+    set_update(torch::stack(loss_gradients(batch, parameters, per_loss)).to(torch::kFloat64), parameters, per_loss);
     optimizer.step();
   }
   PerObjectResult result;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.field = std::make_shared<TorchField>(raw, t.cubature, output_normalization_of(local), true, fmt::format("per-object MLP ({} steps, {})", steps, shape.name));
+  result.field = std::make_shared<TorchField>(raw, t.cubature, OutputOptions{output_normalization_of(local)}, true,
+                                              fmt::format("per-object MLP ({} steps, {})", steps, shape.name));
   return result;
 }
 

@@ -6,6 +6,7 @@
 #include <wobble/parallel.hpp>
 
 #include "field_layers.hpp"
+#include "field_output.hpp"
 
 namespace wobble::physics {
 
@@ -63,7 +64,9 @@ FieldNetwork::FieldNetwork(const FieldNetworkFile& file, std::string source, std
   Builder field_builder(file, source_, /*field_stage=*/true, encoder_registers);
   width = kPointWidth;
   field_->layers = field_builder.build(section(description_, "field", source_).value("layers", json()), width, "field");
-  if (width != handles_) fail(source_, "field: the last layer gives {} columns, the model has {} handles", width, handles_);
+  raw_fields_ = width;
+  output_ = std::make_unique<FieldOutputOptions>(
+      FieldOutputOptions::from_json(description_.value("output_normalization", json()), raw_fields_, handles_, source_));
   field_->constant_attention = field_builder.constant_attention();
   for (const auto& [name, tensor] : file.tensors) parameters_ += static_cast<std::int64_t>(tensor.values.size());
   pool_ = std::make_unique<ThreadPool>(threads);
@@ -92,9 +95,9 @@ std::shared_ptr<const FieldNetwork::Shape> FieldNetwork::encode(const Eigen::Mat
 void FieldNetwork::raw_fields(const Shape& shape, std::span<const Vec3d> points, Eigen::MatrixXd& W,
                               std::array<Eigen::MatrixXd, 3>* gradient) const {
   const auto n = static_cast<Eigen::Index>(points.size());
-  W.resize(n, handles_);
+  W.resize(n, raw_fields_);
   if (gradient)
-    for (Eigen::MatrixXd& d : *gradient) d.resize(n, handles_);
+    for (Eigen::MatrixXd& d : *gradient) d.resize(n, raw_fields_);
   auto chunk = [&](std::size_t begin, std::size_t end) {
     const auto count = static_cast<Eigen::Index>(end - begin), first = static_cast<Eigen::Index>(begin);
     Dual x;

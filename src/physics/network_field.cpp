@@ -1,13 +1,13 @@
-// The SkinningField of one shape from a torch-free FieldNetwork: the raw fields normalised over
-// the shape's cubature points exactly as src/neural/torch_field.cpp and column_transform do, the
-// constant column first; and the shipped models' paths.
-#include <cmath>
+// The SkinningField of one shape from a torch-free FieldNetwork: the raw fields mapped by the
+// output transform computed over the shape's cubature points exactly as
+// src/neural/output_transform.cpp does (field_output.hpp), the constant column first; and the
+// shipped models' paths.
 #include <cstdlib>
-
-#include <Eigen/Cholesky>
 
 #include <wobble/error.hpp>
 #include <wobble/physics/field_network.hpp>
+
+#include "field_output.hpp"
 
 #ifndef WOBBLE_MODELS_DIR
 #define WOBBLE_MODELS_DIR "models"
@@ -17,47 +17,10 @@ namespace wobble::physics {
 
 namespace {
 
-// W' = offset + W transform (offset 1 x m, transform m x m), per column of the raw fields.
-struct ColumnTransform {
-  Eigen::RowVectorXd offset;
-  Eigen::MatrixXd transform;
-};
-
-// Scale: each column to mean square 1 (or unit norm) over the points. Orthonormal: with
-// G = [1, W]^T [1, W] / N = L L^T, [1, W] L^-T keeps the constant column 1 and makes the columns
-// orthonormal in the mean-square product (the span of [1, W] is unchanged).
-ColumnTransform column_transform(const Eigen::MatrixXd& W, const nlohmann::json& normalization, const std::string& source) {
-  const auto n = W.rows(), m = W.cols();
-  const std::string kind = normalization.value("kind", "");
-  ColumnTransform t{Eigen::RowVectorXd::Zero(m), Eigen::MatrixXd::Identity(m, m)};
-  if (kind == "none") return t;
-  if (kind == "scale") {
-    const std::string target = normalization.value("target", "mean_square_one");
-    if (target != "mean_square_one" && target != "unit_norm") fail(source, "unknown output_normalization target '{}'", target);
-    const double norm = target == "unit_norm" ? 1.0 : std::sqrt(static_cast<double>(n));
-    t.transform = (norm / (W.colwise().norm().array() + 1e-12)).matrix().asDiagonal();
-    return t;
-  }
-  if (kind != "orthonormal") fail(source, "unknown output_normalization kind '{}' (none, scale, orthonormal)", kind);
-  Eigen::MatrixXd Y(n, m + 1);
-  Y << Eigen::VectorXd::Ones(n), W;
-  const Eigen::MatrixXd G = Y.transpose() * Y / static_cast<double>(n);
-  const Eigen::LLT<Eigen::MatrixXd> llt(G);
-  const Eigen::MatrixXd L = llt.matrixL();
-  // L_ii / sqrt(G_ii): the part of field i independent of the ones before it, relative to its size.
-  if (llt.info() != Eigen::Success || (L.diagonal().array() / G.diagonal().array().sqrt()).minCoeff() < 1e-5)
-    fail(source, "the {} fields are linearly dependent on {} points: they cannot be orthonormalised", m, n);
-  const Eigen::MatrixXd inverse =
-      L.transpose().triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(m + 1, m + 1));
-  t.offset = inverse.row(0).tail(m);
-  t.transform = inverse.bottomRightCorner(m, m);
-  return t;
-}
-
 class NetworkField : public SkinningField {
  public:
   NetworkField(std::shared_ptr<const FieldNetwork> network, std::shared_ptr<const FieldNetwork::Shape> shape,
-               ColumnTransform normalize, bool constant_column, std::string description)
+               FieldOutputTransform normalize, bool constant_column, std::string description)
       : network_(std::move(network)), shape_(std::move(shape)), normalize_(std::move(normalize)),
         constant_column_(constant_column), description_(std::move(description)) {}
 
@@ -69,7 +32,7 @@ class NetworkField : public SkinningField {
     std::array<Eigen::MatrixXd, 3> raw_gradient;
     network_->raw_fields(*shape_, points, raw, with_gradient ? &raw_gradient : nullptr);
     const auto n = static_cast<Eigen::Index>(points.size());
-    const int offset = constant_column_ ? 1 : 0, m = network_->handles();
+    const int offset = constant_column_ ? 1 : 0, m = network_->handles();  // raw: N x raw_field_count()
     FieldValues out;
     out.W.resize(n, m + offset);
     if (constant_column_) out.W.col(0).setOnes();
@@ -86,7 +49,7 @@ class NetworkField : public SkinningField {
  private:
   std::shared_ptr<const FieldNetwork> network_;
   std::shared_ptr<const FieldNetwork::Shape> shape_;
-  ColumnTransform normalize_;
+  FieldOutputTransform normalize_;
   bool constant_column_;
   std::string description_;
 };
@@ -96,11 +59,12 @@ class NetworkField : public SkinningField {
 std::shared_ptr<const SkinningField> FieldNetwork::fields_for(const ShapeSample& shape, bool constant_column) const {
   std::shared_ptr<const FieldNetwork> self = shared_from_this();
   std::shared_ptr<const Shape> encoded = encode(shape.surface);
+  const FieldOutputOptions& output = *output_;
   Eigen::MatrixXd raw;
-  raw_fields(*encoded, cubature_points(shape), raw, nullptr);
-  const nlohmann::json normalization = description_.value("output_normalization", nlohmann::json::object());
+  std::array<Eigen::MatrixXd, 3> raw_gradient;
+  raw_fields(*encoded, cubature_points(shape), raw, output.needs_gradients() ? &raw_gradient : nullptr);
   const std::string name = std::filesystem::path(source_).filename().string();
-  return std::make_shared<NetworkField>(self, std::move(encoded), column_transform(raw, normalization, source_),
+  return std::make_shared<NetworkField>(self, std::move(encoded), field_output_transform(raw, raw_gradient, output, source_),
                                         constant_column, "neural fields (" + name + ", " + shape.name + ")");
 }
 

@@ -25,6 +25,10 @@ namespace {
 
 const fs::path kModels = fs::path(WOBBLE_SOURCE_DIR) / "models";
 constexpr double kTolerance = 1e-5;
+// The Rayleigh-Ritz selection amplifies the evaluators' float32 rounding (1e-7) by its whitening
+// of many nearly dependent candidates and by nearly equal eigenvalues: 2.4e-4 measured on the
+// shipped model's 64 candidates over its 30 shapes.
+constexpr double kCandidateTolerance = 1e-3;
 
 // The largest difference in any column, relative to that column's largest magnitude in `expected`.
 double relative_difference(const Eigen::MatrixXd& actual, const Eigen::MatrixXd& expected) {
@@ -50,6 +54,16 @@ Difference compare(const physics::SkinningField& torch_field, const physics::Ski
   Difference d{relative_difference(a.W, b.W), 0};
   for (int c = 0; c < 3; ++c) d.dW = std::max(d.dW, relative_difference(a.dW[c], b.dW[c]));
   return d;
+}
+
+// How far the columns of `actual` are from span(expected): the largest least-squares residual
+// relative to the column's norm. Rayleigh-Ritz fields are a basis of a subspace that only the
+// eigensolver's rounding tells apart within (nearly) degenerate eigenvalues.
+double span_difference(const Eigen::MatrixXd& actual, const Eigen::MatrixXd& expected) {
+  const Eigen::MatrixXd fit = expected * expected.colPivHouseholderQr().solve(actual);
+  double worst = 0;
+  for (Eigen::Index i = 0; i < actual.cols(); ++i) worst = std::max(worst, (fit.col(i) - actual.col(i)).norm() / actual.col(i).norm());
+  return worst;
 }
 
 std::shared_ptr<const physics::FieldNetwork> exported(const fs::path& model) {
@@ -80,6 +94,8 @@ TEST(FieldExport, RandomNetworksOfSeveralConfigurationsMatchTorch) {
        {"oni", true}, {"orthonormal_output", true}},
       {{"width", 24}, {"latents", 6}, {"encoder_layers", 2}, {"heads", 3}, {"handles", 4}, {"octaves", 0}, {"mlp_blocks", 1},
        {"oni", true}, {"orthonormal_output", false}},
+      {{"width", 32}, {"latents", 8}, {"encoder_layers", 1}, {"heads", 4}, {"handles", 4}, {"octaves", 1}, {"mlp_blocks", 2},
+       {"oni", true}, {"orthonormal_output", true}, {"candidate_fields", 10}},
   };
   const physics::ShapeSample sample = physics::make_shape_sample(box(), "box", {256, 300, 12}, 3);
   std::vector<Vec3d> points = physics::cubature_points(sample);
@@ -95,7 +111,18 @@ TEST(FieldExport, RandomNetworksOfSeveralConfigurationsMatchTorch) {
     fs::remove(file);
     EXPECT_EQ(ours->handles(), model.handles());
     EXPECT_EQ(ours->parameters(), model.parameters());  // every parameter, ONI folded into the output weight
-    const Difference d = compare(*model.fields_for(sample), *ours->fields_for(sample), points);
+    const auto torch_field = model.fields_for(sample);
+    const auto our_field = ours->fields_for(sample);
+    if (configs[k].contains("candidate_fields")) {
+      // The same subspace, and its fields the same unless eigenvalues nearly coincide.
+      EXPECT_EQ(ours->raw_field_count(), 10);
+      const physics::FieldValues a = our_field->evaluate(points, false), b = torch_field->evaluate(points, false);
+      const double span = span_difference(a.W, b.W), fields = relative_difference(a.W, b.W);
+      EXPECT_LT(span, kCandidateTolerance) << configs[k].dump();
+      std::printf("Rayleigh-Ritz output: span difference %.2e, field difference %.2e\n", span, fields);
+      continue;
+    }
+    const Difference d = compare(*torch_field, *our_field, points);
     EXPECT_LT(d.W, kTolerance) << configs[k].dump();
     EXPECT_LT(d.dW, kTolerance) << configs[k].dump();
   }
@@ -116,20 +143,30 @@ TEST(FieldExport, ShippedModelsMatchTorchOnEverySharedShape) {
   std::sort(files.begin(), files.end());
   files.push_back(fs::path(WOBBLE_BUNDLED_ASSETS) / "clonk.glb");
   Difference worst;
+  double worst_span = 0;
   for (const fs::path& file : files) {
     const Mesh mesh = load_character(file).mesh;
     // What NeuralFieldModel::fields_for(mesh) samples.
     const physics::ShapeSample sample = physics::make_shape_sample(mesh, file.stem().string(), {}, 1);
     const std::vector<Vec3d> points = query_points(mesh, sample, 500);
     for (std::size_t m = 0; m < models.size(); ++m) {
-      const Difference d = compare(*torch_models[m]->fields_for(sample), *networks[m]->fields_for(sample), points);
+      const auto torch_field = torch_models[m]->fields_for(sample);
+      const auto our_field = networks[m]->fields_for(sample);
+      if (networks[m]->raw_field_count() > networks[m]->handles()) {  // Rayleigh-Ritz: the same subspace
+        const double span = span_difference(our_field->evaluate(points, false).W, torch_field->evaluate(points, false).W);
+        EXPECT_LT(span, kCandidateTolerance) << file.filename() << " " << models[m].filename();
+        worst_span = std::max(worst_span, span);
+        continue;
+      }
+      const Difference d = compare(*torch_field, *our_field, points);
       EXPECT_LT(d.W, kTolerance) << file.filename() << " " << models[m].filename();
       EXPECT_LT(d.dW, kTolerance) << file.filename() << " " << models[m].filename();
       worst.W = std::max(worst.W, d.W);
       worst.dW = std::max(worst.dW, d.dW);
     }
   }
-  std::printf("largest relative difference over %zu shapes: W %.2e, dW %.2e\n", files.size(), worst.W, worst.dW);
+  std::printf("largest relative difference over %zu shapes: W %.2e, dW %.2e; Rayleigh-Ritz span %.2e\n", files.size(), worst.W,
+              worst.dW, worst_span);
 }
 
 TEST(FieldExport, CommittedWfieldFilesAreExportsOfTheCommittedModels) {
@@ -185,6 +222,7 @@ TEST(FieldExport, SimulationTrajectoryIsTheSameWithEitherEvaluator) {
     }
   }
   EXPECT_GT(motion, 0.01);  // the box does sag
-  EXPECT_LT(worst, 1e-5);
+  // Exact output maps agree to float rounding; a Rayleigh-Ritz subspace to its span (above).
+  EXPECT_LT(worst, network->raw_field_count() > network->handles() ? 5e-5 : 1e-5);
   std::printf("300 steps: largest vertex difference %.2e of the size (largest motion %.3f)\n", worst, motion);
 }

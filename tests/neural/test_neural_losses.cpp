@@ -10,6 +10,7 @@
 
 #include "neural/losses.hpp"
 #include "neural/network.hpp"
+#include "neural/output_transform.hpp"
 
 using namespace wobble::neural;
 
@@ -93,6 +94,52 @@ TEST(NeuralLosses, OrthonormalOutputIsGramSchmidtAfterTheConstantColumn) {
   const torch::Tensor dependent = torch::cat({first.unsqueeze(1), (2 * first + 1).unsqueeze(1)}, 1);
   EXPECT_THROW(assemble_fields(dependent, torch::zeros({n, 2, 3}, torch::kFloat64), ColumnNormalization::orthonormal, true),
                wobble::Error);
+}
+
+TEST(NeuralLosses, RayleighRitzKeepsTheSmoothestOrthonormalDirections) {
+  torch::manual_seed(4);
+  // Candidates mixing the linear fields x, y, z with two rough even ones on a grid symmetric about
+  // 0, where both products (values and gradients) between odd and even functions vanish: span{x,
+  // y, z} is then exactly invariant, and with the smallest energies it is what is kept.
+  const torch::Tensor axis = (torch::arange(16, torch::kFloat64) + 0.5) / 8 - 1;
+  const auto grid = torch::meshgrid({axis, axis, axis}, "ij");
+  const torch::Tensor X = torch::stack({grid[0].reshape(-1), grid[1].reshape(-1), grid[2].reshape(-1)}, 1);
+  auto raw = [](const torch::Tensor& P) {
+    const torch::Tensor x = P.select(1, 0), y = P.select(1, 1), z = P.select(1, 2);
+    const torch::Tensor pure = torch::stack({x, torch::cos(6 * y), y + 0.2, torch::cos(5 * x) * torch::cos(5 * z), z}, 1);
+    const torch::Tensor mix = torch::tensor({1.0, 0.3, 0.0, 0.0, 0.2, 0.5, 1.0, 0.1, 0.0, 0.0, 0.0, 0.4, 1.0, 0.2, 0.0,
+                                             0.0, 0.0, 0.3, 1.0, 0.0, 0.1, 0.0, 0.0, 0.2, 1.0},
+                                            torch::kFloat64)
+                                   .view({5, 5});
+    return torch::mm(pure, mix);  // every candidate mixes smooth and rough parts
+  };
+  const ColumnTransform t = output_transform(raw, X, {ColumnNormalization::orthonormal, 3});
+  ASSERT_EQ(t.transform.size(0), 5);
+  ASSERT_EQ(t.transform.size(1), 3);
+  const torch::Tensor kept = t.apply(raw(X));
+  // Orthonormal in the mean-square product and orthogonal to the constant.
+  const torch::Tensor Y = torch::cat({torch::ones({X.size(0), 1}, torch::kFloat64), kept}, 1);
+  EXPECT_LT((torch::mm(Y.t(), Y) / static_cast<double>(X.size(0)) - torch::eye(4, torch::kFloat64)).abs().max().item<double>(), 1e-9);
+  // Their span is that of the centred x, y, z: least squares on [1, x, y, z] reproduces them.
+  const torch::Tensor linear = torch::cat({torch::ones({X.size(0), 1}, torch::kFloat64), X}, 1);
+  const torch::Tensor c = std::get<0>(torch::linalg_lstsq(linear, kept, {}, {}));
+  EXPECT_LT((torch::mm(linear, c) - kept).abs().max().item<double>(), 1e-9);
+  // Each kept direction is signed so that its largest coefficient is positive.
+  for (int k = 0; k < 3; ++k) {
+    const torch::Tensor column = t.transform.select(1, k);
+    EXPECT_GT(column[column.abs().argmax()].item<double>(), 0);
+  }
+  EXPECT_THROW(output_transform(raw, X, {ColumnNormalization::scale, 3}), wobble::Error);
+  // A candidate that combines others adds no direction: the same subspace is kept (x, y and z have
+  // equal energies here, so its basis may turn within it).
+  auto repeated = [&](const torch::Tensor& P) {
+    const torch::Tensor W = raw(P);
+    return torch::cat({W, (W.select(1, 0) - 2 * W.select(1, 3) + 1).unsqueeze(1)}, 1);
+  };
+  const torch::Tensor same = output_transform(repeated, X, {ColumnNormalization::orthonormal, 3}).apply(repeated(X));
+  const torch::Tensor d = std::get<0>(torch::linalg_lstsq(linear, same, {}, {}));
+  EXPECT_LT((torch::mm(linear, d) - same).abs().max().item<double>(), 1e-8);
+  EXPECT_THROW(output_transform(repeated, X, {ColumnNormalization::orthonormal, 6}), DependentFields);  // 5 independent
 }
 
 TEST(NeuralLosses, PotentialOfAUniformStretchIsTheClosedForm) {

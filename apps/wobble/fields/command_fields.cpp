@@ -1,9 +1,10 @@
 // wobble fields: neural skinning fields (PhysSkin++ III-B/C, IV-B).
-//   wobble fields train --config configs/small.json [--resume]
+//   wobble fields train CONFIG [--processes N] [--resume]     (CONFIG or --config CONFIG)
 //   wobble fields infer [--model FILE] SHAPE [--points FILE] -o OUT.npy
 //   wobble fields metrics [--model FILE] SHAPE... [--rig CHARACTER]... [--baseline-steps 2000]
 //   wobble fields render [--model FILE] SHAPE -o OUT.png
 //   wobble fields export MODEL.pt -o MODEL.wfield   (command_fields_export.cpp)
+//   wobble fields plot LOSSES.csv -o CURVES.png      (command_fields_plot.cpp)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,9 @@
 #include <wobble/neural/field_render.hpp>
 #include <wobble/neural/neural_field.hpp>
 #include <wobble/neural/npy_writer.hpp>
+#include <wobble/neural/polynomial_field.hpp>
+#include <wobble/neural/subspace_quality.hpp>
+#include <wobble/neural/torchrun.hpp>
 #include <wobble/neural/training.hpp>
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/gaussians.hpp>
@@ -26,6 +30,7 @@
 
 #include "../commands.hpp"
 #include "../progress.hpp"
+#include "local_ranks.hpp"
 #include "fields_commands.hpp"
 
 namespace wobble::cli {
@@ -68,26 +73,50 @@ std::vector<Vec3d> metric_points(const Mesh& mesh, const physics::Normalization&
 }
 
 Runner add_train(CLI::App& app) {
-  struct Options { std::string config; bool resume = false, quiet = false; std::optional<int> steps; };
+  struct Options { std::string config, config_option; bool resume = false, quiet = false; std::optional<int> steps, processes; };
   auto o = std::make_shared<Options>();
-  app.add_option("--config", o->config, "training configuration (JSON, see include/wobble/neural/training.hpp)")->required();
+  app.add_option("CONFIG", o->config, "training configuration (JSON, see include/wobble/neural/training.hpp)");
+  app.add_option("--config", o->config_option, "the same, as an option");
   app.add_flag("--resume", o->resume, "continue from OUTPUT/checkpoint.pt");
   app.add_option("--steps", o->steps, "override the configuration's step count");
+  app.add_option("--processes", o->processes,
+                 "start N local ranks of a data-parallel job (otherwise the torchrun environment decides: WORLD_SIZE, RANK, "
+                 "LOCAL_RANK, MASTER_ADDR, MASTER_PORT)");
   app.add_flag("-q,--quiet", o->quiet, "no progress");
   return [o] {
-    TrainingConfig config = TrainingConfig::load(o->config);
+    if (o->config.empty() == o->config_option.empty()) fail_plain("fields train: give the configuration once (CONFIG or --config)");
+    const std::string file = o->config.empty() ? o->config_option : o->config;
+    TrainingConfig config = TrainingConfig::load(file);  // checked here, before any rank starts
+    if (o->processes) {
+      if (TorchrunEnvironment::from_environment().distributed())
+        fail_plain("--processes: this process is already rank of a distributed job (WORLD_SIZE is set)");
+      std::vector<std::string> arguments{"fields", "train", file};
+      if (o->resume) arguments.push_back("--resume");
+      if (o->steps) arguments.insert(arguments.end(), {"--steps", std::to_string(*o->steps)});
+      if (o->quiet) arguments.push_back("--quiet");
+      return run_local_ranks(*o->processes, arguments);  // ranks above 0 are quiet by themselves
+    }
     if (o->steps) config.steps = *o->steps;
-    Progress bar("training", o->quiet);
-    const TrainingReport report = train_fields(config, o->resume, [&](int step, int total, const std::string& line) {
-      if (!o->quiet) spdlog::info("{}", line);
-      bar.update(static_cast<std::size_t>(step), static_cast<std::size_t>(total));
-    });
+    const TorchrunEnvironment environment = TorchrunEnvironment::from_environment();
+    const bool quiet = o->quiet || environment.rank > 0;
+    Progress bar("training", quiet);
+    const TrainingReport report = train_fields(
+        config, o->resume,
+        [&](int step, int total, const std::string& line) {
+          if (!quiet) spdlog::info("{}", line);
+          bar.update(static_cast<std::size_t>(step), static_cast<std::size_t>(total));
+        },
+        environment);
     bar.finish();
+    if (!report.wrote_outputs) return 0;  // rank 0 reports
     std::string losses;
     for (const auto& [k, v] : report.final_losses) losses += fmt::format(" {} {:.5g}", k, v);
-    fmt::print("model {}\nparameters {}\nsteps {}\nseconds {:.1f} ({:.3f} s/step)\nfinal losses{}\nvalidation loss {:.5g}\ncsv {}\nplot {}\n",
-               report.model.string(), report.parameters, report.steps, report.seconds, report.seconds_per_step, losses,
-               report.validation_loss, report.csv.string(), report.plot.string());
+    fmt::print("model {}\nparameters {}\nranks {}\nsteps {}\nseconds {:.1f} ({:.3f} s/step, {:.3f} shapes/s)\nfinal losses{}\n"
+               "validation loss {:.5g}\nvalidation quality ratio {:.4g}\nskipped items {}\ncsv {}\nplot {}\n",
+               report.model.string(), report.parameters, report.ranks, report.steps, report.seconds, report.seconds_per_step,
+               report.shapes_per_second, losses, report.validation_loss, report.validation_quality, report.skipped_items,
+               report.csv.string(),
+               report.plot.string());
     return 0;
   };
 }
@@ -118,12 +147,40 @@ Runner add_infer(CLI::App& app) {
   };
 }
 
+// One shape's evaluation points: the mesh's vertices for the paper metrics, its cubature points
+// for the volumetric Dirichlet trace and its welded surface for the quality ratio.
+struct MetricShape {
+  std::string name;
+  ShapeSample sample;
+  std::vector<Vec3d> points, cubature, surface;
+  Eigen::VectorXd volumes;
+  SurfaceOperator surface_operator;
+  Eigen::VectorXd bound;  // the K smallest non-zero surface eigenvalues
+};
+
+MetricShape metric_shape(const fs::path& file, const Mesh& mesh, int K) {
+  MetricShape s;
+  s.name = file.stem().string();
+  s.sample = make_shape_sample(mesh, s.name, ShapeSampleOptions{}, 1);
+  s.cubature = cubature_points(s.sample);
+  s.volumes = s.sample.volumes.cast<double>();
+  s.points = metric_points(mesh, s.sample.normalization);
+  try {
+    s.surface_operator = surface_operator(mesh);
+    s.bound = lowest_nonzero_eigenvalues(s.surface_operator, K);
+  } catch (const Error& e) {
+    fail(file, "{}", e.what());
+  }
+  for (const Vec3d& v : s.surface_operator.vertices) s.surface.push_back(s.sample.normalization.to_normalized(v));
+  return s;
+}
+
 Runner add_metrics(CLI::App& app) {
   struct Options {
     std::string model, config;
     std::vector<std::string> shapes, rigs;
     int baseline_steps = 2000, eigen_grid = 20;
-    bool json = false, untrained = false;
+    bool json = false;
   };
   auto o = std::make_shared<Options>();
   app.add_option("--model", o->model, "model file (default: the shipped model)");
@@ -137,24 +194,26 @@ Runner add_metrics(CLI::App& app) {
     const NeuralFieldModel model(model_path(o->model));
     const int m = model.handles();
     nlohmann::json rows = nlohmann::json::array();
-    // The three paper metrics at the mesh's vertices; the Dirichlet trace at the shape's cubature
-    // points, with their volumes as quadrature weights.
-    auto add = [&](const std::string& shape, const std::string& method, const physics::SkinningField& field,
-                   const std::vector<Vec3d>& points, const std::vector<Vec3d>& cubature,
-                   const Eigen::VectorXd& volumes, double seconds) {
-      const FieldMetrics metrics = field_metrics(field.evaluate(points, false).W);
-      const double dirichlet = dirichlet_trace(field.evaluate(cubature, true), volumes);
-      rows.push_back({{"shape", shape}, {"method", method}, {"fields", field.handle_count()}, {"omega_orth", metrics.orthogonality},
-                      {"kappa_log", metrics.log_condition}, {"h_spec", metrics.spectral_entropy},
-                      {"dirichlet_trace", dirichlet}, {"seconds", seconds}});
+    // The three paper metrics at the mesh's vertices; the volumetric Dirichlet trace at the cubature
+    // points (their volumes as quadrature weights); the quality ratio on the welded surface.
+    auto add = [&](const MetricShape& s, const std::string& method, const physics::SkinningField& field, bool constant_first,
+                   double seconds) {
+      const FieldMetrics metrics = field_metrics(field.evaluate(s.points, false).W);
+      const double dirichlet = dirichlet_trace(field.evaluate(s.cubature, true), s.volumes);
+      const double quality = constant_first ? subspace_quality(s.surface_operator, field.evaluate(s.surface, false).W, true, s.bound).ratio
+                                            : std::nan("");
+      rows.push_back({{"shape", s.name}, {"method", method}, {"fields", field.handle_count()}, {"omega_orth", metrics.orthogonality},
+                      {"kappa_log", metrics.log_condition}, {"h_spec", metrics.spectral_entropy}, {"dirichlet_trace", dirichlet},
+                      {"quality_ratio", quality}, {"components", s.surface_operator.components}, {"seconds", seconds}});
       if (!o->json)
-        fmt::print("{:<22} {:<28} {:>3} {:>10.4f} {:>10.3f} {:>8.4f} {:>10.2f} {:>9.2f}\n", shape, method, field.handle_count(),
-                   metrics.orthogonality, metrics.log_condition, metrics.spectral_entropy, dirichlet, seconds);
+        fmt::print("{:<22} {:<28} {:>3} {:>10.4f} {:>10.3f} {:>8.4f} {:>10.2f} {:>8.3f} {:>5} {:>9.2f}\n", s.name, method,
+                   field.handle_count(), metrics.orthogonality, metrics.log_condition, metrics.spectral_entropy, dirichlet, quality,
+                   s.surface_operator.components, seconds);
       std::fflush(stdout);  // rows appear as they are computed (baselines take minutes)
     };
     if (!o->json)
-      fmt::print("{:<22} {:<28} {:>3} {:>10} {:>10} {:>8} {:>10} {:>9}\n", "shape", "method", "K", "Omega_orth", "kappa_log",
-                 "H_spec", "Dirichlet", "seconds");
+      fmt::print("{:<22} {:<28} {:>3} {:>10} {:>10} {:>8} {:>10} {:>8} {:>5} {:>9}\n", "shape", "method", "K", "Omega_orth",
+                 "kappa_log", "H_spec", "Dirichlet", "quality", "parts", "seconds");
     std::vector<std::pair<std::string, bool>> inputs;
     for (const auto& s : o->shapes) inputs.emplace_back(s, false);
     for (const auto& r : o->rigs) inputs.emplace_back(r, true);
@@ -167,31 +226,30 @@ Runner add_metrics(CLI::App& app) {
     for (const auto& [file, rigged] : inputs) {
       const Character character = load_character(file);
       if (character.mesh.triangles.empty()) fail(file, "has no triangles");
-      const std::string name = fs::path(file).stem().string();
       auto start = Clock::now();
-      const ShapeSample sample = make_shape_sample(character.mesh, name, ShapeSampleOptions{}, 1);
-      const std::vector<Vec3d> cubature = cubature_points(sample);
-      const Eigen::VectorXd volumes = sample.volumes.cast<double>();
-      const auto neural = model.fields_for(sample, true);
-      const std::vector<Vec3d> points = metric_points(character.mesh, sample.normalization);
-      neural->evaluate(points, false);
-      add(name, "neural (feed-forward)", *neural, points, cubature, volumes, seconds_since(start));
+      const MetricShape s = metric_shape(file, character.mesh, m);
+      const double preparation = seconds_since(start);
       start = Clock::now();
-      std::vector<Vec3d> cover = points;
-      cover.insert(cover.end(), cubature.begin(), cubature.end());
+      const auto neural = model.fields_for(s.sample, true);
+      neural->evaluate(s.points, false);
+      add(s, "neural (feed-forward)", *neural, true, seconds_since(start));
+      start = Clock::now();
+      std::vector<Vec3d> cover = s.surface;
+      cover.insert(cover.end(), s.cubature.begin(), s.cubature.end());
       physics::EigenmodeOptions eigen;
       eigen.handles = m + 1;
       eigen.grid_resolution = o->eigen_grid;
       const auto modes = physics::skinning_eigenmodes(cover, eigen);
-      add(name, "skinning eigenmodes", *modes, points, cubature, volumes, seconds_since(start));
+      add(s, "skinning eigenmodes", *modes, true, seconds_since(start));  // mode 0 is the constant
+      add(s, "quadratic polynomials", QuadraticPolynomialField{}, true, preparation);
       if (o->baseline_steps > 0) {
-        const PerObjectResult mlp = train_per_object(sample, m, o->baseline_steps, config, 1);
-        add(name, fmt::format("per-object MLP {} steps", o->baseline_steps), *mlp.field, points, cubature, volumes, mlp.seconds);
+        const PerObjectResult mlp = train_per_object(s.sample, m, o->baseline_steps, config, 1);
+        add(s, fmt::format("per-object MLP {} steps", o->baseline_steps), *mlp.field, true, mlp.seconds);
       }
       if (rigged) {
         if (!character.is_skinned()) fail(file, "--rig needs a rigged file with skin weights");
-        const auto weights = physics::rig_weights_field(character, sample.normalization);
-        add(name, "rig skin weights", *weights, points, cubature, volumes, 0);
+        const auto weights = physics::rig_weights_field(character, s.sample.normalization);
+        add(s, "rig skin weights", *weights, false, 0);  // a partition of unity: no separate constant column
       }
     }
     if (o->json) fmt::print("{}\n", rows.dump(2));
@@ -235,6 +293,7 @@ Runner add_fields_command(CLI::App& app) {
   add("metrics", "Omega_orth, kappa_log, H_spec of the model's fields and of baselines", add_metrics);
   add("render", "draw a shape's fields as colours (PNG)", add_render);
   add("export", "write a model as .wfield, for the evaluator without LibTorch", add_fields_export);
+  add("plot", "draw a training run's loss and validation curves (losses.csv) as a PNG", add_fields_plot);
   return [commands] {
     for (const auto& [sub, runner] : commands)
       if (sub->parsed()) return runner();

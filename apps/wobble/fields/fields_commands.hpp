@@ -5,5 +5,6 @@
 namespace wobble::cli {
 
 Runner add_fields_export(CLI::App& app);  // command_fields_export.cpp
+Runner add_fields_plot(CLI::App& app);    // command_fields_plot.cpp
 
 }  // namespace wobble::cli

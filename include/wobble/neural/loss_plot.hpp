@@ -27,7 +27,8 @@ class LossCurves {
   std::vector<std::vector<double>> rows_;
 };
 
-// Rows of a CSV written by write_csv with step <= up_to_step (for resuming). Missing file: empty.
+// Rows of a CSV written by write_csv with step <= up_to_step (for resuming). Missing file: empty;
+// a cell that is not a number (or empty) throws Error naming the file, line and column.
 LossCurves read_loss_csv(const std::filesystem::path& file, int up_to_step);
 
 }  // namespace wobble::neural

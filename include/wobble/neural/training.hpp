@@ -8,6 +8,7 @@
 // {
 //   "seed": 1, "steps": 1000, "learning_rate": 5e-4, "min_learning_rate": 5e-5, "warmup": 0.01,
 //   "batch_points": 256, "z_samples": 16, "z_sigma": 0.2,
+//   "shapes_per_step": 1,             (B: shapes per step and rank; N ranks train on N x B)
 //   "losses": {"smooth": true, "potential": true, "orthogonality": true, "normalize": true,
 //              "config": true, "weight_smooth": 1, "weight_potential": 1, "weight_orthogonality": 100,
 //              "youngs_modulus": 1, "poisson_ratio": 0.45, "blend_fraction": 0.5,
@@ -17,8 +18,11 @@
 //               zero by construction, is left out},
 //   "data": {"procedural_shapes": 5000, "validation_procedural": 6, "real_fraction": 0.2,
 //            "real_train": ["../shared/assets/shapes/cow.off"], "real_validation": [...],
-//            "surface_points": 1024, "cubature_points": 1000, "grid_resolution": 16},
+//            "corpus": "corpus.json",   (more of both: {"train": [...], "validation": [...]})
+//            "surface_points": 1024, "cubature_points": 1000, "grid_resolution": 16,
+//            "augment_rotation": false, "augment_scaling": 1},   (real meshes, when drawn)
 //   "output": "runs/small", "checkpoint_every": 100, "log_every": 10, "validate_every": 100,
+//   "distributed_timeout": 300,      (seconds a rank waits for the others before giving up)
 //   "rig": "character.glb"            (rig-complementary fields; losses.weight_complementarity)
 // }
 // Relative paths are relative to the configuration file.
@@ -33,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/neural/shape_sample.hpp>
+#include <wobble/neural/torchrun.hpp>
 #include <wobble/physics/skinning_field.hpp>
 
 namespace wobble::neural {
@@ -55,10 +60,16 @@ struct TrainingConfig {
   double learning_rate = 5e-4, min_learning_rate = 5e-5, warmup = 0.01;
   int batch_points = 256, z_samples = 16;
   double z_sigma = 0.2;
+  int shapes_per_step = 1;  // per rank
+  double distributed_timeout = 300;  // seconds
   LossOptions losses;
   nlohmann::json network = nlohmann::json::object();
   int procedural_shapes = 5000, validation_procedural = 6;
   double real_fraction = 0.2;
+  // Each draw of a real mesh: a uniformly random rotation, and random stretches in
+  // [1/augment_scaling, augment_scaling] along x, y and z (1: none).
+  bool augment_rotation = false;
+  double augment_scaling = 1;
   std::vector<std::filesystem::path> real_train, real_validation;
   ShapeSampleOptions sample;
   std::filesystem::path output = "runs/fields";
@@ -73,19 +84,33 @@ struct TrainingConfig {
 };
 
 struct TrainingReport {
-  int steps = 0;
+  int steps = 0, ranks = 1;
   double seconds = 0, seconds_per_step = 0;
-  std::map<std::string, double> final_losses;      // mean over the last log interval
+  double shapes_per_second = 0;                     // over all ranks
+  std::map<std::string, double> final_losses;      // mean over the last log interval (and all ranks)
   double validation_loss = 0;                       // mean total loss on the validation shapes
+  double validation_quality = 0;                    // median subspace quality ratio, connected validation meshes
+  bool wrote_outputs = false;                       // rank 0 writes; the other ranks write nothing
+  std::int64_t skipped_items = 0;                   // items whose fields could not be orthonormalised
   std::filesystem::path model, csv, plot;
   std::int64_t parameters = 0;
 };
 
-// progress(step, total, line): called every log_every steps.
+// progress(step, total, line): called every log_every steps (on rank 0 only).
 using TrainingProgress = std::function<void(int, int, const std::string&)>;
 // Trains and writes OUTPUT/model.pt, OUTPUT/checkpoint.pt (+ .optim), OUTPUT/losses.csv and
-// OUTPUT/losses.png. With resume, continues from OUTPUT/checkpoint.pt.
-TrainingReport train_fields(const TrainingConfig& config, bool resume, const TrainingProgress& progress = {});
+// OUTPUT/losses.png, each atomically. With resume, continues from OUTPUT/checkpoint.pt (on every
+// rank: the folder must be visible to all).
+//
+// Data parallel when environment.world_size > 1 (a c10d Gloo process group): each step, rank r
+// draws items r*B .. r*B+B-1 of the step (B = shapes_per_step), each item's shape, points and z
+// from its own seed (config seed, step, item); the per-loss gradients are averaged over all N x B
+// items (all-reduce) and ConFIG is applied to those averages. So N ranks with B compute what one
+// process with N x B computes: the same items, and the same sums up to the order of the additions
+// (see docs/neural.md). Rank 0 alone writes. A rank that dies or stalls past distributed_timeout
+// makes the others throw Error.
+TrainingReport train_fields(const TrainingConfig& config, bool resume, const TrainingProgress& progress = {},
+                            const TorchrunEnvironment& environment = {});
 
 // The validation split of a configuration (fixed procedural seeds disjoint from training, plus
 // the real meshes never used for training).

@@ -8,7 +8,8 @@
 //            with the spatial gradient by forward-mode differentiation (three tangents carried
 //            through every layer, stacked under the values so that a linear layer is one GEMM).
 // The network runs in float32, as LibTorch does; the output normalisation over the shape's
-// cubature points (scale or orthonormalise, as src/neural/torch_field.cpp) is in double.
+// cubature points (scale, orthonormalise or the Rayleigh-Ritz selection of candidate fields, as
+// src/neural/output_transform.cpp) is in double.
 #include <array>
 #include <cstdint>
 #include <filesystem>
@@ -31,6 +32,8 @@ class ThreadPool;
 }
 
 namespace wobble::physics {
+
+struct FieldOutputOptions;
 
 // A float32 tensor in C order.
 struct FieldTensor {
@@ -63,6 +66,7 @@ class FieldNetwork : public std::enable_shared_from_this<FieldNetwork> {
   ~FieldNetwork();
 
   int handles() const { return handles_; }            // learned fields m (the constant column comes on top)
+  int raw_field_count() const { return raw_fields_; }  // the field stage's columns: m, or more candidates (rayleigh_ritz)
   const std::string& source() const { return source_; }
   const nlohmann::json& description() const { return description_; }
   std::int64_t parameters() const { return parameters_; }
@@ -79,8 +83,8 @@ class FieldNetwork : public std::enable_shared_from_this<FieldNetwork> {
   // Lower level (tests, benchmarks). The per-shape constants of the field stage.
   struct Shape;
   std::shared_ptr<const Shape> encode(const Eigen::MatrixXf& surface) const;
-  // Raw (unnormalised) fields at points of the normalised frame: W (N x m) and, when `gradient`
-  // is given, dW/dx_c (N x m each).
+  // Raw (unnormalised) fields at points of the normalised frame: W (N x raw_field_count()) and, when
+  // `gradient` is given, dW/dx_c (N x raw_field_count() each).
   void raw_fields(const Shape& shape, std::span<const Vec3d> points, Eigen::MatrixXd& W,
                   std::array<Eigen::MatrixXd, 3>* gradient) const;
 
@@ -89,7 +93,8 @@ class FieldNetwork : public std::enable_shared_from_this<FieldNetwork> {
  private:
   std::string source_;
   nlohmann::json description_;
-  int handles_ = 0;
+  int handles_ = 0, raw_fields_ = 0;
+  std::unique_ptr<FieldOutputOptions> output_;  // the parsed output_normalization
   std::int64_t parameters_ = 0;
   ShapeSampleOptions sample_options_;
   std::uint64_t sample_seed_ = 1;

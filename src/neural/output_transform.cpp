@@ -1,0 +1,64 @@
+// The per-shape output map of a model (see output_transform.hpp).
+#include "output_transform.hpp"
+
+#include <wobble/error.hpp>
+
+namespace wobble::neural {
+
+ColumnTransform rayleigh_ritz(const ColumnTransform& orthonormal, const torch::Tensor& raw_gradients, int keep) {
+  const torch::Tensor T = orthonormal.transform.to(torch::kFloat64);  // raw fields x orthonormal directions
+  const auto m = T.size(1);
+  if (keep < 1 || keep > m) fail_plain("rayleigh_ritz: cannot keep {} of {} directions", keep, m);
+  const torch::Tensor dQ = torch::einsum("pjc,ji->pic", {raw_gradients.to(torch::kFloat64), T});
+  const torch::Tensor D = torch::einsum("pic,pjc->ij", {dQ, dQ}) / static_cast<double>(raw_gradients.size(0));
+  const auto [values, vectors] = torch::linalg::eigh(0.5 * (D + D.t()), "L");  // ascending
+  const torch::Tensor U = vectors.slice(1, 0, keep);
+  torch::Tensor transform = torch::mm(T, U), offset = torch::mm(orthonormal.offset.to(torch::kFloat64), U);
+  // Eigenvectors have no sign of their own: make each column's largest raw coefficient positive.
+  const torch::Tensor sign = torch::sign(transform.gather(0, transform.abs().argmax(0).unsqueeze(0)));
+  const torch::Tensor flip = torch::where(sign == 0, torch::ones_like(sign), sign);
+  const auto type = orthonormal.transform.scalar_type();
+  return {(offset * flip).to(type), (transform * flip).to(type)};
+}
+
+OutputOptions output_options(const NetworkConfig& network) {
+  return {output_normalization(network.orthonormal_output), network.candidate_fields > 0 ? network.handles : 0};
+}
+
+// An orthonormal basis of span[1, W] without the constant, from the eigenvectors of the centred
+// fields' Gram matrix, dropping directions below 1e-10 of the largest eigenvalue: unlike the
+// Cholesky of column_transform it cannot fail on nearly dependent candidates, and the selection
+// that follows depends only on the span.
+ColumnTransform centred_orthonormal_basis(const torch::Tensor& W) {
+  const torch::Tensor Wd = W.to(torch::kFloat64), mean = Wd.mean(0, true);
+  const torch::Tensor centred = Wd - mean;
+  const torch::Tensor G = torch::mm(centred.t(), centred) / static_cast<double>(W.size(0));
+  const auto [values, vectors] = torch::linalg::eigh(G, "L");
+  const torch::Tensor kept = values > 1e-10 * values.max();
+  const torch::Tensor T = vectors.index({torch::indexing::Slice(), kept}) / values.index({kept}).sqrt();
+  return {-torch::mm(mean, T), T};
+}
+
+ColumnTransform output_transform(const std::function<torch::Tensor(const torch::Tensor&)>& raw, const torch::Tensor& cubature,
+                                 const OutputOptions& options) {
+  if (options.keep == 0) {
+    torch::NoGradGuard no_grad;
+    return column_transform(raw(cubature), options.normalization);
+  }
+  if (options.normalization != ColumnNormalization::orthonormal)
+    fail_plain("output_transform: the Rayleigh-Ritz selection needs the orthonormal output");
+  // Exact (autograd) gradients of the raw fields: central differences would turn float32 rounding
+  // into ~1e-4 of the gradient, which the selection among many candidates amplifies.
+  torch::AutoGradMode enable(true);
+  const torch::Tensor X = cubature.detach().clone().requires_grad_(true);
+  const torch::Tensor W = raw(X);
+  const torch::Tensor dW = spatial_gradients(W, X, false).detach();
+  const ColumnTransform basis = centred_orthonormal_basis(W.detach());
+  if (basis.transform.size(1) < options.keep)
+    throw DependentFields(fmt::format("neural fields: only {} of the {} candidate fields are independent on {} points, {} needed",
+                                      basis.transform.size(1), W.size(1), cubature.size(0), options.keep));
+  const ColumnTransform kept = rayleigh_ritz(basis, dW, options.keep);
+  return {kept.offset.to(W.scalar_type()), kept.transform.to(W.scalar_type())};
+}
+
+}  // namespace wobble::neural

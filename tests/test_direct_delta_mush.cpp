@@ -11,7 +11,7 @@
 #include <wobble/delta_mush.hpp>
 #include <wobble/direct_delta_mush.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>

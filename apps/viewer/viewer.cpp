@@ -1,3 +1,4 @@
+#include "core/fail.hpp"
 #include "viewer.hpp"
 
 #include <algorithm>
@@ -10,9 +11,9 @@
 #include <imgui_stdlib.h>
 #include <nlohmann/json.hpp>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/render/framing.hpp>
 #include <wobble/render/scalar_fields.hpp>
 

@@ -1,9 +1,10 @@
+#include "core/fail.hpp"
 #include "viewer_options.hpp"
 
+#include <wobble/error.hpp>
 #include <cctype>
 #include <charconv>
 
-#include <wobble/error.hpp>
 
 namespace wobble::viewer {
 namespace {

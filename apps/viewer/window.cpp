@@ -1,9 +1,10 @@
+#include "core/fail.hpp"
 #include "window.hpp"
 
+#include <wobble/error.hpp>
 #include <cstdlib>
 #include <utility>
 
-#include <wobble/error.hpp>
 
 #include "gl.hpp"
 

@@ -7,11 +7,12 @@
 
 #include <wobble/bake.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
 
 #include "clip_options.hpp"
 #include "commands.hpp"
+#include "core/fail.hpp"
 #include "deformer_options.hpp"
 #include "progress.hpp"
 

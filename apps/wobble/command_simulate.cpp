@@ -13,14 +13,15 @@
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/physics/rig_complementary.hpp>
 #include <wobble/physics/scene.hpp>
 
 #include "commands.hpp"
+#include "core/fail.hpp"
 #include "progress.hpp"
 #ifdef WOBBLE_HAVE_NEURAL
 #include <wobble/neural/neural_field.hpp>

@@ -1,3 +1,4 @@
+#include "core/fail.hpp"
 #include "deformer_options.hpp"
 
 #include <fstream>

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/character.hpp>
-#include <wobble/io.hpp>
+#include <wobble/baked_frames.hpp>
 
 namespace wobble {
 

@@ -1,3 +1,4 @@
+#include "core/fail.hpp"
 #include "neural_subspace.hpp"
 
 #include <wobble/error.hpp>

@@ -11,10 +11,11 @@
 #include <wobble/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
 
 #include "bindings.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::python {
 

@@ -5,6 +5,8 @@
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble {
 
 std::vector<double> frame_times(double start, double end, double fps) {

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 
-#include <spdlog/spdlog.h>
-
 #include <wobble/error.hpp>
+#include <fmt/core.h>
 
+#include <wobble/log.hpp>
+
+#include "core/fail.hpp"
 #include "deform/deformers.hpp"
 
 namespace wobble {
@@ -76,7 +78,7 @@ DeformerStack DeformerStack::parse(std::string_view spec, const nlohmann::json& 
       fail_plain("settings: unknown deformer section '{}' (known: {})", section_name, known_deformer_names());
     }
     if (std::find(names.begin(), names.end(), section_name) == names.end()) {
-      spdlog::warn("settings: section '{}' is ignored: that deformer is not in the stack '{}'", section_name, spec);
+      warn(fmt::format("settings: section '{}' is ignored: that deformer is not in the stack '{}'", section_name, spec));
     }
   }
   return stack;
@@ -93,13 +95,23 @@ void DeformerStack::reset() {
 }
 
 void DeformerStack::evaluate(const FrameInput& frame, std::vector<Vec3f>& positions, std::vector<Vec3f>& normals) {
+  positions.resize(frame.character.mesh.vertex_count());
+  normals.resize(frame.character.mesh.normals.size());
+  evaluate(frame, std::span<Vec3f>(positions), std::span<Vec3f>(normals));
+}
+
+void DeformerStack::evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) {
   const Mesh& mesh = frame.character.mesh;
   if (bound_ != &frame.character) fail_plain("deformer stack '{}' was bound to another character", spec());
-  positions.resize(mesh.vertex_count());
-  normals.resize(mesh.normals.size());
+  if (positions.size() != mesh.vertex_count()) {
+    fail_plain("deformer stack '{}': {} positions for a mesh of {} vertices", spec(), positions.size(), mesh.vertex_count());
+  }
+  if (!normals.empty() && normals.size() != mesh.normals.size()) {
+    fail_plain("deformer stack '{}': {} normals for a mesh with {}", spec(), normals.size(), mesh.normals.size());
+  }
   if (!has_base_) {
     std::copy(mesh.positions.begin(), mesh.positions.end(), positions.begin());
-    std::copy(mesh.normals.begin(), mesh.normals.end(), normals.begin());
+    if (!normals.empty()) std::copy(mesh.normals.begin(), mesh.normals.end(), normals.begin());
   }
   for (auto& deformer : deformers_) deformer->evaluate(frame, positions, normals);
 }

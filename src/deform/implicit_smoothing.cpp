@@ -1,9 +1,10 @@
+#include "core/fail.hpp"
 #include "deform/implicit_smoothing.hpp"
 
+#include <wobble/error.hpp>
 #include <algorithm>
 #include <cmath>
 
-#include <wobble/error.hpp>
 
 namespace wobble {
 

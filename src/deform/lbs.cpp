@@ -8,6 +8,7 @@
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
+#include "core/fail.hpp"
 #include "deform/deformers.hpp"
 #include "deform/lbs_kernels.hpp"
 

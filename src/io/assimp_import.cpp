@@ -31,10 +31,12 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
+#include <wobble/error.hpp>
 #include <fmt/format.h>
 
-#include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 namespace {

@@ -13,10 +13,12 @@
 #include <string>
 #include <vector>
 
+#include <wobble/error.hpp>
 #include <tiny_gltf.h>
 
-#include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 namespace {

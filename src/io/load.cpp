@@ -5,10 +5,12 @@
 #include <string>
 #include <system_error>
 
+#include <wobble/error.hpp>
 #include <assimp/Importer.hpp>
 
-#include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 namespace {

@@ -6,10 +6,12 @@
 #include <limits>
 #include <vector>
 
+#include <wobble/error.hpp>
 #include <Eigen/Geometry>
 
-#include <wobble/error.hpp>
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

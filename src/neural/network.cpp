@@ -1,11 +1,12 @@
 // Network layers of the neural skinning fields (PhysSkin++ III-B; METHOD_NOTES §3).
+#include "core/fail.hpp"
 #include "network.hpp"
 
+#include <wobble/error.hpp>
 #include <cmath>
 #include <filesystem>
 #include <numbers>
 
-#include <wobble/error.hpp>
 
 namespace wobble::neural {
 

@@ -1,9 +1,11 @@
 // Surface clouds and cubature samples of one shape.
 #include <wobble/neural/shape_sample.hpp>
 
+#include <wobble/error.hpp>
+#include "core/fail.hpp"
+
 #include <algorithm>
 
-#include <wobble/error.hpp>
 
 namespace wobble::neural {
 

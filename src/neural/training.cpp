@@ -10,13 +10,14 @@
 
 #include <fmt/format.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/shape_generator.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
 
+#include "core/fail.hpp"
 #include "losses.hpp"
 #include "network.hpp"
 #include "torch_field.hpp"

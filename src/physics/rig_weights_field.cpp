@@ -5,10 +5,12 @@
 #include <cmath>
 #include <queue>
 
+#include <wobble/error.hpp>
 #include <fmt/format.h>
 
-#include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::physics {
 

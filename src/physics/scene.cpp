@@ -3,12 +3,14 @@
 
 #include <fstream>
 
+#include <wobble/error.hpp>
 #include <nlohmann/json.hpp>
 
-#include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::physics {
 

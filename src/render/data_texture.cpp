@@ -1,9 +1,10 @@
+#include "core/fail.hpp"
 #include "render/data_texture.hpp"
 
+#include <wobble/error.hpp>
 #include <algorithm>
 #include <vector>
 
-#include <wobble/error.hpp>
 
 namespace wobble::render {
 

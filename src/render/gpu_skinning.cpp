@@ -1,6 +1,8 @@
 #include <wobble/render/gpu_skinning.hpp>
 
 #include <wobble/error.hpp>
+#include "core/fail.hpp"
+
 
 namespace wobble::render {
 

@@ -1,3 +1,4 @@
+#include "core/fail.hpp"
 #include "render/shader_program.hpp"
 
 #include <wobble/error.hpp>

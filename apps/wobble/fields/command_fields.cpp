@@ -13,7 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/neural/field_metrics.hpp>
 #include <wobble/neural/field_render.hpp>
 #include <wobble/neural/neural_field.hpp>
@@ -25,6 +25,7 @@
 
 #include "../commands.hpp"
 #include "../progress.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::cli {
 

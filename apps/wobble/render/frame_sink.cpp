@@ -1,10 +1,11 @@
+#include "core/fail.hpp"
 #include "render/frame_sink.hpp"
 
 #include <cmath>
 
 #include <fmt/core.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/render/video_writer.hpp>
 

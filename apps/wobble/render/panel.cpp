@@ -1,3 +1,4 @@
+#include "core/fail.hpp"
 #include "render/panel.hpp"
 
 #include <wobble/error.hpp>

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/deformer.hpp>
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 #include <wobble/render/gpu_skinning.hpp>
 #include <wobble/render/renderer.hpp>
 

@@ -1,3 +1,4 @@
+#include "core/fail.hpp"
 #include "render/panel_spec.hpp"
 
 #include <set>

@@ -1,0 +1,20 @@
+#pragma once
+// A frame's pose from the engine's joint world matrices: world as given, skinning = world *
+// inverse bind, local as given, or else parent world^-1 * world decomposed (for the deformers that
+// read the joints' local rotations). Sized once; set() does not allocate.
+#include <wobble/pose.hpp>
+#include <wobble/rig.hpp>
+#include <wobble/wobble.h>
+
+namespace wobble::capi {
+
+struct FramePose {
+  Pose pose;
+
+  void prepare(const Rig& rig);
+  // Throws Error for a joint count other than the rig's, NULL matrices, non-finite numbers or a
+  // non-finite time.
+  void set(const Rig& rig, const wobble_frame& frame);
+};
+
+}  // namespace wobble::capi

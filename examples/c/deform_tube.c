@@ -123,7 +123,7 @@ int main(void) {
   for (int frame = 0; ok && frame <= 4 * 60; ++frame) {  /* four seconds at 60 frames per second */
     const double t = frame / 60.0;
     pose(t, world);
-    const wobble_frame input = {t, &world[0][0], JOINTS};
+    const wobble_frame input = {t, &world[0][0], JOINTS, NULL};  /* local transforms: recovered */
     ok = check(wobble_stack_evaluate(lbs, &input, &skinned[0][0], 0, NULL, 0) == WOBBLE_OK, "evaluate lbs") &&
          check(wobble_stack_evaluate(dynamic, &input, &moving[0][0], 0, NULL, 0) == WOBBLE_OK, "evaluate lbs,dynamic");
     skin_by_hand(world, by_hand);
@@ -139,7 +139,7 @@ int main(void) {
   wobble_stack* bad = NULL;
   ok = ok && check(wobble_stack_create(character, "lbs,nonsense", NULL, 1, &bad) == WOBBLE_INVALID_SETTINGS &&
                        bad == NULL && strlen(wobble_last_error()) > 0, "an unknown deformer is refused");
-  const wobble_frame short_frame = {5.0, &world[0][0], JOINTS - 1};
+  const wobble_frame short_frame = {5.0, &world[0][0], JOINTS - 1, NULL};
   ok = ok && check(wobble_stack_evaluate(dynamic, &short_frame, &moving[0][0], 0, NULL, 0) == WOBBLE_INVALID_ARGUMENT,
                    "a frame with too few joints is refused");
   printf("wobble %s: lbs error %.2g, dynamic swing %.3f then %.2g after the stop: %s\n", wobble_version(),

@@ -90,7 +90,7 @@ typedef struct wobble_frame {
   const float* joint_world_matrices; /* 16 floats per joint: the joint's space -> world */
   uint32_t joint_count;              /* must be the character's */
   /* Optional: the same pose as local transforms, 10 floats per joint relative to its parent
-   * (translation x y z, rotation quaternion x y z w, scale x y z). NULL: wobble recovers them from
+   * (translation x y z, unit rotation quaternion x y z w, scale x y z). NULL: wobble recovers them from
    * the world matrices (about 0.1 us per joint); engines that have them save that. */
   const float* joint_local_transforms;
 } wobble_frame;

@@ -46,10 +46,9 @@ void FramePose::set(const Rig& rig, const wobble_frame& frame) {
       local.rotation = Quatf(t[6], t[3], t[4], t[5]);  // (w, x, y, z)
       local.scale = Vec3f(t[7], t[8], t[9]);
       const float norm = local.rotation.norm();
-      if (!local.translation.allFinite() || !local.scale.allFinite() || !(norm > 0) || !std::isfinite(norm)) {
-        fail_plain("frame: the local transform of joint {} is not finite (or its rotation is zero)", j);
+      if (!local.translation.allFinite() || !local.scale.allFinite() || !(std::abs(norm - 1.0f) < 1e-3f)) {
+        fail_plain("frame: the local transform of joint {} is not finite or its rotation not a unit quaternion", j);
       }
-      local.rotation.coeffs() /= norm;
     }
     return;
   }

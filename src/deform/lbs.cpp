@@ -66,8 +66,6 @@ void LbsJob::Run(ThreadPool* pool) const {
   pool->parallel_for(n, kGrain, [this](std::size_t begin, std::size_t end) { Run(begin, end); });
 }
 
-void lbs_reference(const LbsJob& job, std::size_t begin, std::size_t end) { run_scalar(job, begin, end); }
-
 namespace lbs_kernels {
 extern const Table reference = {run_scalar};
 WOBBLE_SIMD_DEFINE_TABLE_FOR

@@ -75,12 +75,21 @@ std::vector<float> world_matrices(const Pose& pose) {
   return m;
 }
 
+std::vector<float> local_transforms(const Pose& pose) {
+  std::vector<float> l;
+  for (const Transform& t : pose.local) {
+    l.insert(l.end(), {t.translation.x(), t.translation.y(), t.translation.z(), t.rotation.x(), t.rotation.y(),
+                       t.rotation.z(), t.rotation.w(), t.scale.x(), t.scale.y(), t.scale.z()});
+  }
+  return l;
+}
+
 // Poses the tube for time t and evaluates one frame through the C API.
 wobble_status evaluate_frame(wobble_stack* stack, const Character& tube, double t, Pose& pose, std::vector<float>& positions,
                              std::vector<float>& normals) {
   test::bend_pose(tube, t, pose);
   const std::vector<float> world = world_matrices(pose);
-  const wobble_frame input{t, world.data(), static_cast<std::uint32_t>(tube.rig.joint_count())};
+  const wobble_frame input{t, world.data(), static_cast<std::uint32_t>(tube.rig.joint_count()), nullptr};
   return wobble_stack_evaluate(stack, &input, positions.data(), 0, normals.data(), 0);
 }
 
@@ -97,10 +106,11 @@ TEST(CApi, FramesMatchTheCppStackForLbsAndDynamic) {
   const Character character = cpp_character(tube);
   for (const char* spec : {"lbs", "lbs,dynamic"}) {
     SCOPED_TRACE(spec);
-    Handles c;
+    Handles c, with_locals;
     ASSERT_EQ(wobble_character_create(&arrays.mesh, &c.character), WOBBLE_OK) << wobble_last_error();
     ASSERT_EQ(wobble_stack_create(c.character, spec, R"({"dynamic": {"amplitude": 1.5}})", 1, &c.stack), WOBBLE_OK)
         << wobble_last_error();
+    ASSERT_EQ(wobble_stack_create(c.character, spec, R"({"dynamic": {"amplitude": 1.5}})", 1, &with_locals.stack), WOBBLE_OK);
     nlohmann::json settings = nlohmann::json::object();
     if (std::string(spec).find("dynamic") != std::string::npos) settings = {{"dynamic", {{"amplitude", 1.5}}}};
     DeformerStack stack = DeformerStack::parse(spec, settings);
@@ -113,6 +123,12 @@ TEST(CApi, FramesMatchTheCppStackForLbsAndDynamic) {
       const double t = frame / 30.0;
       ASSERT_EQ(evaluate_frame(c.stack, tube, t, pose, positions, normals), WOBBLE_OK) << wobble_last_error();
       stack.evaluate(FrameInput{character, pose, t, {}, nullptr}, want_p, want_n);
+      // Given the local transforms too, the C API's pose is the C++ one: the same bytes.
+      const std::vector<float> world = world_matrices(pose), local = local_transforms(pose);
+      const wobble_frame full{t, world.data(), static_cast<std::uint32_t>(tube.rig.joint_count()), local.data()};
+      std::vector<float> exact(positions.size());
+      ASSERT_EQ(wobble_stack_evaluate(with_locals.stack, &full, exact.data(), 0, nullptr, 0), WOBBLE_OK) << wobble_last_error();
+      ASSERT_EQ(0, std::memcmp(exact.data(), want_p.data(), exact.size() * sizeof(float))) << "frame " << frame;
       for (std::size_t v = 0; v < want_p.size(); ++v) {
         worst = std::max<double>(worst, (Vec3f(positions.data() + 3 * v) - want_p[v]).norm());
         if (std::strcmp(spec, "lbs") == 0) {
@@ -122,7 +138,7 @@ TEST(CApi, FramesMatchTheCppStackForLbsAndDynamic) {
         }
       }
     }
-    // Dynamic also reads local rotations, which the C API recovers from the world matrices.
+    // Without local transforms, the C API recovers them from the world matrices (rounding apart).
     EXPECT_LT(worst, 1e-5 * tube.mesh.size());
   }
 }
@@ -136,7 +152,7 @@ TEST(CApi, StridedBuffersHoldTheSameRowsAndTheirPaddingIsUntouched) {
   Pose pose;
   test::bend_pose(tube, 0.2, pose);
   const std::vector<float> world = world_matrices(pose);
-  const wobble_frame frame{0.2, world.data(), static_cast<std::uint32_t>(tube.rig.joint_count())};
+  const wobble_frame frame{0.2, world.data(), static_cast<std::uint32_t>(tube.rig.joint_count()), nullptr};
   const std::size_t n = tube.mesh.vertex_count();
   std::vector<float> packed(3 * n), interleaved(8 * n, -1.0f);
   ASSERT_EQ(wobble_stack_evaluate(c.stack, &frame, packed.data(), 0, nullptr, 0), WOBBLE_OK);
@@ -167,7 +183,7 @@ TEST(CApi, AFrameAllocatesNothingOnceTheStackHasRun) {
     for (int frame = 0; frame < 20; ++frame) {
       test::bend_pose(tube, frame / 60.0, pose);
       const std::vector<float> world = world_matrices(pose);  // allocates: before counting
-      const wobble_frame input{frame / 60.0, world.data(), static_cast<std::uint32_t>(tube.rig.joint_count())};
+      const wobble_frame input{frame / 60.0, world.data(), static_cast<std::uint32_t>(tube.rig.joint_count()), nullptr};
       const long before = allocations.load();
       counting = frame >= 2;
       const wobble_status status = wobble_stack_evaluate(c.stack, &input, positions.data(), 0, normals.data(), 0);
@@ -218,7 +234,7 @@ TEST(CApi, MistakesAreStatusCodesWithAMessageNamingTheProblem) {
   ASSERT_EQ(wobble_stack_create(c.character, "lbs,dynamic", "", 2, &c.stack), WOBBLE_OK) << wobble_last_error();
   std::vector<float> world(16 * tube.rig.joint_count()), out(3 * tube.mesh.vertex_count());
   for (std::size_t j = 0; j < tube.rig.joint_count(); ++j) Eigen::Map<Mat4f>(world.data() + 16 * j).setIdentity();
-  wobble_frame frame{0.0, world.data(), 2};
+  wobble_frame frame{0.0, world.data(), 2, nullptr};
   EXPECT_EQ(wobble_stack_evaluate(c.stack, &frame, out.data(), 0, nullptr, 0), WOBBLE_INVALID_ARGUMENT);
   EXPECT_NE(std::string(wobble_last_error()).find("2 joint matrices for a character of 3"), std::string::npos);
   frame.joint_count = 3;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/SVD>
+
 #include <wobble/delta_mush.hpp>
 #include <wobble/direct_delta_mush.hpp>
 #include <wobble/dynamic_skinning.hpp>
@@ -178,6 +180,47 @@ TEST(RuntimeKernels, DeltaMushSweepsRestorationAndFoldMatchTheReference) {
       mush.evaluate_skinned(pose.skinning, folded);
       EXPECT_LE(max_distance(folded, want_folded), 1e-5 * tube.mesh.size());
       EXPECT_GT(max_distance(one, input), 1e-3 * tube.mesh.size()) << "Delta Mush moved nothing";
+    }
+  }
+}
+
+// The SVD solution of max trace(R^T m) with det R = +1.
+Eigen::Matrix3d rotation_by_svd(const Mat3f& m) {
+  Eigen::JacobiSVD<Eigen::Matrix3d> svd(m.cast<double>(), Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d u = svd.matrixU();
+  if ((u * svd.matrixV().transpose()).determinant() < 0) u.col(2) *= -1;
+  return u * svd.matrixV().transpose();
+}
+
+TEST(RuntimeKernels, EightWideNearestRotationsMatchTheSvd) {
+  std::mt19937 random(11);
+  std::normal_distribution<float> normal;
+  std::vector<Mat3f> m(3001), r(m.size());
+  for (std::size_t trial = 0; trial < m.size(); ++trial) {
+    for (int k = 0; k < 9; ++k) m[trial].data()[k] = normal(random);
+    // Anisotropic (a smoothed covariance times a rotation, as DDM's fits), singular, reflecting.
+    if (trial % 3 == 0) {
+      m[trial] = Eigen::AngleAxisf(normal(random), Vec3f(normal(random), 1, 2).normalized()).toRotationMatrix() *
+                 Vec3f(1.0f, 0.05f, 1e-3f).asDiagonal();
+    }
+    if (trial % 7 == 0) m[trial].col(2) = m[trial].col(0) * 0.5f + m[trial].col(1);
+    if (trial % 11 == 0) m[trial].col(0) *= -1.0f;
+  }
+  for (simd::Isa isa : simd::runnable_isas()) {
+    SCOPED_TRACE(simd::isa_name(isa));
+    ddm::table_for(isa).nearest_rotations(m.data(), r.data(), m.size());
+    for (std::size_t trial = 0; trial < m.size(); ++trial) {
+      EXPECT_NEAR(r[trial].determinant(), 1.0f, 1e-4f) << trial;
+      const Eigen::Matrix3d expected = rotation_by_svd(m[trial]);
+      const double best = (expected.transpose() * m[trial].cast<double>()).trace();
+      EXPECT_GE((r[trial].cast<double>().transpose() * m[trial].cast<double>()).trace(), best - 1e-5 * m[trial].norm())
+          << trial;
+      // Where the fit is well determined (two largest singular values well apart from 0), the
+      // rotation itself matches.
+      Eigen::JacobiSVD<Eigen::Matrix3d> svd(m[trial].cast<double>());
+      if (svd.singularValues()(1) > 0.1 * svd.singularValues()(0)) {
+        EXPECT_LT((r[trial].cast<double>() - expected).norm(), 1e-4) << trial;
+      }
     }
   }
 }

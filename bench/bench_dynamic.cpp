@@ -68,7 +68,7 @@ void run(benchmark::State& state, Scene& scene) {
   const Clip& clip = c.clips[scene.clip];
   DynamicSkinningState ds;
   ds.initialize(c, scene.parameters);
-  const PoseSampler sampler = [&](double t, Pose& p) { evaluate_pose(c.rig, &clip, static_cast<float>(t), p); };
+  const PoseSampler sampler = clip_sampler(c.rig, clip);
   Pose pose;
   std::vector<Vec3f> positions = scene.base;
   const double start = clip.start(), duration = std::max(1e-3f, clip.duration());

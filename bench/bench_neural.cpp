@@ -65,9 +65,9 @@ const ShapeSample& shape() {
 }
 
 // n query points spread over the shape's cubature points (repeated, slightly jittered).
-std::vector<physics::Vec3d> query_points(std::int64_t n) {
+std::vector<Vec3d> query_points(std::int64_t n) {
   const Eigen::MatrixXf& c = shape().cubature;
-  std::vector<physics::Vec3d> out(static_cast<std::size_t>(n));
+  std::vector<Vec3d> out(static_cast<std::size_t>(n));
   for (std::int64_t p = 0; p < n; ++p) {
     const Eigen::Index row = p % c.rows();
     out[static_cast<std::size_t>(p)] = c.row(row).transpose().cast<double>() * (1.0 - 1e-3 * static_cast<double>(p / c.rows()));
@@ -93,7 +93,7 @@ void BM_InferencePerPoint(benchmark::State& state) {
   torch::set_num_threads(1);
   const NeuralFieldModel& model = model_of(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
   const auto field = model.fields_for(shape());
-  const std::vector<physics::Vec3d> points = query_points(state.range(2));
+  const std::vector<Vec3d> points = query_points(state.range(2));
   const bool gradient = state.range(3) != 0;
   for (auto _ : state) benchmark::DoNotOptimize(field->evaluate(points, gradient));
   set_model_counters(state, model, state.range(2));
@@ -103,7 +103,7 @@ void BM_InferencePerPoint(benchmark::State& state) {
 void BM_NewShape(benchmark::State& state) {
   torch::set_num_threads(1);
   const NeuralFieldModel& model = model_of(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
-  const std::vector<physics::Vec3d> points = query_points(state.range(2));
+  const std::vector<Vec3d> points = query_points(state.range(2));
   for (auto _ : state) benchmark::DoNotOptimize(model.fields_for(shape())->evaluate(points, true));
   state.counters["parameters"] = static_cast<double>(model.parameters());
 }
@@ -162,14 +162,14 @@ void BM_ShippedModelPerShape(benchmark::State& state) {
   const ShapeSample presampled = make_shape_sample(mesh, file.stem().string(), ShapeSampleOptions{}, 1);
   const bool sampling = state.range(1) != 0;
   // The normalised frame depends on the mesh alone: the same for every fresh sample.
-  std::vector<physics::Vec3d> vertices;
+  std::vector<Vec3d> vertices;
   for (const Vec3f& v : mesh.positions) vertices.push_back(presampled.normalization.to_normalized(v.cast<double>()));
   std::optional<ShapeSample> fresh;
   for (auto _ : state) {
     const ShapeSample& sample =
         sampling ? fresh.emplace(make_shape_sample(mesh, file.stem().string(), ShapeSampleOptions{}, 1)) : presampled;
     const auto field = model.fields_for(sample);
-    const std::vector<physics::Vec3d> cubature = cubature_points(sample);
+    const std::vector<Vec3d> cubature = cubature_points(sample);
     benchmark::DoNotOptimize(field->evaluate(cubature, true));
     benchmark::DoNotOptimize(field->evaluate(vertices, false));
   }

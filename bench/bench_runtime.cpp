@@ -20,7 +20,6 @@
 #include <vector>
 
 #include <benchmark/benchmark.h>
-#include <nlohmann/json.hpp>
 
 #include <wobble/deformer.hpp>
 #include <wobble/delta_mush.hpp>

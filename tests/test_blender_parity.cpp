@@ -43,7 +43,7 @@ TEST(BlenderParity, CorrectiveSmoothMatchesBlenderToFloatPrecision) {
   options.start = clip.start();
   options.end = clip.end();
   options.fps = 3.0 / std::max(1e-3f, clip.duration());  // four frames over the clip
-  options.stack = "lbs";
+  options.stack = StackDescription::parse("lbs");
   BakedFrames baked = bake(character, options);
   baked.times.resize(std::min<std::size_t>(baked.times.size(), 4));
   baked.positions.resize(baked.times.size());

@@ -20,6 +20,7 @@
 #include <Eigen/SVD>
 
 #include "deform/implicit_smoothing.hpp"
+#include "synthetic_rigs.hpp"
 #include "test_util.hpp"
 
 using namespace wobble;
@@ -202,11 +203,11 @@ TEST(DirectDeltaMush, StaysCloseToDeltaMushOnRealCharacters) {
     const float size = character.mesh.size();
     BakeOptions options;
     options.fps = 10;
-    options.stack = "lbs,deltamush";
-    options.settings = {{"deltamush", {{"iterations", 10}, {"step", 0.5}}}};
+    options.stack = StackDescription::parse("lbs,deltamush");
+    options.settings = test::settings_of({{"deltamush", {{"iterations", 10}, {"step", 0.5}}}});
     const BakedFrames mush = bake(character, options);
-    options.stack = "lbs";
-    options.settings = nlohmann::json::object();
+    options.stack = StackDescription::parse("lbs");
+    options.settings = StackSettings();
     const BakedFrames lbs = bake(character, options);
     auto compare = [&](const BakedFrames& other, double& rms, double& max) {
       double sum2 = 0;
@@ -227,8 +228,8 @@ TEST(DirectDeltaMush, StaysCloseToDeltaMushOnRealCharacters) {
                 bound.file, character.mesh.vertex_count(), mush.positions.size(), lbs_rms, lbs_max);
     for (DdmVariant v : kVariants) {
       const char* variant = to_string(v);
-      options.stack = "lbs,ddm";
-      options.settings = {{"ddm", {{"variant", variant}}}};
+      options.stack = StackDescription::parse("lbs,ddm");
+      options.settings = test::settings_of({{"ddm", {{"variant", variant}}}});
       const BakedFrames ddm = bake(character, options);
       double rms, max;
       compare(ddm, rms, max);
@@ -377,5 +378,5 @@ TEST(DirectDeltaMushCli, BakesWithTheVariantFlag) {
   const auto result = test::run_wobble("bake '" + input + "' --deformer lbs,ddm --ddm-variant v7 -q -o '" +
                                        (scratch / "bad.pc2").string() + "'");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("unknown variant"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("--ddm-variant: 'v7' is not one of v0, v1, v2, v3"), std::string::npos) << result.output;
 }

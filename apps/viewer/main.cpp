@@ -59,6 +59,7 @@ struct Application {
     ImGui_ImplOpenGL3_Init("#version 330 core");
 #endif
     viewer = std::make_unique<Viewer>(options);
+    if (!options.record.empty()) viewer->start_recording();
   }
   ~Application() {
     viewer.reset();
@@ -89,6 +90,14 @@ struct Application {
       benchmark_deform.add(viewer->last_deform_ms());
       if (frames >= options.benchmark_frames) {
         report_benchmark();
+        done = true;
+        return;
+      }
+    }
+    if (!options.record.empty() && frames >= options.frame) {
+      viewer->write_recording(options.record, 60.0);
+      std::printf("wobble-viewer: wrote %s (%d frames)\n", options.record.string().c_str(), frames);
+      if (options.screenshot.empty()) {
         done = true;
         return;
       }

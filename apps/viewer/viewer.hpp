@@ -12,6 +12,7 @@
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/io/image.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/render/camera.hpp>
@@ -23,7 +24,7 @@
 #include "frame_statistics.hpp"
 #include "joint_drag.hpp"
 #include "playback.hpp"
-#include "stack_settings.hpp"
+#include "stack_editor.hpp"
 #include "viewer_options.hpp"
 
 namespace wobble::viewer {
@@ -54,11 +55,18 @@ class Viewer {
   void set_gpu(bool gpu);
   const Character& character() const { return *character_; }
   const std::string& error() const { return error_; }
+  // Records the CPU path's deformed positions of every frame from now on (automation: --record),
+  // and writes them as a PC2 point cache (clip times, `fps` samples per second).
+  void start_recording() { recording_ = true; }
+  void write_recording(const std::filesystem::path& path, double fps) const;
 
  private:
   bool gpu_available() const;
   void choose_clip(int clip);
+  // A new stack (composition changed): every deformer is created and bound afresh.
   void rebuild_stack();
+  // New settings for the same stack: live values keep the motion; bind ones rebind that deformer.
+  void apply_settings();
   void compute_pose();
   // Moves the camera target with the character's root over the ground, keeping the user's orbit.
   void follow_character();
@@ -80,7 +88,9 @@ class Viewer {
   int clip_ = -1;
   Playback playback_;
 
-  StackSettings stack_settings_;
+  StackEditor stack_editor_;
+  bool recording_ = false;
+  BakedFrames recorded_;  // times are clip times
   DeformerStack stack_;
   bool stack_ready_ = false;
   std::unique_ptr<ThreadPool> pool_;

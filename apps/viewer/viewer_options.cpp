@@ -1,10 +1,12 @@
-#include "core/fail.hpp"
 #include "viewer_options.hpp"
 
-#include <wobble/error.hpp>
 #include <cctype>
 #include <charconv>
 
+#include <wobble/error.hpp>
+#include <wobble/parameters.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::viewer {
 namespace {
@@ -36,7 +38,9 @@ std::string viewer_usage() {
          "  FILE            a character (.glb .gltf, and on the desktop anything wobble reads);\n"
          "                  default: the first bundled character (also: drag a file onto the window)\n"
          "  --deformer      stack, as for wobble bake (default lbs,dynamic)\n"
+         "  --FLAG VALUE    any deformer parameter, as for wobble bake (--frequency 3; ?frequency=3 in the browser)\n"
          "  --screenshot    render N frames (default 60, 1/60 s of animation each), save a PNG, exit\n"
+         "  --record OUT.pc2  render N frames (--frame), write the CPU path's positions as PC2, exit\n"
          "  --benchmark-frames N  render N frames, print the median frame time, exit\n"
          "  --cylinder N    the procedural cylinder with about N vertices instead of FILE\n";
 }
@@ -59,10 +63,12 @@ ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
     else if (a == "--no-ui") options.ui = false;
     else if (a == "--skeleton") options.skeleton = true;
     else if (a == "--screenshot") options.screenshot = value();
+    else if (a == "--record") options.record = value();
     else if (a == "--frame") options.frame = parse_number<int>(a, value());
     else if (a == "--benchmark-frames") options.benchmark_frames = parse_number<int>(a, value());
     else if (a == "--cylinder") options.cylinder_vertices = parse_number<long>(a, value());
     else if (a == "--timer") options.timer_loop = true;
+    else if (a.rfind("--", 0) == 0 && find_flag(a.substr(2))) options.parameters.emplace_back(a.substr(2), value());
     else if (a.rfind("--", 0) == 0) fail_plain("wobble-viewer: unknown option '{}' (see --help)", a);
     else if (options.file.empty()) options.file = a;
     else fail_plain("wobble-viewer: more than one file given ('{}' and '{}')", options.file.string(), a);

@@ -1,11 +1,11 @@
-#include "core/fail.hpp"
 #include "window.hpp"
 
-#include <wobble/error.hpp>
 #include <cstdlib>
 #include <utility>
 
+#include <wobble/error.hpp>
 
+#include "core/fail.hpp"
 #include "gl.hpp"
 
 namespace wobble::viewer {

@@ -50,7 +50,7 @@ Runner add_bake_command(CLI::App& app) {
   return [options] {
     if (options->quiet) spdlog::set_level(spdlog::level::err);  // quiet: errors only
     const OutputKind kind = output_kind(options->output);
-    const nlohmann::json settings = options->deformers.settings();
+    const StackSettings settings = options->deformers.settings();
     const Character character = load_character(options->input);
     BakeOptions bake_options = options->clip.bake_options(character);
     const std::size_t clip = bake_options.clip;
@@ -71,7 +71,7 @@ Runner add_bake_command(CLI::App& app) {
     if (!options->quiet) {
       fmt::print("wrote {} ({} frames of {} vertices, clip '{}', {} fps, stack {})\n", options->output,
                  baked.times.size(), character.mesh.vertex_count(), character.clips[clip].name, options->clip.fps,
-                 bake_options.stack);
+                 bake_options.stack.text());
     }
     return 0;
   };

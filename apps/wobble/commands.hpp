@@ -13,6 +13,7 @@ Runner add_info_command(CLI::App& app);
 Runner add_bake_command(CLI::App& app);
 Runner add_measure_command(CLI::App& app);
 Runner add_simulate_command(CLI::App& app);
+Runner add_deformers_command(CLI::App& app);
 #ifdef WOBBLE_HAVE_RENDER
 Runner add_render_command(CLI::App& app);  // apps/wobble/render/ (cmake/render.cmake)
 #endif

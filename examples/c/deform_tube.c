@@ -1,6 +1,7 @@
 /* wobble's C API on an engine's own data: a skinned tube built here, bent by joint matrices
  * computed here, deformed by "lbs" (checked against skinning done by hand) and "lbs,dynamic"
- * (secondary motion that rings out once the tube stops). Exits 0 when every check passes.
+ * (secondary motion, tuned live half-way, that rings out once the tube stops). Exits 0 when every
+ * check passes.
  * Build: cc -std=c11 deform_tube.c $(pkg-config --cflags --libs wobble-runtime) -lm */
 #include <math.h>
 #include <stdio.h>
@@ -122,6 +123,9 @@ int main(void) {
   float lbs_error = 0, swing = 0, after = 0;
   for (int frame = 0; ok && frame <= 4 * 60; ++frame) {  /* four seconds at 60 frames per second */
     const double t = frame / 60.0;
+    if (frame == 30) { /* half a second in: a live change, the motion goes on */
+      ok = check(wobble_stack_set_parameter(dynamic, "dynamic", "amplitude", 2.0) == WOBBLE_OK, "set dynamic.amplitude");
+    }
     pose(t, world);
     const wobble_frame input = {t, &world[0][0], JOINTS, NULL};  /* local transforms: recovered */
     ok = check(wobble_stack_evaluate(lbs, &input, &skinned[0][0], 0, NULL, 0) == WOBBLE_OK, "evaluate lbs") &&

@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
 
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/math.hpp>
@@ -56,6 +55,8 @@ class DelayedLbs {
   void bind(const Character& character, const DelayedLbsParameters& parameters);
   // Forgets the pose history kept for interactive use (no sampler).
   void reset();
+  // Binds again with new parameters (live: new speeds), keeping the interactive pose history.
+  void set_parameters(const Character& character, const DelayedLbsParameters& parameters);
   // Writes the deformed positions (and normals, when both spans are non-empty) for the pose of
   // time t. pose_at evaluates the animation at other times; when empty (interactive posing) the
   // delayed rotations come from the history of poses given to evaluate().
@@ -93,7 +94,5 @@ class DelayedLbs {
   // Interactive history: times and local rotations of past frames, oldest first.
   std::deque<std::pair<double, std::vector<Quatf>>> history_;
 };
-
-DelayedLbsParameters delayed_lbs_parameters_from_json(const nlohmann::json& section);
 
 }  // namespace wobble

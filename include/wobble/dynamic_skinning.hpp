@@ -27,7 +27,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
 
 #include <wobble/math.hpp>
 #include <wobble/pose.hpp>
@@ -40,11 +39,6 @@ struct Rig;
 struct Skin;
 class ThreadPool;
 
-using Vec3d = Eigen::Vector3d;
-
-// Evaluates the animation at any time (the clip the frames come from). Empty for interactive
-// posing: the velocities then come from finite differences of the poses given to apply().
-using PoseSampler = std::function<void(double time, Pose& pose)>;
 
 // The sampling period of the joint velocities: 1/60 s of animation time.
 inline constexpr double kDynamicSampleRate = 60.0;  // Hz
@@ -259,8 +253,5 @@ void dynamic_skinning_apply(DynamicSkinningState& state, const DynamicSkinningPa
                             std::span<Vec3f> positions, double t, const PoseSampler& pose_at = {},
                             ThreadPool* pool = nullptr);
 void dynamic_skinning_reset(DynamicSkinningState& state);
-
-// Reads the `dynamic` section of a settings file (keys as in the README); throws Error.
-DynamicSkinningParameters dynamic_parameters_from_json(const nlohmann::json& section);
 
 }  // namespace wobble

@@ -80,10 +80,14 @@ wobble_status wobble_stack_create(const wobble_character* character, const char*
                                   uint32_t threads, wobble_stack** out);
 wobble_status wobble_stack_destroy(wobble_stack* stack);
 
-/* Changes one live parameter between frames, keeping the deformers' state: deformer and key as in
- * the settings JSON ("dynamic", "amplitude"). A parameter that needs a new bind is refused
- * (WOBBLE_INVALID_SETTINGS: make a new stack). */
+/* Changes one live parameter between frames, keeping the deformers' state (the wobble goes on):
+ * deformer and key as in the settings JSON ("dynamic", "amplitude"; docs/parameters.md lists
+ * them). Numbers and integers here; any type as JSON text ("true", "\"cotangent\"", keyframes
+ * {"keys": [[0, 1], [2, 0.5]]}) with the _json variant. Out of range, unknown keys and bind
+ * parameters (which would rebind the deformer: make a new stack) fail with WOBBLE_INVALID_SETTINGS. */
 wobble_status wobble_stack_set_parameter(wobble_stack* stack, const char* deformer, const char* key, double value);
+wobble_status wobble_stack_set_parameter_json(wobble_stack* stack, const char* deformer, const char* key,
+                                              const char* json);
 
 typedef struct wobble_frame {
   double time;                       /* seconds; going back (or far ahead) restarts the history */

@@ -1,10 +1,11 @@
-#include "core/fail.hpp"
 #include "neural_subspace.hpp"
 
 #include <wobble/error.hpp>
 #ifdef WOBBLE_HAVE_NEURAL
 #include <wobble/neural/neural_field.hpp>
 #endif
+
+#include "core/fail.hpp"
 
 namespace wobble::python {
 

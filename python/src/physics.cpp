@@ -27,7 +27,6 @@ using physics::Body;
 using physics::QuickSceneOptions;
 using physics::Scene;
 using physics::SceneObject;
-using physics::Vec3d;
 
 struct Simulation {
   Scene scene;

@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include <wobble/character.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
@@ -49,9 +47,6 @@ wobble_status guarded(wobble_status status, Body&& body) {
     return WOBBLE_OK;
   } catch (const wobble::capi::SettingsError& e) {
     last_error = e.what();
-    return WOBBLE_INVALID_SETTINGS;
-  } catch (const nlohmann::json::exception& e) {
-    last_error = std::string("settings: ") + e.what();
     return WOBBLE_INVALID_SETTINGS;
   } catch (const std::bad_alloc&) {
     last_error = "out of memory";
@@ -142,8 +137,18 @@ wobble_status wobble_stack_set_parameter(wobble_stack* stack, const char* deform
     require(stack, "stack");
     require(deformer, "deformer");
     require(key, "key");
-    throw wobble::capi::SettingsError(std::string("set_parameter: ") + deformer + "." + key +
-                                      ": live parameters are not available in this build");
+    wobble::capi::set_live_parameter(stack->stack, deformer, key, value);
+  });
+}
+
+wobble_status wobble_stack_set_parameter_json(wobble_stack* stack, const char* deformer, const char* key,
+                                              const char* json) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(stack, "stack");
+    require(deformer, "deformer");
+    require(key, "key");
+    require(json, "json");
+    wobble::capi::set_live_parameter_json(stack->stack, deformer, key, json);
   });
 }
 

@@ -1,10 +1,10 @@
 #include <wobble/character.hpp>
 
-#include <wobble/error.hpp>
-#include "core/fail.hpp"
-
 #include <charconv>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 

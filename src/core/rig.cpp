@@ -1,10 +1,10 @@
 #include <wobble/rig.hpp>
 
-#include <wobble/error.hpp>
-#include "core/fail.hpp"
-
 #include <algorithm>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 

@@ -7,7 +7,6 @@
 #include <limits>
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include <wobble/character.hpp>
 #include <wobble/deformer.hpp>
@@ -16,6 +15,7 @@
 
 #include "core/fail.hpp"
 #include "deform/deformers.hpp"
+#include "deform/describe.hpp"
 
 namespace wobble {
 
@@ -43,16 +43,7 @@ inline Affine compose(const Affine& a, const Affine& b) {
 
 }  // namespace
 
-std::string DelayedLbsParameters::validate() const {
-  if (!std::isfinite(wave_speed) || wave_speed <= 0) return fmt::format("wave_speed must be a positive number (got {})", wave_speed);
-  if (!std::isfinite(wave_speed_units) || wave_speed_units < 0) {
-    return fmt::format("wave_speed_units must be a positive number, or 0 for unset (got {})", wave_speed_units);
-  }
-  if (!std::isfinite(delay_step) || delay_step <= 0 || delay_step > 1) {
-    return fmt::format("delay_step must be in (0, 1] s (got {})", delay_step);
-  }
-  return {};
-}
+std::string DelayedLbsParameters::validate() const { return dlbs_description().problems(this); }
 
 float SkeletonDistances::distance(std::size_t v, std::uint32_t j) const {
   const auto first = joints.begin() + offsets[v], last = joints.begin() + offsets[v + 1];
@@ -236,6 +227,12 @@ void DelayedLbs::bind(const Rig& rig, const Mesh& mesh, const Skin& skin, const 
 
 void DelayedLbs::reset() { history_.clear(); }
 
+void DelayedLbs::set_parameters(const Character& character, const DelayedLbsParameters& parameters) {
+  auto history = std::move(history_);
+  bind(character, parameters);
+  history_ = std::move(history);
+}
+
 float DelayedLbs::delay(std::size_t v, std::uint32_t j) const {
   const float d = distances_.distance(v, j);
   return d < 0 ? -1.0f : static_cast<float>(d / speed_);
@@ -318,25 +315,7 @@ void DelayedLbs::evaluate(const Pose& pose, double t, const PoseSampler& pose_at
     }
   };
   const std::size_t chunks = (vertex_count_ + kChunk - 1) / kChunk;
-  if (pool) {
-    pool->parallel_for(chunks, 1, body);
-  } else {
-    body(0, chunks);
-  }
-}
-
-DelayedLbsParameters delayed_lbs_parameters_from_json(const nlohmann::json& section) {
-  DelayedLbsParameters p;
-  if (!section.is_object()) fail_plain("dlbs: settings must be a JSON object");
-  for (const auto& [key, value] : section.items()) {
-    if (!value.is_number()) fail_plain("dlbs: '{}' must be a number", key);
-    if (key == "wave_speed") p.wave_speed = value.get<double>();
-    else if (key == "wave_speed_units") p.wave_speed_units = value.get<double>();
-    else if (key == "delay_step") p.delay_step = value.get<double>();
-    else fail_plain("dlbs: unknown parameter '{}'", key);
-  }
-  if (std::string problem = p.validate(); !problem.empty()) fail_plain("dlbs: {}", problem);
-  return p;
+  parallel_for(pool, chunks, 1, body);
 }
 
 namespace {
@@ -344,7 +323,7 @@ namespace {
 class DelayedLbsDeformer final : public Deformer {
  public:
   explicit DelayedLbsDeformer(DelayedLbsParameters parameters) : parameters_(parameters) {}
-  std::string_view name() const override { return "dlbs"; }
+  const DeformerDescription& description() const override { return dlbs_description(); }
   void bind(const Character& character) override {
     require_skinned(character, "dlbs");
     try {
@@ -352,6 +331,12 @@ class DelayedLbsDeformer final : public Deformer {
     } catch (const Error& error) {
       fail(character.source, "{}", error.what());
     }
+    bound_ = &character;
+  }
+  // New speeds re-quantise the delays; the interactive pose history is kept.
+  void update(const DeformerSettings& settings) override {
+    parameters_ = settings.as<DelayedLbsParameters>();
+    if (bound_) dlbs_.set_parameters(*bound_, parameters_);
   }
   void reset() override { dlbs_.reset(); }
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
@@ -361,12 +346,29 @@ class DelayedLbsDeformer final : public Deformer {
  private:
   DelayedLbsParameters parameters_;
   DelayedLbs dlbs_;
+  const Character* bound_ = nullptr;
 };
 
 }  // namespace
 
-std::unique_ptr<Deformer> make_dlbs_deformer(const nlohmann::json& settings) {
-  return std::make_unique<DelayedLbsDeformer>(delayed_lbs_parameters_from_json(settings));
+const DeformerDescription& dlbs_description() {
+  static const DeformerDescription description = [] {
+    describe::Fields<DelayedLbsParameters> f;
+    f.number("wave_speed", [](auto& p) -> auto& { return p.wave_speed; })
+        .unit("character sizes/s").above(0, 1e12).soft(0.25, 20).help("wave speed c of the joint rotations");
+    f.number("wave_speed_units", [](auto& p) -> auto& { return p.wave_speed_units; })
+        .unit("scene units/s").range(0, 1e12).soft(0, 100)
+        .help("wave speed c in scene units per second; above 0 it replaces wave_speed");
+    f.number("delay_step", [](auto& p) -> auto& { return p.delay_step; })
+        .unit("s").above(0, 1).soft(1.0 / 960, 1.0 / 30).help("sampling step of the delays");
+    return f.deformer("dlbs", DeformerStage::Base,
+                      "delayed linear blend skinning: joint rotations reach vertices as a wave (replaces lbs)",
+                      [](const DeformerSettings& s) {
+                        return std::unique_ptr<Deformer>(
+                            std::make_unique<DelayedLbsDeformer>(s.as<DelayedLbsParameters>()));
+                      });
+  }();
+  return description;
 }
 
 }  // namespace wobble

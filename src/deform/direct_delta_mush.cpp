@@ -17,6 +17,7 @@
 
 #include "core/fail.hpp"
 #include "deform/deformers.hpp"
+#include "deform/describe.hpp"
 #include "deform/direct_delta_mush_kernels.hpp"
 #include "deform/implicit_smoothing.hpp"
 
@@ -26,15 +27,6 @@ namespace {
 
 constexpr std::size_t kGrain = 8192;
 using ddm::kOmega;
-
-template <typename Body>
-void for_chunks(ThreadPool* pool, std::size_t count, Body&& body) {
-  if (!pool) {
-    for (std::size_t begin = 0; begin < count; begin += kGrain) body(begin, std::min(count, begin + kGrain));
-    return;
-  }
-  pool->parallel_for(count, kGrain, body);
-}
 
 Mat3f rotation_by_svd(const Mat3f& m) {
   Eigen::JacobiSVD<Eigen::Matrix3d> svd(m.cast<double>(), Eigen::ComputeFullU | Eigen::ComputeFullV);
@@ -89,15 +81,7 @@ const char* to_string(DdmVariant variant) {
   return "?";
 }
 
-std::string DirectDeltaMushSettings::validate() const {
-  if (iterations < 1 || iterations > 1000) return fmt::format("iterations must be 1..1000 (got {})", iterations);
-  if (!std::isfinite(step) || step <= 0) return fmt::format("step must be positive (got {})", step);
-  if (max_influences < 1 || max_influences > 64) return fmt::format("max influences must be 1..64 (got {})", max_influences);
-  if (!std::isfinite(min_weight) || min_weight < 0 || min_weight >= 1) {
-    return fmt::format("min weight must be in [0, 1) (got {})", min_weight);
-  }
-  return {};
-}
+std::string DirectDeltaMushSettings::validate() const { return direct_delta_mush_description().problems(this); }
 
 void DirectDeltaMush::check_same_mesh(std::span<const Vec3f> rest, std::span<const Triangle> triangles) const {
   const MeshFingerprint other = MeshFingerprint::of(rest, triangles);
@@ -445,7 +429,7 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
                            lever_.data()};
   const ddm::Table& kernels = ddm::table();
   if (variant == DdmVariant::V3 && !with_rotations) {
-    for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
+    parallel_for(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
       kernels.evaluate_v3(view, skinning.data(), begin, end, positions.data());
       for (std::size_t v = begin; v < end; ++v) {
         if (!linear_fallback_[v]) continue;
@@ -457,7 +441,7 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
   }
   // v3 reporting rotations (a test path) takes the reference loop: its kernel never forms the matrix.
   const auto evaluate = variant == DdmVariant::V3 ? ddm::reference.evaluate : kernels.evaluate;
-  for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
+  parallel_for(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
     evaluate(view, skinning.data(), begin, end, positions.data(), with_rotations ? rotations.data() : nullptr);
   });
 }
@@ -466,17 +450,9 @@ namespace {
 
 class DirectDeltaMushDeformer final : public Deformer {
  public:
-  explicit DirectDeltaMushDeformer(const nlohmann::json& section) {
-    settings_.iterations = section.value("iterations", settings_.iterations);
-    settings_.step = section.value("step", settings_.step);
-    settings_.max_influences = section.value("max_influences", settings_.max_influences);
-    settings_.min_weight = section.value("min_weight", settings_.min_weight);
-    if (section.contains("variant")) settings_.variant = parse_ddm_variant(section.at("variant").get<std::string>());
-    if (section.contains("smoothing")) settings_.smoothing = parse_mush_smoothing(section.at("smoothing").get<std::string>());
-    if (std::string problem = settings_.validate(); !problem.empty()) fail_plain("ddm: {}", problem);
-  }
-
-  std::string_view name() const override { return "ddm"; }
+  explicit DirectDeltaMushDeformer(const DirectDeltaMushSettings& settings) : settings_(settings) {}
+  const DeformerDescription& description() const override { return direct_delta_mush_description(); }
+  void update(const DeformerSettings&) override {}  // every parameter is a bind parameter
 
   void bind(const Character& character) override {
     require_skinned(character, "ddm");
@@ -519,8 +495,33 @@ class DirectDeltaMushDeformer final : public Deformer {
 
 }  // namespace
 
-std::unique_ptr<Deformer> make_direct_delta_mush_deformer(const nlohmann::json& settings) {
-  return std::make_unique<DirectDeltaMushDeformer>(settings);
+const DeformerDescription& direct_delta_mush_description() {
+  static const DeformerDescription description = [] {
+    describe::Fields<DirectDeltaMushSettings> f;
+    f.choice("variant", [](auto& s) -> auto& { return s.variant; },
+             std::vector<std::pair<std::string, DdmVariant>>{
+                 {"v0", DdmVariant::V0}, {"v1", DdmVariant::V1}, {"v2", DdmVariant::V2}, {"v3", DdmVariant::V3}})
+        .flag("ddm-variant").bind()
+        .help("v0 is the paper's full model; v1, v2, v3 are wobble's own cheaper approximations: v1 blends the "
+              "smoothed moments with one weight per joint, v2 also drops the smoothed covariance, v3 also replaces "
+              "the rotation fit by a quaternion blend");
+    f.integer("iterations", [](auto& s) -> auto& { return s.iterations; })
+        .flag("ddm-iterations").bind().range(1, 1000).soft(1, 50).help("implicit smoothing steps p");
+    f.number("step", [](auto& s) -> auto& { return s.step; })
+        .flag("ddm-step").bind().above(0, 1e6).soft(0.1, 10).help("smoothing lambda");
+    f.choice("smoothing", [](auto& s) -> auto& { return s.smoothing; }, mush_smoothing_names())
+        .flag("ddm-smoothing").bind().help("smoothing weights of the Laplacian");
+    f.integer("max_influences", [](auto& s) -> auto& { return s.max_influences; })
+        .flag("ddm-max-influences").bind().range(1, 64).help("smoothed joints kept per vertex");
+    f.number("min_weight", [](auto& s) -> auto& { return s.min_weight; })
+        .flag("ddm-min-weight").bind().below(0, 1).soft(0, 0.01).help("smoothed weights below this are dropped");
+    return f.deformer("ddm", DeformerStage::Post, "Direct Delta Mush (replaces linear blending; keeps earlier effects)",
+                      [](const DeformerSettings& s) {
+                        return std::unique_ptr<Deformer>(
+                            std::make_unique<DirectDeltaMushDeformer>(s.as<DirectDeltaMushSettings>()));
+                      });
+  }();
+  return description;
 }
 
 }  // namespace wobble

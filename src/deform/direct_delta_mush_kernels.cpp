@@ -1,11 +1,11 @@
 // Direct Delta Mush's run-time loop on the SIMD layer, compiled once per instruction set.
-#include "core/fail.hpp"
 #include "deform/direct_delta_mush_kernels.hpp"
 
-#include <wobble/error.hpp>
 #include <algorithm>
 
+#include <wobble/error.hpp>
 
+#include "core/fail.hpp"
 #include "simd/simd.hpp"
 
 namespace wobble::ddm::WOBBLE_SIMD_ISA {

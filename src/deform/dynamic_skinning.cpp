@@ -17,6 +17,7 @@
 
 #include "core/fail.hpp"
 #include "deform/deformers.hpp"
+#include "deform/describe.hpp"
 #include "deform/dynamic_skinning_kernels.hpp"
 
 namespace wobble {
@@ -66,52 +67,7 @@ WOBBLE_SIMD_DEFINE_TABLE_FOR
 
 // ---------------------------------------------------------------------------------------------
 
-std::string DynamicSkinningParameters::validate() const {
-  auto check = [](const char* what, double value, double low, double high) -> std::string {
-    if (!std::isfinite(value) || value < low || value > high) {
-      return fmt::format("{} must be in [{}, {}] (got {})", what, low, high, value);
-    }
-    return {};
-  };
-  for (const std::string& problem :
-       {check("frequency (Hz)", frequency, 0, kDynamicSampleRate / 2), check("damping (s)", damping, 0, 1e6),
-        check("amplitude (s)", amplitude, -1e6, 1e6), check("drag (s)", drag, -1e6, 1e6),
-        check("linear_drag (s)", linear_drag, -1e6, 1e6), check("max_time_step (s)", max_time_step, 0, 1e9),
-        check("skip_below (rad)", skip_below, 0, 1)}) {
-    if (!problem.empty()) return problem;
-  }
-  if (!std::isfinite(max_angle) || max_angle <= 0 || max_angle > std::numbers::pi + 1e-9) {
-    return fmt::format("max_angle must be in (0, 180] degrees (got {} degrees)", max_angle * 180 / std::numbers::pi);
-  }
-  for (float g : bend_weights) {
-    if (!std::isfinite(g)) return "bend_weights must be finite numbers";
-  }
-  for (const JointDynamics& joint : joints) {
-    const std::string where = "joint '" + joint.joint + "': ";
-    if (joint.frequency) {
-      if (auto p = check("frequency (Hz)", *joint.frequency, 0, kDynamicSampleRate / 2); !p.empty()) return where + p;
-    }
-    if (joint.damping) {
-      if (auto p = check("damping (s)", *joint.damping, 0, 1e6); !p.empty()) return where + p;
-    }
-    if (joint.amplitude) {
-      if (auto p = check("amplitude (s)", *joint.amplitude, -1e6, 1e6); !p.empty()) return where + p;
-    }
-    if (joint.drag) {
-      if (auto p = check("drag (s)", *joint.drag, -1e6, 1e6); !p.empty()) return where + p;
-    }
-    for (const std::string& p :
-         {check("frequency_scale", joint.frequency_scale, 0, 1e6), check("damping_scale", joint.damping_scale, 0, 1e6),
-          check("amplitude_scale", joint.amplitude_scale, -1e6, 1e6), check("drag_scale", joint.drag_scale, -1e6, 1e6)}) {
-      if (!p.empty()) return where + p;
-    }
-    const double f = joint.frequency.value_or(frequency) * joint.frequency_scale;
-    if (f > kDynamicSampleRate / 2) return where + fmt::format("frequency {} Hz is above 30 Hz", f);
-    if (!joint.origin.allFinite()) return where + "origin must be finite";
-    if (!std::isfinite(joint.radius) || joint.radius < 0) return where + "radius must be a finite number >= 0";
-  }
-  return {};
-}
+std::string DynamicSkinningParameters::validate() const { return dynamic_description().problems(this); }
 
 void DynamicSkinningState::initialize(const Character& character, const DynamicSkinningParameters& parameters) {
   initialize(character.rig, character.mesh, character.skin, parameters);
@@ -294,8 +250,8 @@ void DynamicSkinningState::initialize(const Rig& rig, const Mesh& mesh, const Sk
 
 void DynamicSkinningState::reset() { started_ = false; }
 
+// The parameters were checked when they were set (validate()); nothing is checked per frame.
 void DynamicSkinningState::resolve_parameters(const DynamicSkinningParameters& parameters) {
-  if (std::string problem = parameters.validate(); !problem.empty()) fail_plain("dynamic: {}", problem);
   const std::size_t joint_count = parents_.size();
   // Per joint (f, tau, A, D); coefficients are recomputed only for joints whose values changed.
   std::vector<JointParameters>& resolved = joint_parameters_;
@@ -574,11 +530,7 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
       }
     }
   };
-  if (pool) {
-    pool->parallel_for(chunks, 1, body);
-  } else {
-    body(0, chunks);
-  }
+  parallel_for(pool, chunks, 1, body);
 }
 
 void DynamicSkinningState::reference_offsets(std::span<const Vec3f> base, std::span<Vec3f> offsets) const {
@@ -641,93 +593,14 @@ void dynamic_skinning_apply(DynamicSkinningState& state, const DynamicSkinningPa
 void dynamic_skinning_reset(DynamicSkinningState& state) { state.reset(); }
 
 // ---------------------------------------------------------------------------------------------
-// Settings.
-
-namespace {
-
-nlohmann::json maybe_parse(const nlohmann::json& value, const char* key) {
-  if (!value.is_string()) return value;
-  try {
-    return nlohmann::json::parse(value.get<std::string>());
-  } catch (const nlohmann::json::exception& error) {
-    fail_plain("dynamic: '{}' is not valid JSON: {}", key, error.what());
-  }
-}
-
-double number(const nlohmann::json& value, const std::string& key) {
-  if (!value.is_number()) fail_plain("dynamic: '{}' must be a number", key);
-  return value.get<double>();
-}
-
-}  // namespace
-
-DynamicSkinningParameters dynamic_parameters_from_json(const nlohmann::json& section) {
-  DynamicSkinningParameters p;
-  if (!section.is_object()) fail_plain("dynamic: settings must be a JSON object");
-  for (const auto& [key, value] : section.items()) {
-    if (key == "frequency") p.frequency = number(value, key);
-    else if (key == "damping") p.damping = number(value, key);
-    else if (key == "amplitude") p.amplitude = number(value, key);
-    else if (key == "drag") p.drag = number(value, key);
-    else if (key == "max_angle") p.max_angle = number(value, key) * std::numbers::pi / 180;
-    else if (key == "linear_drag") p.linear_drag = number(value, key);
-    else if (key == "max_time_step") p.max_time_step = number(value, key);
-    else if (key == "bend_weight_attribute") {
-      if (!value.is_string()) fail_plain("dynamic: 'bend_weight_attribute' must be a string");
-      p.bend_weight_attribute = value.get<std::string>();
-    } else if (key == "bend_weights") {
-      const nlohmann::json array = maybe_parse(value, "bend_weights");
-      if (!array.is_array()) fail_plain("dynamic: 'bend_weights' must be an array of numbers, one per vertex");
-      for (const auto& g : array) p.bend_weights.push_back(static_cast<float>(number(g, "bend_weights")));
-    } else if (key == "joints") {
-      const nlohmann::json joints = maybe_parse(value, "joints");
-      if (!joints.is_object()) fail_plain("dynamic: 'joints' must be an object: {{\"joint name\": {{...}}, ...}}");
-      for (const auto& [name, settings] : joints.items()) {
-        if (!settings.is_object()) fail_plain("dynamic: joints.{} must be an object", name);
-        JointDynamics joint;
-        joint.joint = name;
-        for (const auto& [k, v] : settings.items()) {
-          const std::string where = "joints." + name + "." + k;
-          if (k == "frequency") joint.frequency = number(v, where);
-          else if (k == "damping") joint.damping = number(v, where);
-          else if (k == "amplitude") joint.amplitude = number(v, where);
-          else if (k == "drag") joint.drag = number(v, where);
-          else if (k == "frequency_scale") joint.frequency_scale = number(v, where);
-          else if (k == "damping_scale") joint.damping_scale = number(v, where);
-          else if (k == "amplitude_scale") joint.amplitude_scale = number(v, where);
-          else if (k == "drag_scale") joint.drag_scale = number(v, where);
-          else if (k == "radius") joint.radius = static_cast<float>(number(v, where));
-          else if (k == "enabled") {
-            if (!v.is_boolean()) fail_plain("dynamic: '{}' must be true or false", where);
-            joint.enabled = v.get<bool>();
-          } else if (k == "origin") {
-            if (!v.is_array() || v.size() != 3) fail_plain("dynamic: '{}' must be [x, y, z]", where);
-            for (int i = 0; i < 3; ++i) joint.origin[i] = static_cast<float>(number(v[i], where));
-          } else {
-            fail_plain("dynamic: unknown key '{}' (known: frequency, damping, amplitude, drag, frequency_scale, "
-                       "damping_scale, amplitude_scale, drag_scale, enabled, origin, radius)",
-                       where);
-          }
-        }
-        p.joints.push_back(std::move(joint));
-      }
-    } else {
-      fail_plain("dynamic: unknown parameter '{}'", key);
-    }
-  }
-  if (std::string problem = p.validate(); !problem.empty()) fail_plain("dynamic: {}", problem);
-  return p;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The deformer.
+// The deformer and its description.
 
 namespace {
 
 class DynamicDeformer final : public Deformer {
  public:
   explicit DynamicDeformer(DynamicSkinningParameters parameters) : parameters_(std::move(parameters)) {}
-  std::string_view name() const override { return "dynamic"; }
+  const DeformerDescription& description() const override { return dynamic_description(); }
 
   void bind(const Character& character) override {
     require_skinned(character, "dynamic");
@@ -737,6 +610,8 @@ class DynamicDeformer final : public Deformer {
       fail(character.source, "{}", error.what());
     }
   }
+  // Live values (f, tau, A, D, angles, per-joint values): the filter history is kept.
+  void update(const DeformerSettings& settings) override { parameters_ = settings.as<DynamicSkinningParameters>(); }
   void reset() override { state_.reset(); }
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
     state_.apply(parameters_, frame.pose, positions, frame.time, frame.pose_at, frame.pool);
@@ -747,10 +622,88 @@ class DynamicDeformer final : public Deformer {
   DynamicSkinningState state_;
 };
 
+describe::Fields<JointDynamics> joint_fields() {
+  describe::Fields<JointDynamics> f;
+  const double nyquist = kDynamicSampleRate / 2;
+  f.number("frequency", [](auto& j) -> auto& { return j.frequency; })
+      .unit("Hz").range(0, nyquist).soft(0, 10).optional().help("replaces the global frequency f");
+  f.number("damping", [](auto& j) -> auto& { return j.damping; })
+      .unit("s").range(0, 1e6).soft(0, 2).optional().help("replaces the global damping tau");
+  f.number("amplitude", [](auto& j) -> auto& { return j.amplitude; })
+      .unit("s").range(-1e6, 1e6).soft(0, 1).optional().help("replaces the global amplitude A");
+  f.number("drag", [](auto& j) -> auto& { return j.drag; })
+      .unit("s").range(-1e6, 1e6).soft(0, 0.5).optional().help("replaces the global drag D");
+  f.number("frequency_scale", [](auto& j) -> auto& { return j.frequency_scale; })
+      .range(0, 1e6).soft(0, 4).help("multiplies the frequency");
+  f.number("damping_scale", [](auto& j) -> auto& { return j.damping_scale; })
+      .range(0, 1e6).soft(0, 4).help("multiplies the damping");
+  f.number("amplitude_scale", [](auto& j) -> auto& { return j.amplitude_scale; })
+      .range(-1e6, 1e6).soft(0, 4).help("multiplies the amplitude");
+  f.number("drag_scale", [](auto& j) -> auto& { return j.drag_scale; })
+      .range(-1e6, 1e6).soft(0, 4).help("multiplies the drag");
+  f.boolean("enabled", [](auto& j) -> auto& { return j.enabled; }).help("false: the joint adds no offset");
+  f.vector3("origin", [](auto& j) -> auto& { return j.origin; })
+      .unit("scene units").range(-1e30, 1e30)
+      .help("flexible origin: the rotation centre in the joint's bind-pose frame");
+  f.number("radius", [](auto& j) -> auto& { return j.radius; })
+      .unit("scene units").bind().range(0, 1e30)
+      .help("above 0: only vertices within this bind-pose distance of the origin follow the joint (smooth falloff)");
+  return f;
+}
+
+// Per joint, the frequency after its replacement and scale stays below the sampling's Nyquist
+// frequency.
+std::string check_joint_frequencies(const void* object) {
+  const auto& p = *static_cast<const DynamicSkinningParameters*>(object);
+  for (const JointDynamics& joint : p.joints) {
+    const double f = joint.frequency.value_or(p.frequency) * joint.frequency_scale;
+    if (f > kDynamicSampleRate / 2) {
+      return fmt::format("joint '{}': frequency {} Hz is above {} Hz", joint.joint, f, kDynamicSampleRate / 2);
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
-std::unique_ptr<Deformer> make_dynamic_deformer(const nlohmann::json& settings) {
-  return std::make_unique<DynamicDeformer>(dynamic_parameters_from_json(settings));
+const DeformerDescription& dynamic_description() {
+  static const DeformerDescription description = [] {
+    describe::Fields<DynamicSkinningParameters> f;
+    f.number("frequency", [](auto& p) -> auto& { return p.frequency; })
+        .unit("Hz").range(0, kDynamicSampleRate / 2).soft(0, 10)
+        .help("oscillation frequency f (at most the 60 Hz sampling's Nyquist frequency)");
+    f.number("damping", [](auto& p) -> auto& { return p.damping; })
+        .unit("s").range(0, 1e6).soft(0, 2).help("decay time tau of the oscillations");
+    f.number("amplitude", [](auto& p) -> auto& { return p.amplitude; })
+        .unit("s").range(-1e6, 1e6).soft(0, 1).help("oscillation amplitude A (bend angle per angular velocity)");
+    f.number("drag", [](auto& p) -> auto& { return p.drag; })
+        .unit("s").range(-1e6, 1e6).soft(0, 0.5).help("drag D (bend angle per angular velocity)");
+    f.number("max_angle", [](auto& p) -> auto& { return p.max_angle; }, std::numbers::pi / 180)
+        .unit("degrees").above(0, 180).soft(1, 180).help("soft limit on the bend angle");
+    f.number("linear_drag", [](auto& p) -> auto& { return p.linear_drag; })
+        .unit("s").range(-1e6, 1e6).soft(0, 0.2).help("drag against the joints' linear velocity; 0: off");
+    f.text("bend_weight_attribute", [](auto& p) -> auto& { return p.bend_weight_attribute; })
+        .bind().help("per-vertex attribute with the bend weights gamma, used when bend_weights is empty; empty: none");
+    f.vertex_array("bend_weights", [](auto& p) -> auto& { return p.bend_weights; })
+        .bind().range(-1e6, 1e6).help("per-vertex bend weights gamma, any sign (a JSON array; empty: the attribute, else 1)");
+    f.joint_table<JointDynamics>("joints", [](auto& p) -> auto& { return p.joints; },
+                                 [](JointDynamics& j) -> std::string& { return j.joint; }, joint_fields())
+        .flag("dynamic-joints")
+        .help("per-joint overrides, a JSON object: {\"Head\": {\"amplitude_scale\": 2, \"enabled\": false}}");
+    f.number("max_time_step", [](auto& p) -> auto& { return p.max_time_step; })
+        .unit("s").range(0, 1e9).soft(0, 1).help("larger forward time steps, and any backward step, restart the history");
+    f.number("skip_below", [](auto& p) -> auto& { return p.skip_below; })
+        .unit("radians").range(0, 1).soft(0, 1e-3).help("joints whose bend angle stays below this are skipped");
+    DeformerDescription d = f.deformer("dynamic", DeformerStage::Effect,
+                                       "Dynamic Skinning: drag and damped oscillations from the joints' motion",
+                                       [](const DeformerSettings& s) {
+                                         return std::unique_ptr<Deformer>(
+                                             std::make_unique<DynamicDeformer>(s.as<DynamicSkinningParameters>()));
+                                       });
+    d.check_together = check_joint_frequencies;
+    return d;
+  }();
+  return description;
 }
 
 }  // namespace wobble

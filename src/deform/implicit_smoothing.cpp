@@ -1,10 +1,11 @@
-#include "core/fail.hpp"
 #include "deform/implicit_smoothing.hpp"
 
-#include <wobble/error.hpp>
 #include <algorithm>
 #include <cmath>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 

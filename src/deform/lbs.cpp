@@ -10,6 +10,7 @@
 
 #include "core/fail.hpp"
 #include "deform/deformers.hpp"
+#include "deform/describe.hpp"
 #include "deform/lbs_kernels.hpp"
 
 namespace wobble {
@@ -62,8 +63,7 @@ void LbsJob::Run(std::size_t begin, std::size_t end) const {
 
 void LbsJob::Run(ThreadPool* pool) const {
   const std::size_t n = in_positions.size();
-  if (!pool) return Run(0, n);
-  pool->parallel_for(n, kGrain, [this](std::size_t begin, std::size_t end) { Run(begin, end); });
+  parallel_for(pool, n, kGrain, [this](std::size_t begin, std::size_t end) { Run(begin, end); });
 }
 
 namespace lbs_kernels {
@@ -75,7 +75,8 @@ namespace {
 
 class LbsDeformer final : public Deformer {
  public:
-  std::string_view name() const override { return "lbs"; }
+  const DeformerDescription& description() const override { return lbs_description(); }
+  void update(const DeformerSettings&) override {}
 
   void bind(const Character& character) override {
     require_skinned(character, name());
@@ -104,6 +105,15 @@ class LbsDeformer final : public Deformer {
 
 }  // namespace
 
-std::unique_ptr<Deformer> make_lbs_deformer(const nlohmann::json&) { return std::make_unique<LbsDeformer>(); }
+const DeformerDescription& lbs_description() {
+  static const DeformerDescription description = [] {
+    DeformerDescription d = describe::Fields<describe::NoParameters>().deformer(
+        "lbs", DeformerStage::Base, "linear blend skinning",
+        [](const DeformerSettings&) { return std::unique_ptr<Deformer>(std::make_unique<LbsDeformer>()); });
+    d.linear_blend_output = true;
+    return d;
+  }();
+  return description;
+}
 
 }  // namespace wobble

@@ -31,9 +31,9 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
-#include <wobble/error.hpp>
 #include <fmt/format.h>
 
+#include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 
 #include "core/fail.hpp"

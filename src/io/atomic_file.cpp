@@ -1,11 +1,11 @@
 #include <wobble/io/atomic_file.hpp>
 
-#include <wobble/error.hpp>
-#include "core/fail.hpp"
-
 #include <random>
 #include <unistd.h>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include <wobble/error.hpp>
 #include <tiny_gltf.h>
 
+#include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 
 #include "core/fail.hpp"

@@ -5,9 +5,9 @@
 #include <string>
 #include <system_error>
 
-#include <wobble/error.hpp>
 #include <assimp/Importer.hpp>
 
+#include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 
 #include "core/fail.hpp"

@@ -1,14 +1,14 @@
 // Omega_orth, kappa_log, H_spec (PhysSkin++ IV-B).
 #include <wobble/neural/field_metrics.hpp>
 
-#include "core/fail.hpp"
-
-#include <wobble/error.hpp>
 #include <cmath>
 #include <limits>
 
 #include <Eigen/Eigenvalues>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

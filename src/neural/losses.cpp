@@ -1,10 +1,11 @@
 // PISSL losses and ConFIG (PhysSkin++ III-C, III-E; METHOD_NOTES §3).
-#include "core/fail.hpp"
 #include "losses.hpp"
 
-#include <wobble/error.hpp>
 #include <cmath>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

@@ -1,12 +1,13 @@
 // Network layers of the neural skinning fields (PhysSkin++ III-B; METHOD_NOTES §3).
-#include "core/fail.hpp"
 #include "network.hpp"
 
-#include <wobble/error.hpp>
 #include <cmath>
 #include <filesystem>
 #include <numbers>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

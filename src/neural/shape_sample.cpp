@@ -1,11 +1,11 @@
 // Surface clouds and cubature samples of one shape.
 #include <wobble/neural/shape_sample.hpp>
 
-#include <wobble/error.hpp>
-#include "core/fail.hpp"
-
 #include <algorithm>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 
@@ -64,8 +64,8 @@ ShapeSample make_shape_sample(const Mesh& mesh, std::string name, const ShapeSam
   return sample;
 }
 
-std::vector<physics::Vec3d> cubature_points(const ShapeSample& sample) {
-  std::vector<physics::Vec3d> points;
+std::vector<Vec3d> cubature_points(const ShapeSample& sample) {
+  std::vector<Vec3d> points;
   points.reserve(static_cast<std::size_t>(sample.cubature.rows()));
   for (Eigen::Index p = 0; p < sample.cubature.rows(); ++p) points.push_back(sample.cubature.row(p).transpose().cast<double>());
   return points;

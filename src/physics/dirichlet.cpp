@@ -1,13 +1,13 @@
 // Dirichlet regions and the predicate language (see dirichlet.hpp).
 #include <wobble/physics/dirichlet.hpp>
 
-#include "core/fail.hpp"
-
-#include <wobble/error.hpp>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::physics {
 namespace {

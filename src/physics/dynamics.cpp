@@ -1,18 +1,18 @@
 // Reduced-order implicit dynamics (see dynamics.hpp). Heavy Eigen code: its own translation unit.
 #include <wobble/physics/dynamics.hpp>
 
-#include "core/fail.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <unordered_map>
 
-#include <wobble/error.hpp>
 #include <Eigen/Cholesky>
 #include <Eigen/Geometry>
 #include <spdlog/spdlog.h>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::physics {
 

@@ -1,14 +1,14 @@
 // Energy densities and their derivatives (formulas in elasticity.hpp).
 #include <wobble/physics/elasticity.hpp>
 
-#include "core/fail.hpp"
-
-#include <wobble/error.hpp>
 #include <cmath>
 
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::physics {
 

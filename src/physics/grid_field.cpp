@@ -1,12 +1,12 @@
 // Trilinear interpolation of node values on a regular grid.
 #include <wobble/physics/skinning_field.hpp>
 
-#include <wobble/error.hpp>
-#include "core/fail.hpp"
-
 #include <algorithm>
 #include <cmath>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::physics {
 

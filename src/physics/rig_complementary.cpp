@@ -1,10 +1,10 @@
 // Rig-complementary dynamics (see rig_complementary.hpp).
 #include <wobble/physics/rig_complementary.hpp>
 
-#include <wobble/error.hpp>
 #include <algorithm>
 #include <cmath>
 
+#include <wobble/error.hpp>
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
 

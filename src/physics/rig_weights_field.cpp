@@ -5,9 +5,9 @@
 #include <cmath>
 #include <queue>
 
-#include <wobble/error.hpp>
 #include <fmt/format.h>
 
+#include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
 #include "core/fail.hpp"

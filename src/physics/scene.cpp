@@ -3,9 +3,9 @@
 
 #include <fstream>
 
-#include <wobble/error.hpp>
 #include <nlohmann/json.hpp>
 
+#include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/rig_weights_field.hpp>

@@ -1,10 +1,11 @@
-#include "core/fail.hpp"
 #include "render/data_texture.hpp"
 
-#include <wobble/error.hpp>
 #include <algorithm>
 #include <vector>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::render {
 

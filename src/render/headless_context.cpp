@@ -2,15 +2,15 @@
 // the default display with a 1x1 pbuffer). Not compiled for the web.
 #include <wobble/render/headless_context.hpp>
 
-#include "core/fail.hpp"
-
 #include <cstring>
 
-#include <wobble/error.hpp>
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
 #include <fmt/core.h>
 
+#include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::render {
 

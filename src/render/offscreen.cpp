@@ -1,9 +1,9 @@
 #include <wobble/render/offscreen.hpp>
 
-#include <wobble/error.hpp>
 #include <algorithm>
 #include <cstring>
 
+#include <wobble/error.hpp>
 
 #include "core/fail.hpp"
 #include "render/gl.hpp"

@@ -1,7 +1,8 @@
-#include "core/fail.hpp"
 #include "render/shader_program.hpp"
 
 #include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::render {
 

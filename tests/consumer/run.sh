@@ -19,7 +19,7 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -
 
 cmake --install "$build" --prefix "$prefix" --component runtime >/dev/null
 targets="$prefix/lib/cmake/wobble/wobble-runtime-targets.cmake"
-if grep -Eion "assimp|tinygltf|stb|spdlog|fmt::|opengl|epoxy|egl|glfw|torch" "$targets"; then
+if grep -Eion "assimp|tinygltf|stb|spdlog|fmt::|nlohmann|opengl|epoxy|egl|glfw|torch" "$targets"; then
   echo "consumer: wobble::runtime's installed link interface names the libraries above" >&2
   exit 1
 fi

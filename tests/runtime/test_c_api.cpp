@@ -28,8 +28,12 @@ void* operator new(std::size_t size) {
   if (void* p = std::malloc(size ? size : 1)) return p;
   throw std::bad_alloc();
 }
+// GCC 12 takes the replaced operator new for the built-in one and warns that free() gets its memory.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace wobble {
 
@@ -111,8 +115,9 @@ TEST(CApi, FramesMatchTheCppStackForLbsAndDynamic) {
     ASSERT_EQ(wobble_stack_create(c.character, spec, R"({"dynamic": {"amplitude": 1.5}})", 1, &c.stack), WOBBLE_OK)
         << wobble_last_error();
     ASSERT_EQ(wobble_stack_create(c.character, spec, R"({"dynamic": {"amplitude": 1.5}})", 1, &with_locals.stack), WOBBLE_OK);
-    nlohmann::json settings = nlohmann::json::object();
-    if (std::string(spec).find("dynamic") != std::string::npos) settings = {{"dynamic", {{"amplitude", 1.5}}}};
+    const StackSettings settings = std::string(spec).find("dynamic") != std::string::npos
+                                       ? StackSettings::from_json(R"({"dynamic": {"amplitude": 1.5}})", "test")
+                                       : StackSettings{};
     DeformerStack stack = DeformerStack::parse(spec, settings);
     stack.bind(character);
     std::vector<float> positions(3 * tube.mesh.vertex_count()), normals(positions.size());
@@ -141,6 +146,58 @@ TEST(CApi, FramesMatchTheCppStackForLbsAndDynamic) {
     // Without local transforms, the C API recovers them from the world matrices (rounding apart).
     EXPECT_LT(worst, 1e-5 * tube.mesh.size());
   }
+}
+
+TEST(CApi, LiveParametersChangeBetweenFramesAsTheCppStackUpdates) {
+  const Character tube = test::tube_character({.joints = 4, .rings = 30, .sides = 12});
+  const Arrays arrays(tube);
+  const Character character = cpp_character(tube);
+  Handles c, unchanged;
+  ASSERT_EQ(wobble_character_create(&arrays.mesh, &c.character), WOBBLE_OK) << wobble_last_error();
+  ASSERT_EQ(wobble_stack_create(c.character, "lbs,dynamic", nullptr, 1, &c.stack), WOBBLE_OK) << wobble_last_error();
+  ASSERT_EQ(wobble_stack_create(c.character, "lbs,dynamic", nullptr, 1, &unchanged.stack), WOBBLE_OK);
+  StackSettings settings;
+  DeformerStack stack = DeformerStack::parse("lbs,dynamic", settings);
+  stack.bind(character);
+  Pose pose;
+  std::vector<float> got(3 * tube.mesh.vertex_count()), before(got.size());
+  std::vector<Vec3f> want, want_normals;
+  bool differs = false;
+  for (int frame = 0; frame < 30; ++frame) {
+    const double t = frame / 60.0;
+    if (frame == 12) {  // a live change: the C API and the C++ stack's update
+      ASSERT_EQ(wobble_stack_set_parameter(c.stack, "dynamic", "amplitude", 3.0), WOBBLE_OK) << wobble_last_error();
+      ASSERT_EQ(wobble_stack_set_parameter_json(c.stack, "dynamic", "drag", "{\"keys\": [[0, 0.1], [0.5, 0.3]]}"), WOBBLE_OK)
+          << wobble_last_error();
+      settings.section("dynamic").set("amplitude", 3.0, "test");
+      settings.section("dynamic").set("drag", Keys{{{{0, 0.1}}, {{0.5, 0.3}}}}, "test");
+      stack.update(settings);
+    }
+    test::bend_pose(tube, t, pose);
+    const std::vector<float> world = world_matrices(pose), local = local_transforms(pose);
+    const wobble_frame input{t, world.data(), static_cast<std::uint32_t>(tube.rig.joint_count()), local.data()};
+    ASSERT_EQ(wobble_stack_evaluate(c.stack, &input, got.data(), 0, nullptr, 0), WOBBLE_OK) << wobble_last_error();
+    ASSERT_EQ(wobble_stack_evaluate(unchanged.stack, &input, before.data(), 0, nullptr, 0), WOBBLE_OK);
+    stack.evaluate(FrameInput{character, pose, t, {}, nullptr}, want, want_normals);
+    ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float))) << "frame " << frame;
+    if (frame < 12) {
+      ASSERT_EQ(got, before) << "frame " << frame;
+    }
+    differs |= got != before;
+  }
+  EXPECT_TRUE(differs) << "the change had no effect";
+  // Unknown keys (with the closest one), deformers not in the stack, bind parameters, bad values.
+  EXPECT_EQ(wobble_stack_set_parameter(c.stack, "dynamic", "amplitud", 1.0), WOBBLE_INVALID_SETTINGS);
+  EXPECT_NE(std::string(wobble_last_error()).find("amplitude"), std::string::npos) << wobble_last_error();
+  EXPECT_EQ(wobble_stack_set_parameter(c.stack, "deltamush", "scale", 1.0), WOBBLE_INVALID_SETTINGS);
+  EXPECT_NE(std::string(wobble_last_error()).find("no deformer 'deltamush'"), std::string::npos) << wobble_last_error();
+  EXPECT_EQ(wobble_stack_set_parameter(c.stack, "dynamic", "frequency", 1e9), WOBBLE_INVALID_SETTINGS);
+  EXPECT_EQ(wobble_stack_set_parameter_json(c.stack, "dynamic", "amplitude", "\"loud\""), WOBBLE_INVALID_SETTINGS);
+  Handles mush;
+  ASSERT_EQ(wobble_stack_create(c.character, "lbs,deltamush", nullptr, 1, &mush.stack), WOBBLE_OK);
+  EXPECT_EQ(wobble_stack_set_parameter(mush.stack, "deltamush", "iterations", 4), WOBBLE_INVALID_SETTINGS);
+  EXPECT_NE(std::string(wobble_last_error()).find("bind parameter"), std::string::npos) << wobble_last_error();
+  EXPECT_EQ(wobble_stack_set_parameter(mush.stack, "deltamush", "scale", 0.5), WOBBLE_OK) << wobble_last_error();
 }
 
 TEST(CApi, StridedBuffersHoldTheSameRowsAndTheirPaddingIsUntouched) {

@@ -1,4 +1,3 @@
-#include "core/fail.hpp"
 #include "render/frame_sink.hpp"
 
 #include <cmath>
@@ -8,6 +7,8 @@
 #include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/render/video_writer.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::cli {
 

@@ -35,6 +35,6 @@ Eigen::MatrixXf surface_point_cloud(const Mesh& mesh, const physics::Normalizati
 // Surface cloud plus the runtime's cubature samples. Deterministic for a seed.
 ShapeSample make_shape_sample(const Mesh& mesh, std::string name, const ShapeSampleOptions& options, std::uint64_t seed);
 // The cubature points as the runtime's points (normalised frame), for evaluating fields there.
-std::vector<physics::Vec3d> cubature_points(const ShapeSample& sample);
+std::vector<Vec3d> cubature_points(const ShapeSample& sample);
 
 }  // namespace wobble::neural

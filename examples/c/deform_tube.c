@@ -139,6 +139,12 @@ int main(void) {
   ok = ok && check(lbs_error < 1e-5f, "lbs matches the skinning done by hand");
   ok = ok && check(swing > 1e-2f, "dynamic adds secondary motion while the tube bends");
   ok = ok && check(after < 0.05f * swing, "the secondary motion rings out once the tube stops");
+  /* What a tuning UI reads: the deformers' descriptions and the settings a stack runs with now. */
+  const char *descriptions = NULL, *settings = NULL;
+  ok = ok && check(wobble_deformer_descriptions(&descriptions) == WOBBLE_OK && strstr(descriptions, "\"amplitude\""),
+                   "the descriptions list dynamic.amplitude");
+  ok = ok && check(wobble_stack_settings(dynamic, &settings) == WOBBLE_OK && strstr(settings, "\"amplitude\": 2.0"),
+                   "the settings hold the live change");
   /* Mistakes are refused with a status and a message, never a crash. */
   wobble_stack* bad = NULL;
   ok = ok && check(wobble_stack_create(character, "lbs,nonsense", NULL, 1, &bad) == WOBBLE_INVALID_SETTINGS &&

@@ -89,6 +89,21 @@ wobble_status wobble_stack_set_parameter(wobble_stack* stack, const char* deform
 wobble_status wobble_stack_set_parameter_json(wobble_stack* stack, const char* deformer, const char* key,
                                               const char* json);
 
+/* The settings the stack runs with now, as settings JSON (what differs from the defaults, keyframed
+ * numbers as {"keys": ...}): what wobble_stack_create takes to make the same stack again. *json
+ * belongs to the stack and stays valid until the next call with this stack. */
+wobble_status wobble_stack_settings(wobble_stack* stack, const char** json);
+
+/* Every deformer wobble knows, for building an engine's tuning UI: a JSON array, the text of
+ * `wobble deformers --json`, one object per deformer {"name", "stage" (base, effect, post),
+ * "summary", "parameters": [{"key", "flag", "type" (number, integer, boolean, choice, text,
+ * vertex_array, vector3, joint_table), "unit", "default", "minimum", "maximum" (null: unbounded),
+ * "minimum_exclusive", "maximum_exclusive", "soft_minimum", "soft_maximum" (a slider's range),
+ * "choices", "lifetime" ("live": wobble_stack_set_parameter takes it; "bind": a new stack),
+ * "optional", "attribute_allowed", "help", and for joint tables "fields"}]}.
+ * *json belongs to the library and stays valid until the process ends. */
+wobble_status wobble_deformer_descriptions(const char** json);
+
 typedef struct wobble_frame {
   double time;                       /* seconds; going back (or far ahead) restarts the history */
   const float* joint_world_matrices; /* 16 floats per joint: the joint's space -> world */

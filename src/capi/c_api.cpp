@@ -16,6 +16,7 @@
 #include <wobble/error.hpp>
 #include <wobble/log.hpp>
 #include <wobble/parallel.hpp>
+#include <wobble/parameters.hpp>
 #include <wobble/pose.hpp>
 
 #include "capi/arrays.hpp"
@@ -33,6 +34,7 @@ struct wobble_stack {
   std::unique_ptr<wobble::ThreadPool> pool;
   wobble::capi::FramePose pose;
   std::vector<wobble::Vec3f> positions, normals;  // the stack's output, for callers' buffers with strides
+  std::string settings_json;                      // wobble_stack_settings' text
 };
 
 namespace {
@@ -149,6 +151,24 @@ wobble_status wobble_stack_set_parameter_json(wobble_stack* stack, const char* d
     require(key, "key");
     require(json, "json");
     wobble::capi::set_live_parameter_json(stack->stack, deformer, key, json);
+  });
+}
+
+wobble_status wobble_stack_settings(wobble_stack* stack, const char** json) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(json, "json (the result)");
+    *json = nullptr;
+    require(stack, "stack");
+    stack->settings_json = stack->stack.settings().to_json();
+    *json = stack->settings_json.c_str();
+  });
+}
+
+wobble_status wobble_deformer_descriptions(const char** json) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(json, "json (the result)");
+    static const std::string descriptions = wobble::deformer_descriptions_json();
+    *json = descriptions.c_str();
   });
 }
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/deformer.hpp>
+#include <wobble/dynamic_skinning.hpp>
 #include <wobble/wobble.h>
 
 #include "procedural.hpp"
@@ -198,6 +199,78 @@ TEST(CApi, LiveParametersChangeBetweenFramesAsTheCppStackUpdates) {
   EXPECT_EQ(wobble_stack_set_parameter(mush.stack, "deltamush", "iterations", 4), WOBBLE_INVALID_SETTINGS);
   EXPECT_NE(std::string(wobble_last_error()).find("bind parameter"), std::string::npos) << wobble_last_error();
   EXPECT_EQ(wobble_stack_set_parameter(mush.stack, "deltamush", "scale", 0.5), WOBBLE_OK) << wobble_last_error();
+}
+
+TEST(CApi, DescriptionsListEveryDeformerWithItsParametersForAnEnginesUi) {
+  const char* text = nullptr;
+  ASSERT_EQ(wobble_deformer_descriptions(&text), WOBBLE_OK) << wobble_last_error();
+  const nlohmann::json listed = nlohmann::json::parse(text);
+  ASSERT_TRUE(listed.is_array());
+  ASSERT_EQ(listed.size(), deformer_descriptions().size());
+  for (const DeformerDescription* deformer : deformer_descriptions()) {
+    SCOPED_TRACE(deformer->name);
+    const auto entry = std::find_if(listed.begin(), listed.end(), [&](const nlohmann::json& d) { return d["name"] == deformer->name; });
+    ASSERT_NE(entry, listed.end());
+    EXPECT_EQ((*entry)["stage"], to_string(deformer->stage));
+    const nlohmann::json& parameters = (*entry)["parameters"];
+    ASSERT_EQ(parameters.size(), deformer->parameters.size());
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+      const ParameterDescription& p = deformer->parameters[i];
+      EXPECT_EQ(parameters[i]["key"], p.key);
+      EXPECT_EQ(parameters[i]["type"], to_string(p.type));
+      EXPECT_EQ(parameters[i]["lifetime"], to_string(p.lifetime));
+      if (p.type == ParameterType::Number) {
+        EXPECT_EQ(parameters[i]["default"].get<double>(), std::get<double>(p.default_value)) << p.key;
+      }
+    }
+  }
+  // Dynamic Skinning's amplitude, as an engine's slider would read it: a live number whose default
+  // is the parameters struct's.
+  const auto dynamic = std::find_if(listed.begin(), listed.end(), [](const nlohmann::json& d) { return d["name"] == "dynamic"; });
+  const auto& parameters = (*dynamic)["parameters"];
+  const auto amplitude = std::find_if(parameters.begin(), parameters.end(), [](const nlohmann::json& p) { return p["key"] == "amplitude"; });
+  ASSERT_NE(amplitude, parameters.end());
+  EXPECT_EQ((*amplitude)["lifetime"], "live");
+  EXPECT_EQ((*amplitude)["default"], DynamicSkinningParameters{}.amplitude);
+  EXPECT_EQ((*amplitude)["unit"], "s");
+  const char* again = nullptr;
+  ASSERT_EQ(wobble_deformer_descriptions(&again), WOBBLE_OK);
+  EXPECT_EQ(again, text) << "the text stays where it was";
+  EXPECT_EQ(wobble_deformer_descriptions(nullptr), WOBBLE_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(wobble_last_error()).find("json"), std::string::npos) << wobble_last_error();
+}
+
+TEST(CApi, AStacksSettingsAfterLiveChangesMakeTheSameStackAgain) {
+  const Character tube = test::tube_character({.joints = 3, .rings = 16, .sides = 8});
+  const Arrays arrays(tube);
+  Handles tuned, remade;
+  ASSERT_EQ(wobble_character_create(&arrays.mesh, &tuned.character), WOBBLE_OK) << wobble_last_error();
+  ASSERT_EQ(wobble_stack_create(tuned.character, "lbs,dynamic", R"({"dynamic": {"frequency": 3}})", 1, &tuned.stack), WOBBLE_OK)
+      << wobble_last_error();
+  const char* json = nullptr;
+  ASSERT_EQ(wobble_stack_settings(tuned.stack, &json), WOBBLE_OK) << wobble_last_error();
+  EXPECT_EQ(nlohmann::json::parse(json), nlohmann::json::parse(R"({"dynamic": {"frequency": 3.0}})")) << json;
+  ASSERT_EQ(wobble_stack_set_parameter(tuned.stack, "dynamic", "amplitude", 2.5), WOBBLE_OK) << wobble_last_error();
+  ASSERT_EQ(wobble_stack_set_parameter_json(tuned.stack, "dynamic", "drag", "{\"keys\": [[0, 0.1], [1, 0.4]]}"), WOBBLE_OK)
+      << wobble_last_error();
+  ASSERT_EQ(wobble_stack_settings(tuned.stack, &json), WOBBLE_OK) << wobble_last_error();
+  const nlohmann::json settings = nlohmann::json::parse(json);
+  EXPECT_EQ(settings["dynamic"]["frequency"], 3.0) << json;
+  EXPECT_EQ(settings["dynamic"]["amplitude"], 2.5) << json;
+  EXPECT_EQ(settings["dynamic"]["drag"]["keys"], nlohmann::json::parse("[[0, 0.1], [1, 0.4]]")) << json;
+  // A fresh stack from that text runs the same frames as the tuned one reset.
+  const std::string text = json;
+  ASSERT_EQ(wobble_stack_create(tuned.character, "lbs,dynamic", text.c_str(), 1, &remade.stack), WOBBLE_OK) << wobble_last_error();
+  ASSERT_EQ(wobble_stack_reset(tuned.stack), WOBBLE_OK);
+  Pose pose;
+  std::vector<float> a(3 * tube.mesh.vertex_count()), b(a.size()), na(a.size()), nb(a.size());
+  for (int frame = 0; frame < 40; ++frame) {
+    ASSERT_EQ(evaluate_frame(tuned.stack, tube, frame / 60.0, pose, a, na), WOBBLE_OK) << wobble_last_error();
+    ASSERT_EQ(evaluate_frame(remade.stack, tube, frame / 60.0, pose, b, nb), WOBBLE_OK) << wobble_last_error();
+    ASSERT_EQ(a, b) << "frame " << frame;
+  }
+  EXPECT_EQ(wobble_stack_settings(nullptr, &json), WOBBLE_INVALID_ARGUMENT);
+  EXPECT_EQ(json, nullptr);
 }
 
 TEST(CApi, StridedBuffersHoldTheSameRowsAndTheirPaddingIsUntouched) {

@@ -57,7 +57,7 @@ Scene& marine() {
   return s;
 }
 Scene& million() {
-  static Scene s(synthetic_character(1'000'000), "swing");
+  static Scene s(bench::synthetic_character(1'000'000), "swing");
   return s;
 }
 

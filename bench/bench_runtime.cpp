@@ -88,7 +88,7 @@ struct Scene {
 Scene& scene(int which) {
   static Scene clonk(load_character(std::string(WOBBLE_BUNDLED_ASSETS) + "/clonk.glb"), "Walk");
   if (which == 0) return clonk;
-  static Scene million(synthetic_character(1'000'000), "swing");
+  static Scene million(bench::synthetic_character(1'000'000), "swing");
   return million;
 }
 const char* scene_name(int which) { return which == 0 ? "clonk_walk" : "million"; }

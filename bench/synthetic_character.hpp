@@ -1,5 +1,5 @@
 #pragma once
-// The benchmarks' synthetic 1,000,000-vertex character (bench_dynamic, bench_runtime).
+// The benchmarks' synthetic 1,000,000-vertex character (bench_dynamic, bench_dlbs, bench_runtime).
 #include <cmath>
 #include <random>
 #include <string>
@@ -7,10 +7,10 @@
 
 #include <wobble/character.hpp>
 
-namespace wobble {
+namespace wobble::bench {
 
 // A biped-like tree of 64 joints (spine, neck and head, two arms, two legs, a tail) with
-// 1,000,000 vertices spread along the bones, 3 influences each, and a clip that swings every joint.
+// 1,000,000 vertices spread along the bones, 4 influences each, and a clip that swings every joint.
 inline Character synthetic_character(std::size_t vertex_count) {
   Character c;
   c.source = "synthetic-1M";
@@ -79,4 +79,4 @@ inline Character synthetic_character(std::size_t vertex_count) {
   return c;
 }
 
-}  // namespace wobble
+}  // namespace wobble::bench

@@ -14,8 +14,8 @@ core_packages=(
   libsimde-dev
   # renderer, `wobble render`, wobble-viewer (headless EGL on Mesa, video through ffmpeg)
   libepoxy-dev libegl-dev libgl1-mesa-dri libglfw3-dev libimgui-dev ffmpeg
-  # Python module
-  pybind11-dev python3-dev python3-numpy
+  # Python package; Dask's distributed scheduler for `wobble batch --scheduler` (docs/batch.md)
+  pybind11-dev python3-dev python3-numpy python3-distributed
   # neural skinning fields (OpenBLAS: the reference BLAS is 4-5x slower)
   libtorch-dev libopenblas0-openmp
 )
@@ -65,4 +65,10 @@ fi
 if [ "$profile" != core ] && [ ! -d tests/web/node_modules/playwright-core ]; then
   echo "install-deps: installing playwright-core (npm) for the browser test"
   (cd tests/web && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# TinyUSDZ (WebAssembly) reads the USD output back in the USD test, in chromium (npm, pinned).
+if [ "$profile" != core ] && [ ! -d tests/usd/node_modules/tinyusdz ]; then
+  echo "install-deps: installing tinyusdz and playwright-core (npm) for the USD test"
+  (cd tests/usd && npm ci --no-audit --no-fund --loglevel=error)
 fi

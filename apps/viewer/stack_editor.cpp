@@ -23,7 +23,8 @@ bool is_base(const std::string& name) {
 
 StackEditor StackEditor::from(const std::string& spec, StackSettings settings) {
   StackEditor editor;
-  for (const StackEntry& entry : StackDescription::parse(spec).entries()) editor.deformers_.push_back(entry.deformer->name);
+  const StackDescription stack = StackDescription::parse(spec);  // entries() views it: keep it alive
+  for (const StackEntry& entry : stack.entries()) editor.deformers_.push_back(entry.deformer->name);
   editor.settings_ = std::move(settings);
   return editor;
 }

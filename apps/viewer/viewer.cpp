@@ -60,7 +60,7 @@ int default_clip(const Character& character) {
 
 }  // namespace
 
-Viewer::Viewer(const ViewerOptions& options) : options_(options) {
+Viewer::Viewer(const ViewerOptions& options) : options_(options), physics_(options.physics) {
   renderer_ = std::make_unique<render::Renderer>();
 #ifndef __EMSCRIPTEN__
   pool_ = std::make_unique<ThreadPool>();
@@ -69,8 +69,10 @@ Viewer::Viewer(const ViewerOptions& options) : options_(options) {
   stack_editor_ = StackEditor::from(options.deformer, initial_settings(options));
   use_gpu_ = options.gpu;
   draw_options_.skeleton = options.skeleton;
+  playback_.loop = options.loop;
   if (options.cylinder_vertices > 0) set_character(make_cylinder_character(options.cylinder_vertices));
-  else if (!options.file.empty()) set_character(load_character(options.file));
+  else if (!options.physics.shape.empty()) set_character(load_character(bundled_shape(options.physics.shape)));
+  else if (!options.file.empty()) set_character(load_viewer_file(options.file));
   else set_character(load_bundled(bundled_.front()));
   if (!options.clip.empty()) choose_clip(static_cast<int>(character_->require_clip(options.clip)));
   if (!options.settings.empty()) save_path_ = options.settings.string();
@@ -80,7 +82,7 @@ Viewer::~Viewer() = default;
 
 bool Viewer::open(const std::filesystem::path& file) {
   try {
-    set_character(load_character(file));
+    set_character(load_viewer_file(file));
     return true;
   } catch (const std::exception& e) {
     show_error(e.what());
@@ -118,6 +120,7 @@ void Viewer::set_character(Character character) {
   }
   camera_.frame(render::bounds_of(positions), 16.0f / 9.0f);
   followed_root_ = root_on_ground();
+  physics_.set_character(*character_, *renderer_);
 }
 
 Vec3f Viewer::root_on_ground() const {
@@ -134,8 +137,8 @@ void Viewer::follow_character() {
 
 void Viewer::choose_clip(int clip) {
   clip_ = clip;
-  if (clip >= 0) playback_.set_range(character_->clips[clip].start(), character_->clips[clip].end());
-  else playback_.set_range(0, 0);
+  cycle_loop_.set_clip(character_->rig, clip >= 0 ? &character_->clips[clip] : nullptr);
+  playback_.set_range(cycle_loop_.start(), cycle_loop_.end());
 }
 
 bool Viewer::gpu_available() const {
@@ -151,6 +154,7 @@ void Viewer::show_error(const std::string& message) {
 
 void Viewer::rebuild_stack() {
   stack_ready_ = false;
+  cycle_loop_.restart();
   positions_valid_ = false;
   if (!character_->is_skinned()) return;  // a static mesh is shown as it is
   try {
@@ -172,6 +176,7 @@ void Viewer::rebuild_stack() {
 
 void Viewer::apply_settings() {
   if (!stack_ready_) return rebuild_stack();
+  cycle_loop_.restart();  // a loop shows the new values' steady state at once
   try {
     stack_.update(stack_editor_.settings());
     if (gpu_available()) gpu_skinning_.update_settings(stack_editor_.settings());
@@ -182,27 +187,41 @@ void Viewer::apply_settings() {
 }
 
 void Viewer::compute_pose() {
-  const Clip* clip = clip_ >= 0 ? &character_->clips[clip_] : nullptr;
-  evaluate_pose(character_->rig, clip, playback_.clip_time(), pose_);
+  cycle_loop_.pose(playback_, pose_);
   if (joints_.has_overrides()) {
     joints_.apply(pose_);
     update_world(character_->rig, pose_);
   }
 }
 
+void Viewer::start_loop(const PoseSampler& pose_at, bool on_gpu) {
+  if (!cycle_loop_.active(playback_, joints_.has_overrides())) return cycle_loop_.restart();
+  if (on_gpu != loop_on_gpu_) cycle_loop_.restart();  // the other path's history has not run
+  loop_on_gpu_ = on_gpu;
+  const std::optional<CycleLoop::Start> start = cycle_loop_.take_start(playback_);
+  if (!start) return;
+  try {
+    if (on_gpu) gpu_skinning_.start_periodic(pose_at, start->time, start->period, start->clip_time);
+    else if (stack_ready_) stack_.start_periodic(pose_at, start->time, start->period, start->clip_time);
+  } catch (const std::exception& e) {
+    show_error(e.what());
+  }
+}
+
 void Viewer::deform() {
   const auto start = Clock::now();
+  const bool on_gpu = gpu_path() && !painting_mode_;
   if (playback_.take_jump()) {
     stack_.reset();
     gpu_skinning_.reset();
+    cycle_loop_.restart();
   }
   // The clip is the motion's source while it plays untouched; otherwise the effects difference
   // the poses they are given (interactive posing).
   PoseSampler pose_at;
-  const Clip* clip = clip_ >= 0 ? &character_->clips[clip_] : nullptr;
-  if (clip && playback_.playing && !joints_.has_overrides())
-    pose_at = [this, clip](double s, Pose& pose) { evaluate_pose(character_->rig, clip, playback_.clip_time_at(s), pose); };
+  if (clip_ >= 0 && playback_.playing && !joints_.has_overrides()) pose_at = cycle_loop_.sampler(playback_);
   const double t = playback_.simulation_time();
+  start_loop(pose_at, on_gpu);
 
   if (!character_->is_skinned()) {
     if (!positions_valid_) {
@@ -210,7 +229,7 @@ void Viewer::deform() {
       renderer_->set_positions(positions_, character_->mesh.normals);
       positions_valid_ = true;
     }
-  } else if (gpu_path() && !painting_mode_) {
+  } else if (on_gpu) {
     try {
       gpu_skinning_.update(*renderer_, pose_, t, pose_at, playback_.clip_time());
     } catch (const std::exception& e) {
@@ -225,7 +244,7 @@ void Viewer::deform() {
       renderer_->set_positions(positions_, normals_);
       positions_valid_ = true;
       if (recording_) {
-        recorded_.times.push_back(playback_.clip_time());
+        recorded_.times.push_back(static_cast<float>(playback_.played_time()));
         recorded_.positions.push_back(positions_);
       }
     } catch (const std::exception& e) {
@@ -289,7 +308,12 @@ void Viewer::commit_bend_weights() {
   heat_map_dirty_ = true;
 }
 
+PhysicsFrame Viewer::physics_frame(double dt, int width, int height) {
+  return {dt, *character_, pose_, joints_, *renderer_, draw_options_, camera_, width, height};
+}
+
 void Viewer::handle_mouse(int width, int height) {
+  if (physics_.handle_mouse(physics_frame(0, width, height))) return;
   ImGuiIO& io = ImGui::GetIO();
   const Vec2f pixel(io.MousePos.x * io.DisplayFramebufferScale.x, io.MousePos.y * io.DisplayFramebufferScale.y);
   const Mat4f view_projection = camera_.view_projection(static_cast<float>(width) / static_cast<float>(height));
@@ -328,12 +352,18 @@ void Viewer::frame(double dt, int width, int height) {
   playback_.advance(dt);
   compute_pose();
   follow_character();
-  deform();
   update_heat_map();
+  if (physics_.frame(physics_frame(dt, width, height))) {
+    positions_valid_ = false;  // the viewer's own shape and heat map are stale once physics stops
+    heat_map_dirty_ = true;
+  } else {
+    deform();
+  }
   handle_mouse(width, height);
   draw_options_.selected_joint = joints_.selected;
   glViewport(0, 0, width, height);
   renderer_->draw(camera_, width, height, draw_options_);
+  physics_.draw(physics_frame(dt, width, height));
   draw_ui(width, height);
 }
 
@@ -388,6 +418,7 @@ void Viewer::draw_ui(int width, int height) {
               deform_times_.median(), gpu_path() && !painting_mode_ ? "GPU" : "CPU");
   ImGui::Text("%zu vertices, %zu triangles, %zu joints", character_->mesh.vertex_count(),
               character_->mesh.triangle_count(), character_->rig.joint_count());
+  if (const std::string line = physics_.hud(); !line.empty()) ImGui::TextUnformatted(line.c_str());
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
@@ -413,6 +444,9 @@ void Viewer::draw_ui(int width, int height) {
     ImGui::TextDisabled("or drop a file onto the window");
   }
 
+  if (ImGui::CollapsingHeader("physics (PhysSkin++)", options_.physics.enabled ? ImGuiTreeNodeFlags_DefaultOpen : 0))
+    if (const auto shape = physics_.draw_panel(*character_, *renderer_)) open(*shape);
+
   if (ImGui::CollapsingHeader("playback", ImGuiTreeNodeFlags_DefaultOpen)) {
     const auto& clips = character_->clips;
     if (ImGui::BeginCombo("clip", clip_ >= 0 ? clips[clip_].name.c_str() : "(rest pose)")) {
@@ -427,6 +461,7 @@ void Viewer::draw_ui(int width, int height) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(80);
     ImGui::DragFloat("speed", &playback_.speed, 0.01f, 0.0f, 4.0f, "%.2f");
+    if (!cycle_loop_.description().empty()) ImGui::TextWrapped("%s", cycle_loop_.description().c_str());
     float t = playback_.clip_time();
     if (ImGui::SliderFloat("time", &t, playback_.start(), std::max(playback_.end(), playback_.start() + 1e-3f), "%.2f s"))
       playback_.scrub(t);

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "physics_options.hpp"
+
 namespace wobble::viewer {
 
 struct ViewerOptions {
@@ -17,6 +19,7 @@ struct ViewerOptions {
   int width = 1280, height = 720;
   bool ui = true;                      // false: the picture only (screenshots)
   bool skeleton = false;
+  bool loop = true;                    // --no-loop: play the clip once and hold its end
   // Automation: render `frame` frames (1/60 s of animation each), save, exit.
   std::filesystem::path screenshot;
   int frame = 60;
@@ -30,8 +33,11 @@ struct ViewerOptions {
   bool help = false;
   // Deformer parameters by flag (--frequency 3, ?frequency=3), read strictly at start.
   std::vector<std::pair<std::string, std::string>> parameters;
+  PhysicsOptions physics;              // --physics and its settings (physics_options.hpp)
 
-  bool fixed_step() const { return !screenshot.empty() || !record.empty() || benchmark_frames > 0; }
+  bool fixed_step() const {
+    return !screenshot.empty() || !record.empty() || benchmark_frames > 0 || physics.stop_frame > 0;
+  }
 };
 
 std::string viewer_usage();

@@ -9,18 +9,21 @@
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
+#include <wobble/seam.hpp>
+#include <wobble/io/usd_write.hpp>
 
 #include "clip_options.hpp"
 #include "commands.hpp"
 #include "core/fail.hpp"
 #include "deformer_options.hpp"
+#include "loop_options.hpp"
 #include "progress.hpp"
 
 namespace wobble::cli {
 
 namespace {
 
-enum class OutputKind { Gltf, Pc2, ObjSequence };
+enum class OutputKind { Gltf, Pc2, Usda, ObjSequence };
 
 OutputKind output_kind(const std::string& out) {
   if (!out.empty() && out.back() == '/') return OutputKind::ObjSequence;
@@ -28,7 +31,29 @@ OutputKind output_kind(const std::string& out) {
   for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (extension == ".glb" || extension == ".gltf") return OutputKind::Gltf;
   if (extension == ".pc2") return OutputKind::Pc2;
-  fail(out, "unknown output type '{}' (use .glb, .gltf, .pc2, or a folder ending in / for OBJ files)", extension);
+  if (extension == ".usda") return OutputKind::Usda;
+  fail(out, "unknown output type '{}' (use .glb, .gltf, .pc2, .usda, or a folder ending in / for OBJ files)", extension);
+}
+
+// --seam: the effect (the stack minus its base skinning) at the seam of one cycle of frames.
+void print_seam(const Character& character, BakeOptions options, const BakedFrames& baked) {
+  const Clip& clip = character.clips[options.clip];
+  Cycle cycle;
+  try {
+    cycle = find_cycle(character.rig, clip, options.motion.cycle);
+  } catch (const Error& error) {
+    fail(character.source, "--seam: {}", error.what());
+  }
+  const double frames = cycle.period * options.fps;
+  if (std::abs(frames - std::round(frames)) > 1e-3 || baked.positions.size() < std::round(frames) + 1) {
+    fail_plain("--seam: the bake must hold a whole cycle of whole frames, both ends (the period is {} s, {} frames at {} fps)",
+               cycle.period, frames, options.fps);
+  }
+  const DeformerDescription* base = options.stack.base();
+  options.stack = base ? StackDescription::parse(base->name) : StackDescription();
+  options.progress = {};
+  const SeamJump jump = seam_jump(baked, bake(character, options), static_cast<std::size_t>(std::lround(frames)));
+  fmt::print("seam ({}{}): {}\n", options.motion.loop ? "--loop; " : "", cycle.describe(), jump.describe(character.mesh.size()));
 }
 
 }  // namespace
@@ -37,15 +62,21 @@ Runner add_bake_command(CLI::App& app) {
   struct Options {
     std::string input, output;
     ClipOptions clip;
-    bool quiet = false;
+    bool quiet = false, seam = false;
     DeformerOptions deformers;
+    LoopOptions loop;
   };
   auto options = std::make_shared<Options>();
   app.add_option("IN", options->input, "skinned character (glTF, FBX, Collada, ...)")->required();
   options->clip.add_to(app, 60, "frames per second of the output");
-  app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, or folder/ for OBJ files")->required();
+  app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, .usda, or folder/ for OBJ files")->required();
   app.add_flag("-q,--quiet", options->quiet, "no progress, summary or repair warnings; errors only");
   options->deformers.add_to(app);
+  options->loop.add_to(app);
+  options->loop.add_pre_roll_to(app);
+  app.add_flag("--seam", options->seam,
+               "print how the baked cycle meets itself: the effect's largest jump from the cycle's last frame to its "
+               "first, against the largest between frames inside (bakes the base skinning alone once more)");
 
   return [options] {
     if (options->quiet) spdlog::set_level(spdlog::level::err);  // quiet: errors only
@@ -60,15 +91,23 @@ Runner add_bake_command(CLI::App& app) {
     bake_options.settings = settings;
     bake_options.pool = &pool;
     bake_options.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
-    const BakedFrames baked = bake(character, bake_options);
+    bake_options.motion = options->loop.motion();
+    std::string motion;
+    const BakedFrames baked = bake(character, bake_options, &motion);
     progress.finish();
+    if (options->seam) print_seam(character, bake_options, baked);
 
     switch (kind) {
       case OutputKind::Gltf: write_gltf(options->output, character, &baked, clip); break;
       case OutputKind::Pc2: write_pc2(options->output, baked, static_cast<float>(options->clip.fps)); break;
+      case OutputKind::Usda:
+        write_usda(options->output, character, baked, options->clip.fps,
+                   fmt::format("wobble bake: clip '{}', stack {}", character.clips[clip].name, bake_options.stack.text()));
+        break;
       case OutputKind::ObjSequence: write_obj_sequence(options->output, character.mesh, baked); break;
     }
     if (!options->quiet) {
+      fmt::print("{}\n", motion);
       fmt::print("wrote {} ({} frames of {} vertices, clip '{}', {} fps, stack {})\n", options->output,
                  baked.times.size(), character.mesh.vertex_count(), character.clips[clip].name, options->clip.fps,
                  bake_options.stack.text());

@@ -12,6 +12,12 @@
 
 namespace wobble {
 
+// A chunk size for `count` items that depends on count alone (so chunks, and results, are the
+// same for any thread count): about count / 8, so that a mesh of a few thousand vertices still
+// gives every thread work, but at least 256 items (a chunk must outweigh handing it to a thread)
+// and at most max_grain; a multiple of `multiple` (kernels whose chunks start on a lane group).
+std::size_t chunk_grain(std::size_t count, std::size_t max_grain, std::size_t multiple = 8);
+
 class ThreadPool {
  public:
   // threads == 0: one per hardware thread. 1 runs everything on the caller's thread.

@@ -24,14 +24,12 @@ namespace wobble {
 
 namespace {
 
-constexpr double kDt = 1.0 / kDynamicSampleRate;
 constexpr std::size_t kChunk = 1024;     // vertices per chunk (local indices fit 16 bits)
 using dynamic_kernels::kJointStride;
 constexpr double kGridTolerance = 1e-6;   // in samples: a time this close to n dt is on the grid
 
-// Sample index of t when it lies on the grid.
-bool on_grid(double t, std::int64_t& n) {
-  const double r = t * kDynamicSampleRate;
+// Sample index of r (a time in samples from the grid's origin) when it lies on the grid.
+bool on_grid(double r, std::int64_t& n) {
   const double k = std::round(r);
   if (std::abs(r - k) < kGridTolerance) {
     n = static_cast<std::int64_t>(k);
@@ -40,14 +38,14 @@ bool on_grid(double t, std::int64_t& n) {
   n = static_cast<std::int64_t>(std::floor(r));
   return false;
 }
-std::int64_t floor_sample(double t) {
+std::int64_t floor_sample(double r) {
   std::int64_t n;
-  on_grid(t, n);
+  on_grid(r, n);
   return n;
 }
-std::int64_t ceil_sample(double t) {
+std::int64_t ceil_sample(double r) {
   std::int64_t n;
-  return on_grid(t, n) ? n : n + 1;
+  return on_grid(r, n) ? n : n + 1;
 }
 
 Vec3d rotation_log(const Eigen::Quaterniond& q) {
@@ -248,7 +246,20 @@ void DynamicSkinningState::initialize(const Rig& rig, const Mesh& mesh, const Sk
   initialized_ = true;
 }
 
-void DynamicSkinningState::reset() { started_ = false; }
+void DynamicSkinningState::reset() {
+  started_ = false;
+  if (grid_period_ != 1.0 / kDynamicSampleRate || grid_origin_ != 0) set_sample_grid(1.0 / kDynamicSampleRate, 0);
+}
+
+void DynamicSkinningState::set_sample_grid(double period_s, double origin_s) {
+  if (!(period_s > 0) || !std::isfinite(period_s) || !std::isfinite(origin_s)) {
+    fail_plain("dynamic: the sampling grid needs a positive period and a finite origin (got {} s from {} s)", period_s, origin_s);
+  }
+  grid_period_ = period_s;
+  grid_origin_ = origin_s;
+  for (JointParameters& p : joint_parameters_) p.values_valid = false;  // the coefficients depend on the period
+  started_ = false;
+}
 
 // The parameters were checked when they were set (validate()); nothing is checked per frame.
 void DynamicSkinningState::resolve_parameters(const DynamicSkinningParameters& parameters) {
@@ -275,7 +286,7 @@ void DynamicSkinningState::resolve_parameters(const DynamicSkinningParameters& p
   }
   for (std::size_t j = 0; j < joint_count; ++j) {
     if (resolved[j].values_valid && resolved[j].values == wanted[j]) continue;
-    resolved[j].coefficients = OscillationCoefficients::from(wanted[j][0], wanted[j][1], wanted[j][2], kDt);
+    resolved[j].coefficients = OscillationCoefficients::from(wanted[j][0], wanted[j][1], wanted[j][2], grid_period_);
     resolved[j].values = wanted[j];
     resolved[j].values_valid = true;
   }
@@ -336,23 +347,23 @@ void DynamicSkinningState::commit_sample(const std::vector<Vec3d>& omega, const 
 
 void DynamicSkinningState::restart(const Pose& pose, double t, const PoseSampler& pose_at) {
   const std::size_t joint_count = parents_.size();
-  last_sample_ = floor_sample(t);
+  last_sample_ = floor_sample(sample_position(t));
   std::int64_t n;
-  const bool grid = on_grid(t, n);
+  const bool grid = on_grid(sample_position(t), n);
   std::vector<Vec3d>& omega = scratch_omega_;
   std::vector<Vec3d>& velocity = scratch_velocity_;
   if (pose_at) {
-    const double s = static_cast<double>(last_sample_) * kDt;
+    const double s = sample_time(last_sample_);
     std::vector<Quatf> previous_rotations;
     std::vector<Vec3f> previous_translations;
-    pose_at(s - kDt, scratch_pose_);
+    pose_at(s - grid_period_, scratch_pose_);
     sample_pose(scratch_pose_, previous_rotations, previous_translations);
     const Pose* current = &pose;
     if (!grid) {
       pose_at(s, scratch_pose_);
       current = &scratch_pose_;
     }
-    velocities(*current, previous_rotations, previous_translations, kDt, omega, velocity);
+    velocities(*current, previous_rotations, previous_translations, grid_period_, omega, velocity);
     sample_pose(*current, sample_rotations_, sample_translations_);
   } else {
     omega.assign(joint_count, Vec3d::Zero());
@@ -371,6 +382,80 @@ void DynamicSkinningState::restart(const Pose& pose, double t, const PoseSampler
   }
   last_time_ = t;
   started_ = true;
+}
+
+// The periodic steady state of the oscillation filter, exactly.
+//
+// Per joint and component the filter is linear and time invariant. Its oscillation term obeys
+// y_{n+1} = a1 y_n - a2 y_{n-1} + b x_n, with x_n = H_n - H_{n-1} the change of the angular
+// velocity H between samples; as a state Y_n = (y_n, y_{n-1}):
+//     Y_{n+1} = A Y_n + (b x_n, 0),   A = [[a1, -a2], [1, 0]].
+// A cycle of M samples has periodic input (H_{n+M} = H_n, so x_{n+M} = x_n), and running it once
+// from Y_0 gives
+//     Y_M = A^M Y_0 + Z,   Z = sum_{n=0}^{M-1} A^{M-1-n} (b x_n, 0)   (the cycle run from rest).
+// The steady state is the Y_0 that the cycle maps onto itself, Y_M = Y_0:
+//     (I - A^M) Y_0 = Z,
+// a 2x2 solve with three right-hand sides (the components). I - A^M is invertible: A's eigenvalues
+// r e^{+-iw} have modulus r = exp(-dt/tau) < 1, so A^M's are r^M < 1. It is the state a cold start
+// converges to after many cycles (the transient decays as r^{kM}), reached without running them.
+// The drag term D H and the linear-drag velocity have no memory: at sample 0 they are the cycle's.
+void DynamicSkinningState::start_periodic(const DynamicSkinningParameters& parameters, const PoseSampler& pose_at,
+                                          double cycle_start, double period) {
+  if (!initialized_) fail_plain("dynamic: start_periodic() before initialize()");
+  if (!pose_at) fail_plain("dynamic: a seamless loop needs the clip's poses (a pose sampler)");
+  if (!(period > 0) || !std::isfinite(period) || !std::isfinite(cycle_start)) {
+    fail_plain("dynamic: a loop needs a positive period and a finite start (got {} s from {} s)", period, cycle_start);
+  }
+  const std::int64_t samples = std::max<std::int64_t>(1, std::llround(period * kDynamicSampleRate));
+  const auto m = static_cast<std::size_t>(samples);
+  set_sample_grid(period / static_cast<double>(samples), cycle_start);
+  resolve_parameters(parameters);
+  // H_n and V_n over one cycle, n = 0..M (index 0 from sample -1 to 0; H_0 = H_M up to rounding).
+  std::vector<std::vector<Vec3d>> omega(m + 1), velocity(m + 1);
+  pose_at(sample_time(-1), scratch_pose_);
+  sample_pose(scratch_pose_, sample_rotations_, sample_translations_);
+  for (std::size_t n = 0; n <= m; ++n) {
+    pose_at(sample_time(static_cast<std::int64_t>(n)), scratch_pose_);
+    velocities(scratch_pose_, sample_rotations_, sample_translations_, grid_period_, omega[n], velocity[n]);
+    sample_pose(scratch_pose_, sample_rotations_, sample_translations_);
+  }
+  pose_at(sample_time(0), scratch_pose_);  // the next sample measures its motion from sample 0
+  sample_pose(scratch_pose_, sample_rotations_, sample_translations_);
+
+  for (std::size_t j = 0; j < parents_.size(); ++j) {
+    const JointParameters& p = joint_parameters_[j];
+    const OscillationCoefficients& c = p.coefficients;
+    // H_k for k in [0, M), wrapped: H_0 is taken as H_M so that the cycle's inputs repeat exactly.
+    auto input = [&](std::int64_t k) -> const Vec3d& {
+      const std::int64_t wrapped = ((k % samples) + samples) % samples;
+      return omega[wrapped == 0 ? m : static_cast<std::size_t>(wrapped)][j];
+    };
+    Eigen::Matrix2d a, power = Eigen::Matrix2d::Identity();
+    a << c.a1, -c.a2, 1, 0;
+    Eigen::Matrix<double, 2, 3> z = Eigen::Matrix<double, 2, 3>::Zero();
+    for (std::int64_t n = 0; n < samples; ++n) {
+      const Vec3d x = input(n) - input(n - 1);
+      z = a * z;
+      z.row(0) += c.b * x.transpose();
+      power = a * power;
+    }
+    const Eigen::Matrix<double, 2, 3> y = (Eigen::Matrix2d::Identity() - power).fullPivLu().solve(z);
+    OscillationFilter& filter = filters_[j];
+    filter.last_input = input(0);
+    filter.last_step = input(0) - input(-1);
+    filter.y1 = y.row(0).transpose();
+    filter.y2 = y.row(1).transpose();
+    filtered_last_[j] = p.drag * input(0) + filter.y1;
+    filtered_prev_[j] = p.drag * input(-1) + filter.y2;
+    linear_last_[j] = velocity[m][j];
+    linear_prev_[j] = velocity[m - 1 == 0 ? m : m - 1][j];
+    last_omega_[j] = interval_omega_[j] = input(0);
+    last_velocity_[j] = interval_velocity_[j] = velocity[m][j];
+  }
+  last_sample_ = 0;
+  last_time_ = cycle_start;
+  started_ = true;
+  periodic_start_ = true;
 }
 
 void DynamicSkinningState::apply(const DynamicSkinningParameters& parameters, const Pose& pose, std::span<Vec3f> positions,
@@ -393,21 +478,24 @@ void DynamicSkinningState::advance(const DynamicSkinningParameters& parameters, 
   resolve_parameters(parameters);
   const std::size_t joint_count = parents_.size();
 
-  if (!started_ || t < last_time_ - 1e-9 || t - last_time_ > max_time_step_) restart(pose, t, pose_at);
+  // A long step is a jump, except the first after start_periodic with the cycle's poses at hand.
+  const bool long_step = t - last_time_ > max_time_step_ && !(periodic_start_ && pose_at);
+  periodic_start_ = false;
+  if (!started_ || t < last_time_ - 1e-9 || long_step) restart(pose, t, pose_at);
 
   std::int64_t grid_index;
-  const bool grid = on_grid(t, grid_index);
+  const bool grid = on_grid(sample_position(t), grid_index);
   if (pose_at) {
     // Sub-sample the clip on the 60 Hz grid up to the first sample at or after t.
-    const std::int64_t target = ceil_sample(t);
+    const std::int64_t target = ceil_sample(sample_position(t));
     while (last_sample_ < target) {
       const std::int64_t next = last_sample_ + 1;
       const Pose* sample = &pose;
       if (!(grid && next == grid_index)) {
-        pose_at(static_cast<double>(next) * kDt, scratch_pose_);
+        pose_at(sample_time(next), scratch_pose_);
         sample = &scratch_pose_;
       }
-      velocities(*sample, sample_rotations_, sample_translations_, kDt, scratch_omega_, scratch_velocity_);
+      velocities(*sample, sample_rotations_, sample_translations_, grid_period_, scratch_omega_, scratch_velocity_);
       sample_pose(*sample, sample_rotations_, sample_translations_);
       commit_sample(scratch_omega_, scratch_velocity_);
     }
@@ -415,7 +503,7 @@ void DynamicSkinningState::advance(const DynamicSkinningParameters& parameters, 
       frame_filtered_ = filtered_last_;
       frame_linear_ = linear_last_;
     } else {
-      const double alpha = t * kDynamicSampleRate - static_cast<double>(last_sample_ - 1);
+      const double alpha = sample_position(t) - static_cast<double>(last_sample_ - 1);
       for (std::size_t j = 0; j < joint_count; ++j) {
         frame_filtered_[j] = filtered_prev_[j] + alpha * (filtered_last_[j] - filtered_prev_[j]);
         frame_linear_[j] = linear_prev_[j] + alpha * (linear_last_[j] - linear_prev_[j]);
@@ -428,14 +516,14 @@ void DynamicSkinningState::advance(const DynamicSkinningParameters& parameters, 
       velocities(pose, sample_rotations_, sample_translations_, step, interval_omega_, interval_velocity_);
       sample_pose(pose, sample_rotations_, sample_translations_);
     }
-    const std::int64_t target = floor_sample(t);
+    const std::int64_t target = floor_sample(sample_position(t));
     while (last_sample_ < target) commit_sample(interval_omega_, interval_velocity_);
     if (grid) {
       frame_filtered_ = filtered_last_;
       frame_linear_ = linear_last_;
     } else {
       // Between samples: toward the next sample, whose oscillation term is already known.
-      const double alpha = t * kDynamicSampleRate - static_cast<double>(last_sample_);
+      const double alpha = sample_position(t) - static_cast<double>(last_sample_);
       for (std::size_t j = 0; j < joint_count; ++j) {
         const JointParameters& p = joint_parameters_[j];
         const Vec3d next = p.drag * interval_omega_[j] + filters_[j].next_oscillation(p.coefficients);
@@ -613,6 +701,9 @@ class DynamicDeformer final : public Deformer {
   // Live values (f, tau, A, D, angles, per-joint values): the filter history is kept.
   void update(const DeformerSettings& settings) override { parameters_ = settings.as<DynamicSkinningParameters>(); }
   void reset() override { state_.reset(); }
+  void start_periodic(const PoseSampler& pose_at, double cycle_start, double period) override {
+    state_.start_periodic(parameters_, pose_at, cycle_start, period);
+  }
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
     state_.apply(parameters_, frame.pose, positions, frame.time, frame.pose_at, frame.pool);
   }

@@ -17,7 +17,7 @@ namespace wobble {
 
 namespace {
 
-constexpr std::size_t kGrain = 16384;  // vertices per chunk: large enough to amortise scheduling
+constexpr std::size_t kGrain = 16384;  // the largest chunk (chunk_grain: smaller on small meshes)
 
 // The straightforward per-vertex loop (Eigen, scalar): the reference the SIMD kernels are tested against.
 void run_scalar(const LbsJob& job, std::size_t begin, std::size_t end) {
@@ -63,7 +63,7 @@ void LbsJob::Run(std::size_t begin, std::size_t end) const {
 
 void LbsJob::Run(ThreadPool* pool) const {
   const std::size_t n = in_positions.size();
-  parallel_for(pool, n, kGrain, [this](std::size_t begin, std::size_t end) { Run(begin, end); });
+  parallel_for(pool, n, chunk_grain(n, kGrain), [this](std::size_t begin, std::size_t end) { Run(begin, end); });
 }
 
 namespace lbs_kernels {

@@ -62,6 +62,7 @@ void run(const LbsJob& job, std::size_t begin, std::size_t end) {
     case 2: return run_width<2>(job, begin, end);
     case 3: return run_width<3>(job, begin, end);
     case 4: return run_width<4>(job, begin, end);
+    case 6: return run_width<6>(job, begin, end);  // delayed LBS: three influences at two delay classes
     case 8: return run_width<8>(job, begin, end);
     default: return run_width<0>(job, begin, end);
   }

@@ -99,6 +99,7 @@ struct f32x4 {
     simde_mm_store_ps(lanes, v);
     std::memcpy(p, lanes, 3 * sizeof(float));
   }
+  WOBBLE_SIMD_INLINE float lane0() const { return simde_mm_cvtss_f32(v); }
 };
 
 WOBBLE_SIMD_INLINE f32x4 operator+(f32x4 a, f32x4 b) { return {simde_mm_add_ps(a.v, b.v)}; }

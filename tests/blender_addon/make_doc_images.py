@@ -1,7 +1,7 @@
 """Makes the pictures of docs/blender.md with Blender's own UI under Xvfb (not part of the tests):
 
     xvfb-run -a -s '-screen 0 1300x1500x24' blender --factory-startup --python make_doc_images.py -- \
-        build/blender/wobble_blender.zip build/assets/clonk.glb docs/images
+        build/blender/wobble_blender_legacy.zip build/assets/clonk.glb docs/images
 
 Writes blender_panel.png (the wobble panel next to the viewport) and blender_effect.png (a
 Workbench render: the Armature modifier alone on the left, with wobble on the right).
@@ -50,7 +50,7 @@ def import_character(x_offset):
 plain = import_character(-11.0)
 wobbly = import_character(11.0)
 s = wobbly.wobble
-s.frequency, s.damping, s.amplitude, s.drag = 3.0, 0.5, 1.0, 0.3
+s.dynamic.frequency, s.dynamic.damping, s.dynamic.amplitude, s.dynamic.drag = 3.0, 0.5, 1.0, 0.3
 scene.frame_start, scene.frame_end = 0, 40
 bpy.context.view_layer.objects.active = wobbly
 wobbly.select_set(True)

@@ -1,6 +1,6 @@
-"""CTest driver of the Blender add-on test: runs headless Blender on addon_parity.py with a
-scratch user folder (the add-on is installed there from the zip, never into the user's own
-Blender), and fails unless the script ran to its end.
+"""CTest driver of the Blender add-on tests: runs headless Blender on a test script (addon_parity.py,
+addon_parameters.py) with a scratch user folder (the add-on is installed there from the zip, never
+into the user's own Blender), and fails unless the script ran to its end (it prints "NAME: OK").
 
     run_blender_test.py --zip ADDON.zip --cli WOBBLE --character CHARACTER.glb --script addon_parity.py
 """
@@ -31,7 +31,8 @@ def main():
         result = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 timeout=500)
         print(result.stdout)
-        if result.returncode != 0 or "addon_parity: OK" not in result.stdout:
+        name = os.path.splitext(os.path.basename(args.script))[0]
+        if result.returncode != 0 or f"{name}: OK" not in result.stdout:
             print(f"run_blender_test: blender exited with {result.returncode}")
             return 1
         return 0

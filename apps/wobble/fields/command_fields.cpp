@@ -3,6 +3,7 @@
 //   wobble fields infer [--model FILE] SHAPE [--points FILE] -o OUT.npy
 //   wobble fields metrics [--model FILE] SHAPE... [--rig CHARACTER]... [--baseline-steps 2000]
 //   wobble fields render [--model FILE] SHAPE -o OUT.png
+//   wobble fields export MODEL.pt -o MODEL.wfield   (command_fields_export.cpp)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +27,7 @@
 #include "../commands.hpp"
 #include "../progress.hpp"
 #include "core/fail.hpp"
+#include "fields_commands.hpp"
 
 namespace wobble::cli {
 
@@ -233,6 +235,7 @@ Runner add_fields_command(CLI::App& app) {
   add("infer", "predict a shape's fields and write them as .npy (one row per point)", add_infer);
   add("metrics", "Omega_orth, kappa_log, H_spec of the model's fields and of baselines", add_metrics);
   add("render", "draw a shape's fields as colours (PNG)", add_render);
+  add("export", "write a model as .wfield, for the evaluator without LibTorch", add_fields_export);
   return [commands] {
     for (const auto& [sub, runner] : commands)
       if (sub->parsed()) return runner();

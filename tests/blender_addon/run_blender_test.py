@@ -16,6 +16,7 @@ def main():
     parser = argparse.ArgumentParser()
     for name in ("--zip", "--cli", "--character", "--script"):
         parser.add_argument(name, required=True)
+    parser.add_argument("--timeout", type=int, required=True, help="seconds Blender may run (CTest's limit is later)")
     args = parser.parse_args()
     blender = shutil.which("blender")
     if blender is None:
@@ -28,8 +29,13 @@ def main():
                    BLENDER_USER_CONFIG=os.path.join(scratch, "config"), PYTHONPATH="")
         command = [blender, "-b", "-noaudio", "--factory-startup", "--python-exit-code", "1", "--python", args.script,
                    "--", args.zip, args.cli, args.character, scratch]
-        result = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                timeout=500)
+        try:
+            result = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                    timeout=args.timeout)
+        except subprocess.TimeoutExpired as timeout:
+            print(timeout.output or "")
+            print(f"run_blender_test: blender ran past {args.timeout} s and was stopped")
+            return 1
         print(result.stdout)
         name = os.path.splitext(os.path.basename(args.script))[0]
         if result.returncode != 0 or f"{name}: OK" not in result.stdout:

@@ -9,6 +9,8 @@
 //                             character the C API makes from the arrays;
 //   BM_Kernel*/SCENE/ISA      each SIMD kernel family with the best instruction set (avx2 here)
 //                             and with its scalar reference (Isa::scalar);
+//   BM_KernelLbsBefore/SCENE  the LBS kernel from before the SIMD layer (lbs_before_simd_layer.hpp),
+//                             the baseline BM_KernelLbs/SCENE/0 must not be slower than;
 //   BM_BindMemory/STACK       the heap a bound stack keeps per vertex (clonk).
 // Frames advance 1/60 s at a time through 60 precomputed poses of the clip.
 #include <malloc.h>
@@ -31,6 +33,7 @@
 #include <wobble/wobble.h>
 
 #include "capi/arrays.hpp"
+#include "lbs_before_simd_layer.hpp"
 #include "simd/isa.hpp"
 #include "synthetic_character.hpp"
 
@@ -163,6 +166,30 @@ void BM_KernelLbs(benchmark::State& state) {
   }
 }
 
+void BM_KernelLbsBefore(benchmark::State& state) {
+  const Scene& s = scene(static_cast<int>(state.range(0)));
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    state.SkipWithError("the kernel from before the SIMD layer needs AVX2 and FMA");
+    return;
+  }
+  std::vector<Vec3f> positions(s.character.mesh.vertex_count()), normals(positions.size());
+  std::vector<Vec3f> today(positions.size()), today_normals(positions.size());
+  const LbsJob job{s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, positions, normals, false};
+  LbsJob{s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, today, today_normals, false}.Run();
+  bench::lbs_before_simd_layer(job);
+  for (std::size_t v = 0; v < positions.size(); ++v) {
+    if ((positions[v] - today[v]).norm() > 1e-4f * (1 + today[v].norm())) {
+      state.SkipWithError("the kernels from before and after the SIMD layer disagree");
+      return;
+    }
+  }
+  for (auto _ : state) {
+    bench::lbs_before_simd_layer(job);
+    benchmark::DoNotOptimize(positions.data());
+  }
+  state.SetLabel(std::string(scene_name(static_cast<int>(state.range(0)))) + " avx2 before");
+}
+
 void BM_KernelDynamic(benchmark::State& state) {
   const Scene& s = scene(static_cast<int>(state.range(0)));
   IsaScope isa(state);
@@ -246,6 +273,7 @@ void scenes_and_isas(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_FrameCpp)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FrameC)->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_KernelLbs)->Apply(scenes_and_isas)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_KernelLbsBefore)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_KernelDynamic)->Apply(scenes_and_isas)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_KernelDeltaMush)->Args({0, 0})->Args({0, 1})->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_KernelDdm<DdmVariant::V0>)->Args({0, 0})->Args({0, 1})->Unit(benchmark::kMicrosecond);

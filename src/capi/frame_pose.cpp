@@ -1,5 +1,6 @@
 #include "capi/frame_pose.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/fail.hpp"
@@ -8,9 +9,13 @@ namespace wobble::capi {
 
 namespace {
 
-// T R S of a joint's local matrix, quickly (a frame's worth of joints): the scale from the column
-// lengths (a negative determinant into x, as Transform::from_matrix), the rotation from the
-// normalised columns, without from_matrix's re-orthonormalisation (engines' matrices are TRS).
+// A parent whose column lengths agree to this share, with columns as orthogonal, has a uniform scale: its local transforms are
+// read from the world parts directly (rounding of a rotation's column lengths is ~1e-7).
+constexpr float kUniformScale = 1e-6f;
+
+// T R S of a joint's local matrix (the general case): the scale from the column lengths (a
+// negative determinant into x, as Transform::from_matrix), the rotation from the normalised
+// columns, without from_matrix's re-orthonormalisation (engines' matrices are TRS).
 Transform local_transform(const Mat4f& m) {
   Transform t;
   t.translation = m.topRightCorner<3, 1>();
@@ -24,9 +29,31 @@ Transform local_transform(const Mat4f& m) {
   return t;
 }
 
+FramePose::WorldParts world_parts(const Mat4f& m) {
+  FramePose::WorldParts parts;
+  parts.rotation = m.topLeftCorner<3, 3>();
+  parts.scale = Vec3f(parts.rotation.col(0).norm(), parts.rotation.col(1).norm(), parts.rotation.col(2).norm());
+  const float largest = parts.scale.maxCoeff(), smallest = parts.scale.minCoeff();
+  const bool mirrored = parts.rotation.determinant() < 0;
+  const Mat3f& m3 = parts.rotation;
+  const float shear = std::max({std::abs(m3.col(0).dot(m3.col(1))), std::abs(m3.col(0).dot(m3.col(2))),
+                                std::abs(m3.col(1).dot(m3.col(2)))});
+  parts.uniform = !mirrored && smallest > 0 && largest - smallest <= kUniformScale * largest &&
+                  shear <= kUniformScale * largest * largest;
+  if (mirrored) parts.scale.x() = -parts.scale.x();
+  for (int c = 0; c < 3; ++c) {
+    if (parts.scale[c] != 0) parts.rotation.col(c) /= parts.scale[c];
+  }
+  parts.translation = m.topRightCorner<3, 1>();
+  return parts;
+}
+
 }  // namespace
 
-void FramePose::prepare(const Rig& rig) { pose.resize(rig.joint_count()); }
+void FramePose::prepare(const Rig& rig) {
+  pose.resize(rig.joint_count());
+  parts_.resize(rig.joint_count());
+}
 
 void FramePose::set(const Rig& rig, const wobble_frame& frame) {
   const std::size_t joints = rig.joint_count();
@@ -52,11 +79,26 @@ void FramePose::set(const Rig& rig, const wobble_frame& frame) {
     }
     return;
   }
+  // Local = parent world^-1 * world. With a parent of uniform scale s (the usual case) that is
+  // rotation R_parent^T R, scale S / s, translation R_parent^T (t - t_parent) / s, read from each
+  // joint's world parts; other parents (non-uniform or mirrored scale) take the full inverse.
+  for (std::size_t j = 0; j < joints; ++j) parts_[j] = world_parts(pose.world[j]);
   for (std::size_t j = 0; j < joints; ++j) {
     const int parent = rig.parents[j];
-    const Mat4f local = parent < 0 ? pose.world[j]
-                                   : Mat4f(Eigen::Affine3f(pose.world[parent]).inverse(Eigen::Affine).matrix() * pose.world[j]);
-    pose.local[j] = local_transform(local);
+    Transform& local = pose.local[j];
+    const WorldParts& own = parts_[j];
+    if (parent < 0) {
+      local.translation = own.translation;
+      local.rotation = Quatf(own.rotation).normalized();
+      local.scale = own.scale;
+    } else if (const WorldParts& up = parts_[parent]; up.uniform) {
+      const float inverse_scale = 1.0f / up.scale.x();
+      local.translation = inverse_scale * (up.rotation.transpose() * (own.translation - up.translation));
+      local.rotation = Quatf(Mat3f(up.rotation.transpose() * own.rotation)).normalized();
+      local.scale = inverse_scale * own.scale;
+    } else {
+      local = local_transform(Eigen::Affine3f(pose.world[parent]).inverse(Eigen::Affine).matrix() * pose.world[j]);
+    }
   }
 }
 

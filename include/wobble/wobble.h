@@ -110,7 +110,7 @@ typedef struct wobble_frame {
   uint32_t joint_count;              /* must be the character's */
   /* Optional: the same pose as local transforms, 10 floats per joint relative to its parent
    * (translation x y z, unit rotation quaternion x y z w, scale x y z). NULL: wobble recovers them from
-   * the world matrices (about 0.1 us per joint); engines that have them save that. */
+   * the world matrices (about 0.03 us per joint); engines that have them save that. */
   const float* joint_local_transforms;
 } wobble_frame;
 

@@ -9,9 +9,11 @@ namespace wobble::capi {
 
 namespace {
 
-// A parent whose column lengths agree to this share, with columns as orthogonal, has a uniform scale: its local transforms are
-// read from the world parts directly (rounding of a rotation's column lengths is ~1e-7).
-constexpr float kUniformScale = 1e-6f;
+// A parent whose column lengths agree to this share, with columns as orthogonal, has a uniform
+// scale: its children's local transforms are read from the world parts directly, off by about
+// that share from the exact inverse. Animation data in single precision is only that uniform
+// (clonk's Walk: column lengths 2e-6 apart).
+constexpr float kUniformScale = 1e-5f;
 
 // T R S of a joint's local matrix (the general case): the scale from the column lengths (a
 // negative determinant into x, as Transform::from_matrix), the rotation from the normalised
@@ -92,7 +94,7 @@ void FramePose::set(const Rig& rig, const wobble_frame& frame) {
       local.rotation = Quatf(own.rotation).normalized();
       local.scale = own.scale;
     } else if (const WorldParts& up = parts_[parent]; up.uniform) {
-      const float inverse_scale = 1.0f / up.scale.x();
+      const float inverse_scale = 3.0f / up.scale.sum();
       local.translation = inverse_scale * (up.rotation.transpose() * (own.translation - up.translation));
       local.rotation = Quatf(Mat3f(up.rotation.transpose() * own.rotation)).normalized();
       local.scale = inverse_scale * own.scale;

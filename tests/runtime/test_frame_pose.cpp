@@ -20,9 +20,10 @@ Quatf random_rotation(std::mt19937& random) {
   return Quatf(normal(random), normal(random), normal(random), normal(random)).normalized();
 }
 
-// The angle between two rotations (radians), q and -q alike.
-double angle_between(const Quatf& a, const Quatf& b) {
-  return 2 * std::acos(std::min(1.0, std::abs(static_cast<double>(a.dot(b)))));
+// How far apart two unit quaternions are, q and -q alike (about half the angle between them in
+// radians; acos of a float dot product would round small angles to 0 or to 1e-3).
+double quaternion_distance(const Quatf& a, const Quatf& b) {
+  return std::min((a.coeffs() - b.coeffs()).norm(), (a.coeffs() + b.coeffs()).norm());
 }
 
 }  // namespace
@@ -62,7 +63,7 @@ TEST(FramePose, LocalTransformsAreRecoveredUnderUniformNonUniformAndMirroredPare
     EXPECT_LT((got.matrix() - locals[j].matrix()).cwiseAbs().maxCoeff(), 2e-5f);
     if (locals[j].scale.x() > 0) {
       EXPECT_LT((got.scale - locals[j].scale).norm(), 2e-5f);
-      EXPECT_LT(angle_between(got.rotation, locals[j].rotation), 1e-4);
+      EXPECT_LT(quaternion_distance(got.rotation, locals[j].rotation), 2e-5);
       EXPECT_LT((got.translation - locals[j].translation).norm(), 2e-5f);
     }
     EXPECT_TRUE((frame_pose.pose.world[j].array() == world_matrices[j].array()).all()) << "world matrices as given";

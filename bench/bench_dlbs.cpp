@@ -13,7 +13,7 @@
 
 #include <wobble/character.hpp>
 #include <wobble/delayed_lbs.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>

@@ -15,7 +15,7 @@
 
 #include <wobble/character.hpp>
 #include <wobble/dynamic_skinning.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>

@@ -20,7 +20,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/neural_field.hpp>
 #include <wobble/neural/shape_generator.hpp>

@@ -11,7 +11,7 @@
 #include <Eigen/Sparse>
 #include <Eigen/SparseCholesky>
 
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/physics/dynamics.hpp>
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/sampling.hpp>

@@ -19,7 +19,7 @@
 #include <wobble/character.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
 

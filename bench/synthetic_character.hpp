@@ -1,5 +1,5 @@
 #pragma once
-// The benchmarks' synthetic 1,000,000-vertex character (bench_dynamic, bench_dlbs).
+// The benchmarks' synthetic 1,000,000-vertex character (bench_dynamic, bench_dlbs, bench_runtime).
 #include <cmath>
 #include <random>
 #include <string>

@@ -3,19 +3,24 @@
 # translation unit, so the torch files share one precompiled header.
 find_package(Torch REQUIRED)
 
-file(GLOB WOBBLE_NEURAL_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/neural/*.cpp)
-add_library(wobble_neural ${WOBBLE_NEURAL_SOURCES})
-target_include_directories(wobble_neural PUBLIC include PRIVATE src)
-target_link_libraries(wobble_neural PUBLIC wobble_core PRIVATE ${TORCH_LIBRARIES})
-separate_arguments(WOBBLE_TORCH_FLAGS UNIX_COMMAND "${TORCH_CXX_FLAGS}")
-target_compile_options(wobble_neural PUBLIC ${WOBBLE_TORCH_FLAGS})
-target_compile_definitions(wobble_neural PRIVATE WOBBLE_DEFAULT_MODEL="${PROJECT_SOURCE_DIR}/models/physskin_small.pt"
-  WOBBLE_DEFAULT_RIG_MODEL="${PROJECT_SOURCE_DIR}/models/physskin_clonk_rig.pt")
-target_precompile_headers(wobble_neural PRIVATE <torch/torch.h>)
 # Data-parallel training: LibTorch's c10d process group on Gloo (Debian's libtorch is built with
 # it and its target defines USE_C10D_GLOO; the header includes Gloo's own headers, libgloo-dev).
 find_library(WOBBLE_GLOO_LIBRARY gloo REQUIRED)
-target_link_libraries(wobble_neural PRIVATE ${WOBBLE_GLOO_LIBRARY})
+
+wobble_sources(WOBBLE_NEURAL_SOURCES WOBBLE_NEURAL_KERNELS neural)
+wobble_headers(WOBBLE_NEURAL_HEADERS wobble/neural/*.hpp)
+separate_arguments(WOBBLE_TORCH_FLAGS UNIX_COMMAND "${TORCH_CXX_FLAGS}")
+wobble_add_library(neural
+  SOURCES ${WOBBLE_NEURAL_SOURCES} HEADERS ${WOBBLE_NEURAL_HEADERS} DEPENDS runtime io physics
+  PUBLIC nlohmann_json::nlohmann_json
+  PRIVATE fmt::fmt ${TORCH_LIBRARIES} ${WOBBLE_GLOO_LIBRARY}
+  REQUIRES "nlohmann_json|3" "fmt" "Torch"
+  PC_REQUIRES nlohmann_json PC_PRIVATE fmt)
+target_compile_options(wobble_neural_objects PUBLIC ${WOBBLE_TORCH_FLAGS})
+target_compile_options(wobble_neural PUBLIC ${WOBBLE_TORCH_FLAGS})
+target_compile_definitions(wobble_neural_objects PRIVATE WOBBLE_DEFAULT_MODEL="${PROJECT_SOURCE_DIR}/models/physskin_small.pt"
+  WOBBLE_DEFAULT_RIG_MODEL="${PROJECT_SOURCE_DIR}/models/physskin_clonk_rig.pt")
+target_precompile_headers(wobble_neural_objects PRIVATE <torch/torch.h>)
 
 file(GLOB WOBBLE_FIELDS_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/apps/wobble/fields/*.cpp)
 target_sources(wobble PRIVATE ${WOBBLE_FIELDS_CLI_SOURCES})
@@ -27,7 +32,7 @@ if(WOBBLE_BUILD_TESTS)
   include(GoogleTest)
   file(GLOB WOBBLE_NEURAL_TEST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/neural/test_*.cpp)
   add_executable(wobble_neural_tests ${WOBBLE_NEURAL_TEST_SOURCES})
-  target_link_libraries(wobble_neural_tests PRIVATE wobble_neural ${TORCH_LIBRARIES} GTest::gtest GTest::gtest_main)
+  target_link_libraries(wobble_neural_tests PRIVATE wobble_neural wobble_core ${TORCH_LIBRARIES} GTest::gtest GTest::gtest_main)
   target_include_directories(wobble_neural_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_precompile_headers(wobble_neural_tests PRIVATE <torch/torch.h>)
   target_compile_definitions(wobble_neural_tests PRIVATE

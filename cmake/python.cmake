@@ -10,11 +10,9 @@ find_package(Python 3.11 EXACT REQUIRED COMPONENTS Interpreter Development.Modul
 set(PYBIND11_FINDPYTHON ON)
 find_package(pybind11 CONFIG REQUIRED)
 
-# The module is a shared object: the core library it links must be position independent.
-set_target_properties(wobble_core PROPERTIES POSITION_INDEPENDENT_CODE ON)
-
 file(GLOB WOBBLE_PYTHON_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/src/*.cpp)
-# NO_EXTRAS: no link-time optimisation (its serial link is slow on small machines; the work is in wobble_core).
+# NO_EXTRAS: no link-time optimisation (its serial link is slow on small machines; the work is in the
+# libraries, whose objects are position independent).
 pybind11_add_module(wobble_python NO_EXTRAS ${WOBBLE_PYTHON_SOURCES})
 set(WOBBLE_PYTHON_PACKAGE ${PROJECT_BINARY_DIR}/python/wobble)
 set_target_properties(wobble_python PROPERTIES
@@ -48,7 +46,6 @@ if(WOBBLE_PYTHON_NEURAL)
   endif()
   target_link_libraries(wobble_python PRIVATE wobble_neural)
   target_compile_definitions(wobble_python PRIVATE WOBBLE_HAVE_NEURAL)
-  set_target_properties(wobble_neural PROPERTIES POSITION_INDEPENDENT_CODE ON)  # linked into a shared module
 endif()
 
 # The add-on: python files from blender/wobble_blender plus the package, zipped by a small

@@ -10,10 +10,14 @@ pkg_check_modules(EGL REQUIRED IMPORTED_TARGET egl)
 set(WOBBLE_RENDER_DESKTOP_ONLY_SOURCES
   ${PROJECT_SOURCE_DIR}/src/render/headless_context.cpp
   ${PROJECT_SOURCE_DIR}/src/render/video_writer.cpp)
-file(GLOB WOBBLE_RENDER_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/render/*.cpp)
-add_library(wobble_render ${WOBBLE_RENDER_SOURCES})
-target_include_directories(wobble_render PUBLIC include PRIVATE src)
-target_link_libraries(wobble_render PUBLIC wobble_core PRIVATE PkgConfig::EPOXY PkgConfig::EGL)
+wobble_sources(WOBBLE_RENDER_SOURCES WOBBLE_RENDER_KERNELS render)
+wobble_headers(WOBBLE_RENDER_HEADERS wobble/render/*.hpp)
+wobble_add_library(render
+  SOURCES ${WOBBLE_RENDER_SOURCES} HEADERS ${WOBBLE_RENDER_HEADERS} DEPENDS runtime io
+  PUBLIC nlohmann_json::nlohmann_json
+  PRIVATE fmt::fmt PkgConfig::EPOXY PkgConfig::EGL
+  REQUIRES "nlohmann_json|3" "fmt" "pkg-config|EPOXY|epoxy" "pkg-config|EGL|egl"
+  PC_REQUIRES nlohmann_json PC_PRIVATE fmt epoxy egl)
 
 # `wobble render`
 file(GLOB WOBBLE_RENDER_CLI_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/apps/wobble/render/*.cpp)
@@ -27,7 +31,7 @@ if(WOBBLE_BUILD_TESTS)
   include(GoogleTest)
   file(GLOB WOBBLE_RENDER_TEST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/render/test_*.cpp)
   add_executable(wobble_render_tests ${WOBBLE_RENDER_TEST_SOURCES} ${PROJECT_SOURCE_DIR}/tests/test_util.cpp)
-  target_link_libraries(wobble_render_tests PRIVATE wobble_render GTest::gtest GTest::gtest_main PkgConfig::EPOXY
+  target_link_libraries(wobble_render_tests PRIVATE wobble_render wobble_core GTest::gtest GTest::gtest_main PkgConfig::EPOXY
                                                     PkgConfig::STB)
   target_include_directories(wobble_render_tests PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(wobble_render_tests PRIVATE
@@ -42,7 +46,7 @@ endif()
 if(WOBBLE_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/render/bench_render.cpp)
   find_package(benchmark REQUIRED)
   add_executable(wobble_bench_render ${PROJECT_SOURCE_DIR}/bench/render/bench_render.cpp)
-  target_link_libraries(wobble_bench_render PRIVATE wobble_render benchmark::benchmark PkgConfig::EPOXY)
+  target_link_libraries(wobble_bench_render PRIVATE wobble_render wobble_core benchmark::benchmark PkgConfig::EPOXY)
   target_include_directories(wobble_bench_render PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(wobble_bench_render PRIVATE WOBBLE_BUNDLED_ASSETS="${WOBBLE_BUNDLED_ASSETS}")
   add_dependencies(wobble_bench_render bundled_assets)

@@ -12,8 +12,8 @@ pkg_check_modules(EPOXY REQUIRED IMPORTED_TARGET epoxy)
 file(GLOB WOBBLE_VIEWER_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/apps/viewer/*.cpp)
 list(REMOVE_ITEM WOBBLE_VIEWER_SOURCES ${PROJECT_SOURCE_DIR}/apps/viewer/main.cpp)
 add_library(wobble_viewer_lib STATIC ${WOBBLE_VIEWER_SOURCES})
-target_include_directories(wobble_viewer_lib PUBLIC ${PROJECT_SOURCE_DIR}/apps/viewer)
-target_link_libraries(wobble_viewer_lib PUBLIC wobble_render PkgConfig::IMGUI PkgConfig::GLFW3 PkgConfig::EPOXY)
+target_include_directories(wobble_viewer_lib PUBLIC ${PROJECT_SOURCE_DIR}/apps/viewer PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(wobble_viewer_lib PUBLIC wobble_render wobble_core PkgConfig::IMGUI PkgConfig::GLFW3 PkgConfig::EPOXY)
 target_compile_definitions(wobble_viewer_lib PRIVATE WOBBLE_VIEWER_ASSETS="${WOBBLE_BUNDLED_ASSETS}"
   WOBBLE_VIEWER_SHAPES="${PROJECT_SOURCE_DIR}/../shared/assets/shapes")  # the physics menu's shapes
 

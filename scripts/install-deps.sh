@@ -25,6 +25,8 @@ test_packages=(
   blender xvfb xauth
   # the browser build of the viewer and its test
   emscripten chromium
+  # the runtime's tests on ARM64: cross compiler, run under qemu-user
+  g++-aarch64-linux-gnu qemu-user
 )
 
 packages=("${core_packages[@]}")

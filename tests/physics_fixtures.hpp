@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/physics/dynamics.hpp>
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/sampling.hpp>

@@ -11,7 +11,7 @@
 
 #include <wobble/bake.hpp>
 #include <wobble/delta_mush.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 
 #include "test_util.hpp"
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/pose.hpp>
 
 #include "test_util.hpp"

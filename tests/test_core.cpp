@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>

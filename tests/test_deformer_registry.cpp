@@ -11,7 +11,7 @@
 #include <wobble/delayed_lbs.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 
 #include "synthetic_rigs.hpp"
 #include "test_util.hpp"

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/delayed_lbs.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>

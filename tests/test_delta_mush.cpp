@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numbers>
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -13,7 +14,7 @@
 #include <wobble/delta_mush.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>

@@ -11,7 +11,7 @@
 #include <wobble/delta_mush.hpp>
 #include <wobble/direct_delta_mush.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
@@ -19,8 +19,6 @@
 #include <Eigen/LU>
 #include <Eigen/SVD>
 
-#include "deform/direct_delta_mush_kernels.hpp"
-#include "simd/isa.hpp"
 #include "deform/implicit_smoothing.hpp"
 #include "synthetic_rigs.hpp"
 #include "test_util.hpp"
@@ -78,47 +76,6 @@ TEST(NearestRotation, IsAProperRotationClosestToTheMatrix) {
     EXPECT_GE((r.cast<double>().transpose() * m.cast<double>()).trace(), best - 1e-4 * m.norm()) << trial;
   }
   EXPECT_TRUE(nearest_rotation(Mat3f::Zero()).isIdentity());
-}
-
-// The SVD solution of max trace(R^T m) with det R = +1.
-Eigen::Matrix3d rotation_by_svd(const Mat3f& m) {
-  Eigen::JacobiSVD<Eigen::Matrix3d> svd(m.cast<double>(), Eigen::ComputeFullU | Eigen::ComputeFullV);
-  Eigen::Matrix3d u = svd.matrixU();
-  if ((u * svd.matrixV().transpose()).determinant() < 0) u.col(2) *= -1;
-  return u * svd.matrixV().transpose();
-}
-
-TEST(NearestRotation, EightWideKernelsMatchTheSvd) {
-  std::mt19937 random(11);
-  std::normal_distribution<float> normal;
-  std::vector<Mat3f> m(3001), r(m.size());
-  for (std::size_t trial = 0; trial < m.size(); ++trial) {
-    for (int k = 0; k < 9; ++k) m[trial].data()[k] = normal(random);
-    // Anisotropic (a smoothed covariance times a rotation, as DDM's fits), singular, reflecting.
-    if (trial % 3 == 0) {
-      m[trial] = Eigen::AngleAxisf(normal(random), Vec3f(normal(random), 1, 2).normalized()).toRotationMatrix() *
-                 Vec3f(1.0f, 0.05f, 1e-3f).asDiagonal();
-    }
-    if (trial % 7 == 0) m[trial].col(2) = m[trial].col(0) * 0.5f + m[trial].col(1);
-    if (trial % 11 == 0) m[trial].col(0) *= -1.0f;
-  }
-  for (simd::Isa isa : simd::runnable_isas()) {
-    SCOPED_TRACE(simd::isa_name(isa));
-    ddm::table_for(isa).nearest_rotations(m.data(), r.data(), m.size());
-    for (std::size_t trial = 0; trial < m.size(); ++trial) {
-      EXPECT_NEAR(r[trial].determinant(), 1.0f, 1e-4f) << trial;
-      const Eigen::Matrix3d expected = rotation_by_svd(m[trial]);
-      const double best = (expected.transpose() * m[trial].cast<double>()).trace();
-      EXPECT_GE((r[trial].cast<double>().transpose() * m[trial].cast<double>()).trace(), best - 1e-5 * m[trial].norm())
-          << trial;
-      // Where the fit is well determined (two largest singular values well apart from 0), the
-      // rotation itself matches.
-      Eigen::JacobiSVD<Eigen::Matrix3d> svd(m[trial].cast<double>());
-      if (svd.singularValues()(1) > 0.1 * svd.singularValues()(0)) {
-        EXPECT_LT((r[trial].cast<double>() - expected).norm(), 1e-4) << trial;
-      }
-    }
-  }
 }
 
 TEST(ImplicitSmoothing, MatchesADenseSolveOfTheNonSymmetricSystem) {

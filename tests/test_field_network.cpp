@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/physics/field_network.hpp>
 #include <wobble/physics/scene.hpp>
 

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/pose.hpp>
 
 #include "test_util.hpp"

@@ -15,7 +15,7 @@
 #include <tiny_gltf.h>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/pose.hpp>
 
 #include "test_util.hpp"

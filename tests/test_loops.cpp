@@ -12,7 +12,7 @@
 #include <wobble/cycle.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/physics/rig_loop.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/seam.hpp>

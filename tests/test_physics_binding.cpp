@@ -7,7 +7,7 @@
 #include <Eigen/Geometry>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/physics/gaussians.hpp>
 #include <wobble/physics/rig_complementary.hpp>
 #include <wobble/physics/scene.hpp>

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
-#include <random>
 
 #include <gtest/gtest.h>
 
@@ -139,42 +138,6 @@ TEST(Lbs, NormalsFollowTheBlendedRotationAndStayUnit) {
   LbsJob job{matrices, &skin, points, normals, out_p, out_n, true};
   job.Run();
   EXPECT_TRUE(out_n[0].isApprox(Vec3f(0, 1, 0), 1e-6f));
-}
-
-TEST(Lbs, SimdKernelMatchesTheScalarLoopForAnyWidth) {
-  std::mt19937 random(7);
-  std::uniform_real_distribution<float> unit(-1, 1);
-  std::vector<Mat4f> matrices(40);
-  for (Mat4f& m : matrices) {
-    m = rotation_about(Vec3f(unit(random), unit(random), unit(random)), 3 * unit(random));
-    m.topRightCorner<3, 1>() = Vec3f(unit(random), unit(random), unit(random));
-  }
-  for (std::uint32_t width : {1u, 2u, 3u, 4u, 5u, 8u}) {
-    const std::size_t n = 1001;
-    PackedSkin skin;
-    skin.width = width;
-    std::vector<Vec3f> points(n), normals(n);
-    for (std::size_t v = 0; v < n; ++v) {
-      points[v] = Vec3f(unit(random), unit(random), unit(random));
-      normals[v] = Vec3f(unit(random), unit(random), unit(random)).normalized();
-      float sum = 0;
-      for (std::uint32_t k = 0; k < width; ++k) {
-        skin.joints.push_back(static_cast<std::uint16_t>(random() % matrices.size()));
-        skin.weights.push_back(unit(random) + 1.1f);
-        sum += skin.weights.back();
-      }
-      for (std::uint32_t k = 0; k < width; ++k) skin.weights[v * width + k] /= sum;
-    }
-    std::vector<Vec3f> fast_p(n), fast_n(n), slow_p(n), slow_n(n);
-    LbsJob fast{matrices, &skin, points, normals, fast_p, fast_n, true};
-    LbsJob slow{matrices, &skin, points, normals, slow_p, slow_n, true};
-    fast.Run(0, n);
-    lbs_reference(slow, 0, n);
-    for (std::size_t v = 0; v < n; ++v) {
-      ASSERT_TRUE(fast_p[v].isApprox(slow_p[v], 1e-5f)) << "width " << width << " vertex " << v;
-      ASSERT_TRUE(fast_n[v].isApprox(slow_n[v], 1e-5f)) << "width " << width << " vertex " << v;
-    }
-  }
 }
 
 TEST(Lbs, ResultsAreIdenticalBytesForAnyThreadCount) {

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <wobble/error.hpp>
-#include <wobble/usd_write.hpp>
+#include <wobble/io/usd_write.hpp>
 
 #include "test_util.hpp"
 

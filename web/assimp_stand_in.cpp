@@ -1,6 +1,6 @@
 // Web build: formats read through assimp (FBX, Collada, ...) are not available in the browser.
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 
 namespace wobble {
 

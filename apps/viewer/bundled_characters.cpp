@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numbers>
 
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 
 namespace wobble::viewer {
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 #include <imgui.h>
 
 #include <wobble/error.hpp>
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 
 #include "gl.hpp"
 #include "viewer.hpp"

@@ -11,6 +11,7 @@
 #include <wobble/physics/field_network.hpp>
 
 #include "bend_weight_brush.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::viewer {
 

@@ -4,6 +4,8 @@
 #include <wobble/parse.hpp>
 #include <wobble/physics/dirichlet.hpp>
 
+#include "core/fail.hpp"
+
 #ifndef WOBBLE_VIEWER_SHAPES
 #define WOBBLE_VIEWER_SHAPES "shapes"
 #endif

@@ -7,6 +7,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::viewer {
 
 namespace {

@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::viewer {
 

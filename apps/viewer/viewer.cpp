@@ -9,12 +9,13 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/render/framing.hpp>
 #include <wobble/render/scalar_fields.hpp>
 
+#include "core/fail.hpp"
 #include "deformer_panel.hpp"
 #include "gl.hpp"
 #include "web_download.hpp"

@@ -11,8 +11,8 @@
 #include <wobble/character.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
-#include <wobble/image.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/image.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/render/camera.hpp>

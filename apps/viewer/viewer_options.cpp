@@ -6,6 +6,8 @@
 #include <wobble/error.hpp>
 #include <wobble/parameters.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::viewer {
 namespace {
 

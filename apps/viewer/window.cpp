@@ -5,6 +5,7 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
 #include "gl.hpp"
 
 namespace wobble::viewer {

@@ -8,6 +8,7 @@
 #include <wobble/parse.hpp>
 
 #include "commands.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::cli {
 

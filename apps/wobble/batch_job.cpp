@@ -18,6 +18,7 @@
 
 #include "batch_record.hpp"
 #include "json_file.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::cli {
 

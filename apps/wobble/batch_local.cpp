@@ -11,6 +11,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::cli {
 
 namespace {

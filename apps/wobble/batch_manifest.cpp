@@ -8,6 +8,7 @@
 #include "batch_bake_options.hpp"
 #include "batch_csv.hpp"
 #include "json_file.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::cli {
 

@@ -5,8 +5,10 @@
 
 #include <fmt/core.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::cli {
 

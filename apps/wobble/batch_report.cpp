@@ -2,10 +2,11 @@
 
 #include <fstream>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
 
 #include "batch_record.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::cli {
 

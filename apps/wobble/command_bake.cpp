@@ -7,13 +7,14 @@
 
 #include <wobble/bake.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/seam.hpp>
-#include <wobble/usd_write.hpp>
+#include <wobble/io/usd_write.hpp>
 
 #include "clip_options.hpp"
 #include "commands.hpp"
+#include "core/fail.hpp"
 #include "deformer_options.hpp"
 #include "loop_options.hpp"
 #include "progress.hpp"

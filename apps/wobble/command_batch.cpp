@@ -16,6 +16,7 @@
 #include "batch_local.hpp"
 #include "batch_report.hpp"
 #include "commands.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::cli {
 

@@ -5,7 +5,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 
 #include "commands.hpp"
 

@@ -10,7 +10,7 @@
 #include <wobble/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/quality_measures.hpp>
 

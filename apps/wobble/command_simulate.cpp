@@ -13,9 +13,9 @@
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/physics/field_network.hpp>
 #include <wobble/physics/rig_complementary.hpp>
@@ -24,6 +24,7 @@
 #include <wobble/physics/scene.hpp>
 
 #include "commands.hpp"
+#include "core/fail.hpp"
 #include "loop_options.hpp"
 #include "progress.hpp"
 #ifdef WOBBLE_HAVE_NEURAL

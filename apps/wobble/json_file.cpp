@@ -4,6 +4,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::cli {
 
 nlohmann::json read_json_file(const std::filesystem::path& file, std::string_view what) {

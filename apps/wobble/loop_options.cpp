@@ -3,6 +3,8 @@
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::cli {
 
 void LoopOptions::add_to(CLI::App& app) {

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <wobble/error.hpp>
+#include <wobble/log.hpp>
 
 #include "commands.hpp"
 
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   // Messages go to stderr so that stdout carries only results (--json, paths).
   spdlog::set_default_logger(spdlog::stderr_color_mt("wobble"));
   spdlog::set_pattern("wobble: %l: %v");
+  wobble::set_warning_sink([](std::string_view message) { spdlog::warn("{}", message); });  // --quiet silences them too
   CLI::App app{"wobble: secondary motion and better deformation for skinned characters"};
   app.require_subcommand(1);
   app.set_version_flag("--version", WOBBLE_VERSION_TEXT);

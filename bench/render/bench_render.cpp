@@ -13,7 +13,7 @@
 
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/render/camera.hpp>
 #include <wobble/render/headless_context.hpp>

@@ -7,7 +7,7 @@
 
 #include <wobble/bake_motion.hpp>
 #include <wobble/character.hpp>
-#include <wobble/io.hpp>
+#include <wobble/baked_frames.hpp>
 #include <wobble/parameters.hpp>
 #include <wobble/stack.hpp>
 

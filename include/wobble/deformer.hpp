@@ -78,6 +78,9 @@ class DeformerStack {
   // Runs the stack: positions and normals are resized to the mesh and filled. Without a base
   // deformer they start from the rest mesh. Keyed parameters are first put at the frame's clip time.
   void evaluate(const FrameInput& frame, std::vector<Vec3f>& positions, std::vector<Vec3f>& normals);
+  // The same into the caller's buffers (an engine's, the C API's): positions has the mesh's
+  // vertex count; normals too, or is empty (then normals are neither read nor written).
+  void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals);
 
   const StackDescription& description() const { return description_; }
   std::string spec() const { return description_.text(); }

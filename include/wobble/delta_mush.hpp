@@ -154,7 +154,7 @@ class DeltaMush {
 
   // Recomputes area-weighted normals of the bound mesh's triangles (the unwelded triangles, so
   // hard edges stay hard) from positions. Vertices in no triangle keep their normal.
-  void recompute_normals(std::span<const Vec3f> positions, std::span<Vec3f> normals) const;
+  void recompute_normals(std::span<const Vec3f> positions, std::span<Vec3f> normals);
 
  private:
   void bind_wobble(std::span<const Vec3f> rest);
@@ -177,6 +177,7 @@ class DeltaMush {
   DeltaMushSettings settings_;
   MeshFingerprint fingerprint_;
   std::vector<Triangle> triangles_;   // as given (for normals)
+  std::vector<Vec3f> normal_scratch_;  // recompute_normals' sums, kept so that frames do not allocate
   std::vector<float> vertex_weight_;  // per smoothing vertex: mask, 0 when pinned
 
   // Wobble mode: welded connectivity.

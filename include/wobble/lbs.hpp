@@ -28,7 +28,4 @@ struct LbsJob {
   void Run(ThreadPool* pool = nullptr) const;
 };
 
-// The straightforward scalar loop, for tests and as the benchmark's baseline.
-void lbs_reference(const LbsJob& job, std::size_t begin, std::size_t end);
-
 }  // namespace wobble

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,5 +57,11 @@ struct Mesh {
   // The character size L: the diagonal of the bounding box (0 for an empty mesh).
   float size() const;
 };
+
+// Area-weighted vertex normals of the triangles at these positions, unit length, into normals
+// (a vertex in no triangle of nonzero area keeps its normal). accumulated is scratch space, kept
+// by the caller between frames so that a frame allocates nothing.
+void area_weighted_normals(std::span<const Triangle> triangles, std::span<const Vec3f> positions,
+                           std::span<Vec3f> normals, std::vector<Vec3f>& accumulated);
 
 }  // namespace wobble

@@ -2,6 +2,7 @@
 // A small fixed-size thread pool for data-parallel loops. Work is cut into the same chunks
 // whatever the thread count, and every chunk writes its own outputs, so results are identical
 // bytes for any number of threads.
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -44,8 +45,12 @@ class ThreadPool {
 };
 
 // pool->parallel_for, or the same chunks on the caller's thread when there is no pool (null):
-// callers need no branch of their own.
-void parallel_for(ThreadPool* pool, std::size_t count, std::size_t grain,
-                  const std::function<void(std::size_t, std::size_t)>& body);
+// callers need no branch of their own. Allocates nothing (the pool gets a reference to body).
+template <typename Body>
+void parallel_for(ThreadPool* pool, std::size_t count, std::size_t grain, Body&& body) {
+  if (pool) return pool->parallel_for(count, grain, std::ref(body));
+  grain = std::max<std::size_t>(grain, 1);
+  for (std::size_t begin = 0; begin < count; begin += grain) body(begin, std::min(count, begin + grain));
+}
 
 }  // namespace wobble

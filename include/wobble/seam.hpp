@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include <wobble/io.hpp>
+#include <wobble/baked_frames.hpp>
 
 namespace wobble {
 

@@ -8,10 +8,11 @@
 
 #include <wobble/character.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/pose.hpp>
 
 #include "bindings.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::python {
 

@@ -12,6 +12,7 @@
 #include <wobble/parallel.hpp>
 
 #include "bindings.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::python {
 

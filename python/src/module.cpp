@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstring>
 
+#include <wobble/error.hpp>
 #include <spdlog/spdlog.h>
 
-#include <wobble/error.hpp>
+#include <wobble/log.hpp>
 
 #include "bindings.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::python {
 
@@ -150,6 +152,8 @@ PYBIND11_MODULE(_wobble, m) {
     }
   });
 
+  // The runtime's warnings go to spdlog, whose level set_log_level() sets.
+  wobble::set_warning_sink([](std::string_view message) { spdlog::warn("{}", message); });
   m.def(
       "set_log_level",
       [](const std::string& level) {

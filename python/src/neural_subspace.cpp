@@ -6,6 +6,8 @@
 #include <wobble/neural/neural_field.hpp>
 #endif
 
+#include "core/fail.hpp"
+
 namespace wobble::python {
 
 MeshFields subspace_fields(const std::string& subspace, const std::optional<std::filesystem::path>& model, bool rig,

@@ -16,6 +16,7 @@
 #include <wobble/physics/scene.hpp>
 
 #include "bindings.hpp"
+#include "core/fail.hpp"
 #include "neural_subspace.hpp"
 
 namespace wobble::python {

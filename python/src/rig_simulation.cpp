@@ -12,11 +12,12 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/physics/rig_complementary.hpp>
 #include <wobble/pose.hpp>
 
 #include "bindings.hpp"
+#include "core/fail.hpp"
 #include "neural_subspace.hpp"
 
 namespace wobble::python {

@@ -14,10 +14,11 @@
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
 
 #include "bindings.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::python {
 

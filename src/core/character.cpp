@@ -4,6 +4,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble {
 
 std::optional<std::size_t> Character::find_clip(const std::string& name_or_index) const {

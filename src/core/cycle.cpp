@@ -10,6 +10,8 @@
 #include <wobble/error.hpp>
 #include <wobble/rig.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble {
 
 namespace {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
-#include <spdlog/spdlog.h>
+#include <string>
+
+#include <wobble/log.hpp>
 
 namespace wobble {
 
@@ -23,11 +25,8 @@ std::size_t Diagnostics::count(const std::string& kind) const {
 
 void Diagnostics::log_warnings(const std::string& source) const {
   for (const Repair& r : repairs_) {
-    if (r.count > 1) {
-      spdlog::warn("{}: {} ({} times)", source, r.message, r.count);
-    } else {
-      spdlog::warn("{}: {}", source, r.message);
-    }
+    const std::string times = r.count > 1 ? " (" + std::to_string(r.count) + " times)" : "";
+    warn(source + ": " + r.message + times);
   }
 }
 

@@ -3,18 +3,22 @@
 namespace wobble {
 
 void Mesh::compute_normals() {
-  std::vector<Vec3f> accumulated(positions.size(), Vec3f::Zero());
+  normals.assign(positions.size(), Vec3f::UnitY());
+  std::vector<Vec3f> accumulated;
+  area_weighted_normals(triangles, positions, normals, accumulated);
+}
+
+void area_weighted_normals(std::span<const Triangle> triangles, std::span<const Vec3f> positions,
+                           std::span<Vec3f> normals, std::vector<Vec3f>& accumulated) {
+  accumulated.assign(positions.size(), Vec3f::Zero());
   for (const Triangle& t : triangles) {
     const Vec3f& a = positions[t[0]];
-    const Vec3f& b = positions[t[1]];
-    const Vec3f& c = positions[t[2]];
-    const Vec3f area_normal = (b - a).cross(c - a);  // length = twice the area
+    const Vec3f area_normal = (positions[t[1]] - a).cross(positions[t[2]] - a);  // length = twice the area
     for (std::uint32_t v : t) accumulated[v] += area_normal;
   }
-  normals.resize(positions.size());
-  for (std::size_t v = 0; v < positions.size(); ++v) {
+  for (std::size_t v = 0; v < normals.size() && v < positions.size(); ++v) {
     const float length = accumulated[v].norm();
-    normals[v] = length > 0 ? Vec3f(accumulated[v] / length) : Vec3f::UnitY();
+    if (length > 0 && std::isfinite(length)) normals[v] = accumulated[v] / length;
   }
 }
 

@@ -84,11 +84,4 @@ void ThreadPool::worker_loop() {
   }
 }
 
-void parallel_for(ThreadPool* pool, std::size_t count, std::size_t grain,
-                  const std::function<void(std::size_t, std::size_t)>& body) {
-  if (pool) return pool->parallel_for(count, grain, body);
-  grain = std::max<std::size_t>(grain, 1);
-  for (std::size_t begin = 0; begin < count; begin += grain) body(begin, std::min(count, begin + grain));
-}
-
 }  // namespace wobble

@@ -9,6 +9,8 @@
 #include <wobble/diagnostics.hpp>
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble {
 
 std::size_t Skin::max_influences() const {

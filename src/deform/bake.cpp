@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include <spdlog/spdlog.h>
+#include <fmt/core.h>
 
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
+#include <wobble/log.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 
@@ -113,9 +116,9 @@ void settle_keyed_loop(const Character& character, BakeMotion& motion, const Sta
     }
   }
   motion.settle(kMaxSettlingCycles, change / size);
-  spdlog::warn("{}: the keyed loop's history did not settle in {} cycles: the effect at the cycle's start still changes "
-               "by {:.2g} of the size per cycle (a long damping?)", character.source.string(), kMaxSettlingCycles,
-               change / size);
+  warn(fmt::format("{}: the keyed loop's history did not settle in {} cycles: the effect at the cycle's start still "
+                   "changes by {:.2g} of the size per cycle (a long damping?)", character.source.string(),
+                   kMaxSettlingCycles, change / size));
 }
 
 void start_history(DeformerStack& stack, const Character& character, const BakeMotion& motion, double fps,

@@ -9,6 +9,8 @@
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble {
 
 namespace {

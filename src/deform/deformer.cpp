@@ -5,6 +5,7 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
 #include "deform/deformers.hpp"
 
 namespace wobble {
@@ -73,14 +74,24 @@ void DeformerStack::advance_keys(double clip_time) {
 }
 
 void DeformerStack::evaluate(const FrameInput& frame, std::vector<Vec3f>& positions, std::vector<Vec3f>& normals) {
+  positions.resize(frame.character.mesh.vertex_count());
+  normals.resize(frame.character.mesh.normals.size());
+  evaluate(frame, std::span<Vec3f>(positions), std::span<Vec3f>(normals));
+}
+
+void DeformerStack::evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) {
   const Mesh& mesh = frame.character.mesh;
   if (bound_ != &frame.character) fail_plain("deformer stack '{}' was bound to another character", spec());
+  if (positions.size() != mesh.vertex_count()) {
+    fail_plain("deformer stack '{}': {} positions for a mesh of {} vertices", spec(), positions.size(), mesh.vertex_count());
+  }
+  if (!normals.empty() && normals.size() != mesh.normals.size()) {
+    fail_plain("deformer stack '{}': {} normals for a mesh with {}", spec(), normals.size(), mesh.normals.size());
+  }
   advance_keys(std::isnan(frame.clip_time) ? frame.time : frame.clip_time);
-  positions.resize(mesh.vertex_count());
-  normals.resize(mesh.normals.size());
   if (!description_.base()) {
     std::copy(mesh.positions.begin(), mesh.positions.end(), positions.begin());
-    std::copy(mesh.normals.begin(), mesh.normals.end(), normals.begin());
+    if (!normals.empty()) std::copy(mesh.normals.begin(), mesh.normals.end(), normals.begin());
   }
   for (auto& deformer : deformers_) deformer->evaluate(frame, positions, normals);
 }

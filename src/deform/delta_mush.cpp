@@ -12,6 +12,7 @@
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
+#include "core/fail.hpp"
 #include "deform/delta_mush_kernels.hpp"
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
@@ -176,16 +177,8 @@ void DeltaMush::evaluate(std::span<Vec3f> positions, ThreadPool* pool) {
   }
 }
 
-void DeltaMush::recompute_normals(std::span<const Vec3f> positions, std::span<Vec3f> normals) const {
-  std::vector<Vec3f> accumulated(positions.size(), Vec3f::Zero());
-  for (const Triangle& t : triangles_) {
-    const Vec3f n = (positions[t[1]] - positions[t[0]]).cross(positions[t[2]] - positions[t[0]]);
-    for (std::uint32_t v : t) accumulated[v] += n;
-  }
-  for (std::size_t v = 0; v < normals.size() && v < positions.size(); ++v) {
-    const float length = accumulated[v].norm();
-    if (length > 0 && std::isfinite(length)) normals[v] = accumulated[v] / length;
-  }
+void DeltaMush::recompute_normals(std::span<const Vec3f> positions, std::span<Vec3f> normals) {
+  area_weighted_normals(triangles_, positions, normals, normal_scratch_);
 }
 
 // ------------------------------------------------------------------------------------------

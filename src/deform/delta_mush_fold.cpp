@@ -11,6 +11,7 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
 #include "deform/delta_mush_kernels.hpp"
 
 namespace wobble {

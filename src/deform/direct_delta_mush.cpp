@@ -15,6 +15,7 @@
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 
+#include "core/fail.hpp"
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
 #include "deform/direct_delta_mush_kernels.hpp"
@@ -480,15 +481,7 @@ class DirectDeltaMushDeformer final : public Deformer {
     job.Run(frame.pool);
     for (std::size_t v = 0; v < positions.size(); ++v) positions[v] = ddm_positions_[v] + (positions[v] - lbs_positions_[v]);
     if (!normals.empty() && normals.size() == positions.size()) {
-      std::vector<Vec3f> accumulated(positions.size(), Vec3f::Zero());
-      for (const Triangle& t : mesh.triangles) {
-        const Vec3f n = (positions[t[1]] - positions[t[0]]).cross(positions[t[2]] - positions[t[0]]);
-        for (std::uint32_t v : t) accumulated[v] += n;
-      }
-      for (std::size_t v = 0; v < normals.size(); ++v) {
-        const float length = accumulated[v].norm();
-        if (length > 0 && std::isfinite(length)) normals[v] = accumulated[v] / length;
-      }
+      area_weighted_normals(mesh.triangles, positions, normals, normal_scratch_);
     }
   }
 
@@ -497,7 +490,7 @@ class DirectDeltaMushDeformer final : public Deformer {
   DirectDeltaMush ddm_;
   PackedSkin skin_;
   const Character* bound_ = nullptr;
-  std::vector<Vec3f> ddm_positions_, lbs_positions_;
+  std::vector<Vec3f> ddm_positions_, lbs_positions_, normal_scratch_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
 #include "simd/simd.hpp"
 
 namespace wobble::ddm::WOBBLE_SIMD_ISA {

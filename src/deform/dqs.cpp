@@ -6,6 +6,7 @@
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
+#include "core/fail.hpp"
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
 

@@ -15,6 +15,7 @@
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
+#include "core/fail.hpp"
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
 #include "deform/dynamic_skinning_kernels.hpp"

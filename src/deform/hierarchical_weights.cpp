@@ -7,6 +7,8 @@
 #include <wobble/rig.hpp>
 #include <wobble/skin.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble {
 
 float HierarchicalWeights::beta(std::size_t v, std::uint32_t j) const {

@@ -5,6 +5,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble {
 
 ImplicitSmoothing::ImplicitSmoothing(std::size_t vertex_count, std::span<const Edge> edges,

@@ -8,6 +8,7 @@
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
+#include "core/fail.hpp"
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
 #include "deform/lbs_kernels.hpp"
@@ -64,8 +65,6 @@ void LbsJob::Run(ThreadPool* pool) const {
   const std::size_t n = in_positions.size();
   parallel_for(pool, n, chunk_grain(n, kGrain), [this](std::size_t begin, std::size_t end) { Run(begin, end); });
 }
-
-void lbs_reference(const LbsJob& job, std::size_t begin, std::size_t end) { run_scalar(job, begin, end); }
 
 namespace lbs_kernels {
 extern const Table reference = {run_scalar};

@@ -34,7 +34,9 @@
 #include <fmt/format.h>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 namespace {

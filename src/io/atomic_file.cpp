@@ -1,9 +1,11 @@
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 
 #include <random>
 #include <unistd.h>
 
 #include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 

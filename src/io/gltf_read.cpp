@@ -16,7 +16,9 @@
 #include <tiny_gltf.h>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 namespace {

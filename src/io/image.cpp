@@ -1,7 +1,7 @@
 // RGBA images: composition, lines, labels (stb_easy_font), PNG encoding (stb_image_write) and
 // texture decoding (stb_image). On the desktop the stb implementations come from Debian's libstb;
 // under Emscripten this file compiles them itself.
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -21,8 +21,10 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 

@@ -8,7 +8,9 @@
 #include <assimp/Importer.hpp>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 namespace {

@@ -18,9 +18,11 @@
 
 #include <fmt/format.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 namespace {

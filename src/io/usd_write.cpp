@@ -2,7 +2,7 @@
 // the primvar `st`, following the usda grammar and the UsdGeomMesh / UsdGeomPointBased
 // schemas of the OpenUSD documentation. Numbers are written in their shortest exact form, so
 // the file holds the baked floats bit for bit.
-#include <wobble/usd_write.hpp>
+#include <wobble/io/usd_write.hpp>
 
 #include <cmath>
 #include <fstream>
@@ -11,9 +11,11 @@
 
 #include <fmt/format.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/mesh_topology.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble {
 

@@ -7,6 +7,7 @@
 #include <wobble/physics/shape_sample.hpp>
 
 #include "output_transform.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

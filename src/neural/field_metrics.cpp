@@ -8,6 +8,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::neural {
 
 FieldMetrics field_metrics(const Eigen::MatrixXd& W) {

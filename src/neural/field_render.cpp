@@ -9,8 +9,10 @@
 #include <Eigen/Geometry>
 
 #include <wobble/error.hpp>
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 #include <wobble/math.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

@@ -10,10 +10,12 @@
 
 #include <fmt/format.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 #include <wobble/parse.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

@@ -5,6 +5,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::neural {
 
 torch::Tensor spatial_gradients(const torch::Tensor& W, const torch::Tensor& X, bool create_graph) {

@@ -10,8 +10,10 @@
 
 #include <fmt/format.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

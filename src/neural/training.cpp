@@ -12,13 +12,14 @@
 
 #include <fmt/format.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/subspace_quality.hpp>
 
 #include "distributed.hpp"
+#include "core/fail.hpp"
 #include "losses.hpp"
 #include "network.hpp"
 #include "output_transform.hpp"

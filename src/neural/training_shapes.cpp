@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/neural/shape_generator.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
 

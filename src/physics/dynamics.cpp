@@ -12,6 +12,7 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
 #include "physics/reduced_hessian.hpp"
 
 namespace wobble::physics {

@@ -2,6 +2,8 @@
 // kept in this one translation unit.
 #include <wobble/physics/eigenmodes.hpp>
 
+#include "core/fail.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>

@@ -8,6 +8,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::physics {
 
 void Material::validate() const {

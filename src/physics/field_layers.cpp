@@ -15,6 +15,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::physics::field_layers {
 
 namespace {

@@ -7,6 +7,7 @@
 
 #include "field_layers.hpp"
 #include "field_output.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::physics {
 

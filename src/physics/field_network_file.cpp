@@ -9,8 +9,10 @@
 #include <fstream>
 #include <iterator>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::physics {
 

@@ -11,8 +11,10 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::physics {
 

@@ -6,6 +6,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::physics {
 
 GridField::GridField(Vec3d origin, double spacing, std::array<int, 3> dims, Eigen::MatrixXd values,

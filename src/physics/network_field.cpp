@@ -8,6 +8,7 @@
 #include <wobble/physics/field_network.hpp>
 
 #include "field_output.hpp"
+#include "core/fail.hpp"
 
 #ifndef WOBBLE_MODELS_DIR
 #define WOBBLE_MODELS_DIR "models"

@@ -8,6 +8,8 @@
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::physics {
 
 namespace {

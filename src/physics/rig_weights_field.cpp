@@ -10,6 +10,8 @@
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::physics {
 
 std::shared_ptr<GridField> rig_weights_field(const Character& character, const Normalization& normalization,

@@ -12,6 +12,8 @@
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::physics {
 
 std::uint64_t Random::next() {

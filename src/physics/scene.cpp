@@ -6,9 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::physics {
 

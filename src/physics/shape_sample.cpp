@@ -5,6 +5,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::physics {
 
 Eigen::MatrixXf surface_point_cloud(const Mesh& mesh, const Normalization& normalization, int count,

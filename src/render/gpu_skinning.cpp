@@ -3,6 +3,7 @@
 #include <wobble/delta_mush.hpp>
 #include <wobble/direct_delta_mush.hpp>
 #include <wobble/error.hpp>
+#include "core/fail.hpp"
 
 namespace wobble::render {
 

@@ -5,6 +5,7 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
 #include "render/gl.hpp"
 
 namespace wobble::render {

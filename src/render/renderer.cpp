@@ -9,12 +9,13 @@
 #include <wobble/direct_delta_mush.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 #include <wobble/mesh.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/rig.hpp>
 #include <wobble/skin.hpp>
 
+#include "core/fail.hpp"
 #include "render/data_texture.hpp"
 #include "render/gl.hpp"
 #include "render/gpu_kernel.hpp"

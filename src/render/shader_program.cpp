@@ -4,6 +4,8 @@
 
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::render {
 
 namespace {

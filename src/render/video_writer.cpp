@@ -16,8 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
+
+#include "core/fail.hpp"
 
 extern char** environ;
 

@@ -11,9 +11,9 @@
 //
 // Arithmetic is IEEE single precision lane by lane. fma() is fused on avx2 and neon and a
 // multiply then an add on sse2 and portable (so results differ in the last bits between
-// instruction sets, never between runs or thread counts). rsqrt() and rcp() are accurate to about
-// 2 ulp everywhere; the *_estimate() versions only to 12 bits (exact where the hardware has no
-// estimate instruction). Comparisons are ordered: false when either lane is NaN.
+// instruction sets, never between runs or thread counts). rsqrt() and rcp() are accurate to a few
+// ulp everywhere (relative error below 5e-7); the *_estimate() versions to 1.5 * 2^-12 (exact
+// where the hardware has no estimate instruction). Comparisons are ordered: false when either lane is NaN.
 
 // The C and C++ headers SIMDe uses, first, at the baseline instruction set (see RULE).
 #include <cfenv>
@@ -145,7 +145,6 @@ WOBBLE_SIMD_INLINE m32x8 operator~(m32x8 a) { return {simde_mm256_xor_ps(a.v, m3
 struct i32x8 {
   simde__m256i v;
 
-  WOBBLE_SIMD_INLINE static i32x8 load(const std::int32_t* p) { return {simde_mm256_loadu_si256(p)}; }
   WOBBLE_SIMD_INLINE static i32x8 load(const std::uint32_t* p) { return {simde_mm256_loadu_si256(p)}; }  // < 2^31
   // Eight 16-bit unsigned values, widened.
   WOBBLE_SIMD_INLINE static i32x8 load(const std::uint16_t* p) { return {simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128(p))}; }
@@ -193,8 +192,8 @@ WOBBLE_SIMD_INLINE m32x8 operator>=(f32x8 a, f32x8 b) { return {simde_mm256_cmp_
 WOBBLE_SIMD_INLINE f32x8 select(m32x8 m, f32x8 a, f32x8 b) { return {simde_mm256_blendv_ps(b.v, a.v, m.v)}; }
 WOBBLE_SIMD_INLINE f32x8 keep(m32x8 m, f32x8 a) { return {simde_mm256_and_ps(a.v, m.v)}; }
 
-// 1/sqrt(x) for x > 0 and 1/x for x != 0 to about 2 ulp: the hardware estimate refined by one
-// Newton step where there is one, else the exact operation.
+// 1/sqrt(x) for x > 0 and 1/x for x != 0 to a relative error below 5e-7: the hardware estimate
+// refined by one Newton step where there is one, else the exact operation.
 WOBBLE_SIMD_INLINE f32x8 rsqrt(f32x8 x) {
   if constexpr (kHasEstimates) {
     const f32x8 y{simde_mm256_rsqrt_ps(x.v)};
@@ -211,7 +210,7 @@ WOBBLE_SIMD_INLINE f32x8 rcp(f32x8 x) {
     return f32x8::splat(1.0f) / x;
   }
 }
-// To at least 12 bits (relative error below 1.5 * 2^-12): for values that only steer an iteration.
+// Relative error below 1.5 * 2^-12: for values that only steer an iteration.
 WOBBLE_SIMD_INLINE f32x8 rsqrt_estimate(f32x8 x) {
   if constexpr (kHasEstimates) return {simde_mm256_rsqrt_ps(x.v)};
   return f32x8::splat(1.0f) / sqrt(x);

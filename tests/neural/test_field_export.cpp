@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/neural/field_export.hpp>
 #include <wobble/neural/neural_field.hpp>
 #include <wobble/physics/field_network.hpp>

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/lbs.hpp>
 #include <wobble/neural/neural_field.hpp>
 #include <wobble/neural/shape_sample.hpp>

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/neural/neural_field.hpp>
 #include <wobble/physics/scene.hpp>
 

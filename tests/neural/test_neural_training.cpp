@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/neural/field_metrics.hpp>
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/neural_field.hpp>

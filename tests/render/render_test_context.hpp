@@ -3,7 +3,7 @@
 // small picture helpers.
 #include <gtest/gtest.h>
 
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 #include <wobble/render/headless_context.hpp>
 
 namespace wobble::test {

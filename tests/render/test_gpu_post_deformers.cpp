@@ -11,7 +11,7 @@
 #include <wobble/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/direct_delta_mush.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/render/gpu_skinning.hpp>
 #include <wobble/render/offscreen.hpp>
 #include <wobble/render/renderer.hpp>

@@ -7,7 +7,7 @@
 #include <wobble/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/render/renderer.hpp>
 
 #include "render_test_context.hpp"

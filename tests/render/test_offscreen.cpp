@@ -3,7 +3,7 @@
 
 #include <wobble/bake.hpp>
 #include <wobble/deformer.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/render/framing.hpp>
 #include <wobble/render/offscreen.hpp>
 #include <wobble/render/renderer.hpp>

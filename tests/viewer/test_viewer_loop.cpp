@@ -9,7 +9,7 @@
 
 #include <wobble/bake.hpp>
 #include <wobble/deformer.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 
 #include "cycle_loop.hpp"
 #include "playback.hpp"

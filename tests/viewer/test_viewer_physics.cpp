@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 
 #include "viewer_runs.hpp"
 

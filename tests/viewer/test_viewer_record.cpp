@@ -9,7 +9,7 @@
 #include <string>
 
 #include <wobble/bake.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 
 #include "viewer_runs.hpp"
 

@@ -12,7 +12,7 @@
 #include <iterator>
 #include <string>
 
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 
 #include "viewer_runs.hpp"
 

@@ -13,7 +13,7 @@
 #include <iterator>
 #include <string>
 
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 
 namespace wobble::test {
 

@@ -15,7 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/neural/field_metrics.hpp>
 #include <wobble/neural/field_render.hpp>
 #include <wobble/neural/neural_field.hpp>
@@ -31,6 +31,7 @@
 #include "../commands.hpp"
 #include "../progress.hpp"
 #include "local_ranks.hpp"
+#include "core/fail.hpp"
 #include "fields_commands.hpp"
 
 namespace wobble::cli {

@@ -10,7 +10,7 @@
 
 #include <wobble/bake.hpp>
 #include <wobble/error.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/render/framing.hpp>
 #include <wobble/render/headless_context.hpp>
@@ -19,6 +19,7 @@
 
 #include "clip_options.hpp"
 #include "commands.hpp"
+#include "core/fail.hpp"
 #include "deformer_options.hpp"
 #include "loop_options.hpp"
 #include "progress.hpp"

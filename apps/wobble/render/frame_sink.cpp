@@ -4,9 +4,11 @@
 
 #include <fmt/core.h>
 
-#include <wobble/atomic_file.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/render/video_writer.hpp>
+
+#include "core/fail.hpp"
 
 namespace wobble::cli {
 

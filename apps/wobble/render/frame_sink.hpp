@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 
 namespace wobble::cli {
 

@@ -3,6 +3,8 @@
 #include <wobble/bake.hpp>
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::cli {
 
 RenderPanel::RenderPanel(const Character& character, const StackDescription& stack, const StackSettings& settings,

@@ -10,7 +10,7 @@
 
 #include <wobble/bake_motion.hpp>
 #include <wobble/deformer.hpp>
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 #include <wobble/render/gpu_skinning.hpp>
 #include <wobble/render/renderer.hpp>
 

@@ -6,6 +6,8 @@
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
 
+#include "core/fail.hpp"
+
 namespace wobble::cli {
 
 PanelSpec parse_panel_spec(const std::string& text) {

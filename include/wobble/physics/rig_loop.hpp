@@ -8,7 +8,7 @@
 #include <limits>
 
 #include <wobble/cycle.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 #include <wobble/physics/rig_complementary.hpp>
 
 namespace wobble::physics {

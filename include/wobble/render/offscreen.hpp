@@ -2,7 +2,7 @@
 // An off-screen framebuffer (multisampled colour and depth) that resolves into an RGBA image.
 #include <memory>
 
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 
 namespace wobble::render {
 

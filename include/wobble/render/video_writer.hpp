@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <memory>
 
-#include <wobble/image.hpp>
+#include <wobble/io/image.hpp>
 
 namespace wobble::render {
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <wobble/baked_frames.hpp>
 #include <wobble/character.hpp>
 #include <wobble/pose.hpp>
 
@@ -21,13 +22,6 @@ Character read_gltf(const std::filesystem::path& path);
 Character read_with_assimp(const std::filesystem::path& path);
 Character read_off(const std::filesystem::path& path);
 Character read_obj(const std::filesystem::path& path);
-
-// A baked animation: frames of world-space positions and the pose of each frame.
-struct BakedFrames {
-  std::vector<float> times;                        // seconds
-  std::vector<std::vector<Vec3f>> positions;       // [frame][vertex], world space
-  std::vector<std::vector<Mat4f>> skinning;        // [frame][joint], the pose used for the frame
-};
 
 // Writes a character as glTF 2.0 (.gltf with embedded buffers, or .glb by extension).
 // With `baked` the character's clip `clip_index` is written with the skeleton and the baked

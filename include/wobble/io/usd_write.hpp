@@ -12,7 +12,7 @@
 #include <string>
 
 #include <wobble/character.hpp>
-#include <wobble/io.hpp>
+#include <wobble/io/files.hpp>
 
 namespace wobble {
 

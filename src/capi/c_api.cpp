@@ -1,0 +1,208 @@
+// The C API (include/wobble/wobble.h) over the C++ runtime: characters from an engine's arrays,
+// deformer stacks, frames from joint world matrices. Exceptions stop here and become status codes
+// plus a thread-local message.
+#include <wobble/wobble.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <wobble/character.hpp>
+#include <wobble/deformer.hpp>
+#include <wobble/error.hpp>
+#include <wobble/log.hpp>
+#include <wobble/parallel.hpp>
+#include <wobble/parameters.hpp>
+#include <wobble/pose.hpp>
+
+#include "capi/arrays.hpp"
+#include "capi/frame_pose.hpp"
+#include "capi/stack_settings.hpp"
+#include "core/fail.hpp"
+
+struct wobble_character {
+  wobble::Character character;
+};
+
+struct wobble_stack {
+  const wobble_character* owner = nullptr;
+  wobble::DeformerStack stack;
+  std::unique_ptr<wobble::ThreadPool> pool;
+  wobble::capi::FramePose pose;
+  std::vector<wobble::Vec3f> positions, normals;  // the stack's output, for callers' buffers with strides
+  std::string settings_json;                      // wobble_stack_settings' text
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+// Runs body; a failure becomes `status` (settings errors WOBBLE_INVALID_SETTINGS) and its message.
+template <typename Body>
+wobble_status guarded(wobble_status status, Body&& body) {
+  try {
+    body();
+    return WOBBLE_OK;
+  } catch (const wobble::capi::SettingsError& e) {
+    last_error = e.what();
+    return WOBBLE_INVALID_SETTINGS;
+  } catch (const std::bad_alloc&) {
+    last_error = "out of memory";
+    return WOBBLE_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return status;
+  } catch (...) {
+    last_error = "unknown failure";
+    return WOBBLE_FAILED;
+  }
+}
+
+template <typename T>
+void require(const T* pointer, const char* what) {
+  if (!pointer) wobble::fail_plain("{} is NULL", what);
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* wobble_version(void) { return WOBBLE_VERSION; }
+
+const char* wobble_last_error(void) { return last_error.c_str(); }
+
+wobble_status wobble_set_warning_callback(wobble_warning_callback callback, void* user_data) {
+  return guarded(WOBBLE_FAILED, [&] {
+    if (!callback) {
+      wobble::set_warning_sink({});
+      return;
+    }
+    wobble::set_warning_sink([callback, user_data](std::string_view message) {
+      const std::string text(message);
+      callback(text.c_str(), user_data);
+    });
+  });
+}
+
+wobble_status wobble_character_create(const wobble_skinned_mesh* mesh, wobble_character** character) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(character, "character (the result)");
+    *character = nullptr;
+    require(mesh, "mesh");
+    auto created = std::make_unique<wobble_character>();
+    created->character = wobble::capi::character_from_arrays(*mesh);
+    *character = created.release();
+  });
+}
+
+wobble_status wobble_character_destroy(wobble_character* character) {
+  delete character;
+  return WOBBLE_OK;
+}
+
+wobble_status wobble_character_counts(const wobble_character* character, uint32_t* vertex_count, uint32_t* joint_count) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(character, "character");
+    if (vertex_count) *vertex_count = static_cast<uint32_t>(character->character.mesh.vertex_count());
+    if (joint_count) *joint_count = static_cast<uint32_t>(character->character.rig.joint_count());
+  });
+}
+
+wobble_status wobble_stack_create(const wobble_character* character, const char* stack, const char* settings_json,
+                                  uint32_t threads, wobble_stack** out) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(out, "out (the result)");
+    *out = nullptr;
+    require(character, "character");
+    require(stack, "stack");
+    auto created = std::make_unique<wobble_stack>();
+    created->owner = character;
+    created->stack = wobble::capi::parse_stack(stack, settings_json);
+    created->stack.bind(character->character);
+    if (threads > 1) created->pool = std::make_unique<wobble::ThreadPool>(threads);
+    created->pose.prepare(character->character.rig);
+    *out = created.release();
+  });
+}
+
+wobble_status wobble_stack_destroy(wobble_stack* stack) {
+  delete stack;
+  return WOBBLE_OK;
+}
+
+wobble_status wobble_stack_set_parameter(wobble_stack* stack, const char* deformer, const char* key, double value) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(stack, "stack");
+    require(deformer, "deformer");
+    require(key, "key");
+    wobble::capi::set_live_parameter(stack->stack, deformer, key, value);
+  });
+}
+
+wobble_status wobble_stack_set_parameter_json(wobble_stack* stack, const char* deformer, const char* key,
+                                              const char* json) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(stack, "stack");
+    require(deformer, "deformer");
+    require(key, "key");
+    require(json, "json");
+    wobble::capi::set_live_parameter_json(stack->stack, deformer, key, json);
+  });
+}
+
+wobble_status wobble_stack_settings(wobble_stack* stack, const char** json) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(json, "json (the result)");
+    *json = nullptr;
+    require(stack, "stack");
+    stack->settings_json = stack->stack.settings().to_json();
+    *json = stack->settings_json.c_str();
+  });
+}
+
+wobble_status wobble_deformer_descriptions(const char** json) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(json, "json (the result)");
+    static const std::string descriptions = wobble::deformer_descriptions_json();
+    *json = descriptions.c_str();
+  });
+}
+
+wobble_status wobble_stack_evaluate(wobble_stack* stack, const wobble_frame* frame, float* positions,
+                                    size_t positions_stride, float* normals, size_t normals_stride) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(stack, "stack");
+    require(frame, "frame");
+    require(positions, "positions");
+    const wobble::Character& character = stack->owner->character;
+    const std::size_t position_step = wobble::capi::row_stride(positions_stride, "positions");
+    const std::size_t normal_step = normals ? wobble::capi::row_stride(normals_stride, "normals") : 0;
+    stack->pose.set(character.rig, *frame);
+    const wobble::FrameInput input{character, stack->pose.pose, frame->time, {}, stack->pool.get()};
+    const std::size_t n = character.mesh.vertex_count();
+    if (position_step == sizeof(wobble::Vec3f) && (!normals || normal_step == sizeof(wobble::Vec3f))) {
+      // Packed rows: straight into the caller's buffers.
+      const std::span<wobble::Vec3f> out_normals(reinterpret_cast<wobble::Vec3f*>(normals), normals ? n : 0);
+      stack->stack.evaluate(input, std::span<wobble::Vec3f>(reinterpret_cast<wobble::Vec3f*>(positions), n), out_normals);
+      return;
+    }
+    stack->positions.resize(n);
+    stack->normals.resize(normals ? n : 0);
+    stack->stack.evaluate(input, std::span<wobble::Vec3f>(stack->positions), std::span<wobble::Vec3f>(stack->normals));
+    wobble::capi::copy_out(stack->positions, positions, position_step);
+    if (normals) wobble::capi::copy_out(stack->normals, normals, normal_step);
+  });
+}
+
+wobble_status wobble_stack_reset(wobble_stack* stack) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(stack, "stack");
+    stack->stack.reset();
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,74 @@
+#include "capi/stack_settings.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include <wobble/error.hpp>
+#include <wobble/parameters.hpp>
+
+namespace wobble::capi {
+
+namespace {
+
+// Runs body; a wobble::Error (a description's check) becomes a SettingsError.
+template <typename Body>
+auto as_settings_error(Body&& body) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    throw SettingsError(e.what());
+  }
+}
+
+// The settings with deformer.key = value (checked), for DeformerStack::update.
+StackSettings changed(const DeformerStack& stack, const std::string& deformer, const std::string& key,
+                      const std::string& where, const std::function<ParameterValue(const ParameterDescription&)>& value) {
+  if (!stack.description().contains(deformer)) {
+    throw SettingsError(where + ": the stack '" + stack.spec() + "' has no deformer '" + deformer + "'");
+  }
+  StackSettings settings = stack.settings();
+  DeformerSettings& section = settings.section(deformer);
+  const ParameterDescription& parameter = section.description().at(key, where);
+  if (parameter.lifetime == Lifetime::Bind) {
+    throw SettingsError(where + ": a bind parameter (changing it rebinds the deformer): create a new stack instead");
+  }
+  section.set(key, value(parameter), where);
+  return settings;
+}
+
+}  // namespace
+
+DeformerStack parse_stack(const char* stack, const char* settings_json) {
+  return as_settings_error([&] {
+    const StackSettings settings =
+        settings_json && *settings_json ? StackSettings::from_json(settings_json, "settings") : StackSettings{};
+    return DeformerStack::parse(stack, settings);
+  });
+}
+
+void set_live_parameter(DeformerStack& stack, const char* deformer, const char* key, double value) {
+  const std::string where = std::string("set_parameter: ") + deformer + "." + key;
+  as_settings_error([&] {
+    stack.update(changed(stack, deformer, key, where, [&](const ParameterDescription& parameter) -> ParameterValue {
+      if (parameter.type == ParameterType::Number) return value;
+      if (parameter.type == ParameterType::Integer && std::isfinite(value) && value == std::trunc(value) &&
+          std::abs(value) < 9e15) {
+        return static_cast<std::int64_t>(value);
+      }
+      throw SettingsError(where + ": takes " + (parameter.type == ParameterType::Integer ? "a whole number" : "a JSON value") +
+                          " (wobble_stack_set_parameter_json)");
+    }));
+  });
+}
+
+void set_live_parameter_json(DeformerStack& stack, const char* deformer, const char* key, const char* json) {
+  const std::string where = std::string("set_parameter_json: ") + deformer + "." + key;
+  as_settings_error([&] {
+    stack.update(changed(stack, deformer, key, where, [&](const ParameterDescription& parameter) {
+      return parameter_from_json(parameter, json, where);
+    }));
+  });
+}
+
+}  // namespace wobble::capi

@@ -1,0 +1,23 @@
+#pragma once
+// The C API's text: a deformer stack from its text ("lbs,dynamic") and the settings JSON (NULL or
+// "" for none), and live changes of one parameter. Problems throw SettingsError
+// (WOBBLE_INVALID_SETTINGS), naming the key.
+#include <stdexcept>
+
+#include <wobble/deformer.hpp>
+
+namespace wobble::capi {
+
+struct SettingsError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+DeformerStack parse_stack(const char* stack, const char* settings_json);
+
+// Sets deformer.key to `value` between frames (DeformerStack::update: the deformers keep their
+// state). Refuses bind parameters (they would rebind the deformer: a new stack is the way).
+void set_live_parameter(DeformerStack& stack, const char* deformer, const char* key, double value);
+// The same from a JSON value: any type ("true", "\"uniform\"", "[0.1, 0.2]", keyframes).
+void set_live_parameter_json(DeformerStack& stack, const char* deformer, const char* key, const char* json);
+
+}  // namespace wobble::capi

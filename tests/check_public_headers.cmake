@@ -1,0 +1,41 @@
+# CTest public_headers (cmake -P): every public header compiles alone, and the runtime's headers
+# include nothing of a file-format, logging, formatting, JSON, GL or torch library.
+# -DSETTINGS=file setting ROOT (the checkout), CXX, CC, EIGEN (Eigen's include folder), HEADERS
+# (paths under include/) and RUNTIME_HEADERS (the runtime's among them); tests/CMakeLists.txt
+# writes it.
+cmake_minimum_required(VERSION 3.25)
+include(${SETTINGS})
+set(forbidden "/(nlohmann|fmt|spdlog|assimp|stb|tiny_gltf[^/]*|GL|EGL|GLES3|epoxy|torch|pybind11|CLI)/")
+set(failures 0)
+foreach(header IN LISTS HEADERS)
+  if(header MATCHES "\\.h$")
+    set(command ${CC} -std=c11 -Wall -Wextra -Werror -pedantic -x c)
+  else()
+    set(command ${CXX} -std=c++20 -Wall -Wextra -x c++)
+  endif()
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/public_header.in "#include <${header}>\n#include <${header}>\n")
+  execute_process(COMMAND ${command} -fsyntax-only -I${ROOT}/include -isystem ${EIGEN} -
+    INPUT_FILE ${CMAKE_CURRENT_BINARY_DIR}/public_header.in RESULT_VARIABLE result ERROR_VARIABLE errors)
+  if(NOT result EQUAL 0)
+    message(SEND_ERROR "${header} does not compile on its own:\n${errors}")
+    math(EXPR failures "${failures} + 1")
+    continue()
+  endif()
+  if(NOT header IN_LIST RUNTIME_HEADERS)
+    continue()
+  endif()
+  execute_process(COMMAND ${command} -M -I${ROOT}/include -isystem ${EIGEN} -
+    INPUT_FILE ${CMAKE_CURRENT_BINARY_DIR}/public_header.in OUTPUT_VARIABLE dependencies)
+  string(REGEX MATCHALL "[^ \\\n]+" files "${dependencies}")
+  foreach(file IN LISTS files)
+    if(file MATCHES "${forbidden}")
+      message(SEND_ERROR "${header} (wobble::runtime) includes ${file}")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH HEADERS count)
+if(failures)
+  message(FATAL_ERROR "${failures} problems in ${count} public headers")
+endif()
+message(STATUS "${count} public headers compile on their own; the runtime's include no other library")

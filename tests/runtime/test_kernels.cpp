@@ -1,0 +1,257 @@
+// Every SIMD kernel family on every instruction set this build and processor run, against its
+// scalar reference (Isa::scalar), on procedural meshes; and identical bytes for any thread count.
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <Eigen/SVD>
+
+#include <wobble/delta_mush.hpp>
+#include <wobble/direct_delta_mush.hpp>
+#include <wobble/dynamic_skinning.hpp>
+#include <wobble/lbs.hpp>
+#include <wobble/parallel.hpp>
+#include <wobble/pose.hpp>
+
+#include "deform/direct_delta_mush_kernels.hpp"
+#include "deform/lbs_kernels.hpp"
+#include "procedural.hpp"
+#include "simd/isa.hpp"
+
+namespace wobble {
+
+namespace {
+
+// Runs body with each kernel variant active in turn (the SIMD ones, then the scalar reference),
+// restoring the process's choice afterwards.
+class EachIsa {
+ public:
+  EachIsa() : saved_(simd::active_isa()) {}
+  ~EachIsa() { simd::set_active_isa(saved_); }
+  static std::vector<simd::Isa> all() {
+    std::vector<simd::Isa> isas = simd::runnable_isas();
+    isas.push_back(simd::Isa::scalar);
+    return isas;
+  }
+
+ private:
+  simd::Isa saved_;
+};
+
+double max_distance(const std::vector<Vec3f>& a, const std::vector<Vec3f>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max<double>(worst, (a[i] - b[i]).norm());
+  return worst;
+}
+
+PackedSkin random_skin(std::size_t n, std::uint32_t width, std::size_t joints, std::mt19937& random) {
+  std::uniform_real_distribution<float> unit(0.1f, 1.0f);
+  PackedSkin skin;
+  skin.width = width;
+  for (std::size_t v = 0; v < n; ++v) {
+    float sum = 0;
+    for (std::uint32_t k = 0; k < width; ++k) {
+      skin.joints.push_back(static_cast<std::uint16_t>(random() % joints));
+      skin.weights.push_back(unit(random));
+      sum += skin.weights.back();
+    }
+    for (std::uint32_t k = 0; k < width; ++k) skin.weights[v * width + k] /= sum;
+  }
+  return skin;
+}
+
+std::vector<Mat4f> random_matrices(std::size_t joints, std::mt19937& random) {
+  std::uniform_real_distribution<float> unit(-1, 1);
+  std::vector<Mat4f> matrices(joints, Mat4f::Identity());
+  for (Mat4f& m : matrices) {
+    m.topLeftCorner<3, 3>() =
+        Eigen::AngleAxisf(3 * unit(random), Vec3f(unit(random), unit(random), unit(random)).normalized()).toRotationMatrix() *
+        (1.0f + 0.2f * unit(random));
+    m.topRightCorner<3, 1>() = Vec3f(unit(random), unit(random), unit(random));
+  }
+  return matrices;
+}
+
+TEST(RuntimeKernels, LbsMatchesTheReferenceForAnyWidthAndRangeEnd) {
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> unit(-1, 1);
+  const std::vector<Mat4f> matrices = random_matrices(40, random);
+  const std::size_t n = 1001;
+  std::vector<Vec3f> points(n), normals(n);
+  for (std::size_t v = 0; v < n; ++v) {
+    points[v] = Vec3f(unit(random), unit(random), unit(random));
+    normals[v] = Vec3f(unit(random), unit(random), unit(random)).normalized();
+  }
+  for (std::uint32_t width : {1u, 2u, 3u, 4u, 5u, 8u}) {
+    const PackedSkin skin = random_skin(n, width, matrices.size(), random);
+    std::vector<Vec3f> want_p(n), want_n(n);
+    lbs_kernels::reference.run(LbsJob{matrices, &skin, points, normals, want_p, want_n, true}, 0, n);
+    for (simd::Isa isa : simd::runnable_isas()) {
+      // Two ranges that split the vertices at an odd place: a range's last vertex is written
+      // without touching the next one (which belongs to the other range).
+      std::vector<Vec3f> got_p(n, Vec3f::Constant(7)), got_n(n, Vec3f::Constant(7));
+      const LbsJob job{matrices, &skin, points, normals, got_p, got_n, true};
+      lbs_kernels::table_for(isa).run(job, 0, 333);
+      EXPECT_EQ(got_p[333], Vec3f::Constant(7)) << simd::isa_name(isa);
+      lbs_kernels::table_for(isa).run(job, 333, n);
+      EXPECT_LE(max_distance(got_p, want_p), 2e-6) << simd::isa_name(isa) << " width " << width;
+      EXPECT_LE(max_distance(got_n, want_n), 2e-6) << simd::isa_name(isa) << " width " << width;
+    }
+  }
+}
+
+// Dynamic Skinning's bend kernel: the offsets it adds against the exact-trigonometry reference
+// of the same joint data, and identical bytes for one and three threads.
+TEST(RuntimeKernels, DynamicSkinningMatchesItsReferenceOnEveryInstructionSet) {
+  const Character tube = test::tube_character({.joints = 5, .rings = 60, .sides = 24});
+  DynamicSkinningParameters parameters;
+  parameters.amplitude = 1.5;
+  parameters.drag = 0.5;
+  parameters.linear_drag = 0.2;
+  ThreadPool pool(3);
+  EachIsa guard;
+  for (simd::Isa isa : EachIsa::all()) {
+    SCOPED_TRACE(simd::isa_name(isa));
+    simd::set_active_isa(isa);
+    DynamicSkinningState single, threaded;
+    single.initialize(tube, parameters);
+    threaded.initialize(tube, parameters);
+    Pose pose;
+    for (int frame = 0; frame <= 12; ++frame) {
+      const double t = frame / 30.0;
+      test::bend_pose(tube, t, pose);
+      std::vector<Vec3f> base(tube.mesh.vertex_count());
+      std::vector<Vec3f> normals;
+      LbsJob lbs{pose.skinning, nullptr, tube.mesh.positions, {}, base, {}, true};
+      const PackedSkin skin = PackedSkin::from(tube.skin);
+      lbs.skin = &skin;
+      lbs.Run();
+      std::vector<Vec3f> a = base, b = base, reference(base.size());
+      single.apply(parameters, pose, a, t);
+      threaded.apply(parameters, pose, b, t, {}, &pool);
+      ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3f))) << "frame " << frame;
+      single.reference_offsets(base, reference);
+      for (std::size_t v = 0; v < a.size(); ++v) {
+        ASSERT_LT((a[v] - base[v] - reference[v]).norm(), 2e-6 * tube.mesh.size()) << "frame " << frame << " vertex " << v;
+      }
+    }
+    EXPECT_GT(single.active_pair_count(), 0u);
+  }
+}
+
+std::vector<Vec3f> skinned(const Character& c, const Pose& pose) {
+  const PackedSkin skin = PackedSkin::from(c.skin);
+  std::vector<Vec3f> out(c.mesh.vertex_count());
+  LbsJob{pose.skinning, &skin, c.mesh.positions, {}, out, {}, true}.Run();
+  return out;
+}
+
+TEST(RuntimeKernels, DeltaMushSweepsRestorationAndFoldMatchTheReference) {
+  const Character tube = test::tube_character({.joints = 4, .rings = 48, .sides = 20});
+  Pose pose;
+  test::bend_pose(tube, 0.3, pose, 1.2f);
+  const std::vector<Vec3f> input = skinned(tube, pose);
+  ThreadPool pool(3);
+  EachIsa guard;
+  for (MushSmoothing smoothing : {MushSmoothing::Uniform, MushSmoothing::Cotangent}) {
+    DeltaMushSettings settings;
+    settings.smoothing = smoothing;
+    settings.iterations = 12;
+    std::vector<Vec3f> want = input, want_folded = input;
+    simd::set_active_isa(simd::Isa::scalar);
+    DeltaMush reference;
+    reference.bind(tube.mesh.positions, tube.mesh.triangles, settings);
+    reference.fold_skin(tube.mesh.positions, PackedSkin::from(tube.skin), tube.rig.joint_count());
+    reference.evaluate(want);
+    reference.evaluate_skinned(pose.skinning, want_folded);
+    for (simd::Isa isa : simd::runnable_isas()) {
+      SCOPED_TRACE(simd::isa_name(isa));
+      simd::set_active_isa(isa);
+      DeltaMush mush;
+      mush.bind(tube.mesh.positions, tube.mesh.triangles, settings);
+      mush.fold_skin(tube.mesh.positions, PackedSkin::from(tube.skin), tube.rig.joint_count());
+      std::vector<Vec3f> one = input, three = input, folded = input;
+      mush.evaluate(one);
+      mush.evaluate(three, &pool);
+      EXPECT_EQ(0, std::memcmp(one.data(), three.data(), one.size() * sizeof(Vec3f)));
+      EXPECT_LE(max_distance(one, want), 1e-5 * tube.mesh.size());
+      mush.evaluate_skinned(pose.skinning, folded);
+      EXPECT_LE(max_distance(folded, want_folded), 1e-5 * tube.mesh.size());
+      EXPECT_GT(max_distance(one, input), 1e-3 * tube.mesh.size()) << "Delta Mush moved nothing";
+    }
+  }
+}
+
+// The SVD solution of max trace(R^T m) with det R = +1.
+Eigen::Matrix3d rotation_by_svd(const Mat3f& m) {
+  Eigen::JacobiSVD<Eigen::Matrix3d> svd(m.cast<double>(), Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d u = svd.matrixU();
+  if ((u * svd.matrixV().transpose()).determinant() < 0) u.col(2) *= -1;
+  return u * svd.matrixV().transpose();
+}
+
+TEST(RuntimeKernels, EightWideNearestRotationsMatchTheSvd) {
+  std::mt19937 random(11);
+  std::normal_distribution<float> normal;
+  std::vector<Mat3f> m(3001), r(m.size());
+  for (std::size_t trial = 0; trial < m.size(); ++trial) {
+    for (int k = 0; k < 9; ++k) m[trial].data()[k] = normal(random);
+    // Anisotropic (a smoothed covariance times a rotation, as DDM's fits), singular, reflecting.
+    if (trial % 3 == 0) {
+      m[trial] = Eigen::AngleAxisf(normal(random), Vec3f(normal(random), 1, 2).normalized()).toRotationMatrix() *
+                 Vec3f(1.0f, 0.05f, 1e-3f).asDiagonal();
+    }
+    if (trial % 7 == 0) m[trial].col(2) = m[trial].col(0) * 0.5f + m[trial].col(1);
+    if (trial % 11 == 0) m[trial].col(0) *= -1.0f;
+  }
+  for (simd::Isa isa : simd::runnable_isas()) {
+    SCOPED_TRACE(simd::isa_name(isa));
+    ddm::table_for(isa).nearest_rotations(m.data(), r.data(), m.size());
+    for (std::size_t trial = 0; trial < m.size(); ++trial) {
+      EXPECT_NEAR(r[trial].determinant(), 1.0f, 1e-4f) << trial;
+      const Eigen::Matrix3d expected = rotation_by_svd(m[trial]);
+      const double best = (expected.transpose() * m[trial].cast<double>()).trace();
+      EXPECT_GE((r[trial].cast<double>().transpose() * m[trial].cast<double>()).trace(), best - 1e-5 * m[trial].norm())
+          << trial;
+      // Where the fit is well determined (two largest singular values well apart from 0), the
+      // rotation itself matches.
+      Eigen::JacobiSVD<Eigen::Matrix3d> svd(m[trial].cast<double>());
+      if (svd.singularValues()(1) > 0.1 * svd.singularValues()(0)) {
+        EXPECT_LT((r[trial].cast<double>() - expected).norm(), 1e-4) << trial;
+      }
+    }
+  }
+}
+
+TEST(RuntimeKernels, DirectDeltaMushMatchesTheReferenceForEveryVariant) {
+  const Character tube = test::tube_character({.joints = 4, .rings = 40, .sides = 16});
+  Pose pose;
+  test::bend_pose(tube, 0.7, pose, 1.0f);
+  ThreadPool pool(3);
+  EachIsa guard;
+  for (DdmVariant variant : {DdmVariant::V0, DdmVariant::V1, DdmVariant::V2, DdmVariant::V3}) {
+    SCOPED_TRACE(to_string(variant));
+    DirectDeltaMushSettings settings;
+    settings.variant = variant;
+    DirectDeltaMush ddm;
+    ddm.bind(tube.mesh.positions, tube.mesh.triangles, tube.skin, tube.rig.joint_count(), settings);
+    simd::set_active_isa(simd::Isa::scalar);
+    std::vector<Vec3f> want(tube.mesh.vertex_count());
+    ddm.evaluate(pose.skinning, want);
+    for (simd::Isa isa : simd::runnable_isas()) {
+      SCOPED_TRACE(simd::isa_name(isa));
+      simd::set_active_isa(isa);
+      std::vector<Vec3f> one(want.size()), three(want.size());
+      ddm.evaluate(pose.skinning, one);
+      ddm.evaluate(pose.skinning, three, &pool);
+      EXPECT_EQ(0, std::memcmp(one.data(), three.data(), one.size() * sizeof(Vec3f)));
+      EXPECT_LE(max_distance(one, want), 2e-5 * tube.mesh.size());
+    }
+  }
+}
+
+}  // namespace
+
+}  // namespace wobble

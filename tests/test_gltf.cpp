@@ -613,7 +613,7 @@ TEST(GltfBadInput, MalformedJson) {
 
 TEST(GltfBadInput, NonexistentFile) {
   ScratchDir dir;
-  expect_error(dir / "nothing_here.glb", "not found");
+  expect_error(dir / "nothing_here.glb", "no such file");
 }
 
 TEST(GltfBadInput, NanPosition) {

@@ -35,6 +35,11 @@
 
 #include <wobble/error.hpp>
 #include <wobble/io.hpp>
+#include <wobble/read_limits.hpp>
+
+#include "assimp_scene.hpp"
+#include "character_wire.hpp"
+#include "isolated_call.hpp"
 
 namespace wobble {
 namespace {
@@ -220,13 +225,8 @@ void add_channel(Clip& clip, std::uint32_t joint, ChannelPath path, const Key* k
   if (!channel.times.empty()) clip.channels.push_back(std::move(channel));
 }
 
-}  // namespace
-
-Character read_with_assimp(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) fail(path, "no such file");
-  if (fs::is_directory(path, ec)) fail(path, "is a folder, not a file");
-
+// assimp's import and wobble's conversion, in this process (the isolated child runs this).
+Character import_here(const fs::path& path) {
   Assimp::Importer importer;
   const aiScene* scene =
       importer.ReadFile(path.string(), aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
@@ -238,7 +238,31 @@ Character read_with_assimp(const fs::path& path) {
     scene = importer.ApplyPostProcessing(aiProcess_GenNormals);
     if (!scene) fail(path, "cannot import: {}", one_line(importer.GetErrorString()));
   }
+  return character_from_assimp(*scene, path);
+}
 
+// "X" for a.x, "MESH.XML" for an Ogre a.mesh.xml: the importer's name in messages.
+std::string format_name(const fs::path& path) {
+  std::string name = path.filename().string();
+  const std::size_t dot = lower(name).find(".mesh.xml") != std::string::npos ? name.size() - 9 : name.rfind('.');
+  std::string format = dot == std::string::npos ? std::string("(no extension)") : name.substr(dot + 1);
+  for (char& c : format) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return format;
+}
+
+}  // namespace
+
+Character read_with_assimp(const fs::path& path) {
+  require_regular_file(path, "a file assimp can import");
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  const std::string bytes = run_isolated([&] { return encode_character(import_here(path)); }, import_limits(size),
+                                         "the assimp " + format_name(path) + " importer", path);
+  return decode_character(bytes, path);
+}
+
+Character character_from_assimp(const aiScene& scene_ref, const fs::path& path) {
+  const aiScene* scene = &scene_ref;
   Character character;
   character.source = path;
   Diagnostics& diagnostics = character.diagnostics;

@@ -129,7 +129,7 @@ TEST(Cli, ErrorsAreOneLineAndLeaveNoOutput) {
       {"bake " + clonk + " --deformer lbs,wiggle -q -o " + out, "wiggle"},
       {"bake " + clonk + " --clip Walk -q -o " + shell_quote(dir / "no/such/folder/out.pc2"), "folder"},
       {"bake " + clonk + " --clip Walk -q -o " + shell_quote(dir / "out.xyz"), ".xyz"},
-      {"bake " + clonk + " --clip Walk --fps 0 -q -o " + out, "frame rate"},
+      {"bake " + clonk + " --clip Walk --fps 0 -q -o " + out, "--fps: 0 is out of range"},
       {"bake " + clonk + " --clip Walk --no-such-flag -q -o " + out, "no-such-flag"},
       {"info " + shell_quote(dir / "missing.fbx"), "missing.fbx"},
   };

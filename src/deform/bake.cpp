@@ -13,9 +13,9 @@ std::vector<double> frame_times(double start, double end, double fps) {
   if (end < start) fail_plain("end time {} s is before start time {} s", end, start);
   std::vector<double> times;
   // Index-based so that rounding does not accumulate over long clips.
-  const double frames = (end - start) * fps;
-  const auto last = static_cast<std::size_t>(std::floor(frames + 1e-6 * fps));
-  if (last > 10'000'000) fail_plain("{} frames requested: too many", last + 1);
+  const double frames = std::floor((end - start) * fps + 1e-6 * fps);
+  if (!(frames <= 10'000'000)) fail_plain("{} frames requested: too many (at most 10000001)", frames + 1);
+  const auto last = static_cast<std::size_t>(frames);
   times.reserve(last + 1);
   for (std::size_t k = 0; k <= last; ++k) times.push_back(std::min(end, start + static_cast<double>(k) / fps));
   return times;

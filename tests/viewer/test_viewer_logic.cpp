@@ -39,9 +39,25 @@ TEST(ViewerOptions, ParsesAutomationFlagsAndRejectsUnknownOnes) {
   EXPECT_THROW(parse_viewer_options({"a.glb", "b.glb"}), Error);
 }
 
+TEST(ViewerOptions, ValuesAreReadWholeAndInRange) {
+  // Each of these was once read as a number or a switch it is not.
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"--frame", "12abc"}, {"--frame", "1.5"}, {"--frame", "0x10"},
+                                             {"--frame", "0"}, {"--frame", ""}, {"--benchmark-frames", "-1"},
+                                             {"--cylinder", "1e9"}, {"--size", "640x360x2"}, {"--size", "8193x100"},
+                                             {"--gpu=maybe"}, {"--timer=2"}, {"--size", " 640x360"}}) {
+    EXPECT_THROW(parse_viewer_options(bad), Error) << bad[0] << " " << (bad.size() > 1 ? bad[1] : "");
+  }
+  EXPECT_EQ(parse_viewer_options({"--frame=7"}).frame, 7);
+  EXPECT_FALSE(parse_viewer_options({"--gpu=no"}).gpu);
+  EXPECT_TRUE(parse_viewer_options({"--gpu=TRUE"}).gpu);
+  EXPECT_TRUE(parse_viewer_options(arguments_from_query("?no-ui=0")).ui);
+  EXPECT_TRUE(parse_viewer_options(arguments_from_query("?gpu=1&timer")).gpu);
+}
+
 TEST(ViewerOptions, UrlQueryBecomesArguments) {
   const auto args = arguments_from_query("?deformer=lbs%2Cdynamic&timer&size=320x200&clip=Walk+Cycle");
-  const std::vector<std::string> expected{"--deformer", "lbs,dynamic", "--timer", "--size", "320x200", "--clip", "Walk Cycle"};
+  const std::vector<std::string> expected{"--deformer=lbs,dynamic", "--timer", "--size=320x200", "--clip=Walk Cycle"};
   EXPECT_EQ(args, expected);
   const ViewerOptions o = parse_viewer_options(args);
   EXPECT_TRUE(o.timer_loop);

@@ -14,70 +14,17 @@
 
 #include "deform/delta_mush_kernels.hpp"
 #include "deform/deformers.hpp"
+#include "deform/vertex_chunks.hpp"
 
 namespace wobble {
 
 namespace {
-
-constexpr std::size_t kGrain = 8192;  // vertices per chunk (same chunks for any thread count)
-
-template <typename Body>
-void for_chunks(ThreadPool* pool, std::size_t count, Body&& body) {
-  if (!pool) {
-    for (std::size_t begin = 0; begin < count; begin += kGrain) body(begin, std::min(count, begin + kGrain));
-    return;
-  }
-  pool->parallel_for(count, kGrain, body);
-}
 
 // The centroid of positions (double sums in a fixed order: the same bytes for any thread count).
 Vec3f centroid(std::span<const Vec3f> positions) {
   Eigen::Vector3d sum = Eigen::Vector3d::Zero();
   for (const Vec3f& p : positions) sum += p.cast<double>();
   return positions.empty() ? Vec3f::Zero() : Vec3f((sum / double(positions.size())).cast<float>());
-}
-
-// ---- Blender-compatible helpers (float, as the modifier computes) ----
-
-// Normalises in place; vectors shorter than ~1e-17 become zero (and stay finite).
-float normalize_in_place(Vec3f& v) {
-  const float d = v.squaredNorm();
-  if (d > 1.0e-35f) {
-    const float length = std::sqrt(d);
-    v *= 1.0f / length;
-    return length;
-  }
-  v.setZero();
-  return 0.0f;
-}
-
-// The angle between two unit vectors, accurate near 0 and pi.
-float angle_between_unit(const Vec3f& a, const Vec3f& b) {
-  if (a.dot(b) >= 0.0f) return 2.0f * std::asin(std::min(1.0f, (a - b).norm() * 0.5f));
-  return std::numbers::pi_v<float> - 2.0f * std::asin(std::min(1.0f, (a + b).norm() * 0.5f));
-}
-
-bool nearly_equal(const Vec3f& a, const Vec3f& b, float limit) {
-  return std::abs(a.x() - b.x()) <= limit && std::abs(a.y() - b.y()) <= limit && std::abs(a.z() - b.z()) <= limit;
-}
-
-// A Blender corner frame (rows X, Y, Z) from dir_prev = unit(prev - curr) and
-// dir_next = unit(curr - next); returns the corner weight (0 for a degenerate corner, whose frame
-// is the identity).
-float blender_corner_frame(const Vec3f& dir_prev, const Vec3f& dir_next, Mat3f& frame) {
-  if (nearly_equal(dir_prev, dir_next, FLT_EPSILON * 10.0f)) {
-    frame.setIdentity();
-    return 0.0f;
-  }
-  Vec3f z = dir_prev.cross(dir_next);
-  normalize_in_place(z);
-  Vec3f x = dir_prev + dir_next;
-  normalize_in_place(x);
-  const Vec3f y = z.cross(x);
-  frame.row(0) = x;
-  frame.row(1) = y;
-  frame.row(2) = z;
-  return angle_between_unit(dir_prev, dir_next);
 }
 
 }  // namespace
@@ -378,7 +325,7 @@ void DeltaMush::smooth_wobble(ThreadPool* pool) {
   for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
     const float* in = buffer_a_.data();
     float* out = buffer_b_.data();
-    for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+    for_vertex_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
       mush::sweep(*rows_, in, out, self_weight_.data(), uniform_weight_.data(), begin, end);
     });
     buffer_a_.swap(buffer_b_);
@@ -393,7 +340,7 @@ void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
   // the character stands.
   const Vec3f centre = centroid(positions);
   const bool welded = !welding_.identity();
-  for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+  for_vertex_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
     if (!welded) {  // no seams: a plain copy
       for (std::size_t i = begin; i < end; ++i) {
         const Vec3f p = positions[i] - centre;
@@ -428,14 +375,14 @@ void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& cen
   if (!smooth_only) {
     const float* s = buffer_a_.data();
     float* restored = buffer_b_.data();
-    for_chunks(pool, n, [&](std::size_t begin, std::size_t end) { mush::restore_details(corners, s, restored, begin, end); });
+    for_vertex_chunks(pool, n, [&](std::size_t begin, std::size_t end) { mush::restore_details(corners, s, restored, begin, end); });
     out = restored;
   }
   // Scatter to the original vertices (vertices without a usable corner keep their input). The
   // scale multiplies the correction Delta Mush makes: out = in + scale (mush - in), so that the
   // rest pose and rigid motions stay exact for any scale.
   const float scale = settings_.scale;
-  for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
+  for_vertex_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t v = begin; v < end; ++v) {
       const std::uint32_t w = welding_.welded_of[v];
       if (keep_input[w] && !smooth_only) continue;
@@ -455,7 +402,7 @@ void DeltaMush::evaluate_skinned(std::span<const Mat4f> skinning, std::span<Vec3
   const Vec3f centre = prepare_folded_palette(skinning);
   const float centre4[4] = {centre.x(), centre.y(), centre.z(), 0.0f};
   float* a = buffer_a_.data();
-  for_chunks(pool, skin.vertex_count(), [&](std::size_t begin, std::size_t end) {
+  for_vertex_chunks(pool, skin.vertex_count(), [&](std::size_t begin, std::size_t end) {
     mush::blend_smoothed(skin, folded_palette_.data(), centre4, a, begin, end);
   });
   restore_and_scatter(positions, centre, *folded_corners_, folded_keep_input_, pool);
@@ -494,123 +441,6 @@ std::size_t DeltaMush::folded_width() const {
 
 double DeltaMush::folded_mean_width() const {
   return folded_ && folded_->vertex_count() ? double(folded_->offsets.back()) / double(folded_->vertex_count()) : 0.0;
-}
-
-// ------------------------------------------------------------------------------------------
-// Blender mode
-
-void DeltaMush::bind_blender(std::span<const Vec3f> rest) {
-  const std::size_t n = rest.size();
-  const std::vector<Edge> edges = unique_edges(triangles_);
-  adjacency_ = Adjacency::from_edges(n, edges);
-  vertex_weight_.assign(n, 1.0f);
-  if (!settings_.mask.empty()) vertex_weight_ = settings_.mask;
-  if (settings_.pin_boundary) {
-    const std::vector<bool> boundary = boundary_vertices(n, edges);
-    for (std::size_t v = 0; v < n; ++v) {
-      if (boundary[v]) vertex_weight_[v] = 0.0f;
-    }
-  }
-  std::vector<Vec3f> smoothed(rest.begin(), rest.end());
-  smooth_blender(smoothed, nullptr);
-
-  vcorner_offsets_.assign(n + 1, 0);
-  for (const Triangle& t : triangles_) {
-    for (int k = 0; k < 3; ++k) ++vcorner_offsets_[t[k] + 1];
-  }
-  for (std::size_t v = 0; v < n; ++v) vcorner_offsets_[v + 1] += vcorner_offsets_[v];
-  vcorner_next_.resize(vcorner_offsets_.back());
-  vcorner_prev_.resize(vcorner_offsets_.back());
-  vcorner_delta_.resize(vcorner_offsets_.back());
-  std::vector<std::uint32_t> fill(vcorner_offsets_.begin(), vcorner_offsets_.end() - 1);
-  for (const Triangle& t : triangles_) {
-    for (int k = 0; k < 3; ++k) {
-      const std::uint32_t curr = t[k], next = t[(k + 1) % 3], prev = t[(k + 2) % 3];
-      const std::uint32_t slot = fill[curr]++;
-      vcorner_next_[slot] = next;
-      vcorner_prev_[slot] = prev;
-      Vec3f dir_prev = smoothed[prev] - smoothed[curr];
-      Vec3f dir_next = smoothed[curr] - smoothed[next];
-      normalize_in_place(dir_prev);
-      normalize_in_place(dir_next);
-      Mat3f frame;
-      blender_corner_frame(dir_prev, dir_next, frame);
-      vcorner_delta_[slot] = frame * (rest[curr] - smoothed[curr]);
-    }
-  }
-  work_.resize(n);
-}
-
-void DeltaMush::smooth_blender(std::vector<Vec3f>& p, ThreadPool* pool) const {
-  const std::size_t n = p.size();
-  std::vector<Vec3f> q(n);
-  const float lambda = settings_.step;
-  if (settings_.smoothing == MushSmoothing::Uniform) {
-    std::vector<float> factor(n);
-    for (std::size_t v = 0; v < n; ++v) {
-      const std::uint32_t degree = adjacency_.degree(v);
-      factor[v] = lambda * (degree ? 1.0f / static_cast<float>(degree) : 1.0f) * vertex_weight_[v];
-    }
-    for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
-      for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t v = begin; v < end; ++v) {
-          Vec3f sum = Vec3f::Zero();
-          for (std::uint32_t u : adjacency_.of(v)) sum += p[u] - p[v];
-          q[v] = p[v] + sum * factor[v];
-        }
-      });
-      p.swap(q);
-    }
-  } else {
-    const float eps = FLT_EPSILON * 10.0f;
-    const float lambda2 = lambda * 2.0f;  // this weighting is about half as strong: doubled
-    for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
-      for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t v = begin; v < end; ++v) {
-          Vec3f sum = Vec3f::Zero();
-          float length_sum = 0.0f;
-          for (std::uint32_t u : adjacency_.of(v)) {
-            const Vec3f d = p[u] - p[v];
-            const float length = d.norm();
-            sum += d * length;
-            length_sum += length;
-          }
-          const float div = length_sum * static_cast<float>(adjacency_.degree(v));
-          q[v] = div > eps ? Vec3f(p[v] + sum * (lambda2 * vertex_weight_[v] / div)) : p[v];
-        }
-      });
-      p.swap(q);
-    }
-  }
-}
-
-void DeltaMush::evaluate_blender(std::span<Vec3f> positions, ThreadPool* pool) {
-  const std::size_t n = positions.size();
-  work_.assign(positions.begin(), positions.end());
-  smooth_blender(work_, pool);
-  if (settings_.smooth_only) {
-    std::copy(work_.begin(), work_.end(), positions.begin());
-    return;
-  }
-  const float scale = settings_.scale;
-  for_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t v = begin; v < end; ++v) {
-      Vec3f sum = Vec3f::Zero();
-      float total = 0.0f;
-      for (std::uint32_t c = vcorner_offsets_[v]; c < vcorner_offsets_[v + 1]; ++c) {
-        Vec3f dir_prev = work_[vcorner_prev_[c]] - work_[v];
-        Vec3f dir_next = work_[v] - work_[vcorner_next_[c]];
-        normalize_in_place(dir_prev);
-        normalize_in_place(dir_next);
-        Mat3f frame;
-        const float weight = blender_corner_frame(dir_prev, dir_next, frame);
-        if (!(weight > 0.0f)) continue;
-        sum += weight * (frame.transpose() * vcorner_delta_[c]);
-        total += weight;
-      }
-      positions[v] = total > 0.0f ? Vec3f(work_[v] + sum * (scale / total)) : work_[v];
-    }
-  });
 }
 
 // ------------------------------------------------------------------------------------------

@@ -2,14 +2,20 @@
 // operation in float so that results agree to float rounding on every vertex of every frame.
 //
 // What matching Blender takes beyond the method itself (each was a visible difference):
+// - Smoothing sums each vertex's neighbours in the order of Blender's edge list
+//   (blender_mesh_edges.hpp). Where smoothing folds a thin triangle flat (clonk's triangle 0 at
+//   vertex 0 in the Walk: the two edge directions exactly opposite), the corner's frame comes from
+//   the cross product of nearly opposite vectors, that is from the last bits of the smoothed
+//   positions, and the corner weighs pi: another summation order moved that vertex by up to
+//   0.53 units. (Blender itself gives another result there on another number of threads, which is
+//   why the parity test runs it with one.)
 // - Bind: the stored delta of a corner is inverse(frame) * (rest - smoothed), the inverse computed
 //   as Blender does (adjugate over determinant; the transpose only when the determinant is 0), not
 //   the transpose: a near-degenerate corner's frame is far from orthonormal.
-// - Corner weights are fabsf(acosf(dot(dir_next, dir_prev))), as in Blender 3.4. Two unit vectors
-//   at an angle below about 3e-4 rad can have a dot product that rounds above 1, whose acosf is
-//   NaN; Blender then adds NaN to the vertex's weight total, so every corner of that vertex fails
-//   its "weight > 0" test and the vertex keeps its smoothed position without any delta. This is
-//   what moved clonk's vertex 0 by up to 0.53 units on some frames of its Walk.
+// - Corner weights are fabsf(acosf(dot(dir_next, dir_prev))), as in Blender 3.4 (the results agree
+//   to the bit only with this formula). When the dot product of two nearly equal unit vectors
+//   rounds above 1, acosf gives NaN, Blender adds it to the vertex's weight total, every corner of
+//   that vertex then fails its "weight > 0" test and the vertex keeps its smoothed position.
 // - Each corner's delta is added to the vertex in corner order, scaled as Blender scales it
 //   ((delta * (weight / total)) * scale), and the Simple smoothing factor with a vertex group or
 //   pinning is (weight * lambda) * (1 / edges), in that order.

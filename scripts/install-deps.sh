@@ -22,6 +22,8 @@ test_packages=(
   blender xvfb xauth
   # the browser build of the viewer and its test
   emscripten chromium libsimde-dev
+  # the fuzz targets (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer; fuzz/README.md)
+  clang-14 libclang-rt-14-dev
 )
 
 packages=("${core_packages[@]}")

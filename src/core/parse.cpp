@@ -11,8 +11,21 @@ namespace wobble {
 
 namespace {
 
+// "WHAT: 'TEXT'", the text shown on one line: control and non-ASCII bytes as \xNN, and cut
+// after 60 characters.
 std::string quoted(std::string_view what, std::string_view text) {
-  return std::string(what) + ": '" + std::string(text) + "'";
+  std::string shown;
+  for (char c : text.substr(0, 60)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 32 || byte > 126) {
+      static const char* hex = "0123456789abcdef";
+      shown += std::string("\\x") + hex[byte >> 4] + hex[byte & 15];
+    } else {
+      shown += c;
+    }
+  }
+  if (text.size() > 60) shown += "...";
+  return std::string(what) + ": '" + shown + "'";
 }
 
 // A whole decimal number (a leading '+' allowed), or nothing; from_chars alone would also take

@@ -22,7 +22,7 @@ void check_real(double value, const std::string& what, double low, double high) 
 
 void check_vector(const Vec3d& value, std::string_view what, double limit, std::string_view unit) {
   if (!value.allFinite()) fail_plain("{}: {} is not finite", what, shown(value));
-  const double length = value.norm();
+  const double length = std::hypot(value.x(), value.y(), value.z());  // no overflow for 1e308
   if (!(length <= limit))
     fail_plain("{}: {} has length {} {}, beyond the limit {} {}", what, shown(value), format_real(length), unit,
                format_real(limit), unit);

@@ -3,18 +3,22 @@
 #   fuzz/run.sh short BUILD TARGET SECONDS    fuzz one target for SECONDS (make test: 20)
 #   fuzz/run.sh replay BUILD TARGET           run every input of fuzz/regressions/TARGET/ once
 #   fuzz/run.sh campaign BUILD SECONDS [TARGET...]   every (or the named) target for SECONDS each,
-#                                             two at a time, at low priority (make fuzz)
+#                                             FUZZ_PARALLEL (default 2) at a time, at low priority (make fuzz)
 #   FUZZ_CLOCK=cpu fuzz/run.sh campaign ...   SECONDS of CPU time each instead of wall-clock time
 #                                             (on a busy machine a niced fuzzer gets little CPU)
 # Inputs that fail go to BUILD/findings/TARGET/ (crash-*, timeout-*, oom-*, leak-*); after fixing
 # the cause, copy them into fuzz/regressions/TARGET/ so that every later `make test` replays them.
-# Limits: 10 s per input (a hang), 2 GiB resident, 512 MiB in one allocation (far above what the
-# read budget lets a seed-sized file allocate, include/wobble/read_limits.hpp).
+# Limits: FUZZ_TIMEOUT seconds per input (a hang; default 30, 120 with FUZZ_CLOCK=cpu: libFuzzer's
+# timer counts wall-clock time, and a niced fuzzer on a busy machine can wait that long for a CPU),
+# 2 GiB resident, 512 MiB in one allocation (far above what the read budget lets a seed-sized
+# file allocate, include/wobble/read_limits.hpp).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 mode="${1:?usage: run.sh short|replay|campaign BUILD ...}"
 build="$(cd "${2:?build folder}" && pwd)"
-limits=(-rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10)
+default_timeout=30
+[ "${FUZZ_CLOCK:-wall}" = cpu ] && default_timeout=120
+limits=(-rss_limit_mb=2048 -malloc_limit_mb=512 -timeout="${FUZZ_TIMEOUT:-$default_timeout}")
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
@@ -75,14 +79,20 @@ case "$mode" in
     [ ${#targets[@]} -gt 0 ] || mapfile -t targets < "$build/targets.txt"
     mkdir -p "$build/logs"
     status=0
-    for ((i = 0; i < ${#targets[@]}; i += 2)); do
-      pids=()
-      for target in "${targets[@]:i:2}"; do
-        echo "run.sh: fuzzing $target for $seconds s (log: $build/logs/$target.log)"
-        nice -n 19 "$0" short "$build" "$target" "$seconds" > "$build/logs/$target.log" 2>&1 &
-        pids+=($!)
-      done
-      for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+    running=0
+    for target in "${targets[@]}"; do
+      # At most FUZZ_PARALLEL (default 2) at a time: the next starts when one ends.
+      if [ "$running" -ge "${FUZZ_PARALLEL:-2}" ]; then
+        wait -n || status=1
+        running=$((running - 1))
+      fi
+      echo "run.sh: fuzzing $target for $seconds s (log: $build/logs/$target.log)"
+      nice -n 19 "$0" short "$build" "$target" "$seconds" > "$build/logs/$target.log" 2>&1 &
+      running=$((running + 1))
+    done
+    while [ "$running" -gt 0 ]; do
+      wait -n || status=1
+      running=$((running - 1))
     done
     for target in "${targets[@]}"; do
       echo "$target: $(grep -E '^#[0-9]+' "$build/logs/$target.log" | tail -1)"

@@ -127,6 +127,16 @@ TEST(AtomicOutput, LeavesNothingBehindWithoutCommit) {
   EXPECT_THROW(AtomicOutput(dir / "missing-folder/out.pc2"), Error);
 }
 
+// 4294967296 threads (--threads -1 read as unsigned) once hung the pool's constructor.
+TEST(ThreadPool, RefusesMoreThreadsThanAnyMachineHas) {
+  EXPECT_THROW(ThreadPool(ThreadPool::kMaxThreads + 1), Error);
+  EXPECT_THROW(ThreadPool(std::size_t(1) << 32), Error);
+  ThreadPool most(2);  // and a small pool still works
+  std::atomic<int> sum = 0;
+  most.parallel_for(4, 1, [&](std::size_t b, std::size_t e) { sum += static_cast<int>(e - b); });
+  EXPECT_EQ(sum, 4);
+}
+
 TEST(ThreadPool, VisitsEveryIndexExactlyOnce) {
   ThreadPool pool(3);
   std::vector<std::atomic<int>> visits(10007);

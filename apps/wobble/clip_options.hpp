@@ -2,6 +2,7 @@
 // The options every command that plays a clip shares: which clip, at what frame rate, over which
 // time range, on how many threads.
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <wobble/bake.hpp>
+#include <wobble/parallel.hpp>
 
 namespace wobble::cli {
 
@@ -16,7 +18,7 @@ struct ClipOptions {
   // Ranges of the flags: frame rates in frames per second, times in seconds, and at most 1024
   // worker threads (more than any machine wobble runs on has cores; 0 is not a thread count).
   static constexpr double kMinFps = 1e-3, kMaxFps = 1e4, kMaxSeconds = 1e7;
-  static constexpr int kMaxThreads = 1024;
+  static constexpr auto kMaxThreads = static_cast<std::int64_t>(ThreadPool::kMaxThreads);
 
   std::string clip = "0";
   double fps = 60;

@@ -1,8 +1,11 @@
 #include <wobble/parallel.hpp>
 
+#include <wobble/error.hpp>
+
 namespace wobble {
 
 ThreadPool::ThreadPool(std::size_t threads) {
+  if (threads > kMaxThreads) fail_plain("{} worker threads requested: at most {}", threads, kMaxThreads);
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   for (std::size_t i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }

@@ -13,6 +13,11 @@
 // they are; which case a file is in is told by the rest pose (see skin_in_raw_space).
 //
 // Vertices are kept as assimp produces them (no welding, no limit on influences per vertex).
+//
+// Isolation. assimp's parsers crash on some broken files (Debian's 5.2.5 X importer on an index
+// of 99999, for one), so read_with_assimp runs the import and the conversion in a child process
+// (isolated_call.hpp) and gets the Character back over a pipe (character_wire.hpp). The
+// conversion itself (character_from_assimp) checks every index and count it uses.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -262,7 +267,7 @@ Character read_with_assimp(const fs::path& path) {
 }
 
 Character character_from_assimp(const aiScene& scene_ref, const fs::path& path) {
-  const aiScene* scene = &scene_ref;
+  const aiScene* scene = &scene_ref;  // the conversion reads it through a pointer, as assimp hands it out
   Character character;
   character.source = path;
   Diagnostics& diagnostics = character.diagnostics;

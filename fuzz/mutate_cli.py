@@ -63,11 +63,14 @@ class Campaign:
         self.wobble, self.work, self.rng = wobble, work, rng
         self.timeout, self.memory_mib = timeout, memory_mib
         self.counts = {c: 0 for c in CATEGORIES}
+        self.by_part = {}  # part (files, flags, settings, scenes) -> category -> count
+        self.part = ""
         self.examples = {c: [] for c in CATEGORIES}
         self.runs = 0
 
     def record(self, category, what, command, output):
         self.counts[category] += 1
+        self.by_part.setdefault(self.part, {c: 0 for c in CATEGORIES})[category] += 1
         self.runs += 1
         if category != "ok" and len(self.examples[category]) < 12:
             self.examples[category].append({"what": what, "command": " ".join(map(str, command))[:300],
@@ -85,6 +88,7 @@ class Campaign:
                 category = "memory"
         if timed and code is not None and code > 1 and "Command terminated by signal" in output:
             category = "crash"
+        output = "\n".join(l for l in output.splitlines() if not l.startswith("Command exited with non-zero status"))
         if category is None:
             lines = [l for l in output.splitlines() if "error" in l]
             if code == 0:
@@ -295,21 +299,23 @@ def main():
     try:
         campaign = Campaign(str(Path(args.wobble).resolve()), work, random.Random(args.seed), args.timeout, args.memory_mib)
         share = args.runs // 4
-        campaign.files(args.runs - 3 * share)
-        campaign.flags(share)
-        campaign.settings(share)
-        campaign.scenes(share)
+        for part, runs in (("files", args.runs - 3 * share), ("flags", share), ("settings", share), ("scenes", share)):
+            campaign.part = part
+            getattr(campaign, part)(runs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"{campaign.runs} runs of {args.wobble}")
+    parts = list(campaign.by_part)
+    print(f"  {'':15} {'all':>6}" + "".join(f" {p:>9}" for p in parts))
     for category in CATEGORIES:
-        print(f"  {category:15} {campaign.counts[category]}")
+        print(f"  {category:15} {campaign.counts[category]:>6}" +
+              "".join(f" {campaign.by_part[p][category]:>9}" for p in parts))
     for category in CATEGORIES[:-1]:
         for example in campaign.examples[category][:3]:
             print(f"  [{category}] {example['what']}: {example['output'][-160:]}")
     if args.json:
         Path(args.json).write_text(json.dumps({"runs": campaign.runs, "counts": campaign.counts,
-                                               "examples": campaign.examples}, indent=1))
+                                               "by_part": campaign.by_part, "examples": campaign.examples}, indent=1))
 
 
 if __name__ == "__main__":

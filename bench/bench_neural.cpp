@@ -4,7 +4,9 @@
 // - per new shape: encode the surface cloud, calibrate the columns, evaluate W and its gradient;
 // - training step time (the project's own train_fields: losses, ConFIG, Adam) against width,
 //   handles and batch points, on one fixed mesh and on procedural shapes drawn every step;
-// - the shipped model's feed-forward time per validation mesh (target: at most 1 s per shape).
+// - the shipped model's feed-forward time per validation mesh (target: at most 1 s per shape);
+// - the torch-free evaluator (.wfield, physics::FieldNetwork) against LibTorch on the shipped
+//   models, W and W + grad W per point, one thread each, in the same run.
 // Parameter counts are counters. On a shared machine wall time includes waiting for a core, so the
 // report uses CPU time (one thread) and shows wall time beside it. bench/report_neural.py prints
 // the tables from the JSON output.
@@ -24,7 +26,9 @@
 #include <wobble/neural/shape_generator.hpp>
 #include <wobble/neural/shape_sample.hpp>
 #include <wobble/neural/training.hpp>
+#include <wobble/physics/field_network.hpp>
 
+#include "neural/field_export.hpp"
 #include "neural/network.hpp"
 
 using namespace wobble;
@@ -65,9 +69,9 @@ const ShapeSample& shape() {
 }
 
 // n query points spread over the shape's cubature points (repeated, slightly jittered).
-std::vector<physics::Vec3d> query_points(std::int64_t n) {
+std::vector<Vec3d> query_points(std::int64_t n) {
   const Eigen::MatrixXf& c = shape().cubature;
-  std::vector<physics::Vec3d> out(static_cast<std::size_t>(n));
+  std::vector<Vec3d> out(static_cast<std::size_t>(n));
   for (std::int64_t p = 0; p < n; ++p) {
     const Eigen::Index row = p % c.rows();
     out[static_cast<std::size_t>(p)] = c.row(row).transpose().cast<double>() * (1.0 - 1e-3 * static_cast<double>(p / c.rows()));
@@ -93,7 +97,7 @@ void BM_InferencePerPoint(benchmark::State& state) {
   torch::set_num_threads(1);
   const NeuralFieldModel& model = model_of(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
   const auto field = model.fields_for(shape());
-  const std::vector<physics::Vec3d> points = query_points(state.range(2));
+  const std::vector<Vec3d> points = query_points(state.range(2));
   const bool gradient = state.range(3) != 0;
   for (auto _ : state) benchmark::DoNotOptimize(field->evaluate(points, gradient));
   set_model_counters(state, model, state.range(2));
@@ -103,7 +107,7 @@ void BM_InferencePerPoint(benchmark::State& state) {
 void BM_NewShape(benchmark::State& state) {
   torch::set_num_threads(1);
   const NeuralFieldModel& model = model_of(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
-  const std::vector<physics::Vec3d> points = query_points(state.range(2));
+  const std::vector<Vec3d> points = query_points(state.range(2));
   for (auto _ : state) benchmark::DoNotOptimize(model.fields_for(shape())->evaluate(points, true));
   state.counters["parameters"] = static_cast<double>(model.parameters());
 }
@@ -162,20 +166,43 @@ void BM_ShippedModelPerShape(benchmark::State& state) {
   const ShapeSample presampled = make_shape_sample(mesh, file.stem().string(), ShapeSampleOptions{}, 1);
   const bool sampling = state.range(1) != 0;
   // The normalised frame depends on the mesh alone: the same for every fresh sample.
-  std::vector<physics::Vec3d> vertices;
+  std::vector<Vec3d> vertices;
   for (const Vec3f& v : mesh.positions) vertices.push_back(presampled.normalization.to_normalized(v.cast<double>()));
   std::optional<ShapeSample> fresh;
   for (auto _ : state) {
     const ShapeSample& sample =
         sampling ? fresh.emplace(make_shape_sample(mesh, file.stem().string(), ShapeSampleOptions{}, 1)) : presampled;
     const auto field = model.fields_for(sample);
-    const std::vector<physics::Vec3d> cubature = cubature_points(sample);
+    const std::vector<Vec3d> cubature = cubature_points(sample);
     benchmark::DoNotOptimize(field->evaluate(cubature, true));
     benchmark::DoNotOptimize(field->evaluate(vertices, false));
   }
   state.SetLabel(file.stem().string());
   state.counters["vertices"] = static_cast<double>(mesh.vertex_count());
   state.counters["parameters"] = static_cast<double>(model.parameters());
+}
+
+// Args: model (0: models/physskin_small.pt, 1: models/physskin_clonk_rig.pt), evaluator (0:
+// LibTorch, 1: torch-free, exported in memory from the same .pt), gradient (0: W, 1: W + grad W).
+// 4,096 points of the benchmark shape, one thread.
+void BM_EvaluatorPerPoint(benchmark::State& state) {
+  torch::set_num_threads(1);
+  const fs::path file = default_model_path().parent_path() / (state.range(0) ? "physskin_clonk_rig.pt" : "physskin_small.pt");
+  const NeuralFieldModel model(file);
+  std::shared_ptr<const physics::SkinningField> field;
+  if (state.range(1)) {
+    nlohmann::json metadata;
+    SkinningNetwork network = load_network(file.string(), &metadata);
+    const auto evaluator = std::make_shared<const physics::FieldNetwork>(export_field_network(network, metadata, "bench"), "bench", 1);
+    field = evaluator->fields_for(shape());
+  } else {
+    field = model.fields_for(shape());
+  }
+  const std::vector<Vec3d> points = query_points(4096);
+  const bool gradient = state.range(2) != 0;
+  for (auto _ : state) benchmark::DoNotOptimize(field->evaluate(points, gradient));
+  state.SetLabel(std::string(state.range(1) ? "torch-free" : "LibTorch") + (gradient ? ", W + grad W" : ", W"));
+  set_model_counters(state, model, 4096);
 }
 
 // (width, handles): the width sweep at 8 handles, then the handle sweep at width 64.
@@ -217,6 +244,12 @@ BENCHMARK(BM_TrainingStep)
 BENCHMARK(BM_ShippedModelPerShape)
     ->ArgNames({"mesh", "sampling"})
     ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(0.2);
+
+BENCHMARK(BM_EvaluatorPerPoint)
+    ->ArgNames({"model", "torch_free", "gradient"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(0.2);
 

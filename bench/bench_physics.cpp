@@ -81,16 +81,22 @@ void BM_ReducedStep(benchmark::State& state) {
   const auto points = static_cast<std::size_t>(state.range(1));
   auto world = make_world(handles, points);
   for (int i = 0; i < 10; ++i) world->step();  // past the first, easy steps
-  long iterations = 0, steps = 0;
+  long iterations = 0, steps = 0, refreshes = 0, cg = 0;
   for (auto _ : state) {
-    iterations += world->step().iterations;
+    const StepStats stats = world->step();
+    iterations += stats.iterations;
+    refreshes += stats.hessian_refreshes;
+    cg += stats.cg_iterations;
     ++steps;
   }
-  state.counters["newton_per_step"] = static_cast<double>(iterations) / std::max<long>(steps, 1);
+  const double per_step = 1.0 / static_cast<double>(std::max<long>(steps, 1));
+  state.counters["newton_per_step"] = static_cast<double>(iterations) * per_step;
+  state.counters["hessians_per_step"] = static_cast<double>(refreshes) * per_step;
+  state.counters["cg_per_step"] = static_cast<double>(cg) * per_step;
   state.counters["steps_per_s"] = benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_ReducedStep)
-    ->ArgsProduct({{8, 16, 32}, {500, 1000, 2000}})
+    ->ArgsProduct({{8, 16, 32, 64}, {500, 1000, 2000}})
     ->ArgNames({"handles", "points"})
     ->Unit(benchmark::kMillisecond)
     ->MinTime(1.0);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints the neural fields benchmark (bench/bench_neural.cpp) as tables of medians:
 inference per point, per new shape, parameters, training step time, and the shipped model's time
-per validation mesh against the issue's 1 s target.
+per validation mesh against the issue's 1 s target, and the torch-free evaluator against LibTorch.
 
 Usage: wobble_bench_neural --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
            --benchmark_out=neural.json --benchmark_out_format=json
@@ -102,6 +102,18 @@ def main():
         verdict = "yes" if with_sampling <= 1.0 else "no"
         sampled = f"{with_sampling:.3f} ({wall(pair[1]):.3f})" if 1 in pair else "-"
         print(f"| {label} | {int(any_run['vertices']):,} | {without} | {sampled} | {verdict} |")
+
+    print("\nTorch-free evaluator (.wfield) against LibTorch, shipped models, 4,096 points (CPU us/point, one thread):")
+    print("| model | W: LibTorch | W: torch-free | W + grad W: LibTorch | W + grad W: torch-free |")
+    print("|---|---|---|---|---|")
+    evaluators = {}
+    for (kind, a), b in rows:
+        if kind == "BM_EvaluatorPerPoint":
+            evaluators.setdefault(a["model"], {})[(a["torch_free"], a["gradient"])] = cpu(b) / 4096 * 1e6
+    for model in sorted(evaluators):
+        t = evaluators[model]
+        cells = [f"{t[k]:.2f}" if k in t else "-" for k in ((0, 0), (1, 0), (0, 1), (1, 1))]
+        print(f"| {('physskin_small', 'physskin_clonk_rig')[model]} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ list(REMOVE_ITEM WOBBLE_VIEWER_SOURCES ${PROJECT_SOURCE_DIR}/apps/viewer/main.cp
 add_library(wobble_viewer_lib STATIC ${WOBBLE_VIEWER_SOURCES})
 target_include_directories(wobble_viewer_lib PUBLIC ${PROJECT_SOURCE_DIR}/apps/viewer)
 target_link_libraries(wobble_viewer_lib PUBLIC wobble_render PkgConfig::IMGUI PkgConfig::GLFW3 PkgConfig::EPOXY)
-target_compile_definitions(wobble_viewer_lib PRIVATE WOBBLE_VIEWER_ASSETS="${WOBBLE_BUNDLED_ASSETS}")
+target_compile_definitions(wobble_viewer_lib PRIVATE WOBBLE_VIEWER_ASSETS="${WOBBLE_BUNDLED_ASSETS}"
+  WOBBLE_VIEWER_SHAPES="${PROJECT_SOURCE_DIR}/../shared/assets/shapes")  # the physics menu's shapes
 
 add_executable(wobble-viewer ${PROJECT_SOURCE_DIR}/apps/viewer/main.cpp)
 target_link_libraries(wobble-viewer PRIVATE wobble_viewer_lib)
@@ -38,4 +39,7 @@ if(WOBBLE_BUILD_TESTS)
   add_test(NAME web_viewer_in_chromium
            COMMAND node ${PROJECT_SOURCE_DIR}/tests/web/browser_test.mjs ${WOBBLE_WEB_SITE})
   set_tests_properties(web_viewer_in_chromium PROPERTIES TIMEOUT 180)
+  add_test(NAME web_physics_in_chromium
+           COMMAND node ${PROJECT_SOURCE_DIR}/tests/web/physics_test.mjs ${WOBBLE_WEB_SITE})
+  set_tests_properties(web_physics_in_chromium PROPERTIES TIMEOUT 600)
 endif()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark binary (or those named: scripts/bench.sh build lbs dynamic) with
-# repetitions, keeps JSON results under build/bench-results/, and prints medians and ratios.
+# repetitions in random interleaving, keeps JSON results under build/bench-results/, and prints
+# medians and ratios (bench/report_all.py reprints them all later: CPU=1 for CPU-time medians).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -14,6 +15,7 @@ for name in "${names[@]}"; do
   json="$build/bench-results/$name.json"
   echo "== $name"
   "$build/bench/wobble_bench_$name" --benchmark_repetitions="${REPETITIONS:-7}" \
-    --benchmark_report_aggregates_only=true --benchmark_out="$json" --benchmark_out_format=json
-  if [ -f "bench/report_$name.py" ]; then python3 "bench/report_$name.py" "$json"; fi
+    --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
+    --benchmark_out="$json" --benchmark_out_format=json ${FILTER:+--benchmark_filter="$FILTER"}
 done
+python3 bench/report_all.py "$build/bench-results" ${CPU:+--cpu}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds wobble-viewer for the browser (WebAssembly + WebGL 2, Emscripten) into BUILD/site:
-# index.html, wobble-viewer.js, wobble-viewer.wasm and wobble-viewer.data (the bundled characters).
+# index.html, wobble-viewer.js, wobble-viewer.wasm and wobble-viewer.data (the bundled characters,
+# the .wfield neural fields and a few shapes for the physics mode).
 # Usage: scripts/build-web.sh [BUILD]   (default build-web; git-ignored). Incremental: a second
 # run that changes nothing only checks timestamps.
 set -euo pipefail
@@ -34,7 +35,8 @@ fi
 #    (host C library headers must not shadow Emscripten's).
 include="$build/include"
 mkdir -p "$include"
-for d in fmt spdlog nlohmann stb simde; do ln -sfn "/usr/include/$d" "$include/$d"; done
+for d in fmt spdlog nlohmann stb simde Spectra; do ln -sfn "/usr/include/$d" "$include/$d"; done
+ln -sfn /usr/include/eigen3/unsupported "$include/unsupported"   # Eigen's vectorised erf (the neural fields)
 ln -sfn /usr/include/eigen3/Eigen "$include/Eigen"
 ln -sfn /usr/include/tiny_gltf.h "$include/tiny_gltf.h"   # its stb includes resolve through include/stb
 
@@ -43,6 +45,17 @@ mkdir -p "$build/assets"
 for packed in "$root"/assets/*.xz; do
   unpacked="$build/assets/$(basename "${packed%.xz}")"
   [ "$unpacked" -nt "$packed" ] || "$root/scripts/unpack-asset.sh" "$packed" "$unpacked"
+done
+
+# 3b. The physics mode's neural fields (torch-free .wfield) and a few shapes for its menu and for
+#     ?physics&shape=NAME (OFF text; the server may compress them on the wire).
+mkdir -p "$build/models" "$build/shapes"
+# install -C copies only what changed (unchanged files keep their time: no relink), writable.
+for model in "$root"/models/*.wfield; do install -C -m 644 "$model" "$build/models/"; done
+shapes="${WOBBLE_SHARED_SHAPES:-$root/../shared/assets/shapes}"
+for shape in elephant cow spool hand; do
+  if [ -f "$shapes/$shape.off" ]; then install -C -m 644 "$shapes/$shape.off" "$build/shapes/"
+  else echo "build-web: $shapes/$shape.off not found: the page's shape menu will lack it" >&2; fi
 done
 
 # 4. Configure once, then build incrementally with Ninja.

@@ -10,10 +10,12 @@ core_packages=(
   build-essential cmake ninja-build pkg-config git ccache xz-utils
   libeigen3-dev libtinygltf-dev libassimp-dev libcli11-dev nlohmann-json3-dev
   libfmt-dev libspdlog-dev libstb-dev libspectra-dev
+  # the SIMD layer (header-only SIMD Everywhere: x86 intrinsics and NEON on any target)
+  libsimde-dev
   # renderer, `wobble render`, wobble-viewer (headless EGL on Mesa, video through ffmpeg)
   libepoxy-dev libegl-dev libgl1-mesa-dri libglfw3-dev libimgui-dev ffmpeg
-  # Python module
-  pybind11-dev python3-dev python3-numpy
+  # Python package; Dask's distributed scheduler for `wobble batch --scheduler` (docs/batch.md)
+  pybind11-dev python3-dev python3-numpy python3-distributed
   # neural skinning fields (OpenBLAS: the reference BLAS is 4-5x slower)
   libtorch-dev libopenblas0-openmp
 )
@@ -21,7 +23,7 @@ test_packages=(
   libgtest-dev libbenchmark-dev assimp-testmodels assimp-utils nodejs npm
   blender xvfb xauth
   # the browser build of the viewer and its test
-  emscripten chromium libsimde-dev
+  emscripten chromium
   # the fuzz targets (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer; fuzz/README.md)
   clang-14 libclang-rt-14-dev
 )
@@ -63,4 +65,10 @@ fi
 if [ "$profile" != core ] && [ ! -d tests/web/node_modules/playwright-core ]; then
   echo "install-deps: installing playwright-core (npm) for the browser test"
   (cd tests/web && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# TinyUSDZ (WebAssembly) reads the USD output back in the USD test, in chromium (npm, pinned).
+if [ "$profile" != core ] && [ ! -d tests/usd/node_modules/tinyusdz ]; then
+  echo "install-deps: installing tinyusdz and playwright-core (npm) for the USD test"
+  (cd tests/usd && npm ci --no-audit --no-fund --loglevel=error)
 fi

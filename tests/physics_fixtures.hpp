@@ -15,7 +15,7 @@ namespace wobble::test {
 struct PhysicsShape {
   Character character;
   physics::SamplePoints samples;
-  std::vector<physics::Vec3d> vertices;  // normalised frame
+  std::vector<Vec3d> vertices;  // normalised frame
   std::shared_ptr<physics::GridField> field;
 };
 
@@ -28,7 +28,7 @@ inline PhysicsShape physics_shape(const std::string& name, int handles, std::siz
   options.edge_samples = 60;
   s.samples = physics::subsample(physics::sample_mesh(s.character.mesh, options), points);
   for (const auto& p : s.character.mesh.positions) s.vertices.push_back(s.samples.normalization.to_normalized(p.cast<double>()));
-  std::vector<physics::Vec3d> cover = s.samples.points;
+  std::vector<Vec3d> cover = s.samples.points;
   cover.insert(cover.end(), s.vertices.begin(), s.vertices.end());
   physics::EigenmodeOptions eigen;
   eigen.handles = handles;

@@ -10,6 +10,8 @@
 #include <wobble/bake.hpp>
 #include <wobble/character.hpp>
 
+#include <nlohmann/json.hpp>
+
 namespace wobble::test {
 
 inline Mat4f translation_matrix(const Vec3f& t) {
@@ -81,14 +83,19 @@ inline Character scaled(const Character& c, float s) {
   return out;
 }
 
+// Settings from JSON written in a test ({{"dynamic", {{"frequency", 2}}}}), checked as a file's.
+inline StackSettings settings_of(const nlohmann::json& settings) {
+  return StackSettings::from_json(settings.dump(), "test settings");
+}
+
 inline BakedFrames bake_stack(const Character& c, const std::string& stack, const nlohmann::json& settings, double fps,
                               double end = std::numeric_limits<double>::quiet_NaN(), ThreadPool* pool = nullptr,
                               std::size_t clip = 0) {
   BakeOptions options;
   options.clip = clip;
   options.fps = fps;
-  options.stack = stack;
-  options.settings = settings;
+  options.stack = StackDescription::parse(stack);
+  options.settings = settings_of(settings);
   options.end = end;
   options.pool = pool;
   return bake(c, options);

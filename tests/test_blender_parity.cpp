@@ -113,7 +113,7 @@ Subject prepare(const std::string& relative, const std::string& clip, const std:
   BakeOptions options;
   options.clip = s.character.require_clip(clip);
   options.fps = 24;
-  options.stack = "lbs";
+  options.stack = StackDescription::parse("lbs");
   s.baked = bake(s.character, options);
   // Frames numbered from 0 for the Mesh Cache modifier (scene frame k reads sample k).
   for (std::size_t k = 0; k < s.baked.times.size(); ++k) s.baked.times[k] = static_cast<float>(k);

@@ -101,8 +101,8 @@ TEST(DeformerStack, ParsesKnownDeformersAndRejectsTheRest) {
   EXPECT_THROW(DeformerStack::parse("lbs,nonsense"), Error);
   EXPECT_THROW(DeformerStack::parse("lbs,dqs"), Error);  // two base skinnings
   EXPECT_THROW(DeformerStack::parse("lbs,"), Error);
-  EXPECT_THROW(DeformerStack::parse("lbs", {{"lbs", {{"nope", 1}}}}), Error);  // unknown parameter
-  EXPECT_THROW(DeformerStack::parse("lbs", {{"unknown", nlohmann::json::object()}}), Error);
+  EXPECT_THROW(StackSettings::from_json(R"({"lbs": {"nope": 1}})", "s.json"), Error);  // unknown parameter
+  EXPECT_THROW(StackSettings::from_json(R"({"unknown": {}})", "s.json"), Error);
   try {
     DeformerStack::parse("wobbly");
   } catch (const Error& error) {

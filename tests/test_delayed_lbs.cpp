@@ -67,7 +67,7 @@ TEST(DelayedLbs, EachJointsRotationArrivesAfterItsOwnDelay) {
   DelayedLbs dlbs;
   dlbs.bind(c, parameters);
   const Clip& clip = c.clips[0];
-  const PoseSampler sampler = [&](double t, Pose& p) { evaluate_pose(c.rig, &clip, static_cast<float>(t), p); };
+  const PoseSampler sampler = clip_sampler(c.rig, clip);
   const float size = c.mesh.size();
   Pose pose, delayed, at;
   for (double t : {0.9, 1.3, 2.05}) {
@@ -135,7 +135,7 @@ TEST(DelayedLbs, InteractiveHistoryMatchesTheSampler) {
   with_sampler.bind(c, parameters);
   interactive.bind(c, parameters);
   const Clip& clip = c.clips[0];
-  const PoseSampler sampler = [&](double t, Pose& p) { evaluate_pose(c.rig, &clip, static_cast<float>(t), p); };
+  const PoseSampler sampler = clip_sampler(c.rig, clip);
   Pose pose;
   const float size = c.mesh.size();
   for (int k = 0; k <= 240; ++k) {
@@ -152,7 +152,7 @@ TEST(DelayedLbs, InteractiveHistoryMatchesTheSampler) {
 TEST(DelayedLbs, ThreadsGiveIdenticalBytesAndNormalsStayUnit) {
   const Character c = load_character(shared_asset("characters/velocity_skinning/vs_marine.glb"));
   const Clip& run = c.clips[*c.find_clip("run")];
-  const PoseSampler sampler = [&](double t, Pose& p) { evaluate_pose(c.rig, &run, static_cast<float>(t), p); };
+  const PoseSampler sampler = clip_sampler(c.rig, run);
   DelayedLbs single, threaded;
   single.bind(c, {});
   threaded.bind(c, {});

@@ -19,6 +19,7 @@
 #include <wobble/pose.hpp>
 #include <wobble/quality_measures.hpp>
 
+#include "synthetic_rigs.hpp"
 #include "test_util.hpp"
 
 using namespace wobble;
@@ -409,10 +410,10 @@ TEST(DeltaMush, WorksInADeformerStackOnARealCharacter) {
   const Character character = load_character(test::shared_asset("characters/wipf.glb"));
   BakeOptions options;
   options.fps = 10;
-  options.stack = "lbs";
+  options.stack = StackDescription::parse("lbs");
   const BakedFrames lbs = bake(character, options);
-  options.stack = "lbs,deltamush";
-  options.settings = {{"deltamush", {{"iterations", 10}, {"step", 0.5}, {"smoothing", "cotangent"}}}};
+  options.stack = StackDescription::parse("lbs,deltamush");
+  options.settings = test::settings_of({{"deltamush", {{"iterations", 10}, {"step", 0.5}, {"smoothing", "cotangent"}}}});
   const BakedFrames mushed = bake(character, options);
   ASSERT_EQ(lbs.positions.size(), mushed.positions.size());
   const float size = character.mesh.size();
@@ -421,9 +422,8 @@ TEST(DeltaMush, WorksInADeformerStackOnARealCharacter) {
   std::printf("wipf: Delta Mush moves vertices up to %.3f of the size away from LBS\n", largest / size);
   EXPECT_GT(largest, 1e-5 * size);
   EXPECT_LT(largest, 0.5 * size);  // the 'Dead' clip stretches some LBS edges tenfold
-  options.settings = {{"deltamush", {{"smoothing", "bilateral"}}}};
-  EXPECT_THROW(bake(character, options), Error);
-  options.settings = {{"deltamush", {{"mask", "_NO_SUCH_ATTRIBUTE"}}}};
+  EXPECT_THROW(test::settings_of({{"deltamush", {{"smoothing", "bilateral"}}}}), Error);
+  options.settings = test::settings_of({{"deltamush", {{"mask", "_NO_SUCH_ATTRIBUTE"}}}});
   EXPECT_THROW(bake(character, options), Error);
 }
 
@@ -562,11 +562,11 @@ TEST(DeltaMushFold, StacksFoldOnlyDirectlyAfterLbs) {
   BakeOptions options;
   options.fps = 10;
   for (const std::string upstream : {"lbs", "dqs", "lbs,dynamic"}) {
-    options.stack = upstream;
-    options.settings = nlohmann::json::object();
+    options.stack = StackDescription::parse(upstream);
+    options.settings = StackSettings();
     const BakedFrames input = bake(character, options);
-    options.stack = upstream + ",deltamush";
-    options.settings = {{"deltamush", mush_settings}};
+    options.stack = StackDescription::parse(upstream + ",deltamush");
+    options.settings = test::settings_of({{"deltamush", mush_settings}});
     const BakedFrames stacked = bake(character, options);
     DeltaMush by_hand;
     by_hand.bind(mesh.positions, mesh.triangles, settings);
@@ -604,7 +604,8 @@ TEST(DeltaMushCli, BakesWithFlagsAndMeasures) {
   result = test::run_wobble("bake '" + input + "' --deformer lbs,deltamush --mush-smoothing wobbly -o '" +
                             (scratch / "bad.pc2").string() + "'");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("unknown smoothing"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("--mush-smoothing: 'wobbly' is not one of uniform, length, cotangent"), std::string::npos)
+      << result.output;
 
   result = test::run_wobble("measure '" + input + "' --clip 0 --fps 10 --deformer lbs,deltamush --against lbs --json");
   ASSERT_EQ(result.exit_code, 0) << result.output;

@@ -4,17 +4,12 @@
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
 
+#include "test_util.hpp"
+
 namespace wobble {
 namespace {
 
-std::string error_of(auto&& call) {
-  try {
-    call();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return {};
-}
+using test::error_of;
 
 TEST(Parse, RealsAreReadWhole) {
   EXPECT_EQ(parse_real("0.25", "--x"), 0.25);
@@ -80,6 +75,14 @@ TEST(Parse, FormatRealRoundTrips) {
   }
   EXPECT_EQ(format_real(60.0), "60");
   EXPECT_EQ(format_real(0.5), "0.5");
+}
+
+TEST(Parse, DidYouMeanSuggestsOnlyLikelyTypos) {
+  const std::vector<std::string> keys = {"frequency", "damping", "amplitude", "drag"};
+  EXPECT_EQ(did_you_mean("frequncy", keys), " (did you mean 'frequency'?)");
+  EXPECT_EQ(did_you_mean("dampnig", keys), " (did you mean 'damping'?)");
+  EXPECT_EQ(did_you_mean("colour", keys), "");
+  EXPECT_EQ(did_you_mean("x", keys), "");
 }
 
 }  // namespace

@@ -102,26 +102,26 @@ TEST(SceneJson, TheDescriptionHoldsWhatTheFileSays) {
   EXPECT_EQ(scene.objects[0].file, "/scenes/a.off");
   EXPECT_EQ(scene.objects[0].where, "/scenes/scene.json: objects[0]");
   EXPECT_TRUE(scene.objects[1].kinematic);
-  EXPECT_EQ(scene.objects[1].velocity, physics::Vec3d(1, 0, 0));
+  EXPECT_EQ(scene.objects[1].velocity, Vec3d(1, 0, 0));
   EXPECT_DOUBLE_EQ(scene.solver.time_step, 1.0 / (24 * 2));
   ASSERT_EQ(scene.planes.size(), 1u);
-  EXPECT_EQ(scene.planes[0].normal, physics::Vec3d(0, 1, 0));  // normalised
+  EXPECT_EQ(scene.planes[0].normal, Vec3d(0, 1, 0));  // normalised
   EXPECT_EQ(scene.planes[0].half_v, 4.0);
   ASSERT_EQ(scene.drags.size(), 1u);
-  EXPECT_EQ(scene.drags[0].drag.target, physics::Vec3d(0, 1, 0));
+  EXPECT_EQ(scene.drags[0].drag.target, Vec3d(0, 1, 0));
 }
 
 TEST(PhysicsInputs, NonFiniteOrAbsurdValuesAreRefusedWithWhatIsWrong) {
   physics::World world;
   EXPECT_EQ(error_of([&] { physics::check_world_inputs(world, "shape.off"); }), "(no error)");
-  world.solver.gravity = physics::Vec3d(0, std::nan(""), 0);
+  world.solver.gravity = Vec3d(0, std::nan(""), 0);
   EXPECT_EQ(error_of([&] { physics::check_world_inputs(world, "shape.off"); }), "shape.off: gravity: (0, nan, 0) is not finite");
-  world.solver.gravity = physics::Vec3d(0, -1e308, 0);
+  world.solver.gravity = Vec3d(0, -1e308, 0);
   EXPECT_EQ(error_of([&] { physics::check_world_inputs(world, "shape.off"); }),
             "shape.off: gravity: (0, -1e+308, 0) has length 1e+308 m/s^2, beyond the limit 10000 m/s^2");
-  world.solver.gravity = physics::Vec3d(0, -9.81, 0);
+  world.solver.gravity = Vec3d(0, -9.81, 0);
   physics::Plane floor;
-  floor.origin = physics::Vec3d(0, std::numeric_limits<double>::infinity(), 0);
+  floor.origin = Vec3d(0, std::numeric_limits<double>::infinity(), 0);
   world.planes.push_back(floor);
   EXPECT_EQ(error_of([&] { physics::check_world_inputs(world, "shape.off"); }), "shape.off: plane 0 origin: (0, inf, 0) is not finite");
   EXPECT_EQ(error_of([] { physics::check_material(physics::Material{-1, 0.3, 1000}, "--youngs"); }),

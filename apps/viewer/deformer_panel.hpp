@@ -1,12 +1,15 @@
 #pragma once
-// The deformer-stack panel (Dear ImGui), generated from the deformer registry: a base skinning
-// choice, a switch for every effect and post-deformer, and a widget for every parameter of the
-// deformers in the stack (numbers, integers, switches, choices listed in the help text, text).
-// New deformers and parameters appear without changes here. Two parameters get editors of
-// their own: `bend_weights` (painted with the brush) and the per-joint overrides `joints`.
+// The deformer-stack panel (Dear ImGui), generated from the deformers' descriptions: a base
+// skinning choice, a switch for every effect and post-deformer, and a widget for every parameter
+// of the deformers in the stack (sliders over the described ranges, integers, switches, choice
+// boxes, text), with the description's help as tooltip. Live parameters apply while dragging;
+// bind parameters are typed and applied on Enter (a rebind). Keyed parameters are shown, not
+// edited. New deformers and parameters appear without changes here. Two kinds get editors of
+// their own: per-vertex arrays (bend weights are painted with the brush) and per-joint tables
+// (the selected joint's entry, its fields generated from the nested description).
 #include <string>
 
-#include "stack_settings.hpp"
+#include "stack_editor.hpp"
 
 namespace wobble {
 struct Rig;
@@ -14,10 +17,14 @@ struct Rig;
 
 namespace wobble::viewer {
 
-// Returns true when the stack must be rebuilt (a deformer switched, a value committed).
-bool deformer_panel(StackSettings& stack, const Rig& rig, int selected_joint);
+enum class PanelChange { None, Settings, Stack };
 
-// The per-joint overrides of `dynamic` for one joint: enabled, the four scales, origin, radius.
-bool joint_overrides_editor(nlohmann::json& dynamic_section, const std::string& joint);
+// What changed: settings only (apply with DeformerStack::update, the motion goes on) or the
+// stack's composition (rebuild). `error` receives a refused value's message.
+PanelChange deformer_panel(StackEditor& editor, const Rig& rig, int selected_joint, std::string& error);
+
+// The selected joint's entry of a per-joint table parameter; true when it changed.
+bool joint_entry_editor(const ParameterDescription& table, DeformerSettings& settings, const std::string& joint,
+                        std::string& error);
 
 }  // namespace wobble::viewer

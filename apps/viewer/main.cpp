@@ -59,6 +59,7 @@ struct Application {
     ImGui_ImplOpenGL3_Init("#version 330 core");
 #endif
     viewer = std::make_unique<Viewer>(options);
+    if (!options.record.empty()) viewer->start_recording();
   }
   ~Application() {
     viewer.reset();
@@ -72,8 +73,12 @@ struct Application {
     glfwPollEvents();
     for (const std::string& file : window.take_dropped_files()) viewer->open(file);
     const auto start = Clock::now();
-    const double dt = options.fixed_step() ? 1.0 / 60.0 : std::min(std::chrono::duration<double>(start - last).count(), 0.1);
+    double dt = options.fixed_step() ? 1.0 / 60.0 : std::min(std::chrono::duration<double>(start - last).count(), 0.1);
     last = start;
+    if (options.physics.stop_frame > 0 && frames >= options.physics.stop_frame) {
+      dt = 0;  // the picture holds still (browser tests)
+      if (frames == options.physics.stop_frame) std::printf("wobble-viewer: stopped at frame %d\n", frames);
+    }
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -89,6 +94,14 @@ struct Application {
       benchmark_deform.add(viewer->last_deform_ms());
       if (frames >= options.benchmark_frames) {
         report_benchmark();
+        done = true;
+        return;
+      }
+    }
+    if (!options.record.empty() && frames >= options.frame) {
+      viewer->write_recording(options.record, 60.0);
+      std::printf("wobble-viewer: wrote %s (%d frames)\n", options.record.string().c_str(), frames);
+      if (options.screenshot.empty()) {
         done = true;
         return;
       }
@@ -109,6 +122,7 @@ struct Application {
     std::printf("wobble-viewer: %d frames of %s (%zu vertices), %s path: median frame %.2f ms (%.1f fps), median deform %.2f ms\n",
                 frames, c.source.string().c_str(), c.mesh.vertex_count(), viewer->gpu_path() ? "GPU" : "CPU",
                 benchmark.median(), 1000.0 / benchmark.median(), benchmark_deform.median());
+    if (const std::string physics = viewer->physics_summary(); !physics.empty()) std::printf("wobble-viewer: %s\n", physics.c_str());
   }
 };
 

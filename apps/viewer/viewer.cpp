@@ -8,7 +8,6 @@
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
-#include <nlohmann/json.hpp>
 
 #include <wobble/atomic_file.hpp>
 #include <wobble/error.hpp>
@@ -29,27 +28,23 @@ double milliseconds_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-nlohmann::json read_settings(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) fail(path, "cannot read the settings file");
-  nlohmann::json settings = nlohmann::json::parse(in, nullptr, false);
-  if (settings.is_discarded() || !settings.is_object()) fail(path, "not a JSON object of deformer sections");
+// The settings file (if any) with the parameter flags on top.
+StackSettings initial_settings(const ViewerOptions& options) {
+  StackSettings settings = options.settings.empty() ? StackSettings() : StackSettings::from_file(options.settings.string());
+  for (const auto& [flag, text] : options.parameters) settings.set_flag(flag, text);
   return settings;
 }
 
 // Settings that name another character's vertices or joints do not carry over to a new one.
 void drop_foreign_settings(StackSettings& stack, const Character& character) {
-  nlohmann::json& dynamic = stack.section("dynamic");
-  if (dynamic.contains("bend_weights") &&
-      !(dynamic["bend_weights"].is_array() && dynamic["bend_weights"].size() == character.mesh.vertex_count()))
-    dynamic.erase("bend_weights");
-  if (dynamic.contains("joints") && dynamic["joints"].is_object()) {
-    nlohmann::json kept = nlohmann::json::object();
-    for (const auto& [name, entry] : dynamic["joints"].items())
-      if (character.rig.find(name) >= 0) kept[name] = entry;
-    if (kept.empty()) dynamic.erase("joints");
-    else dynamic["joints"] = kept;
+  DeformerSettings& dynamic = stack.section("dynamic");
+  const VertexValues bend = std::get<VertexValues>(dynamic.get("bend_weights"));
+  if (!bend.values.empty() && bend.values.size() != character.mesh.vertex_count()) {
+    dynamic.set("bend_weights", VertexValues{}, "dynamic.bend_weights");
   }
+  JointTable joints = std::get<JointTable>(dynamic.given("joints"));
+  std::erase_if(joints, [&](const JointEntry& e) { return character.rig.find(e.joint) < 0; });
+  dynamic.set("joints", joints, "dynamic.joints");
 }
 
 // A walk shows secondary motion best: the first clip named like one, else the first clip.
@@ -64,18 +59,18 @@ int default_clip(const Character& character) {
 
 }  // namespace
 
-Viewer::Viewer(const ViewerOptions& options) : options_(options) {
+Viewer::Viewer(const ViewerOptions& options) : options_(options), physics_(options.physics) {
   renderer_ = std::make_unique<render::Renderer>();
 #ifndef __EMSCRIPTEN__
   pool_ = std::make_unique<ThreadPool>();
 #endif
   bundled_ = bundled_characters(bundled_assets_folder());
-  const nlohmann::json settings = options.settings.empty() ? nlohmann::json::object() : read_settings(options.settings);
-  stack_settings_ = StackSettings::from(options.deformer, settings);
+  stack_editor_ = StackEditor::from(options.deformer, initial_settings(options));
   use_gpu_ = options.gpu;
   draw_options_.skeleton = options.skeleton;
   if (options.cylinder_vertices > 0) set_character(make_cylinder_character(options.cylinder_vertices));
-  else if (!options.file.empty()) set_character(load_character(options.file));
+  else if (!options.physics.shape.empty()) set_character(load_character(bundled_shape(options.physics.shape)));
+  else if (!options.file.empty()) set_character(load_viewer_file(options.file));
   else set_character(load_bundled(bundled_.front()));
   if (!options.clip.empty()) choose_clip(static_cast<int>(character_->require_clip(options.clip)));
   if (!options.settings.empty()) save_path_ = options.settings.string();
@@ -85,7 +80,7 @@ Viewer::~Viewer() = default;
 
 bool Viewer::open(const std::filesystem::path& file) {
   try {
-    set_character(load_character(file));
+    set_character(load_viewer_file(file));
     return true;
   } catch (const std::exception& e) {
     show_error(e.what());
@@ -98,11 +93,9 @@ void Viewer::set_character(Character character) {
   renderer_->set_mesh(character_->mesh);
   joints_ = JointDrag{};
   brush_.bind(character_->mesh);
-  drop_foreign_settings(stack_settings_, *character_);
-  const nlohmann::json& dynamic = stack_settings_.section("dynamic");
-  bend_weights_ = initial_bend_weights(
-      character_->mesh, dynamic.contains("bend_weights") ? dynamic["bend_weights"].get<std::vector<float>>() : std::vector<float>{},
-      dynamic.value("bend_weight_attribute", std::string("_BEND_WEIGHT")));
+  drop_foreign_settings(stack_editor_.settings(), *character_);
+  const auto& dynamic = stack_editor_.settings().get("dynamic").as<DynamicSkinningParameters>();
+  bend_weights_ = initial_bend_weights(character_->mesh, dynamic.bend_weights, dynamic.bend_weight_attribute);
   error_.clear();
   choose_clip(default_clip(*character_));
   rebuild_stack();
@@ -125,6 +118,7 @@ void Viewer::set_character(Character character) {
   }
   camera_.frame(render::bounds_of(positions), 16.0f / 9.0f);
   followed_root_ = root_on_ground();
+  physics_.set_character(*character_, *renderer_);
 }
 
 Vec3f Viewer::root_on_ground() const {
@@ -146,8 +140,7 @@ void Viewer::choose_clip(int clip) {
 }
 
 bool Viewer::gpu_available() const {
-  const std::string spec = stack_settings_.spec();
-  return character_ && character_->is_skinned() && render::GpuSkinning::supports(spec);
+  return character_ && character_->is_skinned() && render::GpuSkinning::supports(stack_editor_.stack());
 }
 
 void Viewer::set_gpu(bool gpu) { use_gpu_ = gpu; }
@@ -162,7 +155,7 @@ void Viewer::rebuild_stack() {
   positions_valid_ = false;
   if (!character_->is_skinned()) return;  // a static mesh is shown as it is
   try {
-    stack_ = stack_settings_.build();
+    stack_ = DeformerStack(stack_editor_.stack(), stack_editor_.settings());
     stack_.bind(*character_);
     stack_ready_ = true;
     error_.clear();
@@ -171,11 +164,21 @@ void Viewer::rebuild_stack() {
   }
   if (gpu_available()) {
     try {
-      const nlohmann::json* section = stack_settings_.find_section("dynamic");
-      gpu_skinning_.bind(*renderer_, *character_, stack_settings_.spec(), section ? *section : nlohmann::json::object());
+      gpu_skinning_.bind(*renderer_, *character_, stack_editor_.stack(), stack_editor_.settings());
     } catch (const std::exception& e) {
       show_error(e.what());
     }
+  }
+}
+
+void Viewer::apply_settings() {
+  if (!stack_ready_) return rebuild_stack();
+  try {
+    stack_.update(stack_editor_.settings());
+    if (gpu_available()) gpu_skinning_.update_settings(stack_editor_.settings());
+    error_.clear();
+  } catch (const std::exception& e) {
+    show_error(e.what());
   }
 }
 
@@ -210,7 +213,7 @@ void Viewer::deform() {
     }
   } else if (gpu_path() && !painting_mode_) {
     try {
-      gpu_skinning_.update(*renderer_, pose_, t, pose_at);
+      gpu_skinning_.update(*renderer_, pose_, t, pose_at, playback_.clip_time());
     } catch (const std::exception& e) {
       show_error(e.what());
       use_gpu_ = false;
@@ -218,10 +221,14 @@ void Viewer::deform() {
     positions_valid_ = false;
   } else if (stack_ready_) {
     try {
-      FrameInput frame{*character_, pose_, t, pose_at, pool_.get()};
+      FrameInput frame{*character_, pose_, t, pose_at, pool_.get(), playback_.clip_time()};
       stack_.evaluate(frame, positions_, normals_);
       renderer_->set_positions(positions_, normals_);
       positions_valid_ = true;
+      if (recording_) {
+        recorded_.times.push_back(playback_.clip_time());
+        recorded_.positions.push_back(positions_);
+      }
     } catch (const std::exception& e) {
       show_error(e.what());
       stack_ready_ = false;
@@ -274,12 +281,21 @@ void Viewer::paint(const Vec2f& pixel, int width, int height) {
 }
 
 void Viewer::commit_bend_weights() {
-  stack_settings_.section("dynamic")["bend_weights"] = bend_weights_;
-  rebuild_stack();
+  try {
+    stack_editor_.settings().section("dynamic").set("bend_weights", VertexValues{bend_weights_, {}}, "bend weights");
+  } catch (const std::exception& e) {
+    show_error(e.what());
+  }
+  apply_settings();  // a bind parameter: the stack rebinds Dynamic Skinning alone
   heat_map_dirty_ = true;
 }
 
+PhysicsFrame Viewer::physics_frame(double dt, int width, int height) {
+  return {dt, *character_, pose_, joints_, *renderer_, draw_options_, camera_, width, height};
+}
+
 void Viewer::handle_mouse(int width, int height) {
+  if (physics_.handle_mouse(physics_frame(0, width, height))) return;
   ImGuiIO& io = ImGui::GetIO();
   const Vec2f pixel(io.MousePos.x * io.DisplayFramebufferScale.x, io.MousePos.y * io.DisplayFramebufferScale.y);
   const Mat4f view_projection = camera_.view_projection(static_cast<float>(width) / static_cast<float>(height));
@@ -318,13 +334,24 @@ void Viewer::frame(double dt, int width, int height) {
   playback_.advance(dt);
   compute_pose();
   follow_character();
-  deform();
   update_heat_map();
+  if (physics_.frame(physics_frame(dt, width, height))) {
+    positions_valid_ = false;  // the viewer's own shape and heat map are stale once physics stops
+    heat_map_dirty_ = true;
+  } else {
+    deform();
+  }
   handle_mouse(width, height);
   draw_options_.selected_joint = joints_.selected;
   glViewport(0, 0, width, height);
   renderer_->draw(camera_, width, height, draw_options_);
+  physics_.draw(physics_frame(dt, width, height));
   draw_ui(width, height);
+}
+
+void Viewer::write_recording(const std::filesystem::path& path, double fps) const {
+  if (recorded_.positions.empty()) fail(path, "nothing was recorded (the CPU path records; a static mesh does not)");
+  write_pc2(path, recorded_, static_cast<float>(fps));
 }
 
 void Viewer::save_settings() {
@@ -332,7 +359,7 @@ void Viewer::save_settings() {
     AtomicOutput output(save_path_);
     {
       std::ofstream out(output.temporary());
-      out << stack_settings_.settings_file().dump(2) << "\n";
+      out << stack_editor_.stack_settings().to_json() << "\n";
       if (!out) fail(save_path_, "cannot write the settings");
     }
     output.commit();
@@ -348,8 +375,8 @@ void Viewer::save_gltf() {
   const std::string path = (stem.empty() ? std::string("character") : stem) + ".painted.glb";
   try {
     Character copy = *character_;
-    const nlohmann::json* dynamic = stack_settings_.find_section("dynamic");
-    const std::string attribute = dynamic ? dynamic->value("bend_weight_attribute", std::string("_BEND_WEIGHT")) : "_BEND_WEIGHT";
+    const std::string attribute =
+        stack_editor_.settings().get("dynamic").as<DynamicSkinningParameters>().bend_weight_attribute;
     copy.mesh.vertex_scalars[attribute.empty() ? std::string("_BEND_WEIGHT") : attribute] = bend_weights_;
     write_gltf(path, copy);
     offer_download(path);
@@ -373,6 +400,7 @@ void Viewer::draw_ui(int width, int height) {
               deform_times_.median(), gpu_path() && !painting_mode_ ? "GPU" : "CPU");
   ImGui::Text("%zu vertices, %zu triangles, %zu joints", character_->mesh.vertex_count(),
               character_->mesh.triangle_count(), character_->rig.joint_count());
+  if (const std::string line = physics_.hud(); !line.empty()) ImGui::TextUnformatted(line.c_str());
   ImGui::End();
 
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
@@ -397,6 +425,9 @@ void Viewer::draw_ui(int width, int height) {
     if (ImGui::Button("open") && !open_path_.empty()) open(open_path_);
     ImGui::TextDisabled("or drop a file onto the window");
   }
+
+  if (ImGui::CollapsingHeader("physics (PhysSkin++)", options_.physics.enabled ? ImGuiTreeNodeFlags_DefaultOpen : 0))
+    if (const auto shape = physics_.draw_panel(*character_, *renderer_)) open(*shape);
 
   if (ImGui::CollapsingHeader("playback", ImGuiTreeNodeFlags_DefaultOpen)) {
     const auto& clips = character_->clips;
@@ -444,11 +475,14 @@ void Viewer::draw_ui(int width, int height) {
     if (joints_.has_overrides() && ImGui::Button("release dragged joints")) joints_.clear();
   }
 
-  if (ImGui::CollapsingHeader("deformers", ImGuiTreeNodeFlags_DefaultOpen))
-    if (deformer_panel(stack_settings_, character_->rig, joints_.selected)) {
-      rebuild_stack();
-      heat_map_dirty_ = true;
-    }
+  if (ImGui::CollapsingHeader("deformers", ImGuiTreeNodeFlags_DefaultOpen)) {
+    std::string refused;
+    const PanelChange change = deformer_panel(stack_editor_, character_->rig, joints_.selected, refused);
+    if (change == PanelChange::Stack) rebuild_stack();
+    if (change == PanelChange::Settings) apply_settings();  // live values keep the motion going
+    if (change != PanelChange::None) heat_map_dirty_ = true;
+    if (!refused.empty()) show_error(refused);
+  }
 
   if (ImGui::CollapsingHeader("bend-weight brush")) {
     if (ImGui::Checkbox("paint (left drag)", &painting_mode_)) heat_map_dirty_ = true;

@@ -12,6 +12,7 @@
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/image.hpp>
+#include <wobble/io.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/render/camera.hpp>
@@ -22,8 +23,9 @@
 #include "bundled_characters.hpp"
 #include "frame_statistics.hpp"
 #include "joint_drag.hpp"
+#include "physics_mode.hpp"
 #include "playback.hpp"
-#include "stack_settings.hpp"
+#include "stack_editor.hpp"
 #include "viewer_options.hpp"
 
 namespace wobble::viewer {
@@ -54,11 +56,20 @@ class Viewer {
   void set_gpu(bool gpu);
   const Character& character() const { return *character_; }
   const std::string& error() const { return error_; }
+  // Records the CPU path's deformed positions of every frame from now on (automation: --record),
+  // and writes them as a PC2 point cache (clip times, `fps` samples per second).
+  void start_recording() { recording_ = true; }
+  void write_recording(const std::filesystem::path& path, double fps) const;
+  // The physics mode's benchmark line (empty when it did not run).
+  std::string physics_summary() const { return physics_.summary(); }
 
  private:
   bool gpu_available() const;
   void choose_clip(int clip);
+  // A new stack (composition changed): every deformer is created and bound afresh.
   void rebuild_stack();
+  // New settings for the same stack: live values keep the motion; bind ones rebind that deformer.
+  void apply_settings();
   void compute_pose();
   // Moves the camera target with the character's root over the ground, keeping the user's orbit.
   void follow_character();
@@ -72,6 +83,7 @@ class Viewer {
   void save_settings();
   void save_gltf();
   void show_error(const std::string& message);
+  PhysicsFrame physics_frame(double dt, int width, int height);
 
   ViewerOptions options_;
   std::unique_ptr<render::Renderer> renderer_;
@@ -80,7 +92,9 @@ class Viewer {
   int clip_ = -1;
   Playback playback_;
 
-  StackSettings stack_settings_;
+  StackEditor stack_editor_;
+  bool recording_ = false;
+  BakedFrames recorded_;  // times are clip times
   DeformerStack stack_;
   bool stack_ready_ = false;
   std::unique_ptr<ThreadPool> pool_;
@@ -105,6 +119,8 @@ class Viewer {
   BrushSettings brush_settings_;
   bool painting_mode_ = false, painting_ = false;
   std::vector<float> bend_weights_;
+
+  PhysicsMode physics_;
 
   FrameStatistics frame_times_, deform_times_;
   double last_deform_ms_ = 0;

@@ -6,6 +6,7 @@
 
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
+#include <wobble/parameters.hpp>
 
 namespace wobble::viewer {
 namespace {
@@ -28,9 +29,12 @@ std::string viewer_usage() {
          "  FILE            a character (.glb .gltf, and on the desktop anything wobble reads);\n"
          "                  default: the first bundled character (also: drag a file onto the window)\n"
          "  --deformer      stack, as for wobble bake (default lbs,dynamic)\n"
+         "  --FLAG VALUE    any deformer parameter, as for wobble bake (--frequency 3; ?frequency=3 in the browser)\n"
          "  --screenshot    render N frames (default 60, 1/60 s of animation each), save a PNG, exit\n"
+         "  --record OUT.pc2  render N frames (--frame), write the CPU path's positions as PC2, exit\n"
          "  --benchmark-frames N  render N frames, print the median frame time, exit\n"
-         "  --cylinder N    the procedural cylinder with about N vertices instead of FILE\n";
+         "  --cylinder N    the procedural cylinder with about N vertices instead of FILE\n" +
+         physics_usage();
 }
 
 ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
@@ -43,12 +47,18 @@ ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
       attached = a.substr(equals + 1);
       a = a.substr(0, equals);
     }
-    auto value = [&]() -> std::string {
+    auto value = [&]() -> const std::string& {
       if (attached) return *attached;
       if (i + 1 >= arguments.size()) fail_plain("wobble-viewer: {} needs a value", a);
       return arguments[++i];
     };
     auto is_on = [&]() { return attached ? parse_boolean(*attached, flag_name(a)) : true; };
+    // A deformer parameter's text; a boolean one alone (no value follows) is "true", as in wobble bake.
+    auto deformer_value = [&]() -> std::string {
+      const bool alone = !attached && (i + 1 >= arguments.size() || arguments[i + 1].rfind("--", 0) == 0);
+      if (alone && find_flag(a.substr(2))->parameter->type == ParameterType::Boolean) return "true";
+      return value();
+    };
     auto integer = [&](std::int64_t low, std::int64_t high) {
       return static_cast<int>(parse_integer(value(), flag_name(a), low, high));
     };
@@ -62,10 +72,13 @@ ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
     else if (a == "--no-ui") options.ui = !is_on();
     else if (a == "--skeleton") options.skeleton = is_on();
     else if (a == "--screenshot") options.screenshot = value();
+    else if (a == "--record") options.record = value();
     else if (a == "--frame") options.frame = integer(1, 1'000'000);
     else if (a == "--benchmark-frames") options.benchmark_frames = integer(0, 1'000'000);
     else if (a == "--cylinder") options.cylinder_vertices = integer(0, 10'000'000);
     else if (a == "--timer") options.timer_loop = is_on();
+    else if (parse_physics_option(a, value, is_on, options.physics)) continue;
+    else if (a.rfind("--", 0) == 0 && find_flag(a.substr(2))) options.parameters.emplace_back(a.substr(2), deformer_value());
     else if (a.rfind("--", 0) == 0) fail_plain("wobble-viewer: unknown option '{}' (see --help)", a);
     else if (options.file.empty()) options.file = a;
     else fail_plain("wobble-viewer: more than one file given ('{}' and '{}')", options.file.string(), a);

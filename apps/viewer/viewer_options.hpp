@@ -3,7 +3,10 @@
 // (?deformer=lbs&timer=1) in the browser.
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "physics_options.hpp"
 
 namespace wobble::viewer {
 
@@ -19,14 +22,21 @@ struct ViewerOptions {
   // Automation: render `frame` frames (1/60 s of animation each), save, exit.
   std::filesystem::path screenshot;
   int frame = 60;
+  // Automation: render `frame` frames and write the CPU path's positions as a PC2 point cache.
+  std::filesystem::path record;
   // Benchmark: render this many frames (fixed 1/60 s steps), print median frame times, exit.
   int benchmark_frames = 0;
   // Replace the character by the procedural cylinder with about this many vertices.
   long cylinder_vertices = 0;
   bool timer_loop = false;             // web: a timer-driven main loop instead of requestAnimationFrame
   bool help = false;
+  // Deformer parameters by flag (--frequency 3, ?frequency=3), read strictly at start.
+  std::vector<std::pair<std::string, std::string>> parameters;
+  PhysicsOptions physics;              // --physics and its settings (physics_options.hpp)
 
-  bool fixed_step() const { return !screenshot.empty() || benchmark_frames > 0; }
+  bool fixed_step() const {
+    return !screenshot.empty() || !record.empty() || benchmark_frames > 0 || physics.stop_frame > 0;
+  }
 };
 
 std::string viewer_usage();

@@ -9,6 +9,7 @@
 #include <wobble/error.hpp>
 #include <wobble/io.hpp>
 #include <wobble/parallel.hpp>
+#include <wobble/usd_write.hpp>
 
 #include "clip_options.hpp"
 #include "commands.hpp"
@@ -19,7 +20,7 @@ namespace wobble::cli {
 
 namespace {
 
-enum class OutputKind { Gltf, Pc2, ObjSequence };
+enum class OutputKind { Gltf, Pc2, Usda, ObjSequence };
 
 OutputKind output_kind(const std::string& out) {
   if (!out.empty() && out.back() == '/') return OutputKind::ObjSequence;
@@ -27,7 +28,8 @@ OutputKind output_kind(const std::string& out) {
   for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (extension == ".glb" || extension == ".gltf") return OutputKind::Gltf;
   if (extension == ".pc2") return OutputKind::Pc2;
-  fail(out, "unknown output type '{}' (use .glb, .gltf, .pc2, or a folder ending in / for OBJ files)", extension);
+  if (extension == ".usda") return OutputKind::Usda;
+  fail(out, "unknown output type '{}' (use .glb, .gltf, .pc2, .usda, or a folder ending in / for OBJ files)", extension);
 }
 
 }  // namespace
@@ -42,14 +44,14 @@ Runner add_bake_command(CLI::App& app) {
   auto options = std::make_shared<Options>();
   app.add_option("IN", options->input, "skinned character (glTF, FBX, Collada, ...)")->required();
   options->clip.add_to(app, 60, "frames per second of the output");
-  app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, or folder/ for OBJ files")->required();
+  app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, .usda, or folder/ for OBJ files")->required();
   app.add_flag("-q,--quiet", options->quiet, "no progress, summary or repair warnings; errors only");
   options->deformers.add_to(app);
 
   return [options] {
     if (options->quiet) spdlog::set_level(spdlog::level::err);  // quiet: errors only
     const OutputKind kind = output_kind(options->output);
-    const nlohmann::json settings = options->deformers.settings();
+    const StackSettings settings = options->deformers.settings();
     const Character character = load_character(options->input);
     BakeOptions bake_options = options->clip.bake_options(character);
     const std::size_t clip = bake_options.clip;
@@ -65,12 +67,16 @@ Runner add_bake_command(CLI::App& app) {
     switch (kind) {
       case OutputKind::Gltf: write_gltf(options->output, character, &baked, clip); break;
       case OutputKind::Pc2: write_pc2(options->output, baked, static_cast<float>(options->clip.fps)); break;
+      case OutputKind::Usda:
+        write_usda(options->output, character, baked, options->clip.fps,
+                   fmt::format("wobble bake: clip '{}', stack {}", character.clips[clip].name, bake_options.stack.text()));
+        break;
       case OutputKind::ObjSequence: write_obj_sequence(options->output, character.mesh, baked); break;
     }
     if (!options->quiet) {
       fmt::print("wrote {} ({} frames of {} vertices, clip '{}', {} fps, stack {})\n", options->output,
                  baked.times.size(), character.mesh.vertex_count(), character.clips[clip].name, options->clip.fps,
-                 bake_options.stack);
+                 bake_options.stack.text());
     }
     return 0;
   };

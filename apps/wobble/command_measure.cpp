@@ -22,16 +22,6 @@ namespace wobble::cli {
 
 namespace {
 
-// Only the settings sections of deformers in `stack`.
-nlohmann::json settings_for(const std::string& stack, const nlohmann::json& settings) {
-  nlohmann::json out = nlohmann::json::object();
-  const std::string list = "," + stack + ",";
-  for (const auto& [name, section] : settings.items()) {
-    if (list.find("," + name + ",") != std::string::npos) out[name] = section;
-  }
-  return out;
-}
-
 nlohmann::json to_json(const FrameQuality& q) {
   return {{"volume_change", q.volume_change},   {"detail_error", q.detail_error},
           {"edge_error", q.edge_error},         {"max_edge_stretch", q.max_edge_stretch},
@@ -67,12 +57,12 @@ Runner add_measure_command(CLI::App& app) {
   options->deformers.add_to(app);
 
   return [options] {
-    const nlohmann::json settings = options->deformers.settings();
+    const StackSettings settings = options->deformers.settings();
     const Character character = load_character(options->input);
     const BakeOptions range = options->clip.bake_options(character);
     const std::size_t clip = range.clip;
     ThreadPool pool(options->clip.threads);
-    std::vector<std::string> stacks = {options->deformers.stack()};
+    std::vector<std::string> stacks = {options->deformers.stack_text()};
     if (!options->against.empty()) stacks.push_back(options->against);
 
     const QualityReference reference(character.mesh.positions, character.mesh.triangles);
@@ -81,8 +71,8 @@ Runner add_measure_command(CLI::App& app) {
     std::vector<std::vector<FrameQuality>> qualities;
     for (const std::string& stack : stacks) {
       BakeOptions bake_options = range;
-      bake_options.stack = stack;
-      bake_options.settings = settings_for(stack, settings);
+      bake_options.stack = StackDescription::parse(stack);
+      bake_options.settings = settings;  // each stack reads its own deformers' sections
       bake_options.pool = &pool;
       baked.push_back(bake(character, bake_options));
       std::vector<FrameQuality> frames;

@@ -18,11 +18,15 @@
 #include <wobble/io.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/physics/input_checks.hpp>
+#include <wobble/physics/field_network.hpp>
 #include <wobble/physics/rig_complementary.hpp>
+#include <wobble/physics/rig_loop.hpp>
+#include <wobble/parse.hpp>
 #include <wobble/physics/scene.hpp>
 
 #include "commands.hpp"
 #include "value_options.hpp"
+#include "loop_options.hpp"
 #include "progress.hpp"
 #ifdef WOBBLE_HAVE_NEURAL
 #include <wobble/neural/neural_field.hpp>
@@ -49,6 +53,33 @@ OutputKind output_kind(const std::string& out) {
   if (e == ".pc2") return OutputKind::Pc2;
   if (e == ".glb" || e == ".gltf") return OutputKind::Gltf;
   fail(out, "unknown output type '{}' (use .pc2, .glb, .gltf, or a folder ending in /)", e);
+}
+
+// simulate --rig --loop: cycles until one repeats the one before; writes the last cycle.
+int simulate_rig_loop_to(const std::string& output, OutputKind kind, const Character& character, std::size_t clip,
+                         const Cycle& cycle, RigComplementary& sim, double fps, int substeps, double tolerance, bool quiet) {
+  if (!quiet) spdlog::info("loop: {}", cycle.describe());
+  RigLoopOptions options;
+  options.fps = fps;
+  options.substeps = substeps;
+  options.tolerance = tolerance;
+  Progress progress("looping", quiet);
+  options.progress = [&](int cycles, double residual) {
+    progress.update(static_cast<std::size_t>(cycles), static_cast<std::size_t>(options.max_cycles));
+    if (!quiet) spdlog::info("cycle {}: the motion differs from the cycle before by {:.3g} of the size", cycles, residual);
+  };
+  const RigLoop loop = simulate_rig_loop(sim, character, character.clips[clip], cycle, options);
+  progress.finish();
+  const float rate = static_cast<float>(1.0 / loop.frame_period);
+  switch (kind) {
+    case OutputKind::Pc2: write_pc2(output, loop.frames, rate); break;
+    case OutputKind::Gltf: write_gltf(output, character, &loop.frames, clip); break;
+    case OutputKind::Folder: write_obj_sequence(output, character.mesh, loop.frames); break;
+  }
+  const std::string verdict = loop.converged ? "converged" : "did NOT converge";
+  fmt::print("loop: {} after {} cycles: residual {:.3g} of the size (tolerance {:.3g}); {} frames at {:.6g} fps -> {}\n",
+             verdict, loop.cycles, loop.residual, tolerance, loop.frames.times.size(), rate, output);
+  return 0;
 }
 
 // A static character holding every mesh object of the scene (for glTF and OBJ output).
@@ -142,10 +173,9 @@ MeshFields neural_fields(const std::string& subspace, const std::string& model_f
   }
   if (subspace != "neural") fail_plain("unknown --subspace '{}' (use eigenmodes or neural)", subspace);
 #ifdef WOBBLE_HAVE_NEURAL
-  return neural::mesh_fields(model_file, rig);
+  return neural::mesh_fields(model_file, rig);  // the torch-free evaluator; .pt files are exported in memory
 #else
-  (void)rig;
-  fail_plain("--subspace neural needs a build with WOBBLE_BUILD_NEURAL=ON");
+  return physics::field_network_mesh_fields(model_file, rig);  // .wfield models, no LibTorch
 #endif
 }
 
@@ -159,6 +189,8 @@ Runner add_simulate_command(CLI::App& app) {
     double fps = 30, youngs = 1e5, poisson = 0.45, density = 1000, pin_blend = 0.2, gravity = 9.81;
     std::optional<double> floor;
     bool no_gravity = false, quiet = false, no_rig_inertia = false;
+    LoopOptions loop;
+    std::string loop_tolerance = "1e-4";
   };
   auto o = std::make_shared<Options>();
   app.add_option("INPUT", o->input, "SCENE.json, a shape (OFF, OBJ, glTF, ...) or a 3DGS PLY");
@@ -184,6 +216,10 @@ Runner add_simulate_command(CLI::App& app) {
   app.add_option("--rig", o->rig, "rigged character: rig-complementary dynamics on its clip");
   app.add_option("--clip", o->clip, "clip name or index (with --rig)")->capture_default_str();
   app.add_flag("--no-rig-inertia", o->no_rig_inertia, "with --rig: eq. 24 only, without the rig's inertial forcing");
+  o->loop.add_to(app);
+  app.add_option("--loop-tolerance", o->loop_tolerance,
+                 "with --rig --loop: cycles are played until one differs from the one before by less than this share "
+                 "of the character size")->capture_default_str();
   app.add_flag("-q,--quiet", o->quiet, "no progress or summary");
   app.add_option("--subspace", o->subspace,
                  "subspace: eigenmodes, or neural (learned fields, `wobble fields`; with --rig, rig-complementary ones)")
@@ -222,6 +258,11 @@ Runner add_simulate_command(CLI::App& app) {
       if (!o->quiet)
         spdlog::info("{} fields, complementarity ||J_rig^T B|| / (||J_rig|| ||B||) = {:.3g} (0: exact)",
                      sim.body().handle_count(), sim.complementarity().relative);
+      if (const std::optional<Cycle> cycle = o->loop.cycle(character, clip)) {
+        return simulate_rig_loop_to(o->output, kind, character, clip, *cycle, sim, o->fps, o->substeps,
+                                    parse_real(o->loop_tolerance, "--loop-tolerance", 0, 1), o->quiet);
+      }
+      if (!o->loop_tolerance.empty() && o->loop_tolerance != "1e-4") fail_plain("--loop-tolerance: needs --loop");
       const int frames = clip_frame_count(c, o->fps);
       BakedFrames baked;
       Pose pose;

@@ -13,6 +13,8 @@ Runner add_info_command(CLI::App& app);
 Runner add_bake_command(CLI::App& app);
 Runner add_measure_command(CLI::App& app);
 Runner add_simulate_command(CLI::App& app);
+Runner add_deformers_command(CLI::App& app);
+Runner add_batch_command(CLI::App& app);  // command_batch.cpp, batch_*.cpp
 #ifdef WOBBLE_HAVE_RENDER
 Runner add_render_command(CLI::App& app);  // apps/wobble/render/ (cmake/render.cmake)
 #endif

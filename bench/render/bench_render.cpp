@@ -90,9 +90,8 @@ void run(benchmark::State& state, const Scene& scene, bool gpu) {
   context();
   const Character& c = scene.character;
   const Clip& clip = c.clips[scene.clip];
-  const nlohmann::json settings = {{"dynamic", nlohmann::json::object()}};
   ThreadPool pool;
-  DeformerStack stack = DeformerStack::parse("lbs,dynamic", settings);
+  DeformerStack stack = DeformerStack::parse("lbs,dynamic");
   stack.bind(c);
   const DynamicSkinningParameters parameters;
   DynamicSkinningState dynamic;
@@ -105,7 +104,7 @@ void run(benchmark::State& state, const Scene& scene, bool gpu) {
   camera.frame(c.mesh.bounds(), static_cast<float>(kWidth) / kHeight);
   Pose pose;
   std::vector<Vec3f> positions, normals;
-  const auto pose_at = [&](double t, Pose& other) { evaluate_pose(c.rig, &clip, static_cast<float>(t), other); };
+  const PoseSampler pose_at = clip_sampler(c.rig, clip);
   const double duration = std::max(1e-3f, clip.duration());
   std::size_t frame = 0;
   for (auto _ : state) {

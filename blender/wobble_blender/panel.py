@@ -134,6 +134,23 @@ class WOBBLE_PT_mush(WobblePanel, bpy.types.Panel):
         layout.prop(s, "mush_invert")
 
 
+class WOBBLE_PT_loop(WobblePanel, bpy.types.Panel):
+    bl_label = "Loop and Pre-roll"
+    bl_parent_id = "WOBBLE_PT_main"
+
+    def draw(self, context):
+        s = context.object.wobble
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(s, "loop")
+        column = layout.column()
+        column.active = not s.loop  # a loop's history has no beginning
+        column.prop(s, "pre_roll")
+        row = column.row()
+        row.active = s.pre_roll == 'SECONDS'
+        row.prop(s, "pre_roll_seconds")
+
+
 class WOBBLE_PT_bake(WobblePanel, bpy.types.Panel):
     bl_label = "Bake"
     bl_parent_id = "WOBBLE_PT_main"
@@ -149,7 +166,7 @@ class WOBBLE_PT_bake(WobblePanel, bpy.types.Panel):
 
 
 classes = (WOBBLE_UL_overrides, WOBBLE_OT_override_add, WOBBLE_OT_override_remove, WOBBLE_PT_main,
-           WOBBLE_PT_dynamic, WOBBLE_PT_bones, WOBBLE_PT_mush, WOBBLE_PT_bake)
+           WOBBLE_PT_dynamic, WOBBLE_PT_bones, WOBBLE_PT_mush, WOBBLE_PT_loop, WOBBLE_PT_bake)
 
 
 def register():

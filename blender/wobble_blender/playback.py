@@ -7,10 +7,12 @@ or dqs with Preserve Volume), and stores their difference per vertex in the mesh
 `wobble_offset`. A small Geometry Nodes modifier right after the Armature modifier adds that
 attribute to the positions. Nothing of the user's mesh is overwritten.
 
-Time. t = frame / fps (scene frame rate). The effects keep a history; it restarts whenever the
-timeline jumps (backwards, a loop, or forwards by more than the effect's max time step), and when
-the settings change.
+Time. t = frame / fps (scene frame rate). The result at a frame is `wobble bake` of the scene's
+frame range at that frame, however the timeline got there (timeline.py): the rig is sampled at
+the effect's 60 Hz between frames, the history runs from the first frame, results are cached
+per frame. A settings change starts afresh.
 """
+import contextlib
 import json
 
 import bpy
@@ -18,8 +20,9 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from .module import wobble
-from .properties import stack_and_settings
+from .properties import motion_of, stack_and_settings
 from .rig_bridge import CharacterBridge, armature_modifier
+from .timeline import Timeline
 
 OFFSET_ATTRIBUTE = "wobble_offset"
 NODE_GROUP = "wobble offset"
@@ -38,14 +41,28 @@ class Runtime:
         self.settings = settings
         self.stack = wobble.Stack(self.bridge.character, spec, settings)
         self.base = wobble.Stack(self.bridge.character, self.bridge.base)
-        self.last_time = None
-        self.offsets = None
+        self.timeline = Timeline(self.bridge, self.stack, self.base, *motion_of(obj))
+        self.shown_time = None  # the time whose offsets the mesh attribute holds
+
+
+# The frame-change handler does nothing while the timeline sets sub-frames to sample the rig.
+_paused = [False]
+
+
+@contextlib.contextmanager
+def handler_paused():
+    was = _paused[0]
+    _paused[0] = True
+    try:
+        yield
+    finally:
+        _paused[0] = was
 
 
 def _signature(obj, modifier):
     # Checked every frame: vertex groups by name, their weights are read when the runtime is built.
     spec, settings = stack_and_settings(obj, 'dqs' if modifier.use_deform_preserve_volume else 'lbs', weights=False)
-    return json.dumps([spec, settings, len(obj.data.vertices), modifier.object.name], sort_keys=True)
+    return json.dumps([spec, settings, motion_of(obj), len(obj.data.vertices), modifier.object.name], sort_keys=True)
 
 
 def scene_time(scene, frame=None):
@@ -128,36 +145,24 @@ def runtime_of(obj):
 
 
 def evaluate(obj, depsgraph, time):
-    """Runs the effect for the object at `time` and writes the offsets."""
+    """The effect for the object at `time` (the bake's, see timeline.py), written to the mesh."""
     runtime = runtime_of(obj)
-    same_frame = runtime.offsets is not None and time == runtime.last_time
-    if not same_frame:
-        pose, mesh_world = runtime.bridge.pose(depsgraph)
-        final = runtime.stack.evaluate(pose, time).astype(np.float64)
-        base = runtime.base.evaluate(pose, time).astype(np.float64)
-        # World-space offsets back into the mesh's space (its world matrix's linear part).
-        runtime.offsets = np.einsum('ij,kj->ik', final - base, inverse_3x3(mesh_world[:3, :3]))
-        runtime.last_time = time
+    offsets = runtime.timeline.offsets(bpy.context.scene, depsgraph, time)
     ensure_modifier(obj)
     # The same frame again is not rewritten (that would only make Blender evaluate the mesh again),
     # unless the attribute is gone.
-    if not same_frame or obj.data.attributes.get(OFFSET_ATTRIBUTE) is None:
-        write_offsets(obj, runtime.offsets)
-    return runtime.offsets
-
-
-def inverse_3x3(m):
-    """Inverse by cross products. numpy's linalg.inv and `@` go through LAPACK/BLAS, which with
-    Debian's OpenMP OpenBLAS spin up threads: 20 ms per frame on a busy machine, for a 3x3."""
-    rows = np.array([np.cross(m[1], m[2]), np.cross(m[2], m[0]), np.cross(m[0], m[1])])
-    return rows.T / (m[0] * rows[0]).sum()
+    if runtime.shown_time != time or obj.data.attributes.get(OFFSET_ATTRIBUTE) is None:
+        write_offsets(obj, offsets)
+        runtime.shown_time = time
+    return offsets
 
 
 def reset(obj):
+    """Forgets the cached results and samples (the next frame computes the history afresh)."""
     runtime = _runtime.get(obj.name)
     if runtime is not None:
-        runtime.stack.reset()
-        runtime.last_time = None
+        runtime.timeline.forget_samples()
+        runtime.shown_time = None
 
 
 def _enabled_objects(scene):
@@ -166,6 +171,8 @@ def _enabled_objects(scene):
 
 @persistent
 def on_frame_change(scene, depsgraph=None):
+    if _paused[0]:
+        return
     if depsgraph is None:
         depsgraph = bpy.context.evaluated_depsgraph_get()
     time = scene_time(scene)
@@ -182,6 +189,17 @@ def on_load(_):
     _runtime.clear()
 
 
+@persistent
+def on_depsgraph_update(scene, depsgraph):
+    # An edited action changes the rig's motion: the cached samples and results are stale.
+    if _paused[0] or not _runtime:
+        return
+    if any(isinstance(update.id, bpy.types.Action) for update in depsgraph.updates):
+        for runtime in _runtime.values():
+            runtime.timeline.forget_samples()
+            runtime.shown_time = None
+
+
 def refresh(context):
     """After a settings change: re-run the current frame (the history restarts)."""
     obj = context.object
@@ -196,14 +214,17 @@ def refresh(context):
         print(f"wobble: {error}")
 
 
+_HANDLERS = (("frame_change_post", on_frame_change), ("load_post", on_load), ("depsgraph_update_post", on_depsgraph_update))
+
+
 def register():
-    bpy.app.handlers.frame_change_post.append(on_frame_change)
-    bpy.app.handlers.load_post.append(on_load)
+    for name, function in _HANDLERS:
+        getattr(bpy.app.handlers, name).append(function)
 
 
 def unregister():
-    for handlers, function in ((bpy.app.handlers.frame_change_post, on_frame_change),
-                               (bpy.app.handlers.load_post, on_load)):
+    for name, function in _HANDLERS:
+        handlers = getattr(bpy.app.handlers, name)
         if function in handlers:
             handlers.remove(function)
     _runtime.clear()

@@ -61,6 +61,15 @@ class WobbleSettings(bpy.types.PropertyGroup):
     mush_group: StringProperty(name="Mask", default="", update=_refresh,
                                description="Vertex group with the smoothing weight; empty: everywhere")
     mush_invert: BoolProperty(name="Invert Mask", default=False, update=_refresh)
+    # Loop and pre-roll: how the history meets the frame range (as wobble bake's --loop, --pre-roll).
+    loop: BoolProperty(name="Loop", default=False, update=_refresh,
+                       description="The frame range is a cycle (frame_end + 1 is frame_start again): the effect is its "
+                                   "periodic steady state, seamless when the playback loops")
+    pre_roll: EnumProperty(name="Pre-roll", default='HOLD', update=_refresh,
+                           items=[('HOLD', "Hold", "The first frame's pose held forever before it: no jolt"),
+                                  ('SECONDS', "Seconds", "The rig's own motion from this long before the first frame")])
+    pre_roll_seconds: FloatProperty(name="Pre-roll Time", default=1.0, min=0.0, soft_max=10.0, update=_refresh,
+                                    description="How long before the first frame the history begins, s")
     # Bake.
     bake_path: StringProperty(name="PC2 File", subtype='FILE_PATH', default="//wobble.pc2",
                               description="Point cache written by Bake")
@@ -78,6 +87,12 @@ def group_weights(obj, name):
             if element.group == index:
                 weights[vertex.index] = element.weight
     return weights
+
+
+def motion_of(obj):
+    """(loop, pre-roll seconds or None for hold) of an object's settings."""
+    s = obj.wobble
+    return s.loop, (s.pre_roll_seconds if s.pre_roll == 'SECONDS' else None)
 
 
 def stack_and_settings(obj, base, weights=True):

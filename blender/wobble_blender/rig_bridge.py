@@ -117,6 +117,11 @@ class CharacterBridge:
 
     def pose(self, depsgraph):
         """The wobble pose of the evaluated scene (world space) and the mesh's world matrix."""
+        world, mesh_world = self.world_matrices(depsgraph)
+        return wobble.Pose.from_world(self.character, world.astype(np.float32)), mesh_world
+
+    def world_matrices(self, depsgraph):
+        """The joints' world matrices (J, 4, 4) in the evaluated scene and the mesh's world matrix."""
         objects = bpy_objects()
         mesh_world = _matrix(objects[self.object_name].evaluated_get(depsgraph).matrix_world)
         world = np.empty((1 + len(self.object_names) + len(self.bone_names), 4, 4))
@@ -129,9 +134,9 @@ class CharacterBridge:
         flat = np.empty(len(bones) * 16, dtype=np.float32)
         bones.foreach_get("matrix", flat)  # column-major 4x4 per bone
         matrices = flat.reshape(-1, 4, 4).transpose(0, 2, 1)[self.pose_order]
-        # einsum, not `@`: BLAS threads cost more than the product (see playback.inverse_3x3).
+        # einsum, not `@`: BLAS threads cost more than the product (see timeline.inverse_3x3).
         world[1 + len(self.object_names):] = np.einsum('ij,njk->nik', armature_world, matrices)
-        return wobble.Pose.from_world(self.character, world.astype(np.float32)), mesh_world
+        return world, mesh_world
 
 
 def bpy_objects():

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include <wobble/character.hpp>
 #include <wobble/io.hpp>
+#include <wobble/parameters.hpp>
+#include <wobble/stack.hpp>
 
 namespace wobble {
 
@@ -19,8 +19,8 @@ struct BakeOptions {
   double fps = 60.0;
   double start = std::numeric_limits<double>::quiet_NaN();  // NaN: the clip's start
   double end = std::numeric_limits<double>::quiet_NaN();    // NaN: the clip's end
-  std::string stack = "lbs";
-  nlohmann::json settings = nlohmann::json::object();
+  StackDescription stack = StackDescription::parse("lbs");
+  StackSettings settings;  // keyed parameters follow the clip time of each frame
   ThreadPool* pool = nullptr;
   std::function<void(std::size_t done, std::size_t total)> progress;  // may be empty
 };

@@ -1,18 +1,20 @@
 #pragma once
 // Deformers and the deformer stack. Every deformer reads positions and writes positions; a
 // stack applies them in order: one base skinning first (lbs, dqs, ...), then additive effects,
-// then post-deformers. Stateful deformers own their state and restart on reset().
+// then post-deformers. Stateful deformers own their state and restart on reset(). Each deformer
+// is described once (parameters.hpp); the stack is a typed description (stack.hpp).
 #include <functional>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include <wobble/character.hpp>
+#include <wobble/parameters.hpp>
 #include <wobble/pose.hpp>
+#include <wobble/stack.hpp>
 
 namespace wobble {
 
@@ -22,23 +24,26 @@ class ThreadPool;
 struct FrameInput {
   const Character& character;
   const Pose& pose;          // the pose of this frame (local, world, skinning matrices)
-  double time = 0.0;         // animation time, seconds
-  // Evaluates the animation at any other time (for deformers that sample at their own rate,
-  // or delay joints). Empty when the motion does not come from a clip (interactive posing).
-  std::function<void(double time, Pose& pose)> pose_at;
+  double time = 0.0;         // animation time, seconds (the effects' clock)
+  PoseSampler pose_at;       // empty for interactive posing (effects use finite differences)
   ThreadPool* pool = nullptr;  // null: single-threaded
+  // The clip time of this frame, which keyed parameters follow; NaN: `time` (a bake). A viewer
+  // that loops a clip keeps `time` running while the clip time wraps.
+  double clip_time = std::numeric_limits<double>::quiet_NaN();
 };
-
-enum class DeformerStage { Base, Effect, Post };
 
 class Deformer {
  public:
   virtual ~Deformer() = default;
-  virtual std::string_view name() const = 0;
+  virtual const DeformerDescription& description() const = 0;
+  std::string_view name() const { return description().name; }
+  // Before bind(), the stack tells the deformer where it stands (entry `index` of `stack`).
+  virtual void set_stack_position(const StackDescription& stack, std::size_t index) {}
   // Caches what depends only on the rest state; called once, before the first evaluate().
   virtual void bind(const Character& character) {}
-  // Before bind(), the stack names the deformer that runs directly before this one (null: none).
-  virtual void set_upstream(const Deformer* upstream) {}
+  // New live values between two frames; the deformer keeps its state. The stack calls it only
+  // with settings whose bind parameters equal those the deformer was created with.
+  virtual void update(const DeformerSettings& settings) = 0;
   // Forgets history (a jump in time: scrubbing back, a looping clip). Next frame starts afresh.
   virtual void reset() {}
   // Base deformers overwrite positions and normals from the rest mesh; the others modify them.
@@ -46,53 +51,34 @@ class Deformer {
   virtual void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) = 0;
 };
 
-// One parameter a deformer accepts: a key in its settings section and a command-line flag.
-struct ParameterSpec {
-  enum class Type { Number, Integer, Boolean, Text };
-  std::string flag;   // command-line flag without dashes, unique over all deformers
-  std::string key;    // key in the deformer's section of the settings JSON
-  Type type = Type::Number;
-  std::string help;   // one line, with the unit (the default and choices go below, not here)
-  std::string default_value = {};         // as typed on the command line ("10", "1/240", "uniform"); empty: none
-  std::vector<std::string> choices = {};  // a Text parameter's accepted values, when they are a fixed set
-};
-// The help line with the choices and the default, as the command line and tooltips show it.
-std::string describe(const ParameterSpec& spec);
-// The default of a Number or Integer parameter as a number ("1/240" included); NaN when it has none.
-double default_number(const ParameterSpec& spec);
-
-struct DeformerType {
-  std::string name;
-  DeformerStage stage;
-  std::string summary;
-  std::vector<ParameterSpec> parameters;
-  // Creates the deformer from its settings section (an object; missing keys take defaults).
-  std::function<std::unique_ptr<Deformer>(const nlohmann::json& section)> create;
-};
-
-// Every deformer wobble knows, in a fixed order. New deformers add themselves in registry.cpp.
-std::span<const DeformerType> deformer_types();
-const DeformerType* find_deformer_type(std::string_view name);
-
 class DeformerStack {
  public:
-  // Parses "lbs,dqs,..." with settings {"<deformer>": {...}}. Throws Error for an unknown
-  // deformer, an unknown settings key, a settings section for a deformer not in the stack, or a
-  // base deformer that is not first.
-  static DeformerStack parse(std::string_view spec, const nlohmann::json& settings = nlohmann::json::object());
+  DeformerStack() = default;
+  // The deformers of `stack` with their sections of `settings` (defaults where there is none).
+  explicit DeformerStack(StackDescription stack, const StackSettings& settings = {});
+  // As above from the stack's text; throws Error as StackDescription::parse does.
+  static DeformerStack parse(std::string_view stack, const StackSettings& settings = {});
 
   void bind(const Character& character);
+  // New settings, between frames: live changes keep every deformer's state (the wobble goes on);
+  // a deformer whose bind parameters changed is recreated and rebound (its history restarts).
+  void update(const StackSettings& settings);
   void reset();
   // Runs the stack: positions and normals are resized to the mesh and filled. Without a base
-  // deformer they start from the rest mesh.
+  // deformer they start from the rest mesh. Keyed parameters are first put at the frame's clip time.
   void evaluate(const FrameInput& frame, std::vector<Vec3f>& positions, std::vector<Vec3f>& normals);
 
-  std::string spec() const;
+  const StackDescription& description() const { return description_; }
+  std::string spec() const { return description_.text(); }
+  const StackSettings& settings() const { return settings_; }
   const std::vector<std::unique_ptr<Deformer>>& deformers() const { return deformers_; }
 
  private:
+  void create(std::size_t index);
+  StackDescription description_;
+  StackSettings settings_;
+  std::vector<DeformerSettings> current_;  // per deformer: the settings it runs with
   std::vector<std::unique_ptr<Deformer>> deformers_;
-  bool has_base_ = false;
   const Character* bound_ = nullptr;
 };
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
 
 #include <wobble/dynamic_skinning.hpp>
+#include <wobble/lbs.hpp>
 #include <wobble/math.hpp>
 #include <wobble/pose.hpp>
 
@@ -43,6 +43,12 @@ struct SkeletonDistances {
   std::vector<std::uint32_t> joints;
   std::vector<float> distances;
   std::vector<Vec3f> closest_points;  // per vertex, bind space
+  // Per vertex, the bone of the closest point: its joints (end -1: a point), its length and the
+  // closest point's distance from the start along it. Every distance of the vertex's row is
+  // affine in that offset: distance + slope * (offset' - offset), slope +1 or -1 per pair.
+  std::vector<std::int32_t> bone_starts, bone_ends;
+  std::vector<float> bone_lengths, bone_offsets;
+  std::vector<std::int8_t> slopes;
 
   std::size_t vertex_count() const { return offsets.size() - 1; }
   // Distance from joint j to vertex v's closest bone point, or -1 when j does not act on v.
@@ -56,6 +62,8 @@ class DelayedLbs {
   void bind(const Character& character, const DelayedLbsParameters& parameters);
   // Forgets the pose history kept for interactive use (no sampler).
   void reset();
+  // Binds again with new parameters (live: new speeds), keeping the interactive pose history.
+  void set_parameters(const Character& character, const DelayedLbsParameters& parameters);
   // Writes the deformed positions (and normals, when both spans are non-empty) for the pose of
   // time t. pose_at evaluates the animation at other times; when empty (interactive posing) the
   // delayed rotations come from the history of poses given to evaluate().
@@ -71,6 +79,10 @@ class DelayedLbs {
 
  private:
   void sample_levels(const Pose& pose, double t, const PoseSampler& pose_at);
+  void bind_classes(const Skin& skin);
+  void class_palette(const Pose& pose, ThreadPool* pool);
+  void evaluate_exact(const Pose& pose, std::span<Vec3f> positions, std::span<Vec3f> normals, bool with_normals,
+                      ThreadPool* pool) const;
 
   bool bound_ = false;
   float size_ = 1;
@@ -87,13 +99,31 @@ class DelayedLbs {
   std::vector<std::uint32_t> influence_slot_;
   std::vector<float> influence_weight_;
   std::vector<std::uint32_t> influence_joint_;
+  // Delay classes: vertices on one bone share their delays at positions k * class_spacing_ along
+  // it; a vertex blends the skinning matrices of the two classes around it (a packed LBS skin
+  // over a palette of one matrix per (class, influence joint)). Empty when the palette would not
+  // fit 16-bit indices (then every vertex composes its own chain: evaluate_exact).
+  struct BoneClasses {
+    std::int32_t start = 0, end = -1;
+    float length = 0;                         // scene units
+    std::uint32_t levels = 1;                 // classes at offsets 0, spacing, ..., (levels - 1) spacing
+    std::uint32_t palette_offset = 0;         // palette entry of (class k, influence i): offset + k * influences.size() + i
+    std::vector<std::uint32_t> joints;        // the bone's chain joints, ascending (parents first)
+    std::vector<float> base_distances;        // per chain joint: distance at offset 0
+    std::vector<std::int8_t> slopes;
+    std::vector<std::int32_t> parent_slots;   // per chain joint: its parent's index in joints, -1 at a root
+    std::vector<std::uint32_t> influences;    // joints that skin a vertex of the bone
+    std::vector<std::uint32_t> influence_slots;  // their index in joints
+  };
+  std::vector<BoneClasses> bones_;
+  double class_spacing_ = 0;                  // scene units along a bone
+  PackedSkin class_skin_;
+  std::vector<Mat4f> class_palette_;
   // Per frame: local rotations at delays 0, step, 2 step, ... (levels_ x joints).
   std::vector<Quatf> level_rotations_;
   Pose scratch_;
   // Interactive history: times and local rotations of past frames, oldest first.
   std::deque<std::pair<double, std::vector<Quatf>>> history_;
 };
-
-DelayedLbsParameters delayed_lbs_parameters_from_json(const nlohmann::json& section);
 
 }  // namespace wobble

@@ -26,11 +26,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <wobble/math.hpp>
 #include <wobble/mesh.hpp>
 #include <wobble/mesh_topology.hpp>
+#include <wobble/parameters.hpp>
 #include <wobble/skin.hpp>
 
 namespace wobble {
@@ -45,6 +47,9 @@ struct SmoothedSkin;
 enum class MushSmoothing { Uniform, Length, Cotangent };
 enum class MushMode { Wobble, Blender };
 
+// The settings' names of the choices (one table each; parse and to_string read it).
+const std::vector<std::pair<std::string, MushSmoothing>>& mush_smoothing_names();  // uniform, length, cotangent
+const std::vector<std::pair<std::string, MushMode>>& mush_mode_names();            // wobble, blender
 MushSmoothing parse_mush_smoothing(std::string_view text);  // throws Error naming the choices
 MushMode parse_mush_mode(std::string_view text);
 const char* to_string(MushSmoothing smoothing);
@@ -67,6 +72,14 @@ struct DeltaMushSettings {
   std::string validate(std::size_t vertex_count) const;
 };
 
+// The `deltamush` deformer's parameters (its description's struct): the settings, and where the
+// mask comes from: explicit values, or a per-vertex attribute of the mesh ("none": no mask;
+// the default _MUSH_WEIGHT is used when the mesh has it).
+struct DeltaMushParameters {
+  DeltaMushSettings mush;
+  VertexValues mask{{}, "_MUSH_WEIGHT"};
+};
+
 class DeltaMush {
  public:
   // Smooths the rest mesh and caches the deltas. Throws Error for bad settings or triangles
@@ -75,6 +88,8 @@ class DeltaMush {
   bool bound() const { return bound_; }
   const MeshFingerprint& fingerprint() const { return fingerprint_; }
   const DeltaMushSettings& settings() const { return settings_; }
+  // Changes what the output keeps (live: no rebind).
+  void set_output(float scale, bool smooth_only);
 
   // Throws Error naming both meshes unless (rest, triangles) is the mesh bind() saw.
   void check_same_mesh(std::span<const Vec3f> rest, std::span<const Triangle> triangles) const;

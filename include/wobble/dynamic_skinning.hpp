@@ -27,7 +27,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
 
 #include <wobble/math.hpp>
 #include <wobble/pose.hpp>
@@ -40,11 +39,6 @@ struct Rig;
 struct Skin;
 class ThreadPool;
 
-using Vec3d = Eigen::Vector3d;
-
-// Evaluates the animation at any time (the clip the frames come from). Empty for interactive
-// posing: the velocities then come from finite differences of the poses given to apply().
-using PoseSampler = std::function<void(double time, Pose& pose)>;
 
 // The sampling period of the joint velocities: 1/60 s of animation time.
 inline constexpr double kDynamicSampleRate = 60.0;  // Hz
@@ -159,6 +153,20 @@ class DynamicSkinningState {
   void apply(const DynamicSkinningParameters& parameters, const Pose& pose, std::span<Vec3f> positions, double t,
              const PoseSampler& pose_at = {}, ThreadPool* pool = nullptr);
 
+  // Seamless loops. Starts the history in the periodic steady state of a cycle of `period`
+  // seconds that starts at `cycle_start`: the filter state that one cycle maps onto itself, exact
+  // (from the filter's closed form, see start_periodic in dynamic_skinning.cpp), as if the cycle
+  // had run forever. pose_at gives the pose at any time of the endless repetition. The samples
+  // are taken every period / round(60 period) s from cycle_start (1/60 s when the period is a
+  // whole number of them), so that each cycle has the same samples; the next apply() must be at a
+  // time >= cycle_start. reset() goes back to the plain 60 Hz grid from 0.
+  void start_periodic(const DynamicSkinningParameters& parameters, const PoseSampler& pose_at, double cycle_start,
+                      double period);
+  // The sampling grid, t = origin + n period (s): 1/60 s from 0 unless start_periodic set it.
+  // Set it by hand only to reproduce a loop's sampling (tests); the history restarts.
+  void set_sample_grid(double period_s, double origin_s);
+  double sample_period() const { return grid_period_; }
+
   // Introspection (tests, benchmarks, viewers).
   float character_size() const { return size_; }
   const HierarchicalWeights& hierarchical_weights() const { return weights_; }
@@ -196,6 +204,8 @@ class DynamicSkinningState {
   void velocities(const Pose& pose, std::span<const Quatf> previous_rotations, std::span<const Vec3f> previous_translations,
                   double step, std::vector<Vec3d>& omega, std::vector<Vec3d>& velocity);
   void restart(const Pose& pose, double t, const PoseSampler& pose_at);
+  double sample_position(double t) const { return (t - grid_origin_) / grid_period_; }  // t in samples
+  double sample_time(std::int64_t n) const { return grid_origin_ + static_cast<double>(n) * grid_period_; }
   void commit_sample(const std::vector<Vec3d>& omega, const std::vector<Vec3d>& velocity);
   void fill_joint_table(const Pose& pose);
   void run_kernel(std::span<Vec3f> positions, ThreadPool* pool);
@@ -230,7 +240,8 @@ class DynamicSkinningState {
   std::vector<Vec3f> joint_origin_;  // per joint, in the joint's frame
   double max_angle_ = 1, linear_drag_ = 0, max_time_step_ = 0.25, skip_below_ = 1e-5;
 
-  // History.
+  // History, and the grid it is sampled on.
+  double grid_period_ = 1.0 / kDynamicSampleRate, grid_origin_ = 0;
   bool started_ = false;
   std::int64_t last_sample_ = 0;   // index n of the last sample pushed (time n dt)
   double last_time_ = 0;           // time of the last apply
@@ -259,8 +270,5 @@ void dynamic_skinning_apply(DynamicSkinningState& state, const DynamicSkinningPa
                             std::span<Vec3f> positions, double t, const PoseSampler& pose_at = {},
                             ThreadPool* pool = nullptr);
 void dynamic_skinning_reset(DynamicSkinningState& state);
-
-// Reads the `dynamic` section of a settings file (keys as in the README); throws Error.
-DynamicSkinningParameters dynamic_parameters_from_json(const nlohmann::json& section);
 
 }  // namespace wobble

@@ -22,7 +22,7 @@ struct LbsJob {
 
   // Empty string if the job can run; otherwise what is wrong.
   std::string Validate() const;
-  // Processes vertices [begin, end). Uses AVX2/FMA when the processor has them.
+  // Processes vertices [begin, end) with the SIMD layer's best instruction set for this processor.
   void Run(std::size_t begin, std::size_t end) const;
   // All vertices, on the pool's threads when given (identical results for any thread count).
   void Run(ThreadPool* pool = nullptr) const;

@@ -7,6 +7,7 @@ namespace wobble {
 
 using Vec2f = Eigen::Vector2f;
 using Vec3f = Eigen::Vector3f;
+using Vec3d = Eigen::Vector3d;  // double-precision sums, filters and physics
 using Vec4f = Eigen::Vector4f;
 using Quatf = Eigen::Quaternionf;
 using Mat3f = Eigen::Matrix3f;

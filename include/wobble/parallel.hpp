@@ -11,6 +11,12 @@
 
 namespace wobble {
 
+// A chunk size for `count` items that depends on count alone (so chunks, and results, are the
+// same for any thread count): about count / 8, so that a mesh of a few thousand vertices still
+// gives every thread work, but at least 256 items (a chunk must outweigh handing it to a thread)
+// and at most max_grain; a multiple of `multiple` (kernels whose chunks start on a lane group).
+std::size_t chunk_grain(std::size_t count, std::size_t max_grain, std::size_t multiple = 8);
+
 class ThreadPool {
  public:
   // More threads than any machine wobble runs on has cores; a larger count is an error (it once
@@ -41,5 +47,10 @@ class ThreadPool {
   std::size_t generation_ = 0;
   bool stopping_ = false;
 };
+
+// pool->parallel_for, or the same chunks on the caller's thread when there is no pool (null):
+// callers need no branch of their own.
+void parallel_for(ThreadPool* pool, std::size_t count, std::size_t grain,
+                  const std::function<void(std::size_t, std::size_t)>& body);
 
 }  // namespace wobble

@@ -11,6 +11,7 @@
 // `what` names the source in messages: "--frequency", "scene.json: planes[0].height", "?fps".
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,10 @@ bool parse_boolean(std::string_view text, std::string_view what);
 // Requires low <= value <= high for a value already read (a JSON number, say); throws the same
 // range message as the parsers, with the value written back with round-trip precision.
 void check_range(double value, std::string_view what, double low, double high);
+
+// " (did you mean 'frequency'?)" for the candidate closest to `word` in edit distance, when it
+// is close enough to be a likely typo; otherwise "".
+std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
 
 // The shortest text that reads back as exactly `value` ("0.25", "1e-05", "60").
 std::string format_real(double value);

@@ -1,5 +1,6 @@
 #pragma once
 // Pose evaluation: sample a clip into local transforms, then local -> world -> skinning matrices.
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -17,6 +18,12 @@ struct Pose {
 
   void resize(std::size_t joints);
 };
+
+// Evaluates the animation at any time into a pose (the clip the frames come from): effects that
+// sample at their own rate or delay joints use it.
+using PoseSampler = std::function<void(double time, Pose& pose)>;
+// The sampler of a clip (evaluate_pose at the time); rig and clip must outlive it.
+PoseSampler clip_sampler(const Rig& rig, const Clip& clip);
 
 // Local transforms of the rest pose.
 void rest_pose(const Rig& rig, Pose& pose);

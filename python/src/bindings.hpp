@@ -11,6 +11,7 @@
 
 #include <wobble/character.hpp>
 #include <wobble/math.hpp>
+#include <wobble/parameters.hpp>
 
 namespace wobble::python {
 
@@ -46,6 +47,11 @@ std::vector<Mat4f> read_mat4(py::handle object, py::ssize_t count, const std::st
 
 // dict/list/str/number/bool/None and numpy arrays or scalars -> JSON (settings sections).
 nlohmann::json to_json(py::handle object);
+// JSON text -> Python objects (json.loads).
+py::object json_to_python(const std::string& text);
+// Settings as the CLI's --settings file: None, a dict of sections, or the JSON text; checked
+// against the deformers' descriptions (errors name the key).
+StackSettings stack_settings_from(py::handle settings);
 // A clip given as an index (int) or a name or index (str), with wobble's errors.
 std::size_t clip_index(const Character& character, py::handle clip);
 

@@ -21,13 +21,42 @@ std::span<Vec3f> as_vec3(py::array_t<float>& array) {
   return {reinterpret_cast<Vec3f*>(array.mutable_data()), static_cast<std::size_t>(array.shape(0))};
 }
 
+// One deformer's section ({'frequency': 2}) read as the settings file's, checked by its description.
+DeformerSettings section_from(const char* deformer, py::handle section) {
+  if (section.is_none()) return StackSettings().get(deformer);
+  if (!py::isinstance<py::dict>(section)) fail_plain("{}: parameters must be a dict (the '{}' settings section)", deformer, deformer);
+  py::dict settings;
+  settings[deformer] = section;
+  return stack_settings_from(settings).get(deformer);
+}
+
 DynamicSkinningParameters dynamic_parameters(py::handle settings) {
-  if (settings.is_none()) return {};
-  if (!py::isinstance<py::dict>(settings)) fail_plain("dynamic: parameters must be a dict (the 'dynamic' settings section)");
-  DynamicSkinningParameters p = dynamic_parameters_from_json(to_json(settings));
-  const std::string problem = p.validate();
-  if (!problem.empty()) fail_plain("dynamic: {}", problem);
-  return p;
+  return section_from("dynamic", settings).as<DynamicSkinningParameters>();
+}
+
+// Attributes named as the settings keys, in their units, generated from the description; a set
+// is checked as a settings value is.
+template <typename Class>
+void add_described_attributes(Class& cls, const DeformerDescription& description) {
+  using Parameters = typename Class::type;
+  for (const ParameterDescription& p : description.parameters) {
+    const ParameterDescription* parameter = &p;
+    const std::string where = std::string(py::str(cls.attr("__name__"))) + "." + p.key;
+    cls.def_property(
+        p.key.c_str(), [parameter](const Parameters& self) { return json_to_python(parameter_to_json(parameter->get(&self))); },
+        [parameter, where, &description](Parameters& self, py::handle value) {
+          const ParameterValue v = parameter_from_json(*parameter, to_json(value).dump(), where);
+          Parameters updated = self;
+          parameter->set(&updated, v);
+          if (description.check_together) {
+            if (const std::string problem = description.check_together(&updated); !problem.empty()) {
+              fail_plain("{}: {}", where, problem);
+            }
+          }
+          self = std::move(updated);
+        },
+        p.describe().c_str());
+  }
 }
 
 struct DynamicState {
@@ -35,24 +64,13 @@ struct DynamicState {
   DynamicSkinningState state;
 };
 
+// The standalone DeltaMush works on arrays: its mask is values (no mesh attributes to name).
 DeltaMushSettings mush_settings(const py::dict& s) {
-  DeltaMushSettings settings;
-  for (auto [key_handle, value] : s) {
-    const std::string key = py::str(key_handle);
-    try {
-      if (key == "iterations") settings.iterations = value.cast<int>();
-      else if (key == "step") settings.step = value.cast<float>();
-      else if (key == "smoothing") settings.smoothing = parse_mush_smoothing(value.cast<std::string>());
-      else if (key == "pin_boundary") settings.pin_boundary = value.cast<bool>();
-      else if (key == "scale") settings.scale = value.cast<float>();
-      else if (key == "smooth_only") settings.smooth_only = value.cast<bool>();
-      else if (key == "mode") settings.mode = parse_mush_mode(value.cast<std::string>());
-      else if (key == "mask") settings.mask = value.cast<std::vector<float>>();
-      else if (key == "invert_mask") settings.invert_mask = value.cast<bool>();
-      else fail_plain("deltamush: unknown setting '{}' (iterations, step, smoothing, pin_boundary, scale, smooth_only, mode, mask, invert_mask)", key);
-    } catch (const py::cast_error&) {
-      fail_plain("deltamush: '{}' has the wrong type ({})", key, std::string(py::str(value.get_type())));
-    }
+  const DeltaMushParameters& p = section_from("deltamush", s).as<DeltaMushParameters>();
+  DeltaMushSettings settings = p.mush;
+  settings.mask = p.mask.values;
+  if (s.contains("mask") && !p.mask.attribute.empty()) {
+    fail_plain("deltamush: mask: DeltaMush.bind takes the weights themselves (a list or array), not an attribute name");
   }
   return settings;
 }
@@ -60,21 +78,13 @@ DeltaMushSettings mush_settings(const py::dict& s) {
 }  // namespace
 
 void bind_dynamic_skinning(py::module_& m) {
-  py::class_<DynamicSkinningParameters>(m, "DynamicSkinningParameters",
-                                        "Dynamic Skinning parameters. Build from the settings section "
-                                        "({'frequency': 2, 'joints': {...}}, max_angle in degrees there); attributes "
-                                        "are in SI units (max_angle in radians).")
-      .def(py::init(&dynamic_parameters), py::arg("settings") = py::none())
-      .def_readwrite("frequency", &DynamicSkinningParameters::frequency, "f, Hz")
-      .def_readwrite("damping", &DynamicSkinningParameters::damping, "tau, s")
-      .def_readwrite("amplitude", &DynamicSkinningParameters::amplitude, "A, s")
-      .def_readwrite("drag", &DynamicSkinningParameters::drag, "D, s")
-      .def_readwrite("max_angle", &DynamicSkinningParameters::max_angle, "soft limit, radians")
-      .def_readwrite("linear_drag", &DynamicSkinningParameters::linear_drag, "s")
-      .def_readwrite("max_time_step", &DynamicSkinningParameters::max_time_step, "s")
-      .def_readwrite("bend_weights", &DynamicSkinningParameters::bend_weights, "per-vertex gamma (read at initialize)")
-      .def_readwrite("bend_weight_attribute", &DynamicSkinningParameters::bend_weight_attribute)
+  auto parameters = py::class_<DynamicSkinningParameters>(
+      m, "DynamicSkinningParameters",
+      "Dynamic Skinning parameters, from the 'dynamic' settings section ({'frequency': 2, 'joints': {...}}). "
+      "Attributes are the settings keys in their units (max_angle in degrees), checked when set.");
+  parameters.def(py::init(&dynamic_parameters), py::arg("settings") = py::none())
       .def("validate", &DynamicSkinningParameters::validate, "empty when usable, otherwise the problem");
+  add_described_attributes(parameters, *find_deformer("dynamic"));
 
   py::class_<DynamicState>(m, "DynamicSkinningState",
                            "The Dynamic Skinning state of one character (the paper's integration API): "
@@ -97,8 +107,7 @@ void bind_dynamic_skinning(py::module_& m) {
             PoseSampler pose_at;
             if (!clip.is_none()) {
               const Character& c = *self.character;
-              const Clip* source = &c.clips[c.require_clip(py::str(clip).cast<std::string>())];
-              pose_at = [&c, source](double t, Pose& other) { evaluate_pose(c.rig, source, static_cast<float>(t), other); };
+              pose_at = clip_sampler(c.rig, c.clips[c.require_clip(py::str(clip).cast<std::string>())]);
             }
             std::span<Vec3f> span = as_vec3(positions);
             py::gil_scoped_release release;

@@ -1,6 +1,7 @@
 // The `wobble` Python module: characters, poses, deformer stacks and bakes, Dynamic Skinning and
 // Delta Mush, with numpy arrays in and out. wobble::Error becomes wobble.Error (one line naming
 // the file or the parameter and the problem).
+#include <cmath>
 #include <cstring>
 
 #include <spdlog/spdlog.h>
@@ -91,7 +92,11 @@ nlohmann::json to_json(py::handle object) {
   if (object.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(object)) return object.cast<bool>();
   if (py::isinstance<py::int_>(object)) return object.cast<long long>();
-  if (py::isinstance<py::float_>(object)) return object.cast<double>();
+  if (py::isinstance<py::float_>(object)) {
+    const double value = object.cast<double>();
+    if (!std::isfinite(value)) fail_plain("settings: {} is not a finite number", std::string(py::repr(object)));
+    return value;
+  }
   if (py::isinstance<py::str>(object)) return object.cast<std::string>();
   if (py::isinstance<py::dict>(object)) {
     nlohmann::json out = nlohmann::json::object();
@@ -113,9 +118,19 @@ nlohmann::json to_json(py::handle object) {
   fail_plain("settings: cannot use a {} as a setting", std::string(py::str(object.get_type())));
 }
 
+py::object json_to_python(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
+
+StackSettings stack_settings_from(py::handle settings) {
+  if (settings.is_none()) return {};
+  if (py::isinstance<py::str>(settings)) return StackSettings::from_json(settings.cast<std::string>(), "settings");
+  if (!py::isinstance<py::dict>(settings)) fail_plain("settings: expected a dict with one section per deformer");
+  return StackSettings::from_json(to_json(settings).dump(), "settings");
+}
+
 }  // namespace wobble::python
 
-PYBIND11_MODULE(wobble, m) {
+// The compiled part of the package `wobble` (python/wobble/__init__.py re-exports it).
+PYBIND11_MODULE(_wobble, m) {
   namespace py = pybind11;
   using namespace wobble::python;
   m.doc() = "wobble: secondary motion and better deformation for skinned characters (numpy in and out)";

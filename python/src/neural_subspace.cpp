@@ -1,6 +1,7 @@
 #include "neural_subspace.hpp"
 
 #include <wobble/error.hpp>
+#include <wobble/physics/field_network.hpp>
 #ifdef WOBBLE_HAVE_NEURAL
 #include <wobble/neural/neural_field.hpp>
 #endif
@@ -15,10 +16,9 @@ MeshFields subspace_fields(const std::string& subspace, const std::optional<std:
   }
   if (subspace != "neural") fail_plain("{}: unknown subspace '{}' (use eigenmodes or neural)", who, subspace);
 #ifdef WOBBLE_HAVE_NEURAL
-  return neural::mesh_fields(model.value_or(std::filesystem::path()), rig);
+  return neural::mesh_fields(model.value_or(std::filesystem::path()), rig);  // also reads .pt models
 #else
-  (void)rig;
-  fail_plain("{}: subspace 'neural' needs the module built with neural fields (WOBBLE_PYTHON_NEURAL=ON)", who);
+  return physics::field_network_mesh_fields(model.value_or(std::filesystem::path()), rig);  // .wfield, no LibTorch
 #endif
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The subspace choice of wobble.Simulation and wobble.RigSimulation, as `wobble simulate
-// --subspace eigenmodes|neural [--neural-model FILE]`: learned fields when the module is built
-// with neural fields (WOBBLE_PYTHON_NEURAL), a clear error otherwise.
+// --subspace eigenmodes|neural [--neural-model FILE]`: learned fields from a .wfield model without
+// LibTorch; with WOBBLE_PYTHON_NEURAL also from a LibTorch .pt model.
 #include <filesystem>
 #include <functional>
 #include <memory>

@@ -26,7 +26,6 @@ using physics::Body;
 using physics::QuickSceneOptions;
 using physics::Scene;
 using physics::SceneObject;
-using physics::Vec3d;
 
 struct Simulation {
   Scene scene;
@@ -137,7 +136,7 @@ void bind_physics(py::module_& m) {
            "A shape (OFF, OBJ, glTF, ...; or a 3DGS PLY) with `wobble simulate SHAPE`'s flags: pin and floor in "
            "normalised coordinates, gravity a number along -y (m/s^2), a 3-vector, or None for none. Builds the "
            "skinning eigenmodes (handles modes on a field_grid voxel grid), or with subspace='neural' the learned "
-           "fields of neural_model (default: the shipped model; needs wobble.has_neural).")
+           "fields of neural_model (a .wfield file, or .pt with wobble.has_neural; default: the shipped model).")
       .def_static("from_scene", &from_scene, py::arg("scene"), py::arg("base") = std::filesystem::path("."),
                   "A SCENE.json path, or a dict with the same keys (files relative to `base`).")
       .def(

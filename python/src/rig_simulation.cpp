@@ -107,7 +107,7 @@ void bind_rig_simulation(py::module_& m) {
            "character: a wobble.Character or a file; clip: name or index. The flags of `wobble simulate --rig` "
            "(rig_inertia=False is --no-rig-inertia). Builds the complementary subspace on construction: "
            "constrained skinning eigenmodes, or with subspace='neural' learned rig-complementary fields "
-           "(neural_model; default: the one trained on clonk; needs wobble.has_neural).")
+           "(neural_model: a .wfield file, or .pt with wobble.has_neural; default: the one trained on clonk).")
       .def(
           "advance",
           [](RigSimulation& self, int frames) {

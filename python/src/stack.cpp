@@ -10,6 +10,7 @@
 
 #include <wobble/bake.hpp>
 #include <wobble/deformer.hpp>
+#include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io.hpp>
 #include <wobble/parallel.hpp>
@@ -19,20 +20,6 @@
 namespace wobble::python {
 
 namespace {
-
-nlohmann::json settings_from(py::handle settings) {
-  if (settings.is_none()) return nlohmann::json::object();
-  if (py::isinstance<py::str>(settings)) {
-    // A JSON text, as in a --settings file.
-    try {
-      return nlohmann::json::parse(settings.cast<std::string>());
-    } catch (const nlohmann::json::exception& error) {
-      fail_plain("settings: not valid JSON: {}", error.what());
-    }
-  }
-  if (!py::isinstance<py::dict>(settings)) fail_plain("settings: expected a dict with one section per deformer");
-  return to_json(settings);
-}
 
 std::optional<std::size_t> optional_clip(const Character& character, py::handle clip) {
   if (clip.is_none()) return std::nullopt;
@@ -51,14 +38,30 @@ std::unique_ptr<Stack> make_stack(std::shared_ptr<Character> character, const st
                                   std::size_t threads) {
   auto stack = std::make_unique<Stack>();
   stack->character = std::move(character);
-  stack->stack = DeformerStack::parse(spec, settings_from(settings));
+  stack->stack = DeformerStack::parse(spec, stack_settings_from(settings));
   stack->stack.bind(*stack->character);
   if (threads != 1) stack->pool = std::make_unique<ThreadPool>(threads);
   return stack;
 }
 
-py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out) {
+// A host's pose sampler (pose_at(t) -> wobble.Pose) as the deformers' PoseSampler; called on this thread.
+PoseSampler host_sampler(const Character& character, py::handle pose_at) {
+  if (!PyCallable_Check(pose_at.ptr())) fail_plain("Stack.evaluate: pose_at must be a function of the time (s) returning a Pose");
+  return [&character, sampler = py::reinterpret_borrow<py::object>(pose_at)](double t, Pose& other) {
+    py::gil_scoped_acquire acquire;
+    const py::object result = sampler(t);  // keeps the Pose alive while it is copied
+    const Pose& sampled = result.cast<const Pose&>();
+    if (sampled.world.size() != character.rig.joint_count()) {
+      fail_plain("Stack.evaluate: pose_at({}) gave a pose of {} joints, the character has {}", t, sampled.world.size(),
+                 character.rig.joint_count());
+    }
+    other = sampled;
+  };
+}
+
+py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out, py::handle pose_at) {
   const Character& character = *self.character;
+  if (!clip.is_none() && !pose_at.is_none()) fail_plain("Stack.evaluate: give the clip or pose_at, not both");
   if (pose.skinning.size() != character.rig.joint_count()) {
     fail_plain("Stack.evaluate: the pose has {} joints, the character {}", pose.skinning.size(), character.rig.joint_count());
   }
@@ -71,8 +74,10 @@ py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::hand
     py::gil_scoped_release release;
     FrameInput frame{character, pose, time, {}, self.pool.get()};
     if (clip_index) {
-      const Clip* source = &character.clips[*clip_index];
-      frame.pose_at = [&character, source](double t, Pose& other) { evaluate_pose(character.rig, source, static_cast<float>(t), other); };
+      frame.pose_at = clip_sampler(character.rig, character.clips[*clip_index]);
+    } else if (!pose_at.is_none()) {
+      py::gil_scoped_acquire acquire;
+      frame.pose_at = host_sampler(character, pose_at);
     }
     self.stack.evaluate(frame, self.positions, self.normals);
   }
@@ -88,8 +93,8 @@ py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip
   options.fps = fps;
   if (start) options.start = *start;
   if (end) options.end = *end;
-  options.stack = stack;
-  options.settings = settings_from(settings);
+  options.stack = StackDescription::parse(stack);
+  options.settings = stack_settings_from(settings);
   BakedFrames baked;
   {
     py::gil_scoped_release release;
@@ -151,26 +156,27 @@ void bind_stack(py::module_& m) {
       .def(py::init(&make_stack), py::arg("character"), py::arg("stack") = "lbs", py::arg("settings") = py::none(),
            py::arg("threads") = 1, py::keep_alive<1, 2>())
       .def("evaluate", &evaluate, py::arg("pose"), py::arg("time"), py::arg("clip") = py::none(), py::arg("out") = py::none(),
+           py::arg("pose_at") = py::none(),
            "Deformed positions (N, 3) float32 for the pose at `time` (s). With `clip` (name or index) effects may "
-           "sample the clip at other times (as wobble bake does); without it they use the poses given so far. "
-           "`out`: a float32 (N, 3) array to fill instead of a new one.")
+           "sample the clip at other times (as wobble bake does), or with `pose_at` (a function of the time returning "
+           "a Pose: a host's own animation, e.g. Blender's rig at sub-frames); without either they use the poses given "
+           "so far. `out`: a float32 (N, 3) array to fill instead of a new one.")
       .def("reset", [](Stack& s) { s.stack.reset(); }, "Forgets the history (the next frame starts afresh).")
+      .def(
+          "update", [](Stack& s, py::handle settings) { s.stack.update(stack_settings_from(settings)); },
+          py::arg("settings"),
+          "New settings (the same form as the constructor's) between frames: live parameters keep the motion's "
+          "history; a deformer whose bind parameters changed is rebound.")
+      .def_property_readonly(
+          "settings", [](const Stack& s) { return json_to_python(s.stack.settings().to_json()); },
+          "The settings in use, as a dict (only what differs from the defaults).")
       .def_property_readonly("spec", [](const Stack& s) { return s.stack.spec(); })
       .def_property_readonly("character", [](const Stack& s) { return std::const_pointer_cast<Character>(s.character); });
 
-  m.def("deformers",
-        [] {
-          py::list out;
-          for (const DeformerType& type : deformer_types()) {
-            py::dict parameters;
-            for (const ParameterSpec& p : type.parameters) parameters[py::str(p.key)] = describe(p);
-            const char* stage = type.stage == DeformerStage::Base ? "base" : type.stage == DeformerStage::Effect ? "effect" : "post";
-            out.append(py::dict(py::arg("name") = type.name, py::arg("stage") = stage, py::arg("summary") = type.summary,
-                                py::arg("parameters") = parameters));
-          }
-          return out;
-        },
-        "The deformers wobble knows, with their settings keys.");
+  m.def(
+      "deformers", [] { return json_to_python(deformer_descriptions_json()); },
+      "Every deformer's description, as `wobble deformers --json`: name, stage, summary and parameters (key, flag, "
+      "type, unit, default, minimum, maximum, soft_minimum, soft_maximum, choices, lifetime, help, fields).");
   m.def("bake", &bake_clip, py::arg("character"), py::arg("clip"), py::arg("stack") = "lbs", py::arg("settings") = py::none(),
         py::arg("fps") = 60.0, py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("threads") = 0,
         py::arg("progress") = nullptr,

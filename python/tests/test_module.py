@@ -184,7 +184,7 @@ class BakeTest(unittest.TestCase):
         c = self.clonk
         parameters = wobble.DynamicSkinningParameters(DYNAMIC)
         self.assertAlmostEqual(parameters.frequency, 2.0)
-        self.assertAlmostEqual(parameters.max_angle, np.pi / 3)  # 60 degrees by default, radians here
+        self.assertEqual(parameters.max_angle, 60.0)  # the settings' unit, degrees
         state = wobble.DynamicSkinningState()
         state.initialize(c, parameters)
         self.assertTrue(state.initialized)
@@ -229,6 +229,60 @@ class BakeTest(unittest.TestCase):
         self.assertGreater(np.abs(positions - before).max(), 1e-5 * c.size)
 
 
+class DescriptionTest(unittest.TestCase):
+    """The deformers' descriptions drive the module: listing, checking, live updates, keys."""
+
+    @classmethod
+    def setUpClass(cls):
+        wobble.set_log_level("error")
+        cls.clonk = wobble.load(CLONK)
+
+    def test_deformers_are_described_as_by_the_cli(self):
+        import json
+        import subprocess
+        described = wobble.deformers()
+        cli = json.loads(subprocess.run([os.environ["WOBBLE_CLI"], "deformers", "--json"], check=True,
+                                        capture_output=True, text=True).stdout)
+        self.assertEqual(described, cli)
+        dynamic = next(d for d in described if d["name"] == "dynamic")
+        keys = [p["key"] for p in dynamic["parameters"]]
+        self.assertIn("joints", keys)
+        self.assertIn("skip_below", keys)
+        frequency = next(p for p in dynamic["parameters"] if p["key"] == "frequency")
+        self.assertEqual((frequency["unit"], frequency["default"], frequency["maximum"], frequency["lifetime"]),
+                         ("Hz", 2.5, 30.0, "live"))
+        # The generated attributes are the description's keys.
+        parameters = wobble.DynamicSkinningParameters()
+        for key in keys:
+            self.assertTrue(hasattr(parameters, key), key)
+
+    def test_update_keeps_the_history_and_keys_follow_clip_time(self):
+        c = self.clonk
+        fps, k = 30, 12
+        times = np.arange(24) / fps
+
+        def run(change_at=None, settings=None):
+            stack = wobble.Stack(c, "lbs,dynamic", settings)
+            out = []
+            for i, t in enumerate(times):
+                if i == change_at:
+                    stack.update({"dynamic": {"amplitude": 0.05}})
+                out.append(stack.evaluate(c.pose("Walk", t), t, clip="Walk"))
+            return np.array(out)
+
+        unchanged, updated = run(), run(change_at=k)
+        np.testing.assert_array_equal(updated[:k], unchanged[:k])
+        self.assertGreater(np.abs(updated[k + 3] - unchanged[k + 3]).max(), 1e-5 * c.size)
+        # The same change as a step key at frame k's time: the same bytes as the live update.
+        keyed = run(settings={"dynamic": {"amplitude": {"keys": [[0, 0.25], [float(times[k]), 0.05]],
+                                                         "interpolation": "step"}}})
+        np.testing.assert_array_equal(keyed, updated)
+        _, baked = wobble.bake(c, "Walk", "lbs,dynamic", {"dynamic": {"amplitude": {"keys": [[0, 0.25], [float(times[k]), 0.05]],
+                                                                                     "interpolation": "step"}}},
+                               fps=fps, end=float(times[-1]))
+        np.testing.assert_array_equal(baked, keyed)
+
+
 class ErrorTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -256,7 +310,7 @@ class ErrorTest(unittest.TestCase):
             wobble.Stack(c, "lbs,wobbly")
         with self.assertRaisesRegex(wobble.Error, "unknown parameter 'frequncy'"):
             wobble.Stack(c, "lbs,dynamic", {"dynamic": {"frequncy": 2}})
-        with self.assertRaisesRegex(wobble.Error, "'frequency' must be a number"):
+        with self.assertRaisesRegex(wobble.Error, r"dynamic.frequency: expected a number, got \"fast\""):
             wobble.Stack(c, "lbs,dynamic", {"dynamic": {"frequency": "fast"}})
         with self.assertRaisesRegex(wobble.Error, "clip 'Moonwalk'"):
             wobble.bake(c, "Moonwalk")
@@ -264,10 +318,16 @@ class ErrorTest(unittest.TestCase):
             wobble.bake(c, "Walk", fps=0)
         with self.assertRaisesRegex(wobble.Error, "settings"):
             wobble.Stack(c, "lbs", {"dynamic": {1: 2}})
-        with self.assertRaisesRegex(wobble.Error, "'iterations' has the wrong type"):
+        with self.assertRaisesRegex(wobble.Error, r"deltamush.iterations: expected an integer, got \"many\""):
             wobble.DeltaMush().bind(c.positions, c.triangles, {"iterations": "many"})
-        with self.assertRaisesRegex(wobble.Error, "unknown setting 'iteration'"):
+        with self.assertRaisesRegex(wobble.Error, r"unknown parameter 'iteration' for deformer 'deltamush' \(did you mean 'iterations'\?\)"):
             wobble.DeltaMush().bind(c.positions, c.triangles, {"iteration": 3})
+        with self.assertRaisesRegex(wobble.Error, "expected an integer, got 1.5"):
+            wobble.Stack(c, "lbs,deltamush", {"deltamush": {"iterations": 1.5}})
+        with self.assertRaisesRegex(wobble.Error, "not a finite number"):
+            wobble.Stack(c, "lbs,dynamic", {"dynamic": {"frequency": float("nan")}})
+        with self.assertRaisesRegex(wobble.Error, r"31 is out of range \[0, 30\]"):
+            wobble.DynamicSkinningParameters().frequency = 31
 
     def test_arrays_used_in_place_must_be_float32_rows(self):
         c = self.clonk

@@ -229,19 +229,11 @@ class RigSimulationTest(unittest.TestCase):
 
 
 class NeuralSubspaceTest(BarCase):
-    """Simulation(subspace="neural") against `wobble simulate --subspace neural` (modules built with
-    WOBBLE_PYTHON_NEURAL=ON); otherwise a clear error."""
-
-    def test_without_neural_support_the_error_says_so(self):
-        if wobble.has_neural:
-            self.skipTest("this module has neural support")
-        with self.assertRaises(wobble.Error) as raised:
-            wobble.Simulation(self.shape, subspace="neural", **SETTINGS)
-        self.assertIn("WOBBLE_PYTHON_NEURAL", str(raised.exception))
+    """Simulation(subspace="neural") against `wobble simulate --subspace neural`: both evaluate the
+    shipped .wfield model without LibTorch, whatever the module's build (wobble.has_neural: whether
+    it also reads LibTorch .pt models)."""
 
     def test_neural_equals_the_cli(self):
-        if not wobble.has_neural:
-            self.skipTest("the module is built without neural fields (WOBBLE_PYTHON_NEURAL=OFF)")
         out = os.path.join(self.scratch.name, "neural.pc2")
         subprocess.run([CLI, "simulate", self.shape, *FLAGS, "--subspace", "neural", "--quiet", "-o", out], check=True)
         sim = wobble.Simulation(self.shape, subspace="neural", **SETTINGS)
@@ -250,16 +242,11 @@ class NeuralSubspaceTest(BarCase):
         eigen = wobble.Simulation(self.shape, **SETTINGS).run()
         self.assertGreater(np.abs(frames - eigen).max(), 1e-6)  # a different subspace, not eigenmodes again
         with self.assertRaises(wobble.Error) as raised:
-            wobble.Simulation(self.shape, subspace="neural", neural_model=os.path.join(self.scratch.name, "no.pt"),
+            wobble.Simulation(self.shape, subspace="neural", neural_model=os.path.join(self.scratch.name, "no.wfield"),
                               **SETTINGS)
-        self.assertIn("no.pt", str(raised.exception))
+        self.assertIn("no.wfield", str(raised.exception))
 
     def test_rig_neural_equals_the_cli(self):
-        if not wobble.has_neural:
-            with self.assertRaises(wobble.Error) as raised:
-                wobble.RigSimulation(RIGGED, 0, subspace="neural", **RIG_SETTINGS)
-            self.assertIn("WOBBLE_PYTHON_NEURAL", str(raised.exception))
-            return
         out = os.path.join(self.scratch.name, "rig_neural.pc2")
         subprocess.run([CLI, "simulate", "--rig", RIGGED, "--clip", "0", *RIG_FLAGS, "--subspace", "neural", "--quiet",
                         "-o", out], check=True)

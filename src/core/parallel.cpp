@@ -2,7 +2,16 @@
 
 #include <wobble/error.hpp>
 
+#include <algorithm>
+
 namespace wobble {
+
+std::size_t chunk_grain(std::size_t count, std::size_t max_grain, std::size_t multiple) {
+  constexpr std::size_t kTargetChunks = 8, kMinGrain = 256;
+  multiple = std::max<std::size_t>(multiple, 1);
+  const std::size_t wanted = std::clamp((count + kTargetChunks - 1) / kTargetChunks, kMinGrain, std::max(max_grain, kMinGrain));
+  return (wanted + multiple - 1) / multiple * multiple;
+}
 
 ThreadPool::ThreadPool(std::size_t threads) {
   if (threads > kMaxThreads) fail_plain("{} worker threads requested: at most {}", threads, kMaxThreads);
@@ -76,6 +85,13 @@ void ThreadPool::worker_loop() {
     }
     run_chunks();
   }
+}
+
+void parallel_for(ThreadPool* pool, std::size_t count, std::size_t grain,
+                  const std::function<void(std::size_t, std::size_t)>& body) {
+  if (pool) return pool->parallel_for(count, grain, body);
+  grain = std::max<std::size_t>(grain, 1);
+  for (std::size_t begin = 0; begin < count; begin += grain) body(begin, std::min(count, begin + grain));
 }
 
 }  // namespace wobble

@@ -1,9 +1,11 @@
 #include <wobble/parse.hpp>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <system_error>
+#include <vector>
 
 #include <wobble/error.hpp>
 
@@ -101,6 +103,37 @@ void check_range(double value, std::string_view what, double low, double high) {
     throw Error(std::string(what) + ": " + format_real(value) + " is out of range [" + format_real(low) + ", " +
                 format_real(high) + "]");
   }
+}
+
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string did_you_mean(std::string_view word, std::span<const std::string> candidates) {
+  const std::string* best = nullptr;
+  std::size_t best_distance = 0;
+  for (const std::string& candidate : candidates) {
+    const std::size_t d = edit_distance(word, candidate);
+    if (!best || d < best_distance) best = &candidate, best_distance = d;
+  }
+  // A typo: at most a third of the letters wrong (and at least one letter right).
+  if (!best || best_distance == 0 || 3 * best_distance > std::max(word.size(), best->size())) return {};
+  return " (did you mean '" + *best + "'?)";
 }
 
 std::string format_real(double value) {

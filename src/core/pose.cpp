@@ -50,4 +50,8 @@ void update_world(const Rig& rig, Pose& pose) {
   }
 }
 
+PoseSampler clip_sampler(const Rig& rig, const Clip& clip) {
+  return [&rig, &clip](double time, Pose& pose) { evaluate_pose(rig, &clip, static_cast<float>(time), pose); };
+}
+
 }  // namespace wobble

@@ -32,7 +32,7 @@ BakedFrames bake(const Character& character, const BakeOptions& options) {
   const double end = std::isnan(options.end) ? clip.end() : options.end;
   const std::vector<double> times = frame_times(start, end, options.fps);
 
-  DeformerStack stack = DeformerStack::parse(options.stack, options.settings);
+  DeformerStack stack(options.stack, options.settings);
   stack.bind(character);
 
   BakedFrames baked;
@@ -41,15 +41,14 @@ BakedFrames bake(const Character& character, const BakeOptions& options) {
   baked.skinning.resize(times.size());
   Pose pose;
   std::vector<Vec3f> normals;
+  const PoseSampler pose_at = clip_sampler(character.rig, clip);
   for (std::size_t k = 0; k < times.size(); ++k) {
     evaluate_pose(character.rig, &clip, static_cast<float>(times[k]), pose);
-    FrameInput frame{character, pose, times[k],
-                     [&](double t, Pose& other) { evaluate_pose(character.rig, &clip, static_cast<float>(t), other); },
-                     options.pool};
+    FrameInput frame{character, pose, times[k], pose_at, options.pool};
     stack.evaluate(frame, baked.positions[k], normals);
     for (const Vec3f& p : baked.positions[k]) {
       if (!p.allFinite()) fail(character.source, "deformer stack '{}' produced a non-finite position at t = {} s",
-                               options.stack, times[k]);
+                               options.stack.text(), times[k]);
     }
     baked.skinning[k] = pose.skinning;
     if (options.progress) options.progress(k + 1, times.size());

@@ -1,8 +1,7 @@
 #include <wobble/deformer.hpp>
 
 #include <algorithm>
-
-#include <spdlog/spdlog.h>
+#include <cmath>
 
 #include <wobble/error.hpp>
 
@@ -10,82 +9,47 @@
 
 namespace wobble {
 
-namespace {
-
-std::string known_deformer_names() {
-  std::string names;
-  for (const DeformerType& type : deformer_types()) names += (names.empty() ? "" : ", ") + type.name;
-  return names;
-}
-
-std::string trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t");
-  return std::string(text.substr(first, last - first + 1));
-}
-
-}  // namespace
-
 void require_skinned(const Character& character, std::string_view deformer) {
   if (!character.is_skinned()) {
     fail(character.source, "deformer '{}' needs a skinned character (this one has no skin)", deformer);
   }
 }
 
-DeformerStack DeformerStack::parse(std::string_view spec, const nlohmann::json& settings) {
-  if (!settings.is_object()) fail_plain("settings: expected a JSON object with one section per deformer");
-  DeformerStack stack;
-  std::vector<std::string> names;
-  std::size_t position = 0;
-  while (position <= spec.size()) {
-    const std::size_t comma = std::min(spec.find(',', position), spec.size());
-    names.push_back(trim(spec.substr(position, comma - position)));
-    position = comma + 1;
-  }
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const std::string& name = names[i];
-    if (name.empty()) fail_plain("deformer stack '{}': empty deformer name", spec);
-    const DeformerType* type = find_deformer_type(name);
-    if (!type) fail_plain("deformer stack '{}': unknown deformer '{}' (known: {})", spec, name, known_deformer_names());
-    if (type->stage == DeformerStage::Base) {
-      if (i != 0) fail_plain("deformer stack '{}': base skinning '{}' must come first", spec, name);
-      stack.has_base_ = true;
-    }
-    if (std::count(names.begin(), names.end(), name) > 1) fail_plain("deformer stack '{}': '{}' appears twice", spec, name);
-    nlohmann::json section = settings.contains(name) ? settings.at(name) : nlohmann::json::object();
-    if (!section.is_object()) fail_plain("settings: section '{}' must be a JSON object", name);
-    for (const auto& [key, value] : section.items()) {
-      const bool known = std::any_of(type->parameters.begin(), type->parameters.end(),
-                                     [&, &key = key](const ParameterSpec& p) { return p.key == key; });
-      if (!known) {
-        std::string keys;
-        for (const ParameterSpec& p : type->parameters) keys += (keys.empty() ? "" : ", ") + p.key;
-        fail_plain("settings: unknown parameter '{}' for deformer '{}' (known: {})", key, name,
-                   keys.empty() ? "none" : keys);
-      }
-    }
-    try {
-      stack.deformers_.push_back(type->create(section));
-    } catch (const nlohmann::json::exception& error) {
-      fail_plain("settings: deformer '{}': {}", name, error.what());
-    }
-  }
-  for (const auto& [section_name, value] : settings.items()) {
-    if (!find_deformer_type(section_name)) {
-      fail_plain("settings: unknown deformer section '{}' (known: {})", section_name, known_deformer_names());
-    }
-    if (std::find(names.begin(), names.end(), section_name) == names.end()) {
-      spdlog::warn("settings: section '{}' is ignored: that deformer is not in the stack '{}'", section_name, spec);
-    }
-  }
-  return stack;
+DeformerStack::DeformerStack(StackDescription stack, const StackSettings& settings)
+    : description_(std::move(stack)), settings_(settings) {
+  for (const StackEntry& entry : description_.entries()) current_.push_back(settings_.get(entry.deformer->name));
+  deformers_.resize(current_.size());
+  for (std::size_t k = 0; k < current_.size(); ++k) create(k);
+}
+
+DeformerStack DeformerStack::parse(std::string_view stack, const StackSettings& settings) {
+  return DeformerStack(StackDescription::parse(stack), settings);
+}
+
+void DeformerStack::create(std::size_t index) {
+  deformers_[index] = description_.entries()[index].deformer->create(current_[index]);
+  deformers_[index]->set_stack_position(description_, index);
 }
 
 void DeformerStack::bind(const Character& character) {
-  for (std::size_t k = 0; k < deformers_.size(); ++k) deformers_[k]->set_upstream(k ? deformers_[k - 1].get() : nullptr);
   for (auto& deformer : deformers_) deformer->bind(character);
   bound_ = &character;
+}
+
+void DeformerStack::update(const StackSettings& settings) {
+  settings_ = settings;
+  for (std::size_t k = 0; k < deformers_.size(); ++k) {
+    DeformerSettings next = settings_.get(description_.entries()[k].deformer->name);
+    if (next == current_[k]) continue;
+    const bool rebind = next.bind_differs(current_[k]);
+    current_[k] = std::move(next);
+    if (!rebind) {
+      deformers_[k]->update(current_[k]);
+      continue;
+    }
+    create(k);
+    if (bound_) deformers_[k]->bind(*bound_);
+  }
 }
 
 void DeformerStack::reset() {
@@ -95,19 +59,17 @@ void DeformerStack::reset() {
 void DeformerStack::evaluate(const FrameInput& frame, std::vector<Vec3f>& positions, std::vector<Vec3f>& normals) {
   const Mesh& mesh = frame.character.mesh;
   if (bound_ != &frame.character) fail_plain("deformer stack '{}' was bound to another character", spec());
+  const double key_time = std::isnan(frame.clip_time) ? frame.time : frame.clip_time;
+  for (std::size_t k = 0; k < deformers_.size(); ++k) {
+    if (!current_[k].keyed().empty() && current_[k].advance_to(key_time)) deformers_[k]->update(current_[k]);
+  }
   positions.resize(mesh.vertex_count());
   normals.resize(mesh.normals.size());
-  if (!has_base_) {
+  if (!description_.base()) {
     std::copy(mesh.positions.begin(), mesh.positions.end(), positions.begin());
     std::copy(mesh.normals.begin(), mesh.normals.end(), normals.begin());
   }
   for (auto& deformer : deformers_) deformer->evaluate(frame, positions, normals);
-}
-
-std::string DeformerStack::spec() const {
-  std::string result;
-  for (const auto& deformer : deformers_) result += (result.empty() ? "" : ",") + std::string(deformer->name());
-  return result;
 }
 
 }  // namespace wobble

@@ -1,9 +1,6 @@
 #pragma once
-// Factories of the built-in deformers, listed by registry.cpp (private to the library).
-#include <memory>
-
-#include <nlohmann/json.hpp>
-
+// The built-in deformers' descriptions, listed by registry.cpp (private to the library). Each is
+// defined next to its deformer's code.
 #include <wobble/deformer.hpp>
 
 namespace wobble {
@@ -11,12 +8,11 @@ namespace wobble {
 // Throws Error naming the character's file if it has no skin (for deformers that need one).
 void require_skinned(const Character& character, std::string_view deformer);
 
-std::unique_ptr<Deformer> make_lbs_deformer(const nlohmann::json& settings);
-std::unique_ptr<Deformer> make_dqs_deformer(const nlohmann::json& settings);
-std::unique_ptr<Deformer> make_delta_mush_deformer(const nlohmann::json& settings);
-std::unique_ptr<Deformer> make_direct_delta_mush_deformer(const nlohmann::json& settings);
-// Dynamic Skinning (dynamic_skinning.cpp) and delayed LBS (delayed_lbs.cpp).
-std::unique_ptr<Deformer> make_dynamic_deformer(const nlohmann::json& settings);
-std::unique_ptr<Deformer> make_dlbs_deformer(const nlohmann::json& settings);
+const DeformerDescription& lbs_description();               // lbs.cpp
+const DeformerDescription& dqs_description();               // dqs.cpp
+const DeformerDescription& dlbs_description();              // delayed_lbs.cpp
+const DeformerDescription& dynamic_description();           // dynamic_skinning.cpp
+const DeformerDescription& delta_mush_description();        // delta_mush.cpp
+const DeformerDescription& direct_delta_mush_description(); // direct_delta_mush.cpp
 
 }  // namespace wobble

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include <wobble/character.hpp>
 #include <wobble/deformer.hpp>
@@ -15,6 +15,7 @@
 #include <wobble/parallel.hpp>
 
 #include "deform/deformers.hpp"
+#include "deform/describe.hpp"
 
 namespace wobble {
 
@@ -42,16 +43,7 @@ inline Affine compose(const Affine& a, const Affine& b) {
 
 }  // namespace
 
-std::string DelayedLbsParameters::validate() const {
-  if (!std::isfinite(wave_speed) || wave_speed <= 0) return fmt::format("wave_speed must be a positive number (got {})", wave_speed);
-  if (!std::isfinite(wave_speed_units) || wave_speed_units < 0) {
-    return fmt::format("wave_speed_units must be a positive number, or 0 for unset (got {})", wave_speed_units);
-  }
-  if (!std::isfinite(delay_step) || delay_step <= 0 || delay_step > 1) {
-    return fmt::format("delay_step must be in (0, 1] s (got {})", delay_step);
-  }
-  return {};
-}
+std::string DelayedLbsParameters::validate() const { return dlbs_description().problems(this); }
 
 float SkeletonDistances::distance(std::size_t v, std::uint32_t j) const {
   const auto first = joints.begin() + offsets[v], last = joints.begin() + offsets[v + 1];
@@ -115,7 +107,12 @@ SkeletonDistances SkeletonDistances::from(const Rig& rig, const Mesh& mesh, cons
   result.offsets = chains.offsets;
   result.joints = chains.joints;
   result.distances.resize(chains.joints.size());
+  result.slopes.resize(chains.joints.size());
   result.closest_points.resize(n);
+  result.bone_starts.resize(n);
+  result.bone_ends.resize(n);
+  result.bone_lengths.resize(n);
+  result.bone_offsets.resize(n);
   for (std::size_t v = 0; v < n; ++v) {
     const Vec3f& p = mesh.positions[v];
     // The closest point over the bones of the vertex's influences.
@@ -149,11 +146,16 @@ SkeletonDistances SkeletonDistances::from(const Rig& rig, const Mesh& mesh, cons
     const Vec3d b = bone_end >= 0 ? position[bone_end].cast<double>() : a;
     result.closest_points[v] = (a + bone_s * (b - a)).cast<float>();
     const double length = (b - a).norm();
+    result.bone_starts[v] = bone_start;
+    result.bone_ends[v] = bone_end;
+    result.bone_lengths[v] = static_cast<float>(length);
+    result.bone_offsets[v] = static_cast<float>(bone_s * length);
     for (std::uint32_t k = result.offsets[v]; k < result.offsets[v + 1]; ++k) {
       const int j = static_cast<int>(result.joints[k]);
-      double d = tree_distance(j, bone_start) + bone_s * length;
-      if (bone_end >= 0) d = std::min(d, tree_distance(j, bone_end) + (1 - bone_s) * length);
-      result.distances[k] = static_cast<float>(d);
+      const double via_start = tree_distance(j, bone_start) + bone_s * length;
+      const double via_end = bone_end >= 0 ? tree_distance(j, bone_end) + (1 - bone_s) * length : via_start;
+      result.distances[k] = static_cast<float>(std::min(via_start, via_end));
+      result.slopes[k] = via_end < via_start ? -1 : 1;
     }
   }
   return result;
@@ -230,10 +232,158 @@ void DelayedLbs::bind(const Rig& rig, const Mesh& mesh, const Skin& skin, const 
   level_rotations_.assign(levels_ * joint_count_, Quatf::Identity());
   scratch_.resize(joint_count_);
   history_.clear();
+  bind_classes(skin);
   bound_ = true;
 }
 
+void DelayedLbs::bind_classes(const Skin& skin) {
+  bones_.clear();
+  class_palette_.clear();
+  // Class spacing: half a delay step of travel, so that blending the two classes around a vertex
+  // stays within the accuracy of the delay steps themselves.
+  class_spacing_ = 0.5 * step_ * speed_;
+  std::map<std::pair<std::int32_t, std::int32_t>, std::uint32_t> bone_of;
+  std::vector<std::uint32_t> vertex_bone(vertex_count_);
+  for (std::size_t v = 0; v < vertex_count_; ++v) {
+    const auto key = std::make_pair(distances_.bone_starts[v], distances_.bone_ends[v]);
+    auto [it, fresh] = bone_of.try_emplace(key, static_cast<std::uint32_t>(bones_.size()));
+    if (fresh) {
+      BoneClasses bone;
+      bone.start = key.first, bone.end = key.second;
+      bone.length = distances_.bone_lengths[v];
+      bone.levels = 1 + static_cast<std::uint32_t>(bone.length > 0 ? std::ceil(bone.length / class_spacing_) : 0);
+      bones_.push_back(std::move(bone));
+    }
+    vertex_bone[v] = it->second;
+  }
+  // Each bone's chain joints (the union of its vertices' rows) with their distances at offset 0.
+  std::vector<std::vector<std::int32_t>> chain_index(bones_.size());
+  for (std::size_t v = 0; v < vertex_count_; ++v) {
+    BoneClasses& bone = bones_[vertex_bone[v]];
+    auto& index = chain_index[vertex_bone[v]];
+    if (index.empty()) index.assign(joint_count_, -1);
+    for (std::uint32_t k = distances_.offsets[v]; k < distances_.offsets[v + 1]; ++k) {
+      const std::uint32_t j = distances_.joints[k];
+      if (index[j] >= 0) continue;
+      index[j] = 0;
+      bone.joints.push_back(j);
+    }
+    for (std::uint32_t i = influence_offsets_[v]; i < influence_offsets_[v + 1]; ++i) {
+      const std::uint32_t j = influence_joint_[i];
+      if (std::find(bone.influences.begin(), bone.influences.end(), j) == bone.influences.end()) bone.influences.push_back(j);
+    }
+  }
+  std::size_t palette = 0;
+  for (std::size_t b = 0; b < bones_.size(); ++b) {
+    BoneClasses& bone = bones_[b];
+    std::sort(bone.joints.begin(), bone.joints.end());
+    auto& index = chain_index[b];
+    for (std::size_t i = 0; i < bone.joints.size(); ++i) index[bone.joints[i]] = static_cast<std::int32_t>(i);
+    bone.base_distances.assign(bone.joints.size(), 0.0f);
+    bone.slopes.assign(bone.joints.size(), 1);
+    bone.parent_slots.resize(bone.joints.size());
+    for (std::size_t i = 0; i < bone.joints.size(); ++i) {
+      const int parent = parents_[bone.joints[i]];
+      bone.parent_slots[i] = parent >= 0 ? index[parent] : -1;
+    }
+    bone.influence_slots.clear();
+    for (std::uint32_t u : bone.influences) bone.influence_slots.push_back(static_cast<std::uint32_t>(index[u]));
+    bone.palette_offset = static_cast<std::uint32_t>(palette);
+    palette += static_cast<std::size_t>(bone.levels) * bone.influences.size();
+  }
+  if (palette > 65536) {  // 16-bit palette indices: every vertex composes its own chain instead
+    bones_.clear();
+    return;
+  }
+  // Distances at offset 0, from each bone's vertices (the same for all of them up to rounding:
+  // the first one that has the joint sets it).
+  std::vector<std::vector<bool>> seen(bones_.size());
+  for (std::size_t v = 0; v < vertex_count_; ++v) {
+    BoneClasses& bone = bones_[vertex_bone[v]];
+    auto& done = seen[vertex_bone[v]];
+    if (done.empty()) done.assign(bone.joints.size(), false);
+    for (std::uint32_t k = distances_.offsets[v]; k < distances_.offsets[v + 1]; ++k) {
+      const std::size_t i = static_cast<std::size_t>(chain_index[vertex_bone[v]][distances_.joints[k]]);
+      if (done[i]) continue;
+      done[i] = true;
+      bone.slopes[i] = distances_.slopes[k];
+      bone.base_distances[i] = distances_.distances[k] - static_cast<float>(distances_.slopes[k]) * distances_.bone_offsets[v];
+    }
+  }
+  // The packed skin: each influence twice, at the classes below and above the vertex's offset.
+  std::size_t width = 1;
+  for (std::size_t v = 0; v < vertex_count_; ++v) width = std::max<std::size_t>(width, 2 * (influence_offsets_[v + 1] - influence_offsets_[v]));
+  class_skin_.width = static_cast<std::uint32_t>(width);
+  class_skin_.joints.assign(vertex_count_ * width, 0);
+  class_skin_.weights.assign(vertex_count_ * width, 0.0f);
+  for (std::size_t v = 0; v < vertex_count_; ++v) {
+    const BoneClasses& bone = bones_[vertex_bone[v]];
+    const std::uint32_t intervals = bone.levels - 1;
+    const double r = intervals > 0 ? distances_.bone_offsets[v] / bone.length * intervals : 0.0;
+    const std::uint32_t k = std::min<std::uint32_t>(static_cast<std::uint32_t>(r), intervals > 0 ? intervals - 1 : 0);
+    const float f = intervals > 0 ? static_cast<float>(std::clamp(r - k, 0.0, 1.0)) : 0.0f;
+    const std::uint32_t upper = intervals > 0 ? k + 1 : k;
+    const std::size_t count = bone.influences.size();
+    std::size_t slot = v * width;
+    for (std::uint32_t i = influence_offsets_[v]; i < influence_offsets_[v + 1]; ++i) {
+      const auto at = std::find(bone.influences.begin(), bone.influences.end(), influence_joint_[i]) - bone.influences.begin();
+      class_skin_.joints[slot] = static_cast<std::uint16_t>(bone.palette_offset + k * count + at);
+      class_skin_.weights[slot++] = influence_weight_[i] * (1 - f);
+      class_skin_.joints[slot] = static_cast<std::uint16_t>(bone.palette_offset + upper * count + at);
+      class_skin_.weights[slot++] = influence_weight_[i] * f;
+    }
+  }
+  class_palette_.assign(palette, Mat4f::Identity());
+}
+
+// The skinning matrix of every (class, influence joint): the chain's delayed local rotations
+// composed from the root, the same as evaluate_exact() does for one vertex at the class's offset.
+void DelayedLbs::class_palette(const Pose& pose, ThreadPool* pool) {
+  auto body = [&](std::size_t bone_begin, std::size_t bone_end) {
+    std::vector<Affine> world;
+    for (std::size_t b = bone_begin; b < bone_end; ++b) {
+      const BoneClasses& bone = bones_[b];
+      world.resize(bone.joints.size());
+      const std::uint32_t intervals = bone.levels - 1;
+      for (std::uint32_t k = 0; k < bone.levels; ++k) {
+        const double offset = intervals > 0 ? bone.length * k / intervals : 0.0;  // spread evenly over the bone
+        for (std::size_t i = 0; i < bone.joints.size(); ++i) {
+          const std::uint32_t j = bone.joints[i];
+          const double delay_levels = std::max(0.0, (bone.base_distances[i] + bone.slopes[i] * offset) / speed_ / step_);
+          std::size_t level = static_cast<std::size_t>(delay_levels);
+          float fraction = static_cast<float>(delay_levels - static_cast<double>(level));
+          if (level + 1 >= levels_) level = levels_ - 1, fraction = 0;
+          const Quatf* at = level_rotations_.data() + level * joint_count_;
+          const Quatf rotation = fraction > 0 ? slerp_shortest(at[j], at[joint_count_ + j], fraction) : at[j];
+          const Affine local = local_matrix(pose.local[j], rotation);
+          const std::int32_t parent = bone.parent_slots[i];
+          world[i] = parent < 0 ? local : compose(world[static_cast<std::size_t>(parent)], local);
+        }
+        for (std::size_t u = 0; u < bone.influences.size(); ++u) {
+          const Affine& w = world[bone.influence_slots[u]];
+          const Mat4f& inverse_bind = inverse_bind_[bone.influences[u]];
+          Mat4f& m = class_palette_[bone.palette_offset + k * bone.influences.size() + u];
+          m.setIdentity();
+          m.topLeftCorner<3, 3>() = w.leftCols<3>() * inverse_bind.topLeftCorner<3, 3>();
+          m.topRightCorner<3, 1>() = w.leftCols<3>() * inverse_bind.topRightCorner<3, 1>() + w.col(3);
+        }
+      }
+    }
+  };
+  if (pool) {
+    pool->parallel_for(bones_.size(), 1, body);
+  } else {
+    body(0, bones_.size());
+  }
+}
+
 void DelayedLbs::reset() { history_.clear(); }
+
+void DelayedLbs::set_parameters(const Character& character, const DelayedLbsParameters& parameters) {
+  auto history = std::move(history_);
+  bind(character, parameters);
+  history_ = std::move(history);
+}
 
 float DelayedLbs::delay(std::size_t v, std::uint32_t j) const {
   const float d = distances_.distance(v, j);
@@ -283,7 +433,19 @@ void DelayedLbs::evaluate(const Pose& pose, double t, const PoseSampler& pose_at
   if (pose.local.size() != joint_count_) fail_plain("dlbs: the pose has {} joints, the rig {}", pose.local.size(), joint_count_);
   const bool with_normals = !normals.empty() && normals.size() == vertex_count_ && rest_normals_.size() == vertex_count_;
   sample_levels(pose, t, pose_at);
+  if (bones_.empty()) return evaluate_exact(pose, positions, normals, with_normals, pool);
+  class_palette(pose, pool);
+  LbsJob job{class_palette_, &class_skin_, rest_positions_, {}, positions, {}, true};
+  if (with_normals) {
+    job.in_normals = rest_normals_;
+    job.out_normals = normals;
+  }
+  job.Run(pool);
+}
 
+// Per vertex: its chain's delayed rotations composed from the root, then the LBS blend.
+void DelayedLbs::evaluate_exact(const Pose& pose, std::span<Vec3f> positions, std::span<Vec3f> normals, bool with_normals,
+                                ThreadPool* pool) const {
   auto body = [&](std::size_t chunk_begin, std::size_t chunk_end) {
     std::vector<Affine> world(std::max<std::size_t>(max_row_, 1));
     for (std::size_t c = chunk_begin; c < chunk_end; ++c) {
@@ -317,25 +479,7 @@ void DelayedLbs::evaluate(const Pose& pose, double t, const PoseSampler& pose_at
     }
   };
   const std::size_t chunks = (vertex_count_ + kChunk - 1) / kChunk;
-  if (pool) {
-    pool->parallel_for(chunks, 1, body);
-  } else {
-    body(0, chunks);
-  }
-}
-
-DelayedLbsParameters delayed_lbs_parameters_from_json(const nlohmann::json& section) {
-  DelayedLbsParameters p;
-  if (!section.is_object()) fail_plain("dlbs: settings must be a JSON object");
-  for (const auto& [key, value] : section.items()) {
-    if (!value.is_number()) fail_plain("dlbs: '{}' must be a number", key);
-    if (key == "wave_speed") p.wave_speed = value.get<double>();
-    else if (key == "wave_speed_units") p.wave_speed_units = value.get<double>();
-    else if (key == "delay_step") p.delay_step = value.get<double>();
-    else fail_plain("dlbs: unknown parameter '{}'", key);
-  }
-  if (std::string problem = p.validate(); !problem.empty()) fail_plain("dlbs: {}", problem);
-  return p;
+  parallel_for(pool, chunks, 1, body);
 }
 
 namespace {
@@ -343,7 +487,7 @@ namespace {
 class DelayedLbsDeformer final : public Deformer {
  public:
   explicit DelayedLbsDeformer(DelayedLbsParameters parameters) : parameters_(parameters) {}
-  std::string_view name() const override { return "dlbs"; }
+  const DeformerDescription& description() const override { return dlbs_description(); }
   void bind(const Character& character) override {
     require_skinned(character, "dlbs");
     try {
@@ -351,6 +495,12 @@ class DelayedLbsDeformer final : public Deformer {
     } catch (const Error& error) {
       fail(character.source, "{}", error.what());
     }
+    bound_ = &character;
+  }
+  // New speeds re-quantise the delays; the interactive pose history is kept.
+  void update(const DeformerSettings& settings) override {
+    parameters_ = settings.as<DelayedLbsParameters>();
+    if (bound_) dlbs_.set_parameters(*bound_, parameters_);
   }
   void reset() override { dlbs_.reset(); }
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
@@ -360,12 +510,29 @@ class DelayedLbsDeformer final : public Deformer {
  private:
   DelayedLbsParameters parameters_;
   DelayedLbs dlbs_;
+  const Character* bound_ = nullptr;
 };
 
 }  // namespace
 
-std::unique_ptr<Deformer> make_dlbs_deformer(const nlohmann::json& settings) {
-  return std::make_unique<DelayedLbsDeformer>(delayed_lbs_parameters_from_json(settings));
+const DeformerDescription& dlbs_description() {
+  static const DeformerDescription description = [] {
+    describe::Fields<DelayedLbsParameters> f;
+    f.number("wave_speed", [](auto& p) -> auto& { return p.wave_speed; })
+        .unit("character sizes/s").above(0, 1e12).soft(0.25, 20).help("wave speed c of the joint rotations");
+    f.number("wave_speed_units", [](auto& p) -> auto& { return p.wave_speed_units; })
+        .unit("scene units/s").range(0, 1e12).soft(0, 100)
+        .help("wave speed c in scene units per second; above 0 it replaces wave_speed");
+    f.number("delay_step", [](auto& p) -> auto& { return p.delay_step; })
+        .unit("s").above(0, 1).soft(1.0 / 960, 1.0 / 30).help("sampling step of the delays");
+    return f.deformer("dlbs", DeformerStage::Base,
+                      "delayed linear blend skinning: joint rotations reach vertices as a wave (replaces lbs)",
+                      [](const DeformerSettings& s) {
+                        return std::unique_ptr<Deformer>(
+                            std::make_unique<DelayedLbsDeformer>(s.as<DelayedLbsParameters>()));
+                      });
+  }();
+  return description;
 }
 
 }  // namespace wobble

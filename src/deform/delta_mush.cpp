@@ -14,11 +14,13 @@
 
 #include "deform/delta_mush_kernels.hpp"
 #include "deform/deformers.hpp"
-#include "deform/vertex_chunks.hpp"
+#include "deform/describe.hpp"
 
 namespace wobble {
 
 namespace {
+
+constexpr std::size_t kGrain = 8192;  // the largest chunk (chunk_grain: the same chunks for any thread count)
 
 // The centroid of positions (double sums in a fixed order: the same bytes for any thread count).
 Vec3f centroid(std::span<const Vec3f> positions) {
@@ -29,44 +31,57 @@ Vec3f centroid(std::span<const Vec3f> positions) {
 
 }  // namespace
 
-MushSmoothing parse_mush_smoothing(std::string_view text) {
-  if (text == "uniform" || text == "simple") return MushSmoothing::Uniform;
-  if (text == "length" || text == "length_weight") return MushSmoothing::Length;
-  if (text == "cotangent") return MushSmoothing::Cotangent;
-  fail_plain("delta mush: unknown smoothing '{}' (uniform, length, cotangent)", text);
+const std::vector<std::pair<std::string, MushSmoothing>>& mush_smoothing_names() {
+  static const std::vector<std::pair<std::string, MushSmoothing>> names = {
+      {"uniform", MushSmoothing::Uniform}, {"length", MushSmoothing::Length}, {"cotangent", MushSmoothing::Cotangent}};
+  return names;
 }
 
-MushMode parse_mush_mode(std::string_view text) {
-  if (text == "wobble" || text == "default") return MushMode::Wobble;
-  if (text == "blender") return MushMode::Blender;
-  fail_plain("delta mush: unknown mode '{}' (wobble, blender)", text);
+const std::vector<std::pair<std::string, MushMode>>& mush_mode_names() {
+  static const std::vector<std::pair<std::string, MushMode>> names = {{"wobble", MushMode::Wobble},
+                                                                       {"blender", MushMode::Blender}};
+  return names;
 }
 
-const char* to_string(MushSmoothing smoothing) {
-  switch (smoothing) {
-    case MushSmoothing::Uniform: return "uniform";
-    case MushSmoothing::Length: return "length";
-    case MushSmoothing::Cotangent: return "cotangent";
+namespace {
+
+template <typename Enum>
+Enum parse_name(const std::vector<std::pair<std::string, Enum>>& names, std::string_view text, const char* what) {
+  std::string known;
+  for (const auto& [name, value] : names) {
+    if (name == text) return value;
+    known += (known.empty() ? "" : ", ") + name;
+  }
+  fail_plain("delta mush: unknown {} '{}' ({})", what, text, known);
+}
+
+template <typename Enum>
+const char* name_of(const std::vector<std::pair<std::string, Enum>>& names, Enum value) {
+  for (const auto& [name, v] : names) {
+    if (v == value) return name.c_str();
   }
   return "?";
 }
 
-const char* to_string(MushMode mode) { return mode == MushMode::Blender ? "blender" : "wobble"; }
+}  // namespace
+
+MushSmoothing parse_mush_smoothing(std::string_view text) { return parse_name(mush_smoothing_names(), text, "smoothing"); }
+MushMode parse_mush_mode(std::string_view text) { return parse_name(mush_mode_names(), text, "mode"); }
+const char* to_string(MushSmoothing smoothing) { return name_of(mush_smoothing_names(), smoothing); }
+const char* to_string(MushMode mode) { return name_of(mush_mode_names(), mode); }
 
 std::string DeltaMushSettings::validate(std::size_t vertex_count) const {
-  if (iterations < 0 || iterations > 100000) return fmt::format("iterations must be 0..100000 (got {})", iterations);
-  if (!std::isfinite(step) || step < 0.0f || step > 1.0f) return fmt::format("step must be in [0, 1] (got {})", step);
-  if (!std::isfinite(scale)) return fmt::format("scale must be finite (got {})", scale);
   if (!mask.empty() && mask.size() != vertex_count) {
     return fmt::format("mask has {} values for {} vertices", mask.size(), vertex_count);
   }
-  for (std::size_t v = 0; v < mask.size(); ++v) {
-    if (!std::isfinite(mask[v])) return fmt::format("mask value of vertex {} is not finite", v);
-  }
-  if (mode == MushMode::Blender && smoothing == MushSmoothing::Cotangent) {
-    return "mode 'blender' supports smoothing 'uniform' (Simple) and 'length' (Length Weight), not 'cotangent'";
-  }
-  return {};
+  DeltaMushParameters parameters{*this, {mask, {}}};
+  parameters.mush.mask.clear();
+  return delta_mush_description().problems(&parameters);
+}
+
+void DeltaMush::set_output(float scale, bool smooth_only) {
+  settings_.scale = scale;
+  settings_.smooth_only = smooth_only;
 }
 
 void DeltaMush::check_same_mesh(std::span<const Vec3f> rest, std::span<const Triangle> triangles) const {
@@ -325,7 +340,7 @@ void DeltaMush::smooth_wobble(ThreadPool* pool) {
   for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
     const float* in = buffer_a_.data();
     float* out = buffer_b_.data();
-    for_vertex_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+    parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) {
       mush::sweep(*rows_, in, out, self_weight_.data(), uniform_weight_.data(), begin, end);
     });
     buffer_a_.swap(buffer_b_);
@@ -340,7 +355,7 @@ void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
   // the character stands.
   const Vec3f centre = centroid(positions);
   const bool welded = !welding_.identity();
-  for_vertex_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+  parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) {
     if (!welded) {  // no seams: a plain copy
       for (std::size_t i = begin; i < end; ++i) {
         const Vec3f p = positions[i] - centre;
@@ -375,14 +390,14 @@ void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& cen
   if (!smooth_only) {
     const float* s = buffer_a_.data();
     float* restored = buffer_b_.data();
-    for_vertex_chunks(pool, n, [&](std::size_t begin, std::size_t end) { mush::restore_details(corners, s, restored, begin, end); });
+    parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) { mush::restore_details(corners, s, restored, begin, end); });
     out = restored;
   }
   // Scatter to the original vertices (vertices without a usable corner keep their input). The
   // scale multiplies the correction Delta Mush makes: out = in + scale (mush - in), so that the
   // rest pose and rigid motions stay exact for any scale.
   const float scale = settings_.scale;
-  for_vertex_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
+  parallel_for(pool, positions.size(), chunk_grain(positions.size(), kGrain), [&](std::size_t begin, std::size_t end) {
     for (std::size_t v = begin; v < end; ++v) {
       const std::uint32_t w = welding_.welded_of[v];
       if (keep_input[w] && !smooth_only) continue;
@@ -402,7 +417,7 @@ void DeltaMush::evaluate_skinned(std::span<const Mat4f> skinning, std::span<Vec3
   const Vec3f centre = prepare_folded_palette(skinning);
   const float centre4[4] = {centre.x(), centre.y(), centre.z(), 0.0f};
   float* a = buffer_a_.data();
-  for_vertex_chunks(pool, skin.vertex_count(), [&](std::size_t begin, std::size_t end) {
+  parallel_for(pool, skin.vertex_count(), chunk_grain(skin.vertex_count(), kGrain), [&](std::size_t begin, std::size_t end) {
     mush::blend_smoothed(skin, folded_palette_.data(), centre4, a, begin, end);
   });
   restore_and_scatter(positions, centre, *folded_corners_, folded_keep_input_, pool);
@@ -450,60 +465,40 @@ namespace {
 
 class DeltaMushDeformer final : public Deformer {
  public:
-  explicit DeltaMushDeformer(const nlohmann::json& section) : section_(section) {
-    settings_.iterations = section.value("iterations", settings_.iterations);
-    settings_.step = section.value("step", settings_.step);
-    settings_.scale = section.value("scale", settings_.scale);
-    settings_.pin_boundary = section.value("pin_boundary", settings_.pin_boundary);
-    settings_.smooth_only = section.value("smooth_only", settings_.smooth_only);
-    settings_.invert_mask = section.value("invert_mask", settings_.invert_mask);
-    if (section.contains("smoothing")) settings_.smoothing = parse_mush_smoothing(section.at("smoothing").get<std::string>());
-    if (section.contains("mode")) settings_.mode = parse_mush_mode(section.at("mode").get<std::string>());
-    if (std::string problem = settings_.validate(0); !problem.empty() && problem.find("mask") == std::string::npos) {
-      fail_plain("deltamush: {}", problem);
-    }
+  explicit DeltaMushDeformer(const DeltaMushParameters& parameters) : parameters_(parameters) {}
+  const DeformerDescription& description() const override { return delta_mush_description(); }
+
+  // Directly after plain linear blend skinning (with the character's own skin and this frame's
+  // skinning matrices), the sweeps fold into the skin at bind time.
+  void set_stack_position(const StackDescription& stack, std::size_t index) override {
+    folds_input_ = stack.entries()[index].folds_input;
   }
-
-  std::string_view name() const override { return "deltamush"; }
-
-  // Directly after plain linear blend skinning (the "lbs" deformer, with the character's own
-  // skin and this frame's skinning matrices), the sweeps fold into the skin at bind time.
-  void set_upstream(const Deformer* upstream) override { after_lbs_ = upstream && upstream->name() == "lbs"; }
 
   void bind(const Character& character) override {
     const Mesh& mesh = character.mesh;
-    DeltaMushSettings settings = settings_;
-    settings.mask.clear();
-    // The mask: an array in the settings file, an attribute named there, or _MUSH_WEIGHT.
-    std::string attribute = "_MUSH_WEIGHT";
-    bool named = false;
-    if (section_.contains("mask")) {
-      const nlohmann::json& mask = section_.at("mask");
-      if (mask.is_array()) {
-        settings.mask = mask.get<std::vector<float>>();
-        attribute.clear();
-      } else {
-        attribute = mask.get<std::string>();
-        named = true;
-        if (attribute == "none" || attribute.empty()) attribute.clear(), named = false;
-      }
-    }
-    if (!attribute.empty()) {
-      auto found = mesh.vertex_scalars.find(attribute);
-      if (found != mesh.vertex_scalars.end()) {
-        settings.mask = found->second;
-      } else if (named) {
-        fail(character.source, "deltamush: no per-vertex attribute '{}' for the mask", attribute);
-      }
-    }
+    DeltaMushSettings settings = parameters_.mush;
+    settings.mask = mask_values(character);
     if (std::string problem = settings.validate(mesh.vertex_count()); !problem.empty()) {
       fail(character.source, "deltamush: {}", problem);
     }
     mush_.bind(mesh.positions, mesh.triangles, settings);
-    if (after_lbs_ && settings.mode == MushMode::Wobble && character.is_skinned()) {
+    if (folds_input_ && settings.mode == MushMode::Wobble && character.is_skinned()) {
       mush_.fold_skin(mesh.positions, PackedSkin::from(character.skin), character.rig.joint_count());
     }
     bound_ = &character;
+  }
+
+  // scale and smooth_only act on the output; a new step changes the smoothing operator, which
+  // Delta Mush (stateless) rebuilds.
+  void update(const DeformerSettings& settings) override {
+    const DeltaMushParameters& next = settings.as<DeltaMushParameters>();
+    const bool rebuild = next.mush.step != parameters_.mush.step;
+    parameters_ = next;
+    if (rebuild && bound_) {
+      bind(*bound_);
+    } else {
+      mush_.set_output(next.mush.scale, next.mush.smooth_only);
+    }
   }
 
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
@@ -522,17 +517,73 @@ class DeltaMushDeformer final : public Deformer {
   }
 
  private:
-  nlohmann::json section_;
-  DeltaMushSettings settings_;
+  // The mask: explicit values, else the named attribute (values clamped to [0, 1], a documented
+  // repair), else none. A missing _MUSH_WEIGHT (the default) means no mask; another missing
+  // name is an error.
+  std::vector<float> mask_values(const Character& character) const {
+    const VertexValues& mask = parameters_.mask;
+    if (mask.attribute.empty() || mask.attribute == "none") return mask.values;
+    const auto found = character.mesh.vertex_scalars.find(mask.attribute);
+    if (found == character.mesh.vertex_scalars.end()) {
+      if (mask.attribute == "_MUSH_WEIGHT") return {};
+      fail(character.source, "deltamush: no per-vertex attribute '{}' for the mask", mask.attribute);
+    }
+    std::vector<float> values = found->second;
+    for (float& m : values) m = std::isfinite(m) ? std::clamp(m, 0.0f, 1.0f) : 0.0f;
+    return values;
+  }
+
+  DeltaMushParameters parameters_;
   DeltaMush mush_;
   const Character* bound_ = nullptr;
-  bool after_lbs_ = false;
+  bool folds_input_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<Deformer> make_delta_mush_deformer(const nlohmann::json& settings) {
-  return std::make_unique<DeltaMushDeformer>(settings);
+const DeformerDescription& delta_mush_description() {
+  static const DeformerDescription description = [] {
+    describe::Fields<DeltaMushParameters> f;
+    f.integer("iterations", [](auto& p) -> auto& { return p.mush.iterations; })
+        .flag("mush-iterations").bind().range(0, 100000).soft(0, 100).help("smoothing sweeps");
+    f.number("step", [](auto& p) -> auto& { return p.mush.step; })
+        .flag("mush-step").range(0, 1).help("smoothing step lambda: the fraction of the way to the neighbours' mean per sweep");
+    f.choice("smoothing", [](auto& p) -> auto& { return p.mush.smoothing; }, mush_smoothing_names())
+        .flag("mush-smoothing").bind().help("smoothing weights (blender mode: uniform is Simple, length is Length Weight)");
+    f.boolean("pin_boundary", [](auto& p) -> auto& { return p.mush.pin_boundary; })
+        .flag("mush-pin-boundary").bind().help("do not smooth open-boundary vertices");
+    f.number("scale", [](auto& p) -> auto& { return p.mush.scale; })
+        .flag("mush-scale").range(-1e6, 1e6).soft(0, 2)
+        .help("wobble mode: how much of the correction is applied, out = in + scale (mush - in), exact at rest for any "
+              "scale; blender mode: multiplies the restored detail, as Corrective Smooth's Scale");
+    f.boolean("smooth_only", [](auto& p) -> auto& { return p.mush.smooth_only; })
+        .flag("mush-smooth-only").help("output the smoothed mesh only, no detail restored");
+    f.choice("mode", [](auto& p) -> auto& { return p.mush.mode; }, mush_mode_names())
+        .flag("mush-mode").bind()
+        .help("wobble welds seams and smooths with a fixed operator; blender reproduces Blender's Corrective Smooth");
+    f.vertex_array("mask", [](auto& p) -> auto& { return p.mask; })
+        .flag("mush-mask").bind().range(0, 1).attribute_allowed()
+        .help("per-vertex smoothing weight in [0, 1]: a JSON array, or a per-vertex attribute's name (none: no mask; "
+              "_MUSH_WEIGHT is used when present)");
+    f.boolean("invert_mask", [](auto& p) -> auto& { return p.mush.invert_mask; })
+        .flag("mush-invert-mask").bind().help("use 1 - mask");
+    DeformerDescription d = f.deformer("deltamush", DeformerStage::Post,
+                                       "Delta Mush: smooth, then restore the rest detail in local frames",
+                                       [](const DeformerSettings& s) {
+                                         return std::unique_ptr<Deformer>(
+                                             std::make_unique<DeltaMushDeformer>(s.as<DeltaMushParameters>()));
+                                       });
+    d.folds_linear_blend_input = true;
+    d.check_together = [](const void* object) -> std::string {
+      const DeltaMushSettings& s = static_cast<const DeltaMushParameters*>(object)->mush;
+      if (s.mode == MushMode::Blender && s.smoothing == MushSmoothing::Cotangent) {
+        return "mode 'blender' supports smoothing 'uniform' (Simple) and 'length' (Length Weight), not 'cotangent'";
+      }
+      return {};
+    };
+    return d;
+  }();
+  return description;
 }
 
 }  // namespace wobble

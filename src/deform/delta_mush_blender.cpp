@@ -28,11 +28,12 @@
 #include <wobble/parallel.hpp>
 
 #include "deform/blender_mesh_edges.hpp"
-#include "deform/vertex_chunks.hpp"
 
 namespace wobble {
 
 namespace {
+
+constexpr std::size_t kGrain = 8192;  // the largest chunk (chunk_grain: the same chunks for any thread count)
 
 // Blender's 3x3 matrices are arrays m[i][j] with m[i] the i-th axis; here m[i] is row i of a Mat3f.
 using BlenderMatrix = Mat3f;
@@ -191,7 +192,7 @@ void DeltaMush::smooth_blender(std::vector<Vec3f>& p, ThreadPool* pool) const {
       factor[v] = blender_weighted_ ? vertex_weight_[v] * lambda * share : lambda * share;
     }
     for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
-      for_vertex_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+      parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) {
         for (std::size_t v = begin; v < end; ++v) {
           Vec3f sum = Vec3f::Zero();
           for (std::uint32_t u : adjacency_.of(v)) sum += p[u] - p[v];
@@ -204,7 +205,7 @@ void DeltaMush::smooth_blender(std::vector<Vec3f>& p, ThreadPool* pool) const {
     const float eps = FLT_EPSILON * 10.0f;
     const float lambda2 = lambda * 2.0f;  // this weighting is about half as strong: doubled
     for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
-      for_vertex_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+      parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) {
         for (std::size_t v = begin; v < end; ++v) {
           Vec3f sum = Vec3f::Zero();
           float length_sum = 0.0f;
@@ -234,7 +235,7 @@ void DeltaMush::evaluate_blender(std::span<Vec3f> positions, ThreadPool* pool) {
     return;
   }
   const float scale = settings_.scale;
-  for_vertex_chunks(pool, n, [&](std::size_t begin, std::size_t end) {
+  parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) {
     constexpr std::size_t kMostCorners = 64;
     float weights[kMostCorners];
     BlenderMatrix frames[kMostCorners];

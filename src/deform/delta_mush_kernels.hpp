@@ -1,11 +1,14 @@
 #pragma once
 // Delta Mush's hot loops (wobble mode): the smoothing sweeps and the detail restoration in
-// per-corner frames, with AVX2/FMA versions chosen at run time (scalar fallback otherwise).
-// Positions are float4 rows (x, y, z, 0) so that one vertex is one 128-bit load.
+// per-corner frames. The data layouts and dispatching functions are in delta_mush_layout.cpp
+// (with the scalar reference loops), the SIMD variants in delta_mush_kernels.cpp (compiled once
+// per instruction set). Positions are float4 rows (x, y, z, 0): one vertex is one 128-bit load.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "simd/isa.hpp"
 
 namespace wobble::mush {
 
@@ -101,5 +104,27 @@ struct SmoothedSkin {
 // joint's translation for points relative to c0, minus centre.
 void blend_smoothed(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out,
                     std::size_t begin, std::size_t end);
+
+// ---- the kernels behind the functions above ----
+
+// Where a sweep reads and writes: neighbour columns (full or ring), and the masks that map a
+// vertex to its own row in the input and the output (all ones: full buffer; ring_rows - 1: ring).
+struct Addressing {
+  const std::uint32_t* columns;
+  std::uint32_t in_mask, out_mask;
+};
+
+struct Table {
+  // restore_details over whole groups [group_begin, group_end).
+  void (*restore)(const CornerBlocks& blocks, const float* s, float* out, std::size_t group_begin,
+                  std::size_t group_end);
+  // One sweep over vertices [begin, end) (begin a multiple of kLanes), addressed by `at`.
+  void (*sweep)(const SweepRows& rows, const Addressing& at, const float* in, float* out, const float* self,
+                const float* uniform, std::size_t begin, std::size_t end);
+  // blend_smoothed.
+  void (*blend)(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out, std::size_t begin,
+                std::size_t end);
+};
+WOBBLE_SIMD_TABLES
 
 }  // namespace wobble::mush

@@ -16,6 +16,7 @@
 #include <wobble/parallel.hpp>
 
 #include "deform/deformers.hpp"
+#include "deform/describe.hpp"
 #include "deform/direct_delta_mush_kernels.hpp"
 #include "deform/implicit_smoothing.hpp"
 
@@ -24,16 +25,7 @@ namespace wobble {
 namespace {
 
 constexpr std::size_t kGrain = 8192;
-constexpr int kOmega = 10;  // A xx xy xz yy yz zz, b x y z, c
-
-template <typename Body>
-void for_chunks(ThreadPool* pool, std::size_t count, Body&& body) {
-  if (!pool) {
-    for (std::size_t begin = 0; begin < count; begin += kGrain) body(begin, std::min(count, begin + kGrain));
-    return;
-  }
-  pool->parallel_for(count, kGrain, body);
-}
+using ddm::kOmega;
 
 Mat3f rotation_by_svd(const Mat3f& m) {
   Eigen::JacobiSVD<Eigen::Matrix3d> svd(m.cast<double>(), Eigen::ComputeFullU | Eigen::ComputeFullV);
@@ -88,15 +80,7 @@ const char* to_string(DdmVariant variant) {
   return "?";
 }
 
-std::string DirectDeltaMushSettings::validate() const {
-  if (iterations < 1 || iterations > 1000) return fmt::format("iterations must be 1..1000 (got {})", iterations);
-  if (!std::isfinite(step) || step <= 0) return fmt::format("step must be positive (got {})", step);
-  if (max_influences < 1 || max_influences > 64) return fmt::format("max influences must be 1..64 (got {})", max_influences);
-  if (!std::isfinite(min_weight) || min_weight < 0 || min_weight >= 1) {
-    return fmt::format("min weight must be in [0, 1) (got {})", min_weight);
-  }
-  return {};
-}
+std::string DirectDeltaMushSettings::validate() const { return direct_delta_mush_description().problems(this); }
 
 void DirectDeltaMush::check_same_mesh(std::span<const Vec3f> rest, std::span<const Triangle> triangles) const {
   const MeshFingerprint other = MeshFingerprint::of(rest, triangles);
@@ -341,6 +325,85 @@ void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle
   }
 }
 
+namespace {
+
+// The reference loop, vertex by vertex with Eigen: every variant, rotations when not null.
+void evaluate_reference(const ddm::BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end,
+                        Vec3f* positions, Mat3f* rotations) {
+  const std::size_t width = bind.width;
+  const DdmVariant variant = bind.variant;
+  for (std::size_t v = begin; v < end; ++v) {
+    const Vec3f& x = bind.rest[v];
+    const std::uint16_t* joints = bind.joints + v * width;
+    const float* psi = bind.psi + v * width;
+    Mat3f rotation = Mat3f::Identity();
+    if (bind.linear_fallback[v]) {
+      positions[v] = ddm::blend_linearly(skinning, joints, psi, width, x);
+    } else if (variant == DdmVariant::V0) {
+      Mat3f q_bar = Mat3f::Zero();
+      Vec3f q = Vec3f::Zero();
+      const Vec3f p(bind.centre[3 * v], bind.centre[3 * v + 1], bind.centre[3 * v + 2]);
+      const float* omega = bind.omega + v * width * ddm::kOmega;
+      for (std::size_t s = 0; s < width; ++s, omega += ddm::kOmega) {
+        if (omega[9] == 0.0f) continue;
+        const Mat4f& m = skinning[joints[s]];
+        const auto l = m.topLeftCorner<3, 3>();
+        const Vec3f t = l * p + m.topRightCorner<3, 1>();  // the joint's matrix about p
+        Mat3f a;
+        a << omega[0], omega[1], omega[2], omega[1], omega[3], omega[4], omega[2], omega[4], omega[5];
+        const Vec3f b(omega[6], omega[7], omega[8]);
+        q_bar.noalias() += l * a;
+        q_bar.noalias() += t * b.transpose();
+        q.noalias() += l * b + omega[9] * t;
+      }
+      rotation = nearest_rotation(q_bar);
+      positions[v] = rotation * (x - p) + q;
+    } else {
+      Eigen::Matrix<float, 3, 4> blend = Eigen::Matrix<float, 3, 4>::Zero();
+      for (std::size_t s = 0; s < width; ++s) {
+        if (psi[s] == 0.0f) continue;
+        blend += psi[s] * skinning[joints[s]].topRows<3>();
+      }
+      const Vec3f p(bind.centre[3 * v], bind.centre[3 * v + 1], bind.centre[3 * v + 2]);
+      const Mat3f l = blend.leftCols<3>();
+      if (variant == DdmVariant::V1) {
+        const float* c = bind.covariance + 6 * v;
+        Mat3f cov;
+        cov << c[0], c[1], c[2], c[1], c[3], c[4], c[2], c[4], c[5];
+        rotation = nearest_rotation(l * cov);
+      } else if (variant == DdmVariant::V3) {
+        const Eigen::Map<const Eigen::Vector4f> first(bind.joint_quaternions + 4 * joints[0]);
+        Eigen::Vector4f sum = Eigen::Vector4f::Zero();
+        for (std::size_t s = 0; s < width; ++s) {
+          const Eigen::Map<const Eigen::Vector4f> q(bind.joint_quaternions + 4 * joints[s]);
+          sum += (q.dot(first) < 0 ? -psi[s] : psi[s]) * q;
+        }
+        rotation = Eigen::Quaternionf(sum).normalized().toRotationMatrix();
+      } else {
+        rotation = nearest_rotation(l);
+      }
+      positions[v] = rotation * (x - p) + l * p + blend.col(3);
+    }
+    if (rotations) rotations[v] = rotation;
+  }
+}
+
+void evaluate_v3_reference(const ddm::BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end,
+                           Vec3f* positions) {
+  evaluate_reference(bind, skinning, begin, end, positions, nullptr);
+}
+
+void nearest_rotations_reference(const Mat3f* m, Mat3f* r, std::size_t count) {
+  for (std::size_t k = 0; k < count; ++k) r[k] = nearest_rotation(m[k]);
+}
+
+}  // namespace
+
+namespace ddm {
+extern const Table reference = {evaluate_reference, evaluate_v3_reference, nearest_rotations_reference};
+WOBBLE_SIMD_DEFINE_TABLE_FOR
+}  // namespace ddm
+
 void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f> positions, ThreadPool* pool,
                                std::span<Mat3f> rotations) const {
   if (positions.size() != rest_.size()) {
@@ -360,82 +423,25 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
       for (int c = 0; c < 4; ++c) quaternions[4 * j + c] = q.coeffs()[c];
     }
   }
-  // v3 reporting rotations (a test path) takes the scalar loop: its kernel never forms the matrix.
-  if (ddm::avx2_available() && !(variant == DdmVariant::V3 && with_rotations)) {
-    const ddm::BindView view{variant,      width,          rest_.data(),       joints_.data(),          omega_.data(),
-                             psi_.data(),  centre_.data(), covariance_.data(), linear_fallback_.data(), quaternions.data(),
-                             lever_.data()};
-    if (variant == DdmVariant::V3) {
-      for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
-        ddm::evaluate_v3_avx2(view, skinning.data(), begin, end, positions.data());
-        for (std::size_t v = begin; v < end; ++v) {
-          if (!linear_fallback_[v]) continue;
-          positions[v] = ddm::blend_linearly(skinning.data(), joints_.data() + v * width, psi_.data() + v * width, width,
-                                             rest_[v]);
-        }
-      });
-      return;
-    }
-    for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
-      ddm::evaluate_avx2(view, skinning.data(), begin, end, positions.data(), with_rotations ? rotations.data() : nullptr);
+  const ddm::BindView view{variant,      width,          rest_.data(),       joints_.data(),          omega_.data(),
+                           psi_.data(),  centre_.data(), covariance_.data(), linear_fallback_.data(), quaternions.data(),
+                           lever_.data()};
+  const ddm::Table& kernels = ddm::table();
+  if (variant == DdmVariant::V3 && !with_rotations) {
+    parallel_for(pool, positions.size(), chunk_grain(positions.size(), kGrain), [&](std::size_t begin, std::size_t end) {
+      kernels.evaluate_v3(view, skinning.data(), begin, end, positions.data());
+      for (std::size_t v = begin; v < end; ++v) {
+        if (!linear_fallback_[v]) continue;
+        positions[v] = ddm::blend_linearly(skinning.data(), joints_.data() + v * width, psi_.data() + v * width, width,
+                                           rest_[v]);
+      }
     });
     return;
   }
-  for_chunks(pool, positions.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t v = begin; v < end; ++v) {
-      const Vec3f& x = rest_[v];
-      const std::uint16_t* joints = joints_.data() + v * width;
-      const float* psi = psi_.data() + v * width;
-      Mat3f rotation = Mat3f::Identity();
-      if (linear_fallback_[v]) {
-        positions[v] = ddm::blend_linearly(skinning.data(), joints, psi, width, x);
-      } else if (variant == DdmVariant::V0) {
-        Mat3f q_bar = Mat3f::Zero();
-        Vec3f q = Vec3f::Zero();
-        const Vec3f p(centre_[3 * v], centre_[3 * v + 1], centre_[3 * v + 2]);
-        const float* omega = omega_.data() + v * width * kOmega;
-        for (std::size_t s = 0; s < width; ++s, omega += kOmega) {
-          if (omega[9] == 0.0f) continue;
-          const Mat4f& m = skinning[joints[s]];
-          const auto l = m.topLeftCorner<3, 3>();
-          const Vec3f t = l * p + m.topRightCorner<3, 1>();  // the joint's matrix about p
-          Mat3f a;
-          a << omega[0], omega[1], omega[2], omega[1], omega[3], omega[4], omega[2], omega[4], omega[5];
-          const Vec3f b(omega[6], omega[7], omega[8]);
-          q_bar.noalias() += l * a;
-          q_bar.noalias() += t * b.transpose();
-          q.noalias() += l * b + omega[9] * t;
-        }
-        rotation = nearest_rotation(q_bar);
-        positions[v] = rotation * (x - p) + q;
-      } else {
-        Eigen::Matrix<float, 3, 4> blend = Eigen::Matrix<float, 3, 4>::Zero();
-        for (std::size_t s = 0; s < width; ++s) {
-          if (psi[s] == 0.0f) continue;
-          blend += psi[s] * skinning[joints[s]].topRows<3>();
-        }
-        const Vec3f p(centre_[3 * v], centre_[3 * v + 1], centre_[3 * v + 2]);
-        const Mat3f l = blend.leftCols<3>();
-        if (variant == DdmVariant::V1) {
-          const float* c = covariance_.data() + 6 * v;
-          Mat3f cov;
-          cov << c[0], c[1], c[2], c[1], c[3], c[4], c[2], c[4], c[5];
-          rotation = nearest_rotation(l * cov);
-        } else if (variant == DdmVariant::V3) {
-          const Eigen::Map<const Eigen::Vector4f> first(quaternions.data() + 4 * joints[0]);
-          Eigen::Vector4f sum = Eigen::Vector4f::Zero();
-          for (std::size_t s = 0; s < width; ++s) {
-            const Eigen::Map<const Eigen::Vector4f> q(quaternions.data() + 4 * joints[s]);
-            sum += (q.dot(first) < 0 ? -psi[s] : psi[s]) * q;
-          }
-          rotation = Eigen::Quaternionf(sum).normalized().toRotationMatrix();
-        } else {
-          rotation = nearest_rotation(l);
-        }
-        positions[v] = rotation * (x - p) + l * p + blend.col(3);
-      }
-      if (with_rotations) rotations[v] = rotation;
-    }
+  // v3 reporting rotations (a test path) takes the reference loop: its kernel never forms the matrix.
+  const auto evaluate = variant == DdmVariant::V3 ? ddm::reference.evaluate : kernels.evaluate;
+  parallel_for(pool, positions.size(), chunk_grain(positions.size(), kGrain), [&](std::size_t begin, std::size_t end) {
+    evaluate(view, skinning.data(), begin, end, positions.data(), with_rotations ? rotations.data() : nullptr);
   });
 }
 
@@ -443,17 +449,9 @@ namespace {
 
 class DirectDeltaMushDeformer final : public Deformer {
  public:
-  explicit DirectDeltaMushDeformer(const nlohmann::json& section) {
-    settings_.iterations = section.value("iterations", settings_.iterations);
-    settings_.step = section.value("step", settings_.step);
-    settings_.max_influences = section.value("max_influences", settings_.max_influences);
-    settings_.min_weight = section.value("min_weight", settings_.min_weight);
-    if (section.contains("variant")) settings_.variant = parse_ddm_variant(section.at("variant").get<std::string>());
-    if (section.contains("smoothing")) settings_.smoothing = parse_mush_smoothing(section.at("smoothing").get<std::string>());
-    if (std::string problem = settings_.validate(); !problem.empty()) fail_plain("ddm: {}", problem);
-  }
-
-  std::string_view name() const override { return "ddm"; }
+  explicit DirectDeltaMushDeformer(const DirectDeltaMushSettings& settings) : settings_(settings) {}
+  const DeformerDescription& description() const override { return direct_delta_mush_description(); }
+  void update(const DeformerSettings&) override {}  // every parameter is a bind parameter
 
   void bind(const Character& character) override {
     require_skinned(character, "ddm");
@@ -504,8 +502,33 @@ class DirectDeltaMushDeformer final : public Deformer {
 
 }  // namespace
 
-std::unique_ptr<Deformer> make_direct_delta_mush_deformer(const nlohmann::json& settings) {
-  return std::make_unique<DirectDeltaMushDeformer>(settings);
+const DeformerDescription& direct_delta_mush_description() {
+  static const DeformerDescription description = [] {
+    describe::Fields<DirectDeltaMushSettings> f;
+    f.choice("variant", [](auto& s) -> auto& { return s.variant; },
+             std::vector<std::pair<std::string, DdmVariant>>{
+                 {"v0", DdmVariant::V0}, {"v1", DdmVariant::V1}, {"v2", DdmVariant::V2}, {"v3", DdmVariant::V3}})
+        .flag("ddm-variant").bind()
+        .help("v0 is the paper's full model; v1, v2, v3 are wobble's own cheaper approximations: v1 blends the "
+              "smoothed moments with one weight per joint, v2 also drops the smoothed covariance, v3 also replaces "
+              "the rotation fit by a quaternion blend");
+    f.integer("iterations", [](auto& s) -> auto& { return s.iterations; })
+        .flag("ddm-iterations").bind().range(1, 1000).soft(1, 50).help("implicit smoothing steps p");
+    f.number("step", [](auto& s) -> auto& { return s.step; })
+        .flag("ddm-step").bind().above(0, 1e6).soft(0.1, 10).help("smoothing lambda");
+    f.choice("smoothing", [](auto& s) -> auto& { return s.smoothing; }, mush_smoothing_names())
+        .flag("ddm-smoothing").bind().help("smoothing weights of the Laplacian");
+    f.integer("max_influences", [](auto& s) -> auto& { return s.max_influences; })
+        .flag("ddm-max-influences").bind().range(1, 64).help("smoothed joints kept per vertex");
+    f.number("min_weight", [](auto& s) -> auto& { return s.min_weight; })
+        .flag("ddm-min-weight").bind().below(0, 1).soft(0, 0.01).help("smoothed weights below this are dropped");
+    return f.deformer("ddm", DeformerStage::Post, "Direct Delta Mush (replaces linear blending; keeps earlier effects)",
+                      [](const DeformerSettings& s) {
+                        return std::unique_ptr<Deformer>(
+                            std::make_unique<DirectDeltaMushDeformer>(s.as<DirectDeltaMushSettings>()));
+                      });
+  }();
+  return description;
 }
 
 }  // namespace wobble

@@ -1,14 +1,20 @@
 #pragma once
-// Direct Delta Mush's run-time loop with AVX2/FMA: eight vertices at a time, the per-vertex blend
-// of joint matrices with the packed (fixed-width, float) bind data, then the rotation fits of all
-// eight in structure-of-arrays form (scaled Newton polar iteration, det +1).
+// Direct Delta Mush's run-time loop: SIMD variants (direct_delta_mush_kernels.cpp, compiled once
+// per instruction set: eight vertices at a time, the per-vertex blend of joint matrices with the
+// packed (fixed-width, float) bind data, then the rotation fits of all eight in structure-of-
+// arrays form, scaled Newton polar iteration, det +1) and the scalar reference
+// (direct_delta_mush.cpp), chosen through src/simd/isa.hpp.
 #include <cstddef>
 #include <cstdint>
 
 #include <wobble/direct_delta_mush.hpp>
 #include <wobble/math.hpp>
 
+#include "simd/isa.hpp"
+
 namespace wobble::ddm {
+
+constexpr int kOmega = 10;  // numbers per Omega: A xx xy xz yy yz zz, b x y z, c
 
 // Views of DirectDeltaMush's bind data (see direct_delta_mush.hpp for the meaning).
 struct BindView {
@@ -39,23 +45,23 @@ struct BindView {
   return sum;
 }
 
-// True when this CPU runs the AVX2 kernel; otherwise the caller uses its scalar loop.
-bool avx2_available();
-
-// v0, v1, v2: positions (and rotations when not null) of vertices [begin, end) from the skinning
-// matrices (column-major 4x4 each). Matrices the Newton iteration cannot fit (singular,
-// reflecting) go to nearest_rotation(); vertices with a degenerate neighbourhood blend linearly.
-void evaluate_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions,
+struct Table {
+  // v0, v1, v2 (every variant in the reference): positions (and rotations when not null) of
+  // vertices [begin, end) from the skinning matrices (column-major 4x4 each). Matrices the Newton
+  // iteration cannot fit (singular, reflecting) go to nearest_rotation(); vertices with a
+  // degenerate neighbourhood blend linearly.
+  void (*evaluate)(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions,
                    Mat3f* rotations);
-
-// v3 only (no rotation fit) over vertices [begin, end), begin a multiple of 8 (the callers'
-// chunks are): the psi blend of the matrices applied to p, plus u - p turned by
-// the normalised blend of the joints' quaternions. Vertices with the linear-blend fallback are
-// left for the caller to write afterwards (their entries may hold anything).
-void evaluate_v3_avx2(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end, Vec3f* positions);
-
-// The nearest rotations (det +1) of any number of matrices, eight at a time with the kernel's
-// Newton iteration (nearest_rotation() for the lanes it cannot fit). For tests and benchmarks.
-void nearest_rotations_avx2(const Mat3f* m, Mat3f* r, std::size_t count);
+  // v3 only (no rotation fit) over vertices [begin, end), begin a multiple of 8 (the callers'
+  // chunks are): the psi blend of the matrices applied to p, plus u - p turned by the normalised
+  // blend of the joints' quaternions. Vertices with the linear-blend fallback are left for the
+  // caller to write afterwards (their entries may hold anything).
+  void (*evaluate_v3)(const BindView& bind, const Mat4f* skinning, std::size_t begin, std::size_t end,
+                      Vec3f* positions);
+  // The nearest rotations (det +1) of any number of matrices (the SIMD variants: eight at a time
+  // with the kernels' Newton iteration, nearest_rotation() for the lanes it cannot fit).
+  void (*nearest_rotations)(const Mat3f* m, Mat3f* r, std::size_t count);
+};
+WOBBLE_SIMD_TABLES
 
 }  // namespace wobble::ddm

@@ -7,6 +7,7 @@
 #include <wobble/parallel.hpp>
 
 #include "deform/deformers.hpp"
+#include "deform/describe.hpp"
 
 namespace wobble {
 
@@ -105,15 +106,15 @@ void DqsJob::Run(std::size_t begin, std::size_t end) const {
 
 void DqsJob::Run(ThreadPool* pool) const {
   const std::size_t n = in_positions.size();
-  if (!pool) return Run(0, n);
-  pool->parallel_for(n, kGrain, [this](std::size_t begin, std::size_t end) { Run(begin, end); });
+  parallel_for(pool, n, chunk_grain(n, kGrain), [this](std::size_t begin, std::size_t end) { Run(begin, end); });
 }
 
 namespace {
 
 class DqsDeformer final : public Deformer {
  public:
-  std::string_view name() const override { return "dqs"; }
+  const DeformerDescription& description() const override { return dqs_description(); }
+  void update(const DeformerSettings&) override {}
 
   void bind(const Character& character) override {
     require_skinned(character, name());
@@ -144,6 +145,11 @@ class DqsDeformer final : public Deformer {
 
 }  // namespace
 
-std::unique_ptr<Deformer> make_dqs_deformer(const nlohmann::json&) { return std::make_unique<DqsDeformer>(); }
+const DeformerDescription& dqs_description() {
+  static const DeformerDescription description = describe::Fields<describe::NoParameters>().deformer(
+      "dqs", DeformerStage::Base, "dual-quaternion skinning",
+      [](const DeformerSettings&) { return std::unique_ptr<Deformer>(std::make_unique<DqsDeformer>()); });
+  return description;
+}
 
 }  // namespace wobble

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <immintrin.h>
 #include <numbers>
 
 #include <fmt/core.h>
@@ -17,19 +16,19 @@
 #include <wobble/parallel.hpp>
 
 #include "deform/deformers.hpp"
+#include "deform/describe.hpp"
+#include "deform/dynamic_skinning_kernels.hpp"
 
 namespace wobble {
 
 namespace {
 
-constexpr double kDt = 1.0 / kDynamicSampleRate;
 constexpr std::size_t kChunk = 1024;     // vertices per chunk (local indices fit 16 bits)
-constexpr std::size_t kJointStride = 16;  // floats per joint in the kernel's joint table
+using dynamic_kernels::kJointStride;
 constexpr double kGridTolerance = 1e-6;   // in samples: a time this close to n dt is on the grid
 
-// Sample index of t when it lies on the grid.
-bool on_grid(double t, std::int64_t& n) {
-  const double r = t * kDynamicSampleRate;
+// Sample index of r (a time in samples from the grid's origin) when it lies on the grid.
+bool on_grid(double r, std::int64_t& n) {
   const double k = std::round(r);
   if (std::abs(r - k) < kGridTolerance) {
     n = static_cast<std::int64_t>(k);
@@ -38,14 +37,14 @@ bool on_grid(double t, std::int64_t& n) {
   n = static_cast<std::int64_t>(std::floor(r));
   return false;
 }
-std::int64_t floor_sample(double t) {
+std::int64_t floor_sample(double r) {
   std::int64_t n;
-  on_grid(t, n);
+  on_grid(r, n);
   return n;
 }
-std::int64_t ceil_sample(double t) {
+std::int64_t ceil_sample(double r) {
   std::int64_t n;
-  return on_grid(t, n) ? n : n + 1;
+  return on_grid(r, n) ? n : n + 1;
 }
 
 Vec3d rotation_log(const Eigen::Quaterniond& q) {
@@ -56,254 +55,16 @@ Vec3d rotation_log(const Eigen::Quaterniond& q) {
   return d.vec() * (2 * std::atan2(vn, d.w()) / vn);
 }
 
-// sin and cos of h for |h| <= pi/2 (Taylor to degree 11 and 12: error below 6e-8).
-template <typename T>
-inline void sin_cos_half(T h, T& s, T& c) {
-  const T h2 = h * h;
-  s = h * (T(1) + h2 * (T(-1.0 / 6) + h2 * (T(1.0 / 120) + h2 * (T(-1.0 / 5040) + h2 * (T(1.0 / 362880) + h2 * T(-1.0 / 39916800))))));
-  c = T(1) + h2 * (T(-0.5) + h2 * (T(1.0 / 24) + h2 * (T(-1.0 / 720) + h2 * (T(1.0 / 40320) + h2 * (T(-1.0 / 3628800) + h2 * T(1.0 / 479001600))))));
-}
-
-// One (vertex, joint) pair, scalar. j: the joint's row of the table. Returns the offset.
-template <bool kExactTrig>
-inline Vec3f pair_offset(const float* j, float px, float py, float pz, float beta, float gamma, float inv_max_angle2) {
-  const float ux = px - j[0], uy = py - j[1], uz = pz - j[2];
-  // c = G x u
-  const float cx = j[4] * uz - j[5] * uy, cy = j[5] * ux - j[3] * uz, cz = j[3] * uy - j[4] * ux;
-  const float s = std::sqrt(cx * cx + cy * cy + cz * cz);
-  const float raw = -gamma * s;
-  const float theta = raw / std::sqrt(1.0f + raw * raw * inv_max_angle2);
-  float sin_t, cos_t_minus_1;
-  if constexpr (kExactTrig) {
-    sin_t = std::sin(theta);
-    cos_t_minus_1 = std::cos(theta) - 1.0f;
-  } else {
-    float sh, ch;
-    sin_cos_half(0.5f * theta, sh, ch);
-    sin_t = 2 * sh * ch;
-    cos_t_minus_1 = -2 * sh * sh;
-  }
-  const float w = j[6] * ux + j[7] * uy + j[8] * uz;  // n . u
-  const float perp_x = ux - j[6] * w, perp_y = uy - j[7] * w, perp_z = uz - j[8] * w;
-  const float k = sin_t * j[9];  // sin(theta) / |G|: n x u = c / |G|
-  const float bg = beta * gamma;
-  return Vec3f(beta * (cos_t_minus_1 * perp_x + k * cx) + bg * j[10], beta * (cos_t_minus_1 * perp_y + k * cy) + bg * j[11],
-               beta * (cos_t_minus_1 * perp_z + k * cz) + bg * j[12]);
-}
-
-template <bool kExactTrig>
-void pairs_scalar(const float* joint, const std::uint16_t* vertex, const float* beta, const float* gamma, std::size_t begin,
-                  std::size_t end, const float* px, const float* py, const float* pz, float* dx, float* dy, float* dz,
-                  float inv_max_angle2) {
-  for (std::size_t k = begin; k < end; ++k) {
-    const std::uint16_t v = vertex[k];
-    const Vec3f d = pair_offset<kExactTrig>(joint, px[v], py[v], pz[v], beta[k], gamma[k], inv_max_angle2);
-    dx[v] += d.x();
-    dy[v] += d.y();
-    dz[v] += d.z();
-  }
-}
-
-// Dense segments: the pairs of one joint over a contiguous run of the chunk's vertices (beta 0
-// in the gaps), so that positions and offsets are read and written without gathers.
-void dense_scalar(const float* joint, std::size_t first_vertex, const float* beta, const float* gamma, std::size_t begin,
-                  std::size_t end, const float* px, const float* py, const float* pz, float* dx, float* dy, float* dz,
-                  float inv_max_angle2) {
-  for (std::size_t k = begin; k < end; ++k) {
-    const std::size_t v = first_vertex + (k - begin);
-    if (beta[k] == 0) continue;
-    const Vec3f d = pair_offset<false>(joint, px[v], py[v], pz[v], beta[k], gamma[k], inv_max_angle2);
-    dx[v] += d.x();
-    dy[v] += d.y();
-    dz[v] += d.z();
-  }
-}
-
-// The joint's data broadcast to eight lanes.
-struct JointLanes {
-  __m256 qx, qy, qz, gx, gy, gz, nx, ny, nz, inv_g, lx, ly, lz, k2;
-};
-
-__attribute__((target("avx2,fma"))) inline JointLanes broadcast(const float* joint, float inv_max_angle2) {
-  return {_mm256_set1_ps(joint[0]),  _mm256_set1_ps(joint[1]),  _mm256_set1_ps(joint[2]),  _mm256_set1_ps(joint[3]),
-          _mm256_set1_ps(joint[4]),  _mm256_set1_ps(joint[5]),  _mm256_set1_ps(joint[6]),  _mm256_set1_ps(joint[7]),
-          _mm256_set1_ps(joint[8]),  _mm256_set1_ps(joint[9]),  _mm256_set1_ps(joint[10]), _mm256_set1_ps(joint[11]),
-          _mm256_set1_ps(joint[12]), _mm256_set1_ps(inv_max_angle2)};
-}
-
-// 1/sqrt(x) for x > 0: the hardware estimate and one Newton step (relative error ~1e-7).
-__attribute__((target("avx2,fma"))) inline __m256 rsqrt_nr(__m256 x) {
-  const __m256 y = _mm256_rsqrt_ps(x);
-  const __m256 xyy = _mm256_mul_ps(_mm256_mul_ps(x, y), y);
-  return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y), _mm256_sub_ps(_mm256_set1_ps(3.0f), xyy));
-}
-
-// Offsets of eight pairs (positions p, weights b = beta, g = gamma), the math of pair_offset.
-// kLinear: the joint also has a linear-drag push.
-template <bool kLinear>
-__attribute__((target("avx2,fma"))) inline void offsets8(const JointLanes& j, __m256 px, __m256 py, __m256 pz, __m256 b, __m256 g,
-                                                         __m256& dx, __m256& dy, __m256& dz) {
-  const __m256 one = _mm256_set1_ps(1.0f), half = _mm256_set1_ps(0.5f), two = _mm256_set1_ps(2.0f);
-  const __m256 ux = _mm256_sub_ps(px, j.qx), uy = _mm256_sub_ps(py, j.qy), uz = _mm256_sub_ps(pz, j.qz);
-  const __m256 cx = _mm256_fmsub_ps(j.gy, uz, _mm256_mul_ps(j.gz, uy));
-  const __m256 cy = _mm256_fmsub_ps(j.gz, ux, _mm256_mul_ps(j.gx, uz));
-  const __m256 cz = _mm256_fmsub_ps(j.gx, uy, _mm256_mul_ps(j.gy, ux));
-  const __m256 s2 = _mm256_fmadd_ps(cx, cx, _mm256_fmadd_ps(cy, cy, _mm256_mul_ps(cz, cz)));  // |G x u|^2
-  // theta = -g s / sqrt(1 + g^2 s^2 k2) = -g s2 / sqrt(s2 (1 + g^2 s2 k2)): one reciprocal root.
-  const __m256 g2k2 = _mm256_mul_ps(_mm256_mul_ps(g, g), j.k2);
-  const __m256 q = _mm256_mul_ps(s2, _mm256_fmadd_ps(g2k2, s2, one));
-  const __m256 theta = _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(_mm256_setzero_ps(), g), s2),
-                                     rsqrt_nr(_mm256_max_ps(q, _mm256_set1_ps(1e-30f))));
-  const __m256 h = _mm256_mul_ps(half, theta);
-  const __m256 h2 = _mm256_mul_ps(h, h);
-  __m256 sh = _mm256_fmadd_ps(h2, _mm256_set1_ps(-1.0f / 39916800), _mm256_set1_ps(1.0f / 362880));
-  sh = _mm256_fmadd_ps(h2, sh, _mm256_set1_ps(-1.0f / 5040));
-  sh = _mm256_fmadd_ps(h2, sh, _mm256_set1_ps(1.0f / 120));
-  sh = _mm256_fmadd_ps(h2, sh, _mm256_set1_ps(-1.0f / 6));
-  sh = _mm256_fmadd_ps(h2, sh, one);
-  sh = _mm256_mul_ps(h, sh);
-  __m256 ch = _mm256_fmadd_ps(h2, _mm256_set1_ps(1.0f / 479001600), _mm256_set1_ps(-1.0f / 3628800));
-  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(1.0f / 40320));
-  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(-1.0f / 720));
-  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(1.0f / 24));
-  ch = _mm256_fmadd_ps(h2, ch, _mm256_set1_ps(-0.5f));
-  ch = _mm256_fmadd_ps(h2, ch, one);
-  const __m256 sin_t = _mm256_mul_ps(two, _mm256_mul_ps(sh, ch));
-  const __m256 cos_m1 = _mm256_mul_ps(_mm256_set1_ps(-2.0f), _mm256_mul_ps(sh, sh));
-  const __m256 w = _mm256_fmadd_ps(j.nx, ux, _mm256_fmadd_ps(j.ny, uy, _mm256_mul_ps(j.nz, uz)));
-  const __m256 perp_x = _mm256_fnmadd_ps(j.nx, w, ux), perp_y = _mm256_fnmadd_ps(j.ny, w, uy), perp_z = _mm256_fnmadd_ps(j.nz, w, uz);
-  const __m256 a = _mm256_mul_ps(b, cos_m1);                            // beta (cos theta - 1)
-  const __m256 kk = _mm256_mul_ps(b, _mm256_mul_ps(sin_t, j.inv_g));      // beta sin(theta) / |G|
-  dx = _mm256_fmadd_ps(a, perp_x, _mm256_mul_ps(kk, cx));
-  dy = _mm256_fmadd_ps(a, perp_y, _mm256_mul_ps(kk, cy));
-  dz = _mm256_fmadd_ps(a, perp_z, _mm256_mul_ps(kk, cz));
-  if constexpr (kLinear) {
-    const __m256 bg = _mm256_mul_ps(b, g);
-    dx = _mm256_fmadd_ps(bg, j.lx, dx);
-    dy = _mm256_fmadd_ps(bg, j.ly, dy);
-    dz = _mm256_fmadd_ps(bg, j.lz, dz);
-  }
-}
-
-// Sparse segments: eight pairs at a time, positions gathered, offsets added one by one.
-template <bool kLinear>
-__attribute__((target("avx2,fma"))) void pairs_avx2_impl(const float* joint, const std::uint16_t* vertex, const float* beta,
-                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
-                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
-                                                    float inv_max_angle2) {
-  const JointLanes lanes = broadcast(joint, inv_max_angle2);
-  std::size_t k = begin;
-  alignas(32) float ox[8], oy[8], oz[8];
-  alignas(32) std::int32_t idx[8];
-  for (; k + 8 <= end; k += 8) {
-    const __m256i index = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(vertex + k)));
-    __m256 ddx, ddy, ddz;
-    offsets8<kLinear>(lanes, _mm256_i32gather_ps(px, index, 4), _mm256_i32gather_ps(py, index, 4), _mm256_i32gather_ps(pz, index, 4),
-             _mm256_loadu_ps(beta + k), _mm256_loadu_ps(gamma + k), ddx, ddy, ddz);
-    _mm256_store_ps(ox, ddx);
-    _mm256_store_ps(oy, ddy);
-    _mm256_store_ps(oz, ddz);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(idx), index);
-    for (int l = 0; l < 8; ++l) {
-      dx[idx[l]] += ox[l];
-      dy[idx[l]] += oy[l];
-      dz[idx[l]] += oz[l];
-    }
-  }
-  pairs_scalar<false>(joint, vertex, beta, gamma, k, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-}
-
-__attribute__((target("avx2,fma"))) void pairs_avx2(const float* joint, const std::uint16_t* vertex, const float* beta,
-                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
-                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
-                                                    float inv_max_angle2) {
-  if (joint[10] != 0 || joint[11] != 0 || joint[12] != 0) return pairs_avx2_impl<true>(joint, vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-  pairs_avx2_impl<false>(joint, vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-}
-
-// Dense segments: contiguous loads and stores.
-template <bool kLinear>
-__attribute__((target("avx2,fma"))) void dense_avx2_impl(const float* joint, std::size_t first_vertex, const float* beta,
-                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
-                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
-                                                    float inv_max_angle2) {
-  const JointLanes lanes = broadcast(joint, inv_max_angle2);
-  std::size_t k = begin;
-  for (; k + 8 <= end; k += 8) {
-    const std::size_t v = first_vertex + (k - begin);
-    __m256 ddx, ddy, ddz;
-    offsets8<kLinear>(lanes, _mm256_loadu_ps(px + v), _mm256_loadu_ps(py + v), _mm256_loadu_ps(pz + v), _mm256_loadu_ps(beta + k),
-             _mm256_loadu_ps(gamma + k), ddx, ddy, ddz);
-    _mm256_storeu_ps(dx + v, _mm256_add_ps(_mm256_loadu_ps(dx + v), ddx));
-    _mm256_storeu_ps(dy + v, _mm256_add_ps(_mm256_loadu_ps(dy + v), ddy));
-    _mm256_storeu_ps(dz + v, _mm256_add_ps(_mm256_loadu_ps(dz + v), ddz));
-  }
-  dense_scalar(joint, first_vertex + (k - begin), beta, gamma, k, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-}
-
-__attribute__((target("avx2,fma"))) void dense_avx2(const float* joint, std::size_t first_vertex, const float* beta,
-                                                    const float* gamma, std::size_t begin, std::size_t end, const float* px,
-                                                    const float* py, const float* pz, float* dx, float* dy, float* dz,
-                                                    float inv_max_angle2) {
-  if (joint[10] != 0 || joint[11] != 0 || joint[12] != 0) return dense_avx2_impl<true>(joint, first_vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-  dense_avx2_impl<false>(joint, first_vertex, beta, gamma, begin, end, px, py, pz, dx, dy, dz, inv_max_angle2);
-}
-
-bool cpu_has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return has;
-}
-
 }  // namespace
+
+namespace dynamic_kernels {
+extern const Table reference = {pairs_scalar, dense_scalar};
+WOBBLE_SIMD_DEFINE_TABLE_FOR
+}  // namespace dynamic_kernels
 
 // ---------------------------------------------------------------------------------------------
 
-std::string DynamicSkinningParameters::validate() const {
-  auto check = [](const char* what, double value, double low, double high) -> std::string {
-    if (!std::isfinite(value) || value < low || value > high) {
-      return fmt::format("{} must be in [{}, {}] (got {})", what, low, high, value);
-    }
-    return {};
-  };
-  for (const std::string& problem :
-       {check("frequency (Hz)", frequency, 0, kDynamicSampleRate / 2), check("damping (s)", damping, 0, 1e6),
-        check("amplitude (s)", amplitude, -1e6, 1e6), check("drag (s)", drag, -1e6, 1e6),
-        check("linear_drag (s)", linear_drag, -1e6, 1e6), check("max_time_step (s)", max_time_step, 0, 1e9),
-        check("skip_below (rad)", skip_below, 0, 1)}) {
-    if (!problem.empty()) return problem;
-  }
-  if (!std::isfinite(max_angle) || max_angle <= 0 || max_angle > std::numbers::pi + 1e-9) {
-    return fmt::format("max_angle must be in (0, 180] degrees (got {} degrees)", max_angle * 180 / std::numbers::pi);
-  }
-  for (float g : bend_weights) {
-    if (!std::isfinite(g)) return "bend_weights must be finite numbers";
-  }
-  for (const JointDynamics& joint : joints) {
-    const std::string where = "joint '" + joint.joint + "': ";
-    if (joint.frequency) {
-      if (auto p = check("frequency (Hz)", *joint.frequency, 0, kDynamicSampleRate / 2); !p.empty()) return where + p;
-    }
-    if (joint.damping) {
-      if (auto p = check("damping (s)", *joint.damping, 0, 1e6); !p.empty()) return where + p;
-    }
-    if (joint.amplitude) {
-      if (auto p = check("amplitude (s)", *joint.amplitude, -1e6, 1e6); !p.empty()) return where + p;
-    }
-    if (joint.drag) {
-      if (auto p = check("drag (s)", *joint.drag, -1e6, 1e6); !p.empty()) return where + p;
-    }
-    for (const std::string& p :
-         {check("frequency_scale", joint.frequency_scale, 0, 1e6), check("damping_scale", joint.damping_scale, 0, 1e6),
-          check("amplitude_scale", joint.amplitude_scale, -1e6, 1e6), check("drag_scale", joint.drag_scale, -1e6, 1e6)}) {
-      if (!p.empty()) return where + p;
-    }
-    const double f = joint.frequency.value_or(frequency) * joint.frequency_scale;
-    if (f > kDynamicSampleRate / 2) return where + fmt::format("frequency {} Hz is above 30 Hz", f);
-    if (!joint.origin.allFinite()) return where + "origin must be finite";
-    if (!std::isfinite(joint.radius) || joint.radius < 0) return where + "radius must be a finite number >= 0";
-  }
-  return {};
-}
+std::string DynamicSkinningParameters::validate() const { return dynamic_description().problems(this); }
 
 void DynamicSkinningState::initialize(const Character& character, const DynamicSkinningParameters& parameters) {
   initialize(character.rig, character.mesh, character.skin, parameters);
@@ -484,10 +245,23 @@ void DynamicSkinningState::initialize(const Rig& rig, const Mesh& mesh, const Sk
   initialized_ = true;
 }
 
-void DynamicSkinningState::reset() { started_ = false; }
+void DynamicSkinningState::reset() {
+  started_ = false;
+  if (grid_period_ != 1.0 / kDynamicSampleRate || grid_origin_ != 0) set_sample_grid(1.0 / kDynamicSampleRate, 0);
+}
 
+void DynamicSkinningState::set_sample_grid(double period_s, double origin_s) {
+  if (!(period_s > 0) || !std::isfinite(period_s) || !std::isfinite(origin_s)) {
+    fail_plain("dynamic: the sampling grid needs a positive period and a finite origin (got {} s from {} s)", period_s, origin_s);
+  }
+  grid_period_ = period_s;
+  grid_origin_ = origin_s;
+  for (JointParameters& p : joint_parameters_) p.values_valid = false;  // the coefficients depend on the period
+  started_ = false;
+}
+
+// The parameters were checked when they were set (validate()); nothing is checked per frame.
 void DynamicSkinningState::resolve_parameters(const DynamicSkinningParameters& parameters) {
-  if (std::string problem = parameters.validate(); !problem.empty()) fail_plain("dynamic: {}", problem);
   const std::size_t joint_count = parents_.size();
   // Per joint (f, tau, A, D); coefficients are recomputed only for joints whose values changed.
   std::vector<JointParameters>& resolved = joint_parameters_;
@@ -511,7 +285,7 @@ void DynamicSkinningState::resolve_parameters(const DynamicSkinningParameters& p
   }
   for (std::size_t j = 0; j < joint_count; ++j) {
     if (resolved[j].values_valid && resolved[j].values == wanted[j]) continue;
-    resolved[j].coefficients = OscillationCoefficients::from(wanted[j][0], wanted[j][1], wanted[j][2], kDt);
+    resolved[j].coefficients = OscillationCoefficients::from(wanted[j][0], wanted[j][1], wanted[j][2], grid_period_);
     resolved[j].values = wanted[j];
     resolved[j].values_valid = true;
   }
@@ -572,23 +346,23 @@ void DynamicSkinningState::commit_sample(const std::vector<Vec3d>& omega, const 
 
 void DynamicSkinningState::restart(const Pose& pose, double t, const PoseSampler& pose_at) {
   const std::size_t joint_count = parents_.size();
-  last_sample_ = floor_sample(t);
+  last_sample_ = floor_sample(sample_position(t));
   std::int64_t n;
-  const bool grid = on_grid(t, n);
+  const bool grid = on_grid(sample_position(t), n);
   std::vector<Vec3d>& omega = scratch_omega_;
   std::vector<Vec3d>& velocity = scratch_velocity_;
   if (pose_at) {
-    const double s = static_cast<double>(last_sample_) * kDt;
+    const double s = sample_time(last_sample_);
     std::vector<Quatf> previous_rotations;
     std::vector<Vec3f> previous_translations;
-    pose_at(s - kDt, scratch_pose_);
+    pose_at(s - grid_period_, scratch_pose_);
     sample_pose(scratch_pose_, previous_rotations, previous_translations);
     const Pose* current = &pose;
     if (!grid) {
       pose_at(s, scratch_pose_);
       current = &scratch_pose_;
     }
-    velocities(*current, previous_rotations, previous_translations, kDt, omega, velocity);
+    velocities(*current, previous_rotations, previous_translations, grid_period_, omega, velocity);
     sample_pose(*current, sample_rotations_, sample_translations_);
   } else {
     omega.assign(joint_count, Vec3d::Zero());
@@ -606,6 +380,79 @@ void DynamicSkinningState::restart(const Pose& pose, double t, const PoseSampler
     interval_velocity_[j] = velocity[j];
   }
   last_time_ = t;
+  started_ = true;
+}
+
+// The periodic steady state of the oscillation filter, exactly.
+//
+// Per joint and component the filter is linear and time invariant. Its oscillation term obeys
+// y_{n+1} = a1 y_n - a2 y_{n-1} + b x_n, with x_n = H_n - H_{n-1} the change of the angular
+// velocity H between samples; as a state Y_n = (y_n, y_{n-1}):
+//     Y_{n+1} = A Y_n + (b x_n, 0),   A = [[a1, -a2], [1, 0]].
+// A cycle of M samples has periodic input (H_{n+M} = H_n, so x_{n+M} = x_n), and running it once
+// from Y_0 gives
+//     Y_M = A^M Y_0 + Z,   Z = sum_{n=0}^{M-1} A^{M-1-n} (b x_n, 0)   (the cycle run from rest).
+// The steady state is the Y_0 that the cycle maps onto itself, Y_M = Y_0:
+//     (I - A^M) Y_0 = Z,
+// a 2x2 solve with three right-hand sides (the components). I - A^M is invertible: A's eigenvalues
+// r e^{+-iw} have modulus r = exp(-dt/tau) < 1, so A^M's are r^M < 1. It is the state a cold start
+// converges to after many cycles (the transient decays as r^{kM}), reached without running them.
+// The drag term D H and the linear-drag velocity have no memory: at sample 0 they are the cycle's.
+void DynamicSkinningState::start_periodic(const DynamicSkinningParameters& parameters, const PoseSampler& pose_at,
+                                          double cycle_start, double period) {
+  if (!initialized_) fail_plain("dynamic: start_periodic() before initialize()");
+  if (!pose_at) fail_plain("dynamic: a seamless loop needs the clip's poses (a pose sampler)");
+  if (!(period > 0) || !std::isfinite(period) || !std::isfinite(cycle_start)) {
+    fail_plain("dynamic: a loop needs a positive period and a finite start (got {} s from {} s)", period, cycle_start);
+  }
+  const std::int64_t samples = std::max<std::int64_t>(1, std::llround(period * kDynamicSampleRate));
+  const auto m = static_cast<std::size_t>(samples);
+  set_sample_grid(period / static_cast<double>(samples), cycle_start);
+  resolve_parameters(parameters);
+  // H_n and V_n over one cycle, n = 0..M (index 0 from sample -1 to 0; H_0 = H_M up to rounding).
+  std::vector<std::vector<Vec3d>> omega(m + 1), velocity(m + 1);
+  pose_at(sample_time(-1), scratch_pose_);
+  sample_pose(scratch_pose_, sample_rotations_, sample_translations_);
+  for (std::size_t n = 0; n <= m; ++n) {
+    pose_at(sample_time(static_cast<std::int64_t>(n)), scratch_pose_);
+    velocities(scratch_pose_, sample_rotations_, sample_translations_, grid_period_, omega[n], velocity[n]);
+    sample_pose(scratch_pose_, sample_rotations_, sample_translations_);
+  }
+  pose_at(sample_time(0), scratch_pose_);  // the next sample measures its motion from sample 0
+  sample_pose(scratch_pose_, sample_rotations_, sample_translations_);
+
+  for (std::size_t j = 0; j < parents_.size(); ++j) {
+    const JointParameters& p = joint_parameters_[j];
+    const OscillationCoefficients& c = p.coefficients;
+    // H_k for k in [0, M), wrapped: H_0 is taken as H_M so that the cycle's inputs repeat exactly.
+    auto input = [&](std::int64_t k) -> const Vec3d& {
+      const std::int64_t wrapped = ((k % samples) + samples) % samples;
+      return omega[wrapped == 0 ? m : static_cast<std::size_t>(wrapped)][j];
+    };
+    Eigen::Matrix2d a, power = Eigen::Matrix2d::Identity();
+    a << c.a1, -c.a2, 1, 0;
+    Eigen::Matrix<double, 2, 3> z = Eigen::Matrix<double, 2, 3>::Zero();
+    for (std::int64_t n = 0; n < samples; ++n) {
+      const Vec3d x = input(n) - input(n - 1);
+      z = a * z;
+      z.row(0) += c.b * x.transpose();
+      power = a * power;
+    }
+    const Eigen::Matrix<double, 2, 3> y = (Eigen::Matrix2d::Identity() - power).fullPivLu().solve(z);
+    OscillationFilter& filter = filters_[j];
+    filter.last_input = input(0);
+    filter.last_step = input(0) - input(-1);
+    filter.y1 = y.row(0).transpose();
+    filter.y2 = y.row(1).transpose();
+    filtered_last_[j] = p.drag * input(0) + filter.y1;
+    filtered_prev_[j] = p.drag * input(-1) + filter.y2;
+    linear_last_[j] = velocity[m][j];
+    linear_prev_[j] = velocity[m - 1 == 0 ? m : m - 1][j];
+    last_omega_[j] = interval_omega_[j] = input(0);
+    last_velocity_[j] = interval_velocity_[j] = velocity[m][j];
+  }
+  last_sample_ = 0;
+  last_time_ = cycle_start;
   started_ = true;
 }
 
@@ -632,18 +479,18 @@ void DynamicSkinningState::advance(const DynamicSkinningParameters& parameters, 
   if (!started_ || t < last_time_ - 1e-9 || t - last_time_ > max_time_step_) restart(pose, t, pose_at);
 
   std::int64_t grid_index;
-  const bool grid = on_grid(t, grid_index);
+  const bool grid = on_grid(sample_position(t), grid_index);
   if (pose_at) {
     // Sub-sample the clip on the 60 Hz grid up to the first sample at or after t.
-    const std::int64_t target = ceil_sample(t);
+    const std::int64_t target = ceil_sample(sample_position(t));
     while (last_sample_ < target) {
       const std::int64_t next = last_sample_ + 1;
       const Pose* sample = &pose;
       if (!(grid && next == grid_index)) {
-        pose_at(static_cast<double>(next) * kDt, scratch_pose_);
+        pose_at(sample_time(next), scratch_pose_);
         sample = &scratch_pose_;
       }
-      velocities(*sample, sample_rotations_, sample_translations_, kDt, scratch_omega_, scratch_velocity_);
+      velocities(*sample, sample_rotations_, sample_translations_, grid_period_, scratch_omega_, scratch_velocity_);
       sample_pose(*sample, sample_rotations_, sample_translations_);
       commit_sample(scratch_omega_, scratch_velocity_);
     }
@@ -651,7 +498,7 @@ void DynamicSkinningState::advance(const DynamicSkinningParameters& parameters, 
       frame_filtered_ = filtered_last_;
       frame_linear_ = linear_last_;
     } else {
-      const double alpha = t * kDynamicSampleRate - static_cast<double>(last_sample_ - 1);
+      const double alpha = sample_position(t) - static_cast<double>(last_sample_ - 1);
       for (std::size_t j = 0; j < joint_count; ++j) {
         frame_filtered_[j] = filtered_prev_[j] + alpha * (filtered_last_[j] - filtered_prev_[j]);
         frame_linear_[j] = linear_prev_[j] + alpha * (linear_last_[j] - linear_prev_[j]);
@@ -664,14 +511,14 @@ void DynamicSkinningState::advance(const DynamicSkinningParameters& parameters, 
       velocities(pose, sample_rotations_, sample_translations_, step, interval_omega_, interval_velocity_);
       sample_pose(pose, sample_rotations_, sample_translations_);
     }
-    const std::int64_t target = floor_sample(t);
+    const std::int64_t target = floor_sample(sample_position(t));
     while (last_sample_ < target) commit_sample(interval_omega_, interval_velocity_);
     if (grid) {
       frame_filtered_ = filtered_last_;
       frame_linear_ = linear_last_;
     } else {
       // Between samples: toward the next sample, whose oscillation term is already known.
-      const double alpha = t * kDynamicSampleRate - static_cast<double>(last_sample_);
+      const double alpha = sample_position(t) - static_cast<double>(last_sample_);
       for (std::size_t j = 0; j < joint_count; ++j) {
         const JointParameters& p = joint_parameters_[j];
         const Vec3d next = p.drag * interval_omega_[j] + filters_[j].next_oscillation(p.coefficients);
@@ -721,7 +568,7 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
   if (active_pairs == 0) return;
 
   const float inv_max_angle2 = static_cast<float>(1.0 / (max_angle_ * max_angle_));
-  const bool avx2 = cpu_has_avx2();
+  const dynamic_kernels::Table& kernels = dynamic_kernels::table();
   const std::size_t chunks = (vertex_count_ + kChunk - 1) / kChunk;
   auto body = [&](std::size_t chunk_begin, std::size_t chunk_end) {
     alignas(32) float px[kChunk], py[kChunk], pz[kChunk], dx[kChunk], dy[kChunk], dz[kChunk];
@@ -752,11 +599,11 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
         if (!active_[segment.joint]) continue;
         const float* joint = joint_data_.data() + segment.joint * kJointStride;
         if (segment.dense) {
-          (avx2 ? dense_avx2 : dense_scalar)(joint, segment.first, pair_beta_.data(), pair_gamma_.data(), segment.begin,
-                                             segment.end, px, py, pz, dx, dy, dz, inv_max_angle2);
+          kernels.dense(joint, segment.first, pair_beta_.data(), pair_gamma_.data(), segment.begin, segment.end, px, py,
+                        pz, dx, dy, dz, inv_max_angle2);
         } else {
-          (avx2 ? pairs_avx2 : pairs_scalar<false>)(joint, pair_vertex_.data(), pair_beta_.data(), pair_gamma_.data(),
-                                                    segment.begin, segment.end, px, py, pz, dx, dy, dz, inv_max_angle2);
+          kernels.pairs(joint, pair_vertex_.data(), pair_beta_.data(), pair_gamma_.data(), segment.begin, segment.end,
+                        px, py, pz, dx, dy, dz, inv_max_angle2);
         }
       }
       if (identity) {
@@ -766,11 +613,7 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
       }
     }
   };
-  if (pool) {
-    pool->parallel_for(chunks, 1, body);
-  } else {
-    body(0, chunks);
-  }
+  parallel_for(pool, chunks, 1, body);
 }
 
 void DynamicSkinningState::reference_offsets(std::span<const Vec3f> base, std::span<Vec3f> offsets) const {
@@ -785,7 +628,7 @@ void DynamicSkinningState::reference_offsets(std::span<const Vec3f> base, std::s
       for (std::uint32_t k = segment.begin; k < segment.end; ++k) {
         if (pair_beta_[k] == 0) continue;  // a gap of a dense segment
         const std::size_t v = first + chunk_order_[first + pair_vertex_[k]];
-        offsets[v] += pair_offset<true>(joint, base[v].x(), base[v].y(), base[v].z(), pair_beta_[k], pair_gamma_[k],
+        offsets[v] += dynamic_kernels::pair_offset<true>(joint, base[v].x(), base[v].y(), base[v].z(), pair_beta_[k], pair_gamma_[k],
                                         inv_max_angle2);
       }
     }
@@ -833,93 +676,14 @@ void dynamic_skinning_apply(DynamicSkinningState& state, const DynamicSkinningPa
 void dynamic_skinning_reset(DynamicSkinningState& state) { state.reset(); }
 
 // ---------------------------------------------------------------------------------------------
-// Settings.
-
-namespace {
-
-nlohmann::json maybe_parse(const nlohmann::json& value, const char* key) {
-  if (!value.is_string()) return value;
-  try {
-    return nlohmann::json::parse(value.get<std::string>());
-  } catch (const nlohmann::json::exception& error) {
-    fail_plain("dynamic: '{}' is not valid JSON: {}", key, error.what());
-  }
-}
-
-double number(const nlohmann::json& value, const std::string& key) {
-  if (!value.is_number()) fail_plain("dynamic: '{}' must be a number", key);
-  return value.get<double>();
-}
-
-}  // namespace
-
-DynamicSkinningParameters dynamic_parameters_from_json(const nlohmann::json& section) {
-  DynamicSkinningParameters p;
-  if (!section.is_object()) fail_plain("dynamic: settings must be a JSON object");
-  for (const auto& [key, value] : section.items()) {
-    if (key == "frequency") p.frequency = number(value, key);
-    else if (key == "damping") p.damping = number(value, key);
-    else if (key == "amplitude") p.amplitude = number(value, key);
-    else if (key == "drag") p.drag = number(value, key);
-    else if (key == "max_angle") p.max_angle = number(value, key) * std::numbers::pi / 180;
-    else if (key == "linear_drag") p.linear_drag = number(value, key);
-    else if (key == "max_time_step") p.max_time_step = number(value, key);
-    else if (key == "bend_weight_attribute") {
-      if (!value.is_string()) fail_plain("dynamic: 'bend_weight_attribute' must be a string");
-      p.bend_weight_attribute = value.get<std::string>();
-    } else if (key == "bend_weights") {
-      const nlohmann::json array = maybe_parse(value, "bend_weights");
-      if (!array.is_array()) fail_plain("dynamic: 'bend_weights' must be an array of numbers, one per vertex");
-      for (const auto& g : array) p.bend_weights.push_back(static_cast<float>(number(g, "bend_weights")));
-    } else if (key == "joints") {
-      const nlohmann::json joints = maybe_parse(value, "joints");
-      if (!joints.is_object()) fail_plain("dynamic: 'joints' must be an object: {{\"joint name\": {{...}}, ...}}");
-      for (const auto& [name, settings] : joints.items()) {
-        if (!settings.is_object()) fail_plain("dynamic: joints.{} must be an object", name);
-        JointDynamics joint;
-        joint.joint = name;
-        for (const auto& [k, v] : settings.items()) {
-          const std::string where = "joints." + name + "." + k;
-          if (k == "frequency") joint.frequency = number(v, where);
-          else if (k == "damping") joint.damping = number(v, where);
-          else if (k == "amplitude") joint.amplitude = number(v, where);
-          else if (k == "drag") joint.drag = number(v, where);
-          else if (k == "frequency_scale") joint.frequency_scale = number(v, where);
-          else if (k == "damping_scale") joint.damping_scale = number(v, where);
-          else if (k == "amplitude_scale") joint.amplitude_scale = number(v, where);
-          else if (k == "drag_scale") joint.drag_scale = number(v, where);
-          else if (k == "radius") joint.radius = static_cast<float>(number(v, where));
-          else if (k == "enabled") {
-            if (!v.is_boolean()) fail_plain("dynamic: '{}' must be true or false", where);
-            joint.enabled = v.get<bool>();
-          } else if (k == "origin") {
-            if (!v.is_array() || v.size() != 3) fail_plain("dynamic: '{}' must be [x, y, z]", where);
-            for (int i = 0; i < 3; ++i) joint.origin[i] = static_cast<float>(number(v[i], where));
-          } else {
-            fail_plain("dynamic: unknown key '{}' (known: frequency, damping, amplitude, drag, frequency_scale, "
-                       "damping_scale, amplitude_scale, drag_scale, enabled, origin, radius)",
-                       where);
-          }
-        }
-        p.joints.push_back(std::move(joint));
-      }
-    } else {
-      fail_plain("dynamic: unknown parameter '{}'", key);
-    }
-  }
-  if (std::string problem = p.validate(); !problem.empty()) fail_plain("dynamic: {}", problem);
-  return p;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The deformer.
+// The deformer and its description.
 
 namespace {
 
 class DynamicDeformer final : public Deformer {
  public:
   explicit DynamicDeformer(DynamicSkinningParameters parameters) : parameters_(std::move(parameters)) {}
-  std::string_view name() const override { return "dynamic"; }
+  const DeformerDescription& description() const override { return dynamic_description(); }
 
   void bind(const Character& character) override {
     require_skinned(character, "dynamic");
@@ -929,6 +693,8 @@ class DynamicDeformer final : public Deformer {
       fail(character.source, "{}", error.what());
     }
   }
+  // Live values (f, tau, A, D, angles, per-joint values): the filter history is kept.
+  void update(const DeformerSettings& settings) override { parameters_ = settings.as<DynamicSkinningParameters>(); }
   void reset() override { state_.reset(); }
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
     state_.apply(parameters_, frame.pose, positions, frame.time, frame.pose_at, frame.pool);
@@ -939,10 +705,88 @@ class DynamicDeformer final : public Deformer {
   DynamicSkinningState state_;
 };
 
+describe::Fields<JointDynamics> joint_fields() {
+  describe::Fields<JointDynamics> f;
+  const double nyquist = kDynamicSampleRate / 2;
+  f.number("frequency", [](auto& j) -> auto& { return j.frequency; })
+      .unit("Hz").range(0, nyquist).soft(0, 10).optional().help("replaces the global frequency f");
+  f.number("damping", [](auto& j) -> auto& { return j.damping; })
+      .unit("s").range(0, 1e6).soft(0, 2).optional().help("replaces the global damping tau");
+  f.number("amplitude", [](auto& j) -> auto& { return j.amplitude; })
+      .unit("s").range(-1e6, 1e6).soft(0, 1).optional().help("replaces the global amplitude A");
+  f.number("drag", [](auto& j) -> auto& { return j.drag; })
+      .unit("s").range(-1e6, 1e6).soft(0, 0.5).optional().help("replaces the global drag D");
+  f.number("frequency_scale", [](auto& j) -> auto& { return j.frequency_scale; })
+      .range(0, 1e6).soft(0, 4).help("multiplies the frequency");
+  f.number("damping_scale", [](auto& j) -> auto& { return j.damping_scale; })
+      .range(0, 1e6).soft(0, 4).help("multiplies the damping");
+  f.number("amplitude_scale", [](auto& j) -> auto& { return j.amplitude_scale; })
+      .range(-1e6, 1e6).soft(0, 4).help("multiplies the amplitude");
+  f.number("drag_scale", [](auto& j) -> auto& { return j.drag_scale; })
+      .range(-1e6, 1e6).soft(0, 4).help("multiplies the drag");
+  f.boolean("enabled", [](auto& j) -> auto& { return j.enabled; }).help("false: the joint adds no offset");
+  f.vector3("origin", [](auto& j) -> auto& { return j.origin; })
+      .unit("scene units").range(-1e30, 1e30)
+      .help("flexible origin: the rotation centre in the joint's bind-pose frame");
+  f.number("radius", [](auto& j) -> auto& { return j.radius; })
+      .unit("scene units").bind().range(0, 1e30)
+      .help("above 0: only vertices within this bind-pose distance of the origin follow the joint (smooth falloff)");
+  return f;
+}
+
+// Per joint, the frequency after its replacement and scale stays below the sampling's Nyquist
+// frequency.
+std::string check_joint_frequencies(const void* object) {
+  const auto& p = *static_cast<const DynamicSkinningParameters*>(object);
+  for (const JointDynamics& joint : p.joints) {
+    const double f = joint.frequency.value_or(p.frequency) * joint.frequency_scale;
+    if (f > kDynamicSampleRate / 2) {
+      return fmt::format("joint '{}': frequency {} Hz is above {} Hz", joint.joint, f, kDynamicSampleRate / 2);
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
-std::unique_ptr<Deformer> make_dynamic_deformer(const nlohmann::json& settings) {
-  return std::make_unique<DynamicDeformer>(dynamic_parameters_from_json(settings));
+const DeformerDescription& dynamic_description() {
+  static const DeformerDescription description = [] {
+    describe::Fields<DynamicSkinningParameters> f;
+    f.number("frequency", [](auto& p) -> auto& { return p.frequency; })
+        .unit("Hz").range(0, kDynamicSampleRate / 2).soft(0, 10)
+        .help("oscillation frequency f (at most the 60 Hz sampling's Nyquist frequency)");
+    f.number("damping", [](auto& p) -> auto& { return p.damping; })
+        .unit("s").range(0, 1e6).soft(0, 2).help("decay time tau of the oscillations");
+    f.number("amplitude", [](auto& p) -> auto& { return p.amplitude; })
+        .unit("s").range(-1e6, 1e6).soft(0, 1).help("oscillation amplitude A (bend angle per angular velocity)");
+    f.number("drag", [](auto& p) -> auto& { return p.drag; })
+        .unit("s").range(-1e6, 1e6).soft(0, 0.5).help("drag D (bend angle per angular velocity)");
+    f.number("max_angle", [](auto& p) -> auto& { return p.max_angle; }, std::numbers::pi / 180)
+        .unit("degrees").above(0, 180).soft(1, 180).help("soft limit on the bend angle");
+    f.number("linear_drag", [](auto& p) -> auto& { return p.linear_drag; })
+        .unit("s").range(-1e6, 1e6).soft(0, 0.2).help("drag against the joints' linear velocity; 0: off");
+    f.text("bend_weight_attribute", [](auto& p) -> auto& { return p.bend_weight_attribute; })
+        .bind().help("per-vertex attribute with the bend weights gamma, used when bend_weights is empty; empty: none");
+    f.vertex_array("bend_weights", [](auto& p) -> auto& { return p.bend_weights; })
+        .bind().range(-1e6, 1e6).help("per-vertex bend weights gamma, any sign (a JSON array; empty: the attribute, else 1)");
+    f.joint_table<JointDynamics>("joints", [](auto& p) -> auto& { return p.joints; },
+                                 [](JointDynamics& j) -> std::string& { return j.joint; }, joint_fields())
+        .flag("dynamic-joints")
+        .help("per-joint overrides, a JSON object: {\"Head\": {\"amplitude_scale\": 2, \"enabled\": false}}");
+    f.number("max_time_step", [](auto& p) -> auto& { return p.max_time_step; })
+        .unit("s").range(0, 1e9).soft(0, 1).help("larger forward time steps, and any backward step, restart the history");
+    f.number("skip_below", [](auto& p) -> auto& { return p.skip_below; })
+        .unit("radians").range(0, 1).soft(0, 1e-3).help("joints whose bend angle stays below this are skipped");
+    DeformerDescription d = f.deformer("dynamic", DeformerStage::Effect,
+                                       "Dynamic Skinning: drag and damped oscillations from the joints' motion",
+                                       [](const DeformerSettings& s) {
+                                         return std::unique_ptr<Deformer>(
+                                             std::make_unique<DynamicDeformer>(s.as<DynamicSkinningParameters>()));
+                                       });
+    d.check_together = check_joint_frequencies;
+    return d;
+  }();
+  return description;
 }
 
 }  // namespace wobble

@@ -10,12 +10,12 @@
 
 #include <wobble/error.hpp>
 #include <wobble/image.hpp>
+#include <wobble/math.hpp>
 
 namespace wobble::neural {
 
 namespace {
 
-using Vec3d = Eigen::Vector3d;
 
 Vec3d hue(double h) {  // h in [0, 1): a saturated colour
   const double r = std::clamp(std::abs(h * 6 - 3) - 1, 0.0, 1.0), g = std::clamp(2 - std::abs(h * 6 - 2), 0.0, 1.0),

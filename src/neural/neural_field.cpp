@@ -3,6 +3,9 @@
 
 #include <cstdlib>
 
+#include <wobble/neural/field_export.hpp>
+#include <wobble/physics/field_network.hpp>
+
 #include "network.hpp"
 #include "torch_field.hpp"
 
@@ -70,9 +73,11 @@ std::filesystem::path default_model_path() { return model_path("WOBBLE_NEURAL_MO
 std::filesystem::path default_rig_model_path() { return model_path("WOBBLE_NEURAL_RIG_MODEL", WOBBLE_DEFAULT_RIG_MODEL); }
 
 physics::MeshFields mesh_fields(const std::filesystem::path& file, bool rig) {
-  const std::filesystem::path chosen = !file.empty() ? file : rig ? default_rig_model_path() : default_model_path();
-  auto model = std::make_shared<NeuralFieldModel>(chosen);
-  return [model](const Mesh& mesh, bool constant_column) { return model->fields_for(mesh, constant_column); };
+  const std::filesystem::path chosen = !file.empty() ? file : physics::default_field_network_path(rig);
+  if (chosen.extension() != ".pt") return physics::field_network_mesh_fields(chosen, rig);
+  // A LibTorch model: exported in memory, then evaluated like a .wfield file.
+  auto network = std::make_shared<const physics::FieldNetwork>(export_field_network(chosen), chosen.string());
+  return [network](const Mesh& mesh, bool constant_column) { return network->fields_for(mesh, constant_column); };
 }
 
 }  // namespace wobble::neural

@@ -12,7 +12,6 @@ namespace wobble::neural {
 
 namespace {
 
-using Vec3d = Eigen::Vector3d;
 using physics::Random;
 constexpr double kPi = std::numbers::pi;
 

@@ -16,7 +16,7 @@ TorchField::TorchField(RawFields raw, const torch::Tensor& calibration, ColumnNo
   normalize_ = column_transform(raw_(calibration), normalization);
 }
 
-physics::FieldValues TorchField::evaluate(std::span<const physics::Vec3d> points, bool with_gradient) const {
+physics::FieldValues TorchField::evaluate(std::span<const Vec3d> points, bool with_gradient) const {
   const auto n = static_cast<std::int64_t>(points.size());
   const int K = handle_count(), offset = constant_column_ ? 1 : 0;
   physics::FieldValues out;

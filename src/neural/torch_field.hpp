@@ -21,7 +21,7 @@ class TorchField : public physics::SkinningField {
 
   int handle_count() const override { return static_cast<int>(normalize_.transform.size(1)) + (constant_column_ ? 1 : 0); }
   std::string description() const override { return description_; }
-  physics::FieldValues evaluate(std::span<const physics::Vec3d> points, bool with_gradient = true) const override;
+  physics::FieldValues evaluate(std::span<const Vec3d> points, bool with_gradient = true) const override;
 
  private:
   RawFields raw_;

@@ -12,6 +12,8 @@
 
 #include <wobble/error.hpp>
 
+#include "physics/reduced_hessian.hpp"
+
 namespace wobble::physics {
 
 namespace {
@@ -91,8 +93,12 @@ Body::Body(BodyDescription description)
   point_mass_ = material_.density * volume_;
   basis_ = basis_at(rest_, true);
   dall_.resize(4 * m_, static_cast<Eigen::Index>(3 * N));
+  dstack_.resize(4 * m_, static_cast<Eigen::Index>(3 * N));
   for (Eigen::Index p = 0; p < static_cast<Eigen::Index>(N); ++p)
-    for (int c = 0; c < 3; ++c) dall_.col(3 * p + c) = basis_.D[c].row(p).transpose().cast<float>();
+    for (int c = 0; c < 3; ++c) {
+      dall_.col(3 * p + c) = basis_.D[c].row(p).transpose().cast<float>();
+      dstack_.col(3 * p + c) = basis_.D[c].row(p).transpose();
+    }
   d_.resize(static_cast<Eigen::Index>(N));
   grad_d_.resize(static_cast<Eigen::Index>(N), 3);
   for (std::size_t p = 0; p < N; ++p) {
@@ -101,8 +107,10 @@ Body::Body(BodyDescription description)
     grad_d_.row(static_cast<Eigen::Index>(p)) = g.transpose() / scale_;
   }
   mass_ = basis_.B.transpose() * point_mass_.asDiagonal() * basis_.B;
-  // A tiny regulariser keeps M invertible for handles that no free point uses (fully pinned).
-  mass_.diagonal().array() += 1e-10 * std::max(mass_.diagonal().maxCoeff(), 1e-300);
+  // A small regulariser keeps M invertible for handles that no free point uses (fully pinned) and
+  // the Hessian well enough conditioned for its single-precision assembly, which preconditions
+  // Newton's solves (at 1e-10, 64 handles needed a refresh and 20 solver iterations per solve).
+  mass_.diagonal().array() += 1e-7 * std::max(mass_.diagonal().maxCoeff(), 1e-300);
   x0_.resize(static_cast<Eigen::Index>(N), 3);
   F0_.setZero(static_cast<Eigen::Index>(N), 9);
   for (std::size_t p = 0; p < N; ++p) x0_.row(static_cast<Eigen::Index>(p)) = rest_[p].transpose();
@@ -332,13 +340,40 @@ void World::build_contacts() {
     }
 }
 
-double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Eigen::MatrixXd* hessian) {
+template <class Visit>
+void World::for_each_contact_side(const Contact& c, Visit&& visit) const {
+  const Body& a = *bodies_[static_cast<std::size_t>(c.body_a)];
+  visit(offsets_[static_cast<std::size_t>(c.body_a)], 4 * a.m_, Eigen::VectorXd(a.collision_basis_.B.row(c.point_a).transpose()), 1.0);
+  if (c.body_b < 0) return;
+  const Body& b = *bodies_[static_cast<std::size_t>(c.body_b)];
+  visit(offsets_[static_cast<std::size_t>(c.body_b)], 4 * b.m_, Eigen::VectorXd(b.collision_basis_.B.row(c.point_b).transpose()), -1.0);
+}
+
+// What the Hessian at one state is made of, kept by evaluate() for products and assembly.
+struct World::HessianTerms {
+  struct PlaneTerm {
+    Vec3d normal;
+    std::vector<Eigen::Index> points;           // collision points in contact
+    std::vector<double> normal_weight, friction;  // 2k and c per point in contact
+  };
+  struct BodyTerms {
+    PointHessians points;                       // v_p d2psi/dF2 at the sample points
+    std::vector<PlaneTerm> planes;
+  };
+  std::vector<BodyTerms> bodies;
+  std::vector<std::pair<std::size_t, double>> contacts;  // active contact, second derivative of its term in the gap
+};
+
+double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, HessianTerms* terms) {
   const double h = solver.time_step;
   const double inv_h2 = 1.0 / (h * h);
   double energy = 0;
   active_signature_ = 0;
   if (gradient) gradient->setZero(z.size());
-  if (hessian) hessian->setZero(z.size(), z.size());
+  if (terms) {
+    terms->bodies.resize(bodies_.size());
+    terms->contacts.clear();
+  }
   std::vector<Eigen::MatrixXd> positions(bodies_.size());
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
     const Body& body = *bodies_[b];
@@ -351,70 +386,52 @@ double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Eige
       const Eigen::VectorXd Mr = body.mass_ * r.segment(d * q, q);
       energy += 0.5 * inv_h2 * r.segment(d * q, q).dot(Mr);
       if (gradient) gradient->segment(o + d * q, q) += inv_h2 * Mr;
-      if (hessian) hessian->block(o + d * q, o + d * q, q, q) += inv_h2 * body.mass_;
     }
     energy -= linear_force_[b].dot(zb);
     if (gradient) gradient->segment(o, 12 * body.m_) -= linear_force_[b];
-    // Positions and deformation gradients, affine in z.
-    Eigen::MatrixXd F = body.F0_;
-    for (int d = 0; d < 3; ++d) {
-      const auto zd = zb.segment(d * q, q);
-      for (int c = 0; c < 3; ++c) F.col(3 * d + c).noalias() += body.basis_.D[c] * zd;
-    }
+    // Deformation gradients, affine in z: Fz(d, 3p + c) = D_c[p] . z_d = F_p(d, c) - F0_p(d, c).
+    const Eigen::Map<const Eigen::MatrixXd> Zb(zb.data(), q, 3);
+    Eigen::Matrix<double, 3, Eigen::Dynamic> Fz;  // Fz(d, 3p + c)
+    thin_transposed_product(body.dstack_, Zb, Fz);
     Eigen::MatrixXd& xc = positions[b];
     xc = body.collision_x0_;
-    for (int d = 0; d < 3; ++d) xc.col(d).noalias() += body.collision_basis_.B * zb.segment(d * q, q);
-    // Elastic energy.
+    for (int d = 0; d < 3; ++d) xc.col(d).noalias() += body.collision_basis_.B * Zb.col(d);  // products with a vector: nothing packed
+    // Elastic energy; stress(d, 3p + c) = v_p P_p(d, c).
     const double mu = body.material_.mu(), lambda = body.material_.lambda();
-    Eigen::MatrixXd stress(N, 9);
-    std::vector<Mat9d> point_hessians(hessian ? static_cast<std::size_t>(N) : 0);
+    Eigen::Matrix<double, 3, Eigen::Dynamic> stress(3, 3 * N);
+    if (terms) terms->bodies[b].points.resize(81, N);
     for (Eigen::Index p = 0; p < N; ++p) {
       Mat3d Fp;
-      for (int i = 0; i < 9; ++i) Fp(i / 3, i % 3) = F(p, i);
+      for (int d = 0; d < 3; ++d)
+        for (int c = 0; c < 3; ++c) Fp(d, c) = body.F0_(p, 3 * d + c) + Fz(d, 3 * p + c);
       Mat3d P;
-      const double psi = energy_derivatives(body.model_, mu, lambda, Fp, P, hessian ? &point_hessians[static_cast<std::size_t>(p)] : nullptr);
+      Mat9d H;
+      const double psi = energy_derivatives(body.model_, mu, lambda, Fp, P, terms ? &H : nullptr);
       if (!std::isfinite(psi)) return kInfinity;
       const double v = body.volume_[p];
       energy += v * psi;
-      for (int i = 0; i < 9; ++i) stress(p, i) = v * P(i / 3, i % 3);
+      for (int d = 0; d < 3; ++d)
+        for (int c = 0; c < 3; ++c) stress(d, 3 * p + c) = v * P(d, c);
+      if (terms) {
+        // Mat9d is column-major and symmetric: its storage is also the row-major layout.
+        terms->bodies[b].points.col(p) = Eigen::Map<const Eigen::Matrix<double, 81, 1>>(H.data()).cast<float>() * static_cast<float>(v);
+      }
     }
-    if (gradient)
-      for (int d = 0; d < 3; ++d)
-        for (int c = 0; c < 3; ++c)
-          gradient->segment(o + d * q, q).noalias() += body.basis_.D[c].transpose() * stress.col(3 * d + c);
-    if (hessian) {
-      // Block (d, e) = sum_p G_p (v_p H_p[(d, .), (e, .)]) G_p^T with G_p = [D_0[p]; D_1[p]; D_2[p]]^T,
-      // computed as one product A * Dall^T per block (Dall: q x 3N, column 3p + c = D_c[p]^T).
-      // Single-precision products: the Hessian only steers Newton; energies and gradients stay double.
-      const Eigen::MatrixXf& Dall = body.dall_;
-      Eigen::MatrixXf A(q, 3 * N);
-      for (int d = 0; d < 3; ++d)
-        for (int e = d; e < 3; ++e) {
-          for (Eigen::Index p = 0; p < N; ++p) {
-            const Mat9d& H = point_hessians[static_cast<std::size_t>(p)];
-            const double v = body.volume_[p];
-            const auto G = Dall.middleCols(3 * p, 3);
-            Eigen::Matrix3f h;
-            for (int c = 0; c < 3; ++c)
-              for (int c2 = 0; c2 < 3; ++c2) h(c, c2) = static_cast<float>(v * H(3 * d + c, 3 * e + c2));
-            A.middleCols(3 * p, 3).noalias() = G * h;
-          }
-          Eigen::MatrixXf block(q, q);
-          block.noalias() = A * Dall.transpose();
-          const Eigen::MatrixXd blockd = block.cast<double>();
-          hessian->block(o + d * q, o + e * q, q, q) += blockd;
-          if (e != d) hessian->block(o + e * q, o + d * q, q, q) += blockd.transpose();
-        }
+    if (gradient) {
+      Eigen::Matrix<double, Eigen::Dynamic, 3> g = Eigen::Matrix<double, Eigen::Dynamic, 3>::Zero(q, 3);
+      add_thin_product(body.dstack_, stress, g);
+      for (int d = 0; d < 3; ++d) gradient->segment(o + d * q, q) += g.col(d);
     }
     // Planes (eq. 14): penalty on points behind a plane, inside its rectangle.
+    if (terms) terms->bodies[b].planes.clear();
     for (const Plane& plane : planes) {
       const Vec3d n = plane.normal;
       const Vec3d u = plane.axis_u;
       const Vec3d w = n.cross(u);
       const Eigen::Index C = xc.rows();
       const Eigen::MatrixXd& Bc = body.collision_basis_.B;
-      Eigen::VectorXd weights = Eigen::VectorXd::Zero(C), friction = Eigen::VectorXd::Zero(C);
-      bool any = false;
+      HessianTerms::PlaneTerm term;
+      term.normal = n;
       for (Eigen::Index p = 0; p < C; ++p) {
         const Vec3d rel = xc.row(p).transpose() - plane.origin;
         const double s = n.dot(rel);
@@ -428,21 +445,12 @@ double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Eige
         if (gradient)
           for (int d = 0; d < 3; ++d)
             gradient->segment(o + d * q, q) += (2.0 * k * s * n[d] + c * slip[d]) * Bc.row(p).transpose();
-        weights[p] = 2.0 * k;
-        friction[p] = c;
+        term.points.push_back(p);
+        term.normal_weight.push_back(2.0 * k);
+        term.friction.push_back(c);
         active_signature_ = active_signature_ * 1000003u + static_cast<std::uint64_t>(p) + 1u;
-        any = true;
       }
-      if (hessian && any) {
-        const Eigen::MatrixXd Q = Bc.transpose() * weights.asDiagonal() * Bc;
-        const Eigen::MatrixXd Qf = Bc.transpose() * friction.asDiagonal() * Bc;
-        for (int d = 0; d < 3; ++d)
-          for (int e = 0; e < 3; ++e) {
-            const double tangential = (d == e ? 1.0 : 0.0) - n[d] * n[e];
-            if (n[d] * n[e] != 0) hessian->block(o + d * q, o + e * q, q, q) += (n[d] * n[e]) * Q;
-            if (tangential != 0) hessian->block(o + d * q, o + e * q, q, q) += tangential * Qf;
-          }
-      }
+      if (terms && !term.points.empty()) terms->bodies[b].planes.push_back(std::move(term));
     }
   }
   // Contacts (eq. 15, 16): the gap along the stored direction is affine in z.
@@ -452,42 +460,176 @@ double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Eige
                                    : kinematic_now_[static_cast<std::size_t>(-1 - c.body_b)][static_cast<std::size_t>(c.point_b)];
     const double gap = c.normal.dot(xa - xb) / c.radius;
     double first = 0, second = 0;
-    const double b = barrier(gap, contact.min_gap, gradient || hessian ? &first : nullptr, hessian ? &second : nullptr);
+    const double b = barrier(gap, contact.min_gap, gradient || terms ? &first : nullptr, terms ? &second : nullptr);
     if (!std::isfinite(b)) return kInfinity;
     if (gap >= 1.0) continue;
-    active_signature_ = active_signature_ * 998244353u + static_cast<std::uint64_t>(&c - contacts_.data()) + 7u;
+    const std::size_t index = static_cast<std::size_t>(&c - contacts_.data());
+    active_signature_ = active_signature_ * 998244353u + static_cast<std::uint64_t>(index) + 7u;
     energy += c.stiffness * b;
-    if (!gradient && !hessian) continue;
+    if (terms) terms->contacts.emplace_back(index, c.stiffness * second / (c.radius * c.radius));
+    if (!gradient) continue;
     // J_c = n^T [J_a, -J_b]; entries n_d B_a[p] on the d-block of body a (and minus for b).
-    struct Side {
-      int offset, q;
-      Eigen::VectorXd row;
-      double sign;
-    };
-    std::vector<Side> sides;
-    {
-      const Body& A = *bodies_[static_cast<std::size_t>(c.body_a)];
-      sides.push_back({offsets_[static_cast<std::size_t>(c.body_a)], 4 * A.m_, A.collision_basis_.B.row(c.point_a).transpose(), 1.0});
-    }
-    if (c.body_b >= 0) {
-      const Body& B = *bodies_[static_cast<std::size_t>(c.body_b)];
-      sides.push_back({offsets_[static_cast<std::size_t>(c.body_b)], 4 * B.m_, B.collision_basis_.B.row(c.point_b).transpose(), -1.0});
-    }
-    const double g1 = c.stiffness * first / c.radius, g2 = c.stiffness * second / (c.radius * c.radius);
-    for (const Side& s : sides)
-      for (int d = 0; d < 3; ++d)
-        if (gradient) gradient->segment(s.offset + d * s.q, s.q) += (g1 * s.sign * c.normal[d]) * s.row;
-    if (hessian)
-      for (const Side& s : sides)
-        for (const Side& t : sides) {
-          const Eigen::MatrixXd outer = (g2 * s.sign * t.sign) * s.row * t.row.transpose();
-          for (int d = 0; d < 3; ++d)
-            for (int e = 0; e < 3; ++e)
-              if (c.normal[d] * c.normal[e] != 0)
-                hessian->block(s.offset + d * s.q, t.offset + e * t.q, s.q, t.q) += (c.normal[d] * c.normal[e]) * outer;
-        }
+    const double g1 = c.stiffness * first / c.radius;
+    for_each_contact_side(c, [&](int offset, int q, const Eigen::VectorXd& row, double sign) {
+      for (int d = 0; d < 3; ++d) gradient->segment(offset + d * q, q) += (g1 * sign * c.normal[d]) * row;
+    });
   }
   return energy;
+}
+
+void World::assemble_hessian(const HessianTerms& terms, Eigen::MatrixXd& hessian) const {
+  const double h = solver.time_step, inv_h2 = 1.0 / (h * h);
+  const Eigen::Index total = offsets_.empty() ? 0 : offsets_.back() + bodies_.back()->dofs();
+  hessian.setZero(total, total);
+  for (std::size_t b = 0; b < bodies_.size(); ++b) {
+    const Body& body = *bodies_[b];
+    const int o = offsets_[b], q = 4 * body.m_;
+    for (int d = 0; d < 3; ++d) hessian.block(o + d * q, o + d * q, q, q) += inv_h2 * body.mass_;
+    add_elastic_hessian(body.dall_, terms.bodies[b].points, hessian.block(o, o, 3 * q, 3 * q));
+    const Eigen::MatrixXd& Bc = body.collision_basis_.B;
+    for (const auto& plane : terms.bodies[b].planes) {
+      const Vec3d& n = plane.normal;
+      Eigen::MatrixXd rows(static_cast<Eigen::Index>(plane.points.size()), q);
+      for (std::size_t k = 0; k < plane.points.size(); ++k) rows.row(static_cast<Eigen::Index>(k)) = Bc.row(plane.points[k]);
+      const Eigen::Map<const Eigen::VectorXd> weights(plane.normal_weight.data(), rows.rows());
+      const Eigen::Map<const Eigen::VectorXd> friction(plane.friction.data(), rows.rows());
+      const Eigen::MatrixXd Q = rows.transpose() * weights.asDiagonal() * rows;
+      const Eigen::MatrixXd Qf = rows.transpose() * friction.asDiagonal() * rows;
+      for (int d = 0; d < 3; ++d)
+        for (int e = 0; e < 3; ++e) {
+          const double tangential = (d == e ? 1.0 : 0.0) - n[d] * n[e];
+          if (n[d] * n[e] != 0) hessian.block(o + d * q, o + e * q, q, q) += (n[d] * n[e]) * Q;
+          if (tangential != 0) hessian.block(o + d * q, o + e * q, q, q) += tangential * Qf;
+        }
+    }
+  }
+  for (const auto& [index, g2] : terms.contacts) {
+    const Contact& c = contacts_[index];
+    for_each_contact_side(c, [&](int so, int sq, const Eigen::VectorXd& srow, double ssign) {
+      for_each_contact_side(c, [&](int to, int tq, const Eigen::VectorXd& trow, double tsign) {
+        const Eigen::MatrixXd outer = (g2 * ssign * tsign) * srow * trow.transpose();
+        for (int d = 0; d < 3; ++d)
+          for (int e = 0; e < 3; ++e)
+            if (c.normal[d] * c.normal[e] != 0) hessian.block(so + d * sq, to + e * tq, sq, tq) += (c.normal[d] * c.normal[e]) * outer;
+      });
+    });
+  }
+}
+
+Eigen::VectorXd World::hessian_product(const HessianTerms& terms, const Eigen::VectorXd& v) const {
+  const double h = solver.time_step, inv_h2 = 1.0 / (h * h);
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(v.size());
+  for (std::size_t b = 0; b < bodies_.size(); ++b) {
+    const Body& body = *bodies_[b];
+    const int o = offsets_[b], q = 4 * body.m_;
+    const Eigen::Map<const Eigen::MatrixXd> V(v.data() + o, q, 3);
+    for (int d = 0; d < 3; ++d) out.segment(o + d * q, q).noalias() += inv_h2 * (body.mass_ * V.col(d));
+    add_elastic_hessian_product(body.dall_, terms.bodies[b].points, v.segment(o, 3 * q), out.segment(o, 3 * q));
+    const Eigen::MatrixXd& Bc = body.collision_basis_.B;
+    for (const auto& plane : terms.bodies[b].planes) {
+      const Vec3d& n = plane.normal;
+      for (std::size_t k = 0; k < plane.points.size(); ++k) {
+        const auto row = Bc.row(plane.points[k]);
+        const Vec3d moved = (row * V).transpose();
+        const double along = n.dot(moved);
+        const Vec3d force = plane.normal_weight[k] * along * n + plane.friction[k] * (moved - along * n);
+        for (int d = 0; d < 3; ++d) out.segment(o + d * q, q) += force[d] * row.transpose();
+      }
+    }
+  }
+  for (const auto& [index, g2] : terms.contacts) {
+    const Contact& c = contacts_[index];
+    double gap_change = 0;
+    for_each_contact_side(c, [&](int offset, int q, const Eigen::VectorXd& row, double sign) {
+      for (int d = 0; d < 3; ++d) gap_change += sign * c.normal[d] * row.dot(v.segment(offset + d * q, q));
+    });
+    for_each_contact_side(c, [&](int offset, int q, const Eigen::VectorXd& row, double sign) {
+      for (int d = 0; d < 3; ++d) out.segment(offset + d * q, q) += (g2 * gap_change * sign * c.normal[d]) * row;
+    });
+  }
+  return out;
+}
+
+// The factorised Hessian used as the preconditioner, and where it was assembled.
+struct World::Preconditioner {
+  Eigen::LLT<Eigen::MatrixXd> factor;
+  bool valid = false;
+  Eigen::Index dofs = 0;
+  double time_step = 0;
+  std::uint64_t signature = 0;  // active plane and contact terms when it was assembled
+  int refreshes = 0;
+};
+
+bool World::refresh_preconditioner(const HessianTerms& terms) {
+  Preconditioner& pre = *preconditioner_;
+  Eigen::MatrixXd hessian;
+  assemble_hessian(terms, hessian);
+  pre.factor.compute(hessian);
+  double regulariser = 1e-8 * std::max(hessian.diagonal().cwiseAbs().maxCoeff(), 1e-300);
+  while (pre.factor.info() != Eigen::Success && regulariser <= 1e30) {
+    hessian.diagonal().array() += regulariser;
+    pre.factor.compute(hessian);
+    regulariser *= 10;
+  }
+  pre.valid = pre.factor.info() == Eigen::Success;
+  pre.dofs = hessian.rows();
+  pre.time_step = solver.time_step;
+  pre.signature = active_signature_;
+  ++pre.refreshes;
+  return pre.valid;
+}
+
+struct World::Direction {
+  Eigen::VectorXd step;
+  double energy_norm2 = 0;  // step^T H step
+  int iterations = 0;
+  bool converged = false;
+};
+
+// Preconditioned conjugate gradients on H d = -g from d = 0 (an inexact Newton step), stopped when
+// an iteration adds less than kForcing of the step's size in the energy norm or less than
+// `negligible` (squared energy norm), or at negative curvature.
+World::Direction World::newton_direction(const HessianTerms& terms, const Eigen::VectorXd& gradient, double negligible) const {
+  constexpr double kForcing = 1e-2;
+  constexpr int kMaxIterations = 40;
+  const Eigen::LLT<Eigen::MatrixXd>& factor = preconditioner_->factor;
+  Direction out;
+  out.step.setZero(gradient.size());
+  Eigen::VectorXd r = -gradient;
+  Eigen::VectorXd s = factor.solve(r);
+  double rs = r.dot(s);
+  if (!(rs > 0)) {
+    out.converged = true;
+    return out;
+  }
+  Eigen::VectorXd p = s;
+  for (out.iterations = 1; out.iterations <= kMaxIterations; ++out.iterations) {
+    const Eigen::VectorXd Hp = hessian_product(terms, p);
+    const double curvature = p.dot(Hp);
+    if (!(curvature > 0)) {
+      // Negative curvature: keep what we have (or the preconditioned gradient, a descent direction).
+      if (out.iterations == 1) out.step = p;
+      out.converged = out.iterations == 1;
+      return out;
+    }
+    const double alpha = rs / curvature;
+    out.step += alpha * p;
+    out.energy_norm2 += alpha * alpha * curvature;
+    r -= alpha * Hp;
+    // Converged when this iteration's gain in the energy norm is a small part of the step's:
+    // directions that hardly change the energy (nearly unused handle coordinates) do not count.
+    const double gain = alpha * alpha * curvature;
+    if (gain <= kForcing * kForcing * out.energy_norm2 || gain <= negligible) {
+      out.converged = true;
+      return out;
+    }
+    s = factor.solve(r);
+    const double rs_next = r.dot(s);
+    p = s + (rs_next / rs) * p;
+    rs = rs_next;
+  }
+  out.iterations = kMaxIterations;
+  return out;
 }
 
 StepStats World::step() {
@@ -559,61 +701,64 @@ StepStats World::step() {
     if (!std::isfinite(energy)) fail_plain("physics: the state at time {} s is not admissible (contacts overlap)", time_);
   }
   Eigen::VectorXd gradient;
-  Eigen::MatrixXd hessian;
+  HessianTerms terms;
   StepStats stats;
-  Eigen::LLT<Eigen::MatrixXd> llt;
-  bool refresh = true;
-  std::uint64_t hessian_signature = 0;
+  if (!preconditioner_) preconditioner_ = std::make_shared<Preconditioner>();
+  Preconditioner& pre = *preconditioner_;
+  if (pre.dofs != total || pre.time_step != h) pre.valid = false;
+  const int refreshes_before = pre.refreshes;
+  double total_mass = 0;
+  for (const auto& body : bodies_) total_mass += body->total_mass();
+  // A conjugate-gradient gain below this (a tenth of the tolerance, in the energy norm) cannot matter.
+  const double negligible = 0.01 * solver.tolerance * solver.tolerance * total_mass / (h * h);
   for (int iteration = 0; iteration < solver.max_iterations; ++iteration) {
-    energy = evaluate(z, &gradient, refresh ? &hessian : nullptr);
+    energy = evaluate(z, &gradient, &terms);
     stats.iterations = iteration + 1;
-    Eigen::VectorXd direction;
-    if (refresh) {
-      hessian_signature = active_signature_;
-      llt.compute(hessian);
-      double regulariser = 1e-8 * std::max(hessian.diagonal().cwiseAbs().maxCoeff(), 1e-300);
-      while (llt.info() != Eigen::Success) {
-        Eigen::MatrixXd shifted = hessian;
-        shifted.diagonal().array() += regulariser;
-        llt.compute(shifted);
-        regulariser *= 10;
-        if (regulariser > 1e30) break;
-      }
+    bool fresh = false;
+    if (!pre.valid || !solver.reuse_hessian || pre.signature != active_signature_) {
+      refresh_preconditioner(terms);
+      fresh = true;
     }
-    direction = llt.info() == Eigen::Success ? Eigen::VectorXd(llt.solve(-gradient)) : Eigen::VectorXd(-gradient);
-    double slope = gradient.dot(direction);
+    Direction direction;
+    if (pre.valid) {
+      direction = newton_direction(terms, gradient, negligible);
+      if (!direction.converged && !fresh) {
+        // The stale preconditioner no longer fits: refresh it and solve again.
+        stats.cg_iterations += direction.iterations;
+        fresh = true;
+        if (refresh_preconditioner(terms)) direction = newton_direction(terms, gradient, negligible);
+      }
+      stats.cg_iterations += direction.iterations;
+      if (direction.iterations > solver.refresh_after) pre.valid = false;  // refresh at the next solve
+    }
+    double slope = direction.step.size() > 0 ? gradient.dot(direction.step) : 0.0;
     if (!(slope < 0)) {
-      direction = -gradient;
+      // No factorisation or no descent: the steepest descent direction.
+      direction.step = -gradient;
+      direction.energy_norm2 = hessian_product(terms, direction.step).dot(direction.step);
       slope = -gradient.squaredNorm();
     }
     if (slope == 0) break;
     double alpha = 1.0, trial_energy = kInfinity;
     Eigen::VectorXd trial;
     for (int k = 0; k < 40; ++k) {
-      trial = z + alpha * direction;
+      trial = z + alpha * direction.step;
       trial_energy = evaluate(trial, nullptr, nullptr);
       if (std::isfinite(trial_energy) && trial_energy <= energy + 1e-4 * alpha * slope) break;
       alpha *= 0.5;
     }
     if (!std::isfinite(trial_energy) || trial_energy > energy + 1e-12 * std::abs(energy)) {
-      if (refresh) break;
-      refresh = true;  // a stale Hessian failed: retry from here with a fresh one
+      if (fresh) break;
+      pre.valid = false;  // a stale preconditioner gave a poor direction: retry from here with a fresh one
       continue;
-    }
-    // trial_energy's evaluation left the active set of the accepted point in active_signature_.
-    refresh = !solver.reuse_hessian || alpha < 1.0 || active_signature_ != hessian_signature;
-    // Largest displacement of any sample point caused by this update.
-    double update = 0;
-    for (std::size_t b = 0; b < bodies_.size(); ++b) {
-      const Body& body = *bodies_[b];
-      const int q = 4 * body.m_;
-      for (int d = 0; d < 3; ++d)
-        update = std::max(update, (body.basis_.B * (alpha * direction.segment(offsets_[b] + d * q, q))).cwiseAbs().maxCoeff());
     }
     z = trial;
     energy = trial_energy;
+    // The update's size in the energy norm, as a length (see SolverOptions::tolerance).
+    const double update = alpha * h * std::sqrt(std::max(direction.energy_norm2, 0.0) / std::max(total_mass, 1e-300));
     if (update < solver.tolerance) break;
   }
+  stats.hessian_refreshes = pre.refreshes - refreshes_before;
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
     Body& body = *bodies_[b];
     const Eigen::VectorXd next = z.segment(offsets_[b], body.dofs());

@@ -1,7 +1,7 @@
 """Makes the pictures of docs/blender.md with Blender's own UI under Xvfb (not part of the tests):
 
     xvfb-run -a -s '-screen 0 1300x1500x24' blender --factory-startup --python make_doc_images.py -- \
-        build/blender/wobble_blender.zip build/assets/clonk.glb docs/images
+        build/blender/wobble_blender_legacy.zip build/assets/clonk.glb docs/images
 
 Writes blender_panel.png (the wobble panel next to the viewport) and blender_effect.png (a
 Workbench render: the Armature modifier alone on the left, with wobble on the right).

@@ -29,7 +29,7 @@ FRAMES = int(arguments[1]) if len(arguments) > 1 and arguments[1].isdigit() else
 MUSH = "--mush" in arguments
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "blender"))
 import wobble_blender  # noqa: E402
-from wobble_blender import playback, rig_bridge  # noqa: E402
+from wobble_blender import playback, rig_bridge, timeline  # noqa: E402
 
 wobble_blender.register()
 
@@ -73,7 +73,8 @@ class TimedStack:
 
 
 playback.runtime_of = timed("settings check (runtime_of)", playback.runtime_of)
-rig_bridge.CharacterBridge.pose = timed("read pose (bones, objects)", rig_bridge.CharacterBridge.pose)
+rig_bridge.CharacterBridge.world_matrices = timed("read pose (bones, objects)", rig_bridge.CharacterBridge.world_matrices)
+timeline.Timeline._frame_set = timed("the scene set to a sample's sub-frame (frame_set)", timeline.Timeline._frame_set)
 playback.write_offsets = timed("write attribute (foreach_set)", playback.write_offsets)
 playback.ensure_modifier = timed("modifier check", playback.ensure_modifier)
 playback.evaluate = timed("handler total", playback.evaluate)
@@ -113,8 +114,8 @@ s.frequency, s.damping, s.amplitude, s.drag = 2.0, 0.4, 0.5, 0.2
 s.use_mush = MUSH
 s.enabled = True
 runtime = playback.runtime_of(mesh_obj)
-runtime.stack = TimedStack(runtime.stack, f"wobble {runtime.spec}")
-runtime.base = TimedStack(runtime.base, f"wobble {runtime.bridge.base} (the modifier's part)")
+runtime.timeline.stack = runtime.stack = TimedStack(runtime.stack, f"wobble {runtime.spec}")
+runtime.timeline.base = runtime.base = TimedStack(runtime.base, f"wobble {runtime.bridge.base} (the modifier's part)")
 parts.clear()
 played = play(FRAMES)
 handler = median_ms(parts["handler total"])

@@ -89,13 +89,13 @@ TEST(NeuralRig, TheSubspaceIsTheLearnedFieldsWithoutTheConstant) {
   const auto field = model.fields_for(clonk().mesh, false);
   double largest = 0, error = 0;
   for (std::size_t v = 0; v < clonk().mesh.vertex_count(); v += 97) {
-    const physics::Vec3d X = sim.normalization().to_normalized(clonk().mesh.positions[v].cast<double>());
+    const Vec3d X = sim.normalization().to_normalized(clonk().mesh.positions[v].cast<double>());
     const Eigen::RowVectorXd W = field->evaluate(std::span(&X, 1), false).W.row(0);
-    physics::Vec3d u = physics::Vec3d::Zero();
+    Vec3d u = Vec3d::Zero();
     for (int d = 0; d < 3; ++d)
       for (int i = 0; i < m; ++i)
         for (int a = 0; a < 4; ++a) u[d] += W[i] * (a < 3 ? X[a] : 1.0) * z[d * q + 4 * i + a];
-    const physics::Vec3d expected = rig[v].cast<double>() + u / sim.normalization().scale;
+    const Vec3d expected = rig[v].cast<double>() + u / sim.normalization().scale;
     error = std::max(error, (moved[v].cast<double>() - expected).norm());
     largest = std::max(largest, u.norm() / sim.normalization().scale);
   }

@@ -33,11 +33,11 @@ struct HangingRun {
 };
 
 HangingRun hang(physics::Scene scene, int frames) {
-  const std::vector<physics::Vec3d> rest = scene.positions(0);
+  const std::vector<Vec3d> rest = scene.positions(0);
   HangingRun run;
   for (int f = 0; f < frames; ++f) {
     scene.advance_frame();
-    const std::vector<physics::Vec3d> now = scene.positions(0);
+    const std::vector<Vec3d> now = scene.positions(0);
     for (std::size_t v = 0; v < now.size(); ++v) {
       run.finite = run.finite && now[v].allFinite();
       if (rest[v].x() < -0.9) run.pinned_motion = std::max(run.pinned_motion, (now[v] - rest[v]).norm());

@@ -55,7 +55,7 @@ TEST(NeuralTraining, TinyRunLowersTheLossAndResumes) {
   const Mesh shape = procedural_shape(ShapeKind::Blob, 99);
   const auto field = model.fields_for(shape);
   ASSERT_EQ(field->handle_count(), 5);
-  std::vector<physics::Vec3d> points{{0, 0, 0}, {0.3, -0.2, 0.1}, {-0.5, 0.5, 0.2}};
+  std::vector<Vec3d> points{{0, 0, 0}, {0.3, -0.2, 0.1}, {-0.5, 0.5, 0.2}};
   const physics::FieldValues values = field->evaluate(points, true);
   EXPECT_TRUE(values.W.allFinite());
   EXPECT_TRUE(values.dW[0].allFinite() && values.dW[1].allFinite() && values.dW[2].allFinite());
@@ -63,7 +63,7 @@ TEST(NeuralTraining, TinyRunLowersTheLossAndResumes) {
   // The field's gradient agrees with its own finite differences.
   const double h = 1e-3;
   for (int c = 0; c < 3; ++c) {
-    std::vector<physics::Vec3d> plus = points, minus = points;
+    std::vector<Vec3d> plus = points, minus = points;
     for (auto& p : plus) p[c] += h;
     for (auto& p : minus) p[c] -= h;
     const Eigen::MatrixXd fd = (field->evaluate(plus, false).W - field->evaluate(minus, false).W) / (2 * h);
@@ -94,7 +94,7 @@ TEST(NeuralTraining, OrthonormalOutputGivesOrthonormalFieldsOverTheCubaturePoint
   const NeuralFieldModel model(report.model);
   EXPECT_TRUE(model.network().at("orthonormal_output").get<bool>());  // saved with the model
   const ShapeSample sample = make_shape_sample(procedural_shape(ShapeKind::Tube, 7), "tube", ShapeSampleOptions{}, 3);
-  const std::vector<physics::Vec3d> cubature = cubature_points(sample);
+  const std::vector<Vec3d> cubature = cubature_points(sample);
   const Eigen::MatrixXd W = model.fields_for(sample)->evaluate(cubature, false).W;
   ASSERT_EQ(W.cols(), 5);
   EXPECT_EQ(W.col(0), Eigen::VectorXd::Ones(W.rows()));
@@ -115,7 +115,7 @@ TEST(NeuralInference, ShippedModelSpansASmootherSubspaceThanAnUntrainedNetworkOn
   // Validation seeds are never drawn in training (they start at 1e9).
   const Mesh shape = procedural_shape(1'000'000'123ull);
   const ShapeSample sample = make_shape_sample(shape, "unseen", ShapeSampleOptions{}, 3);
-  const std::vector<physics::Vec3d> points = cubature_points(sample);
+  const std::vector<Vec3d> points = cubature_points(sample);
   // The Dirichlet trace judges the subspace, whatever basis the network's output layer picks.
   auto roughness = [&](const NeuralFieldModel& m) {
     const physics::FieldValues v = m.fields_for(sample)->evaluate(points, true);
@@ -125,7 +125,7 @@ TEST(NeuralInference, ShippedModelSpansASmootherSubspaceThanAnUntrainedNetworkOn
   const double trained = roughness(model), initial = roughness(untrained);
   EXPECT_LT(trained, 0.5 * initial) << "trained " << trained << ", untrained " << initial;
   // Orthonormal over the cubature points, the fields stay well conditioned at the surface.
-  std::vector<physics::Vec3d> surface;
+  std::vector<Vec3d> surface;
   for (Eigen::Index p = 0; p < sample.surface.rows(); ++p)
     surface.push_back(sample.surface.row(p).head<3>().transpose().cast<double>());
   const FieldMetrics metrics = field_metrics(model.fields_for(sample)->evaluate(surface, false).W);

@@ -27,12 +27,12 @@ Deviation compare_paths(const Character& character, std::size_t clip_index, cons
                         const nlohmann::json& dynamic_settings, const std::vector<std::size_t>& checked) {
   require_gl();
   const Clip& clip = character.clips[clip_index];
-  const nlohmann::json settings = {{"dynamic", dynamic_settings}};
+  const StackSettings settings = StackSettings::from_json(nlohmann::json{{"dynamic", dynamic_settings}}.dump(), "test");
   DeformerStack cpu = DeformerStack::parse("lbs,dynamic", settings);
   cpu.bind(character);
   DeformerStack lbs = DeformerStack::parse("lbs");
   lbs.bind(character);
-  const DynamicSkinningParameters parameters = dynamic_parameters_from_json(dynamic_settings);
+  const DynamicSkinningParameters parameters = settings.get("dynamic").as<DynamicSkinningParameters>();
   DynamicSkinningState state;
   state.initialize(character, parameters);
   render::Renderer renderer;
@@ -44,8 +44,7 @@ Deviation compare_paths(const Character& character, std::size_t clip_index, cons
   std::vector<Vec3f> positions, normals, base, base_normals;
   for (std::size_t k = 0; k < times.size(); ++k) {
     evaluate_pose(character.rig, &clip, static_cast<float>(times[k]), pose);
-    const FrameInput frame{character, pose, times[k],
-                           [&](double t, Pose& other) { evaluate_pose(character.rig, &clip, static_cast<float>(t), other); }};
+    const FrameInput frame{character, pose, times[k], clip_sampler(character.rig, clip)};
     cpu.evaluate(frame, positions, normals);
     lbs.evaluate(frame, base, base_normals);
     state.advance(parameters, pose, times[k], frame.pose_at);

@@ -27,15 +27,13 @@ RgbaImage render_walk(const std::string& stack, double t, const render::DrawOpti
   const Character& c = clonk();
   const std::size_t walk = c.require_clip("Walk");
   const Clip& clip = c.clips[walk];
-  DeformerStack deformers = DeformerStack::parse(stack, nlohmann::json::object());
+  DeformerStack deformers = DeformerStack::parse(stack);
   deformers.bind(c);
   Pose pose;
   std::vector<Vec3f> positions, normals;
   for (double time : frame_times(clip.start(), clip.start() + t, 30)) {
     evaluate_pose(c.rig, &clip, static_cast<float>(time), pose);
-    deformers.evaluate(FrameInput{c, pose, time,
-                                  [&](double s, Pose& other) { evaluate_pose(c.rig, &clip, static_cast<float>(s), other); }},
-                       positions, normals);
+    deformers.evaluate(FrameInput{c, pose, time, clip_sampler(c.rig, clip)}, positions, normals);
   }
   render::Renderer renderer;
   renderer.set_mesh(c.mesh);

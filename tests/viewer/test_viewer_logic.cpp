@@ -15,7 +15,7 @@
 #include "frame_statistics.hpp"
 #include "joint_drag.hpp"
 #include "playback.hpp"
-#include "stack_settings.hpp"
+#include "stack_editor.hpp"
 #include "viewer_options.hpp"
 
 using namespace wobble;
@@ -89,56 +89,39 @@ TEST(Playback, LoopsTheClipWhileSimulationTimeKeepsGoing) {
   EXPECT_EQ(p.clip_time(), 3.0f);  // holds at the end without looping
 }
 
-TEST(StackSettings, KeepsStackOrderAndSections) {
-  StackSettings s = StackSettings::from("lbs", {{"lbs", nlohmann::json::object()}});
+TEST(StackEditor, KeepsStackOrderAndSettings) {
+  StackEditor s = StackEditor::from("lbs");
   s.set_enabled("deltamush", true);
   s.set_enabled("dynamic", true);
   EXPECT_EQ(s.spec(), "lbs,dynamic,deltamush");  // effects before post-deformers
   s.set_base("dlbs");
   EXPECT_EQ(s.spec(), "dlbs,dynamic,deltamush");
   EXPECT_EQ(s.base(), "dlbs");
-  s.section("dynamic")["frequency"] = 4.0;
-  s.section("ddm")["iterations"] = 3;  // a deformer that is off keeps its values ...
-  const nlohmann::json file = s.settings_file();
-  EXPECT_EQ(file["dynamic"]["frequency"], 4.0);
-  EXPECT_FALSE(file.contains("ddm"));  // ... but they are not in the stack's settings
-  EXPECT_NO_THROW(s.build());
+  s.settings().section("dynamic").set("frequency", 4.0, "test");
+  s.settings().section("ddm").set("iterations", std::int64_t{3}, "test");  // a deformer that is off keeps its values ...
+  const StackSettings saved = s.stack_settings();
+  EXPECT_EQ(std::get<double>(saved.get("dynamic").get("frequency")), 4.0);
+  EXPECT_EQ(saved.find("ddm"), nullptr);  // ... but they are not in the stack's settings file
   s.set_enabled("dynamic", false);
   EXPECT_EQ(s.spec(), "dlbs,deltamush");
   s.set_enabled("ddm", true);
-  EXPECT_EQ(s.build().spec(), "dlbs,deltamush,ddm");
-  EXPECT_THROW(StackSettings::from("dynamic,lbs"), Error);    // base not first
-  EXPECT_THROW(StackSettings::from("lbs,wobbly"), Error);     // unknown deformer
-  EXPECT_THROW(StackSettings::from("lbs,dynamic", {{"dynamic", {{"frequencyy", 1}}}}), Error);  // unknown key
+  EXPECT_EQ(s.stack().text(), "dlbs,deltamush,ddm");
+  EXPECT_EQ(std::get<std::int64_t>(s.stack_settings().get("ddm").get("iterations")), 3);
+  EXPECT_THROW(StackEditor::from("dynamic,lbs"), Error);  // base not first
+  EXPECT_THROW(StackEditor::from("lbs,wobbly"), Error);   // unknown deformer
 }
 
-TEST(ParameterView, DefaultsAndChoicesComeFromTheRegistry) {
-  auto spec_of = [](const std::string& deformer, const std::string& key) {
-    for (const ParameterSpec& p : find_deformer_type(deformer)->parameters)
-      if (p.key == key) return p;
-    throw std::runtime_error("no parameter " + key);
-  };
-  // The help texts agree with the parameters' actual defaults.
-  const DynamicSkinningParameters defaults;
-  EXPECT_DOUBLE_EQ(parameter_view(spec_of("dynamic", "frequency")).default_number, defaults.frequency);
-  EXPECT_DOUBLE_EQ(parameter_view(spec_of("dynamic", "damping")).default_number, defaults.damping);
-  EXPECT_DOUBLE_EQ(parameter_view(spec_of("dynamic", "amplitude")).default_number, defaults.amplitude);
-  EXPECT_DOUBLE_EQ(parameter_view(spec_of("dynamic", "drag")).default_number, defaults.drag);
-  EXPECT_DOUBLE_EQ(parameter_view(spec_of("dlbs", "delay_step")).default_number, 1.0 / 240);
-  EXPECT_DOUBLE_EQ(parameter_view(spec_of("deltamush", "iterations")).default_number, 10);
-  const ParameterView smoothing = parameter_view(spec_of("deltamush", "smoothing"));
-  EXPECT_EQ(smoothing.choices, (std::vector<std::string>{"uniform", "length", "cotangent"}));
-  EXPECT_EQ(smoothing.default_text, "uniform");
-  const ParameterView variant = parameter_view(spec_of("ddm", "variant"));
-  EXPECT_EQ(variant.choices, (std::vector<std::string>{"v0", "v1", "v2", "v3"}));
-  EXPECT_EQ(parameter_view(spec_of("deltamush", "mode")).choices, (std::vector<std::string>{"wobble", "blender"}));
-  // Every choice the panel offers is accepted by the deformer itself.
-  for (const DeformerType& type : deformer_types())
-    for (const ParameterSpec& p : type.parameters)
-      for (const std::string& choice : parameter_view(p).choices) {
-        const std::string spec = type.stage == DeformerStage::Base ? type.name : "lbs," + type.name;
-        EXPECT_NO_THROW(DeformerStack::parse(spec, {{type.name, {{p.key, choice}}}})) << type.name << " " << p.key << "=" << choice;
-      }
+TEST(ViewerOptions, DeformerParametersAreReadStrictly) {
+  const ViewerOptions o = parse_viewer_options(arguments_from_query("?frequency=3&delay-step=1%2F240"));
+  ASSERT_EQ(o.parameters.size(), 2u);
+  StackSettings settings;
+  for (const auto& [flag, text] : o.parameters) settings.set_flag(flag, text);
+  EXPECT_EQ(std::get<double>(settings.get("dynamic").get("frequency")), 3.0);
+  EXPECT_EQ(std::get<double>(settings.get("dlbs").get("delay_step")), 1.0 / 240);
+  for (const char* bad : {"2abc", "nan", "inf", "1e400", "", "31"}) {
+    StackSettings s;
+    EXPECT_THROW(s.set_flag("frequency", bad), Error) << bad;
+  }
 }
 
 TEST(Cylinder, IsAValidCharacterOfTheRequestedSize) {

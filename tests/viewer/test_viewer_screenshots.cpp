@@ -14,42 +14,13 @@
 
 #include <wobble/image.hpp>
 
+#include "viewer_runs.hpp"
+
 namespace fs = std::filesystem;
 using wobble::RgbaImage;
+using namespace wobble::test;
 
 namespace {
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("wobble_viewer_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-// Runs the viewer under xvfb-run; returns its exit code, output in `log`.
-int run_viewer(const std::string& arguments, std::string& log) {
-  const fs::path out = scratch("log.txt");
-  const std::string command = "xvfb-run -a -s '-screen 0 1280x720x24' '" WOBBLE_VIEWER "' " + arguments + " > '" +
-                              out.string() + "' 2>&1";
-  const int status = std::system(command.c_str());
-  log = read_text(out);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-RgbaImage screenshot(const std::string& name, const std::string& arguments) {
-  const fs::path png = scratch(name + ".png");
-  fs::remove(png);
-  std::string log;
-  const int code = run_viewer(arguments + " --no-ui --size 480x320 --screenshot '" + png.string() + "'", log);
-  EXPECT_EQ(code, 0) << log;
-  if (code != 0 || !fs::exists(png)) return {};
-  const std::string bytes = read_text(png);
-  return wobble::decode_image(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), png.string());
-}
 
 // Share of pixels that differ from the top-left pixel (the background) by more than `tolerance`
 // in some channel.
@@ -67,29 +38,6 @@ double non_background_share(const RgbaImage& image, int tolerance = 12) {
     }
   return static_cast<double>(count) / (static_cast<double>(image.width) * image.height);
 }
-
-// Share of pixels that differ between two pictures of the same size by more than `tolerance`.
-double changed_share(const RgbaImage& a, const RgbaImage& b, int tolerance = 24) {
-  if (a.width != b.width || a.height != b.height) return 1;
-  std::size_t count = 0;
-  for (std::size_t i = 0; i < a.pixels.size(); i += 4)
-    for (int c = 0; c < 3; ++c)
-      if (std::abs(a.pixels[i + c] - b.pixels[i + c]) > tolerance) {
-        ++count;
-        break;
-      }
-  return static_cast<double>(count) / (static_cast<double>(a.width) * a.height);
-}
-
-// Removes the scratch folder after the last test.
-class ScratchCleanup : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(scratch("x").parent_path(), ec);
-  }
-};
-const auto* const cleanup = ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
 
 }  // namespace
 
@@ -118,7 +66,7 @@ TEST(ViewerScreenshots, GpuPathMatchesCpuPathAndShowsTheEffect) {
 }
 
 TEST(ViewerScreenshots, BundledCharacterWithInterface) {
-  const fs::path png = scratch("clonk_ui.png");
+  const fs::path png = viewer_scratch("clonk_ui.png");
   fs::remove(png);
   std::string log;
   ASSERT_EQ(run_viewer("'" WOBBLE_BUNDLED_ASSETS "/clonk.glb' --size 800x600 --frame 20 --screenshot '" + png.string() + "'", log), 0)
@@ -130,7 +78,7 @@ TEST(ViewerScreenshots, BundledCharacterWithInterface) {
 }
 
 TEST(ViewerErrors, MissingDisplayIsOneClearLine) {
-  const fs::path out = scratch("no_display.txt");
+  const fs::path out = viewer_scratch("no_display.txt");
   const std::string command =
       "env -u DISPLAY -u WAYLAND_DISPLAY '" WOBBLE_VIEWER "' --cylinder 500 > '" + out.string() + "' 2>&1";
   const int status = std::system(command.c_str());
@@ -143,7 +91,7 @@ TEST(ViewerErrors, MissingDisplayIsOneClearLine) {
 
 TEST(ViewerErrors, BadFileIsOneClearLine) {
   std::string log;
-  const fs::path missing = scratch("missing.glb");
+  const fs::path missing = viewer_scratch("missing.glb");
   EXPECT_EQ(run_viewer("'" + missing.string() + "' --frame 1 --screenshot /dev/null", log), 1);
   EXPECT_NE(log.find("missing.glb"), std::string::npos) << log;
   EXPECT_NE(log.find("no such file"), std::string::npos) << log;

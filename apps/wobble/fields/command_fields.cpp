@@ -3,6 +3,7 @@
 //   wobble fields infer [--model FILE] SHAPE [--points FILE] -o OUT.npy
 //   wobble fields metrics [--model FILE] SHAPE... [--rig CHARACTER]... [--baseline-steps 2000]
 //   wobble fields render [--model FILE] SHAPE -o OUT.png
+//   wobble fields export MODEL.pt -o MODEL.wfield   (command_fields_export.cpp)
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +27,7 @@
 #include "../commands.hpp"
 #include "../progress.hpp"
 #include "../value_options.hpp"
+#include "fields_commands.hpp"
 
 namespace wobble::cli {
 
@@ -46,8 +48,8 @@ Mesh load_mesh(const fs::path& file) {
 }
 
 // Query points in the shape's file coordinates: vertices of a mesh file, or Gaussian centres.
-std::vector<physics::Vec3d> load_points(const fs::path& file) {
-  std::vector<physics::Vec3d> points;
+std::vector<Vec3d> load_points(const fs::path& file) {
+  std::vector<Vec3d> points;
   if (file.extension() == ".ply" && physics::is_gaussian_ply(file)) {
     const physics::GaussianCloud cloud = physics::read_gaussian_ply(file);
     for (std::size_t g = 0; g < cloud.count(); ++g) points.push_back(cloud.center(g));
@@ -59,8 +61,8 @@ std::vector<physics::Vec3d> load_points(const fs::path& file) {
 }
 
 // Every `stride`-th vertex, normalised: the points the metrics are computed at.
-std::vector<physics::Vec3d> metric_points(const Mesh& mesh, const physics::Normalization& n, std::size_t limit = 5000) {
-  std::vector<physics::Vec3d> out;
+std::vector<Vec3d> metric_points(const Mesh& mesh, const physics::Normalization& n, std::size_t limit = 5000) {
+  std::vector<Vec3d> out;
   const std::size_t stride = std::max<std::size_t>(1, mesh.vertex_count() / limit);
   for (std::size_t v = 0; v < mesh.vertex_count(); v += stride) out.push_back(n.to_normalized(mesh.positions[v].cast<double>()));
   return out;
@@ -105,7 +107,7 @@ Runner add_infer(CLI::App& app) {
     const auto start = Clock::now();
     const ShapeSample sample = make_shape_sample(mesh, fs::path(o->shape).filename().string(), ShapeSampleOptions{}, 1);
     const auto field = model.fields_for(sample, !o->no_constant);
-    std::vector<physics::Vec3d> points;
+    std::vector<Vec3d> points;
     if (o->points.empty()) for (const Vec3f& p : mesh.positions) points.push_back(p.cast<double>());
     else points = load_points(o->points);
     for (auto& p : points) p = sample.normalization.to_normalized(p);
@@ -140,7 +142,7 @@ Runner add_metrics(CLI::App& app) {
     // The three paper metrics at the mesh's vertices; the Dirichlet trace at the shape's cubature
     // points, with their volumes as quadrature weights.
     auto add = [&](const std::string& shape, const std::string& method, const physics::SkinningField& field,
-                   const std::vector<physics::Vec3d>& points, const std::vector<physics::Vec3d>& cubature,
+                   const std::vector<Vec3d>& points, const std::vector<Vec3d>& cubature,
                    const Eigen::VectorXd& volumes, double seconds) {
       const FieldMetrics metrics = field_metrics(field.evaluate(points, false).W);
       const double dirichlet = dirichlet_trace(field.evaluate(cubature, true), volumes);
@@ -170,14 +172,14 @@ Runner add_metrics(CLI::App& app) {
       const std::string name = fs::path(file).stem().string();
       auto start = Clock::now();
       const ShapeSample sample = make_shape_sample(character.mesh, name, ShapeSampleOptions{}, 1);
-      const std::vector<physics::Vec3d> cubature = cubature_points(sample);
+      const std::vector<Vec3d> cubature = cubature_points(sample);
       const Eigen::VectorXd volumes = sample.volumes.cast<double>();
       const auto neural = model.fields_for(sample, true);
-      const std::vector<physics::Vec3d> points = metric_points(character.mesh, sample.normalization);
+      const std::vector<Vec3d> points = metric_points(character.mesh, sample.normalization);
       neural->evaluate(points, false);
       add(name, "neural (feed-forward)", *neural, points, cubature, volumes, seconds_since(start));
       start = Clock::now();
-      std::vector<physics::Vec3d> cover = points;
+      std::vector<Vec3d> cover = points;
       cover.insert(cover.end(), cubature.begin(), cubature.end());
       physics::EigenmodeOptions eigen;
       eigen.handles = m + 1;
@@ -209,7 +211,7 @@ Runner add_render(CLI::App& app) {
     const NeuralFieldModel model(model_path(o->model));
     Mesh mesh = load_mesh(o->shape);
     const ShapeSample sample = make_shape_sample(mesh, fs::path(o->shape).filename().string(), ShapeSampleOptions{}, 1);
-    std::vector<physics::Vec3d> points;
+    std::vector<Vec3d> points;
     for (Vec3f& p : mesh.positions) {
       p = sample.normalization.to_normalized(p.cast<double>()).cast<float>();
       points.push_back(p.cast<double>());
@@ -234,6 +236,7 @@ Runner add_fields_command(CLI::App& app) {
   add("infer", "predict a shape's fields and write them as .npy (one row per point)", add_infer);
   add("metrics", "Omega_orth, kappa_log, H_spec of the model's fields and of baselines", add_metrics);
   add("render", "draw a shape's fields as colours (PNG)", add_render);
+  add("export", "write a model as .wfield, for the evaluator without LibTorch", add_fields_export);
   return [commands] {
     for (const auto& [sub, runner] : commands)
       if (sub->parsed()) return runner();

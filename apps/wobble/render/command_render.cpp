@@ -55,10 +55,10 @@ std::pair<int, int> parse_size(const std::string& text) {
 }
 
 // Heat map field: bend, weight:JOINT or beta:JOINT.
-std::vector<float> heat_field(const Character& character, const std::string& spec, const nlohmann::json& settings) {
+std::vector<float> heat_field(const Character& character, const std::string& spec, const StackSettings& settings) {
   if (spec == "bend") {
     DynamicSkinningState state;
-    state.initialize(character, dynamic_parameters_from_json(settings.value("dynamic", nlohmann::json::object())));
+    state.initialize(character, settings.get("dynamic").as<DynamicSkinningParameters>());
     return render::bend_weight_field(state);
   }
   const std::size_t colon = spec.find(':');
@@ -117,14 +117,14 @@ int run_render(const RenderOptions& options) {
   }
   std::vector<PanelSpec> specs;
   if (options.compare.empty()) {
-    specs.push_back(parse_panel_spec(options.deformers.stack()));
+    specs.push_back(parse_panel_spec(options.deformers.stack_text()));
   } else {
     for (const std::string& text : options.compare) specs.push_back(parse_panel_spec(text));
   }
   if (!options.labels.empty() && options.labels.size() != specs.size()) {
     fail_plain("--label given {} times for {} panels", options.labels.size(), specs.size());
   }
-  const std::vector<nlohmann::json> settings = panel_settings(options.deformers, specs);
+  const std::vector<StackSettings> settings = panel_settings(options.deformers, specs);
 
   // The context first: without OpenGL nothing else is worth doing (one error line, exit 1).
   render::HeadlessContext context;
@@ -177,7 +177,7 @@ int run_render(const RenderOptions& options) {
     const double t = times[k];
     evaluate_pose(character.rig, &clip, static_cast<float>(t), pose);
     const FrameInput frame{character, pose, t,
-                           [&](double s, Pose& other) { evaluate_pose(character.rig, &clip, static_cast<float>(s), other); },
+                           clip_sampler(character.rig, clip),
                            &pool};
     framing.update(bounds(pose), aspect, camera);
     camera.distance *= static_cast<float>(1.0 / options.zoom);

@@ -4,23 +4,20 @@
 
 namespace wobble::cli {
 
-RenderPanel::RenderPanel(const Character& character, const std::string& stack, const nlohmann::json& settings, bool gpu,
-                         std::string label)
+RenderPanel::RenderPanel(const Character& character, const StackDescription& stack, const StackSettings& settings,
+                         bool gpu, std::string label)
     : character_(character), label_(std::move(label)), gpu_(gpu) {
   renderer_ = std::make_unique<render::Renderer>();
   renderer_->set_mesh(character.mesh);
   if (!gpu) {
-    stack_ = std::make_unique<DeformerStack>(DeformerStack::parse(stack, settings));
+    stack_ = std::make_unique<DeformerStack>(stack, settings);
     stack_->bind(character);
     return;
   }
-  if (!render::GpuSkinning::supports(stack)) {
-    fail_plain("--skinning gpu runs 'lbs' or 'lbs,dynamic' in the vertex shader, not '{}' (use --skinning cpu)", stack);
+  if (const std::string reason = render::GpuSkinning::unsupported_reason(stack); !reason.empty()) {
+    fail_plain("--skinning gpu: {} (use --skinning cpu)", reason);
   }
-  for (const auto& [name, section] : settings.items()) {
-    if (name != "lbs" && name != "dynamic") fail_plain("settings for deformer '{}', which is not in the stack '{}'", name, stack);
-  }
-  gpu_skinning_.bind(*renderer_, character, stack, settings.value("dynamic", nlohmann::json::object()));
+  gpu_skinning_.bind(*renderer_, character, stack, settings);
 }
 
 void RenderPanel::update(const FrameInput& frame) {

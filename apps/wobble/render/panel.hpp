@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <wobble/parameters.hpp>
+#include <wobble/stack.hpp>
 
 #include <wobble/deformer.hpp>
 #include <wobble/image.hpp>
@@ -17,7 +18,7 @@ namespace wobble::cli {
 class RenderPanel {
  public:
   // Binds the stack (CPU) or uploads the skin (GPU). Throws Error naming the character's file.
-  RenderPanel(const Character& character, const std::string& stack, const nlohmann::json& settings, bool gpu,
+  RenderPanel(const Character& character, const StackDescription& stack, const StackSettings& settings, bool gpu,
               std::string label);
   // Deforms for this frame (the pose of time t) and uploads the result.
   void update(const FrameInput& frame);

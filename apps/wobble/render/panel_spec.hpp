@@ -5,7 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <wobble/parameters.hpp>
+#include <wobble/stack.hpp>
 
 #include "deformer_options.hpp"
 
@@ -13,7 +14,7 @@ namespace wobble::cli {
 
 struct PanelSpec {
   std::string text;   // as given (the default label)
-  std::string stack;  // "lbs,dynamic"
+  StackDescription stack;  // "lbs,dynamic"
   std::vector<std::pair<std::string, std::string>> overrides;  // flag, value
 };
 
@@ -22,6 +23,6 @@ PanelSpec parse_panel_spec(const std::string& text);
 
 // Settings of each panel: the shared flags and settings file (checked against the union of the
 // stacks; each panel keeps the sections of its own deformers), then the panel's overrides.
-std::vector<nlohmann::json> panel_settings(const DeformerOptions& shared, const std::vector<PanelSpec>& panels);
+std::vector<StackSettings> panel_settings(const DeformerOptions& shared, const std::vector<PanelSpec>& panels);
 
 }  // namespace wobble::cli

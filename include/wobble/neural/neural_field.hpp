@@ -46,8 +46,10 @@ std::filesystem::path default_model_path();
 // trained with L_comp on clonk, use its fields without the constant column), or the file named by
 // WOBBLE_NEURAL_RIG_MODEL.
 std::filesystem::path default_rig_model_path();
-// The fields of the model in `file` for any mesh; an empty `file` means the default model (with
-// `rig`, the rig-complementary one). Loads the model once, now: throws Error naming a bad file.
+// The fields of the model in `file` for any mesh, evaluated without LibTorch (the .wfield
+// evaluator, wobble/physics/field_network.hpp); a .pt file is exported in memory first. An empty
+// `file` means the shipped .wfield model (with `rig`, the rig-complementary one). Loads the model
+// once, now: throws Error naming a bad file.
 physics::MeshFields mesh_fields(const std::filesystem::path& file, bool rig);
 
 }  // namespace wobble::neural

@@ -14,9 +14,10 @@
 
 #include <Eigen/Core>
 
+#include <wobble/math.hpp>
+
 namespace wobble::physics {
 
-using Vec3d = Eigen::Vector3d;
 using Predicate = std::function<bool(const Vec3d&)>;
 
 // Throws Error naming the text and the position of the problem.

@@ -6,9 +6,12 @@
 // x = x0 + (I3 (x) B) z with B[p, 4i + a] = d(X_p) W_i(X_p) [X_p; 1]_a, where x0 = X + g(X) (plus the
 // rig displacement for rig-complementary bodies). One time step solves
 //   z_{t+1} = argmin 1/(2h^2) |z - 2 z_t + z_{t-1}|_M^2 + E_elastic + E_force + E_planes + E_contact
-// by Newton's method with a backtracking (Armijo) line search on the exact energy; the Hessian is
-// exact (elastic Hessian assembled per point, as a few dense products) and regularised by a
-// multiple of the identity only if a Cholesky factorisation fails.
+// by Newton's method with a backtracking (Armijo) line search on the exact energy. Each Newton
+// direction solves the exact Hessian system by conjugate gradients (matrix-free products),
+// preconditioned by a Cholesky factorisation of the Hessian assembled at an earlier iteration or
+// step (dense level-3 products, reduced_hessian.hpp; regularised by a multiple of the identity
+// only if the factorisation fails), refreshed when the solves get slow or the contact set
+// changes. Iterations stop when the update's size in the energy norm is below the tolerance.
 //
 // Units: scene units are metres, time in seconds, stiffnesses per unit mass in 1/s^2. Bodies are
 // built in their normalised frame (longest side 2) and placed by a uniform scale and a translation.
@@ -95,18 +98,23 @@ struct Drag {
 struct SolverOptions {
   double time_step = 1.0 / 60.0;     // s
   int max_iterations = 20;
-  double tolerance = 1e-6;           // stop when the largest point displacement update is below this (m)
+  // Stop when the Newton update u is below this in the energy norm, as a length (m):
+  // sqrt(u^T H u h^2 / total mass), the mass-weighted RMS point displacement where inertia dominates.
+  double tolerance = 1e-6;
   Vec3d gravity = Vec3d(0, -9.81, 0);
-  // Reuse the Hessian (and its factorisation) of a step's first Newton iteration for the later
-  // iterations of that step while the full Newton step is accepted (a modified Newton method);
-  // refreshed whenever the line search has to shorten the step. false: exact Hessian every iteration.
+  // Keep the factorised Hessian as the conjugate-gradient preconditioner across iterations and
+  // steps, refreshed when a solve needs more than `refresh_after` iterations, fails to converge, or
+  // the plane and contact terms change. false: assemble and factorise the exact Hessian every iteration.
   bool reuse_hessian = true;
+  int refresh_after = 12;
 };
 
 struct StepStats {
   int iterations = 0;
   double energy = 0;
   std::size_t contacts = 0;
+  int hessian_refreshes = 0;     // Hessians assembled and factorised during the step
+  int cg_iterations = 0;         // preconditioned conjugate-gradient iterations, all Newton iterations together
 };
 
 // Values precomputed at points: the (d-modulated) basis B and the derivative matrices D_c
@@ -175,6 +183,7 @@ class Body {
   Eigen::MatrixXd grad_d_;                  // N x 3
   PointBasis basis_;
   Eigen::MatrixXf dall_;                    // q x 3N, column 3p + c = D_c[p]^T (single precision, for the Hessian products)
+  Eigen::MatrixXd dstack_;                  // the same in double precision (F and the elastic gradient)
   Eigen::MatrixXd mass_;                    // 4m x 4m
   Eigen::MatrixXd x0_, F0_;                 // N x 3, N x 9
   Eigen::MatrixXd start_;                   // collision points at the start of the step, C x 3
@@ -220,8 +229,17 @@ class World {
     double radius;
     double stiffness;
   };
-  struct Evaluation;
-  double evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Eigen::MatrixXd* hessian);
+  struct HessianTerms;  // what the Hessian at a state is made of (dynamics.cpp)
+  struct Preconditioner;  // the factorised Hessian kept between iterations and steps
+  struct Direction;
+  double evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, HessianTerms* terms);
+  void assemble_hessian(const HessianTerms& terms, Eigen::MatrixXd& hessian) const;
+  Eigen::VectorXd hessian_product(const HessianTerms& terms, const Eigen::VectorXd& v) const;
+  bool refresh_preconditioner(const HessianTerms& terms);
+  Direction newton_direction(const HessianTerms& terms, const Eigen::VectorXd& gradient, double negligible) const;
+  // visit(offset, q, B row of the point, sign) for the one or two deformable sides of a contact.
+  template <class Visit>
+  void for_each_contact_side(const Contact& c, Visit&& visit) const;
   void build_contacts();
 
   std::vector<std::unique_ptr<Body>> bodies_;
@@ -234,6 +252,7 @@ class World {
   double time_ = 0;
   StepStats stats_;
   std::uint64_t active_signature_ = 0;  // which plane and contact terms were active at the last evaluation
+  std::shared_ptr<Preconditioner> preconditioner_;
 };
 
 // z -> the handle matrices Z_i (3 x 4 each) of one body.

@@ -13,11 +13,11 @@
 
 #include <Eigen/Core>
 
+#include <wobble/math.hpp>
 #include <wobble/mesh.hpp>
 
 namespace wobble::physics {
 
-using Vec3d = Eigen::Vector3d;
 
 // The similarity between a file's coordinates and the normalised frame: n = (x - center) * scale.
 struct Normalization {

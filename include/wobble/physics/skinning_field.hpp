@@ -13,13 +13,14 @@
 
 #include <Eigen/Core>
 
+#include <wobble/math.hpp>
+
 namespace wobble {
 struct Mesh;
 }
 
 namespace wobble::physics {
 
-using Vec3d = Eigen::Vector3d;
 
 // Values at N points: W (N x m) and the three partial derivatives dW/dx, dW/dy, dW/dz (N x m each).
 struct FieldValues {

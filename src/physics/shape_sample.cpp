@@ -1,13 +1,13 @@
 // Surface clouds and cubature samples of one shape.
-#include <wobble/neural/shape_sample.hpp>
+#include <wobble/physics/shape_sample.hpp>
 
 #include <algorithm>
 
 #include <wobble/error.hpp>
 
-namespace wobble::neural {
+namespace wobble::physics {
 
-Eigen::MatrixXf surface_point_cloud(const Mesh& mesh, const physics::Normalization& normalization, int count,
+Eigen::MatrixXf surface_point_cloud(const Mesh& mesh, const Normalization& normalization, int count,
                                     std::uint64_t seed) {
   // Cumulative areas for area-weighted triangle choice.
   std::vector<double> cumulative;
@@ -20,7 +20,7 @@ Eigen::MatrixXf surface_point_cloud(const Mesh& mesh, const physics::Normalizati
     cumulative.push_back(total);
   }
   if (!(total > 0)) fail_plain("shape has no triangle of positive area to sample");
-  physics::Random random(seed);
+  Random random(seed);
   Eigen::MatrixXf cloud(count, 6);
   for (int k = 0; k < count; ++k) {
     const double pick = random.uniform() * total;
@@ -42,12 +42,12 @@ Eigen::MatrixXf surface_point_cloud(const Mesh& mesh, const physics::Normalizati
 }
 
 ShapeSample make_shape_sample(const Mesh& mesh, std::string name, const ShapeSampleOptions& options, std::uint64_t seed) {
-  physics::SampleOptions sampling;
+  SampleOptions sampling;
   sampling.grid_resolution = options.grid_resolution;
   sampling.surface_samples = std::max(100, options.cubature_points / 2);
   sampling.edge_samples = std::max(20, options.cubature_points / 8);
   sampling.seed = seed;
-  physics::SamplePoints samples = physics::subsample(physics::sample_mesh(mesh, sampling),
+  SamplePoints samples = subsample(sample_mesh(mesh, sampling),
                                                      static_cast<std::size_t>(options.cubature_points), seed + 1);
   ShapeSample sample;
   sample.name = std::move(name);
@@ -62,11 +62,11 @@ ShapeSample make_shape_sample(const Mesh& mesh, std::string name, const ShapeSam
   return sample;
 }
 
-std::vector<physics::Vec3d> cubature_points(const ShapeSample& sample) {
-  std::vector<physics::Vec3d> points;
+std::vector<Vec3d> cubature_points(const ShapeSample& sample) {
+  std::vector<Vec3d> points;
   points.reserve(static_cast<std::size_t>(sample.cubature.rows()));
   for (Eigen::Index p = 0; p < sample.cubature.rows(); ++p) points.push_back(sample.cubature.row(p).transpose().cast<double>());
   return points;
 }
 
-}  // namespace wobble::neural
+}  // namespace wobble::physics

@@ -1,0 +1,223 @@
+// Delta Mush's kernel data (corner blocks, sweep rows, rings), the scalar reference loops and the
+// functions that dispatch to the SIMD variants (delta_mush_kernels.cpp).
+#include "deform/delta_mush_kernels.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+namespace wobble::mush {
+
+namespace {
+
+// ---- detail restoration ----
+//
+// Per corner, with a = next - s, b = prev - s, n = a x b, written without normalising first:
+//   F d = a (dx / |a|) + (n x a) (dy / (|n| |a|)) + n (dz / |n|).
+
+void restore_scalar(const CornerBlocks& blocks, const float* s, float* out, std::size_t group_begin,
+                    std::size_t group_end) {
+  auto inverse_length = [](float squared) { return squared > FLT_MIN ? 1.0f / std::sqrt(squared) : 0.0f; };
+  for (std::size_t g = group_begin; g < group_end; ++g) {
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      const std::size_t i = g * kLanes + l;
+      const float sx = s[4 * i], sy = s[4 * i + 1], sz = s[4 * i + 2];
+      float rx = 0, ry = 0, rz = 0;
+      for (std::size_t slot = blocks.slot_offsets[g]; slot < blocks.slot_offsets[g + 1]; ++slot) {
+        const std::size_t c = slot * kLanes + l;
+        const float* pn = s + 4 * std::size_t(blocks.next[c]);
+        const float* pp = s + 4 * std::size_t(blocks.prev[c]);
+        const float ax = pn[0] - sx, ay = pn[1] - sy, az = pn[2] - sz;
+        const float bx = pp[0] - sx, by = pp[1] - sy, bz = pp[2] - sz;
+        const float nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
+        const float ia = inverse_length(ax * ax + ay * ay + az * az);
+        const float in = inverse_length(nx * nx + ny * ny + nz * nz);
+        const float kx = blocks.dx[c] * ia, ky = blocks.dy[c] * ia * in, kz = blocks.dz[c] * in;
+        const float yx = ny * az - nz * ay, yy = nz * ax - nx * az, yz = nx * ay - ny * ax;
+        rx += ax * kx + yx * ky + nx * kz;
+        ry += ay * kx + yy * ky + ny * kz;
+        rz += az * kx + yz * ky + nz * kz;
+      }
+      out[4 * i] = sx + rx, out[4 * i + 1] = sy + ry, out[4 * i + 2] = sz + rz, out[4 * i + 3] = 0.0f;
+    }
+  }
+}
+
+}  // namespace
+
+CornerBlocks CornerBlocks::from_corners(std::size_t vertex_count, std::span<const std::uint32_t> offsets,
+                                        std::span<const std::uint32_t> next, std::span<const std::uint32_t> prev,
+                                        std::span<const float> delta4) {
+  CornerBlocks blocks;
+  const std::size_t groups = padded_rows(vertex_count) / kLanes;
+  blocks.slot_offsets.assign(groups + 1, 0);
+  for (std::size_t g = 0; g < groups; ++g) {
+    std::uint32_t slots = 0;
+    for (std::size_t i = g * kLanes; i < std::min(vertex_count, (g + 1) * kLanes); ++i) {
+      slots = std::max(slots, offsets[i + 1] - offsets[i]);
+    }
+    blocks.slot_offsets[g + 1] = blocks.slot_offsets[g] + slots;
+  }
+  const std::size_t entries = std::size_t(blocks.slot_offsets.back()) * kLanes;
+  blocks.next.assign(entries, 0);
+  blocks.prev.assign(entries, 0);
+  blocks.dx.assign(entries, 0.0f);
+  blocks.dy.assign(entries, 0.0f);
+  blocks.dz.assign(entries, 0.0f);
+  for (std::size_t g = 0; g < groups; ++g) {
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      const std::size_t i = g * kLanes + l;
+      const std::uint32_t first = i < vertex_count ? offsets[i] : 0, count = i < vertex_count ? offsets[i + 1] - first : 0;
+      for (std::uint32_t slot = blocks.slot_offsets[g], k = 0; slot < blocks.slot_offsets[g + 1]; ++slot, ++k) {
+        const std::size_t e = std::size_t(slot) * kLanes + l;
+        if (k < count) {
+          blocks.next[e] = next[first + k];
+          blocks.prev[e] = prev[first + k];
+          blocks.dx[e] = delta4[4 * (first + k)];
+          blocks.dy[e] = delta4[4 * (first + k) + 1];
+          blocks.dz[e] = delta4[4 * (first + k) + 2];
+        } else {
+          blocks.next[e] = blocks.prev[e] = static_cast<std::uint32_t>(i);
+        }
+      }
+    }
+  }
+  return blocks;
+}
+
+void restore_details(const CornerBlocks& blocks, const float* s, float* out, std::size_t begin, std::size_t end) {
+  table().restore(blocks, s, out, begin / kLanes, (end + kLanes - 1) / kLanes);
+}
+
+SweepRows SweepRows::from_csr(std::size_t vertex_count, std::span<const std::uint32_t> offsets,
+                             std::span<const std::uint32_t> columns, std::span<const float> row_weights,
+                             std::uint32_t zero_row) {
+  SweepRows rows;
+  rows.zero_row = zero_row;
+  const std::size_t groups = padded_rows(vertex_count) / kLanes;
+  rows.widths.assign(groups, 0);
+  rows.offsets.assign(groups + 1, 0);
+  for (std::size_t g = 0; g < groups; ++g) {
+    std::uint32_t width = 0;
+    for (std::size_t i = g * kLanes; i < std::min(vertex_count, (g + 1) * kLanes); ++i) {
+      width = std::max(width, offsets[i + 1] - offsets[i]);
+    }
+    rows.widths[g] = width;
+    rows.offsets[g + 1] = rows.offsets[g] + width * kLanes;
+  }
+  rows.columns.assign(rows.offsets.back(), 4 * zero_row);
+  if (!row_weights.empty()) rows.weights.assign(rows.offsets.back(), 0.0f);
+  for (std::size_t i = 0; i < vertex_count; ++i) {
+    const std::size_t g = i / kLanes, base = rows.offsets[g] + (i % kLanes) * rows.widths[g];
+    for (std::uint32_t k = 0; k < offsets[i + 1] - offsets[i]; ++k) {
+      rows.columns[base + k] = 4 * columns[offsets[i] + k];
+      if (!row_weights.empty()) rows.weights[base + k] = row_weights[offsets[i] + k];
+    }
+  }
+  return rows;
+}
+
+namespace {
+
+// One Jacobi sweep, lane by lane (the SIMD variants' arithmetic, one float at a time).
+void sweep_scalar(const SweepRows& rows, const Addressing& at, const float* in, float* out, const float* self,
+                  const float* uniform, std::size_t begin, std::size_t end) {
+  const bool uniform_rows = rows.weights.empty();
+  for (std::size_t g = begin / kLanes; g * kLanes < end; ++g) {
+    const std::size_t width = rows.widths[g], lanes = std::min(kLanes, end - g * kLanes);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const std::size_t i = g * kLanes + l, first = rows.offsets[g] + l * width;
+      float sum[4] = {0, 0, 0, 0};
+      for (std::size_t k = 0; k < width; ++k) {
+        const float* neighbour = in + at.columns[first + k];
+        const float w = uniform_rows ? 1.0f : rows.weights[first + k];
+        for (int c = 0; c < 4; ++c) sum[c] += uniform_rows ? neighbour[c] : w * neighbour[c];
+      }
+      const float* own_in = in + 4 * (std::uint32_t(i) & at.in_mask);
+      float* own_out = out + 4 * (std::uint32_t(i) & at.out_mask);
+      for (int c = 0; c < 4; ++c) own_out[c] = self[i] * own_in[c] + (uniform_rows ? uniform[i] * sum[c] : sum[c]);
+    }
+  }
+}
+
+}  // namespace
+
+void sweep(const SweepRows& rows, const float* in, float* out, const float* self, const float* uniform,
+           std::size_t begin, std::size_t end) {
+  table().sweep(rows, {rows.columns.data(), ~0u, ~0u}, in, out, self, uniform, begin, end);
+}
+
+bool plan_rings(SweepRows& rows, std::size_t vertex_count) {
+  rows.ring_columns.clear();
+  rows.ring_rows = rows.chunk = 0;
+  std::size_t bandwidth = 0;
+  for (std::size_t g = 0; g + 1 < rows.offsets.size(); ++g) {
+    for (std::uint32_t k = rows.offsets[g]; k < rows.offsets[g + 1]; ++k) {
+      const std::size_t i = g * kLanes + (k - rows.offsets[g]) / std::max<std::uint32_t>(1, rows.widths[g]);
+      const std::size_t j = rows.columns[k] / 4;
+      if (j != rows.zero_row) bandwidth = std::max(bandwidth, i > j ? i - j : j - i);
+    }
+  }
+  // Chunks at least as long as the bandwidth; the ring holds two chunks plus the bandwidth.
+  const std::size_t chunk = std::max<std::size_t>(512, padded_rows(bandwidth));
+  std::size_t ring = 1;
+  while (ring < 2 * chunk + bandwidth + kLanes) ring *= 2;
+  // Worth it when the rings (one per sweep, ~10) fit in a core's cache and are much smaller
+  // than the mesh.
+  if (ring > 4096 || 4 * ring > vertex_count) return false;
+  rows.chunk = static_cast<std::uint32_t>(chunk);
+  rows.ring_rows = static_cast<std::uint32_t>(ring);
+  rows.ring_columns.resize(rows.columns.size());
+  for (std::size_t k = 0; k < rows.columns.size(); ++k) {
+    const std::uint32_t j = rows.columns[k] / 4;
+    rows.ring_columns[k] = 4 * (j == rows.zero_row ? std::uint32_t(ring) : j & std::uint32_t(ring - 1));
+  }
+  return true;
+}
+
+void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float* rings, int iterations,
+                      const float* self, const float* uniform, std::size_t vertex_count) {
+  const Table& kernels = table();
+  const std::size_t chunk = rows.chunk, ring_floats = 4 * (std::size_t(rows.ring_rows) + kLanes);
+  const std::uint32_t mask = rows.ring_rows - 1;
+  const std::size_t chunks = (vertex_count + chunk - 1) / chunk;
+  for (std::size_t t = 0; t + 1 < chunks + std::size_t(iterations); ++t) {
+    for (int k = 1; k <= iterations; ++k) {
+      if (t < std::size_t(k - 1) || t - (k - 1) >= chunks) continue;
+      const std::size_t begin = (t - (k - 1)) * chunk, end = std::min(vertex_count, begin + chunk);
+      const bool first = k == 1, last = k == iterations;
+      const Addressing at{first ? rows.columns.data() : rows.ring_columns.data(), first ? ~0u : mask, last ? ~0u : mask};
+      const float* source = first ? in : rings + (k - 2) * ring_floats;
+      float* target = last ? out : rings + (k - 1) * ring_floats;
+      kernels.sweep(rows, at, source, target, self, uniform, begin, end);
+    }
+  }
+}
+
+namespace {
+
+void blend_scalar(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out, std::size_t begin,
+                  std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    float r[3];
+    for (int c = 0; c < 3; ++c) r[c] = centre4[c] * skin.excess[i];
+    for (std::uint32_t e = skin.offsets[i]; e < skin.offsets[i + 1]; ++e) {
+      const float* m = palette + skin.palette_offsets[e];
+      const float* q = skin.q.data() + 4 * std::size_t(e);
+      for (int c = 0; c < 3; ++c) r[c] += m[c] * q[0] + m[4 + c] * q[1] + m[8 + c] * q[2] + m[12 + c] * q[3];
+    }
+    out[4 * i] = r[0], out[4 * i + 1] = r[1], out[4 * i + 2] = r[2], out[4 * i + 3] = 0.0f;
+  }
+}
+
+}  // namespace
+
+void blend_smoothed(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out,
+                    std::size_t begin, std::size_t end) {
+  table().blend(skin, palette, centre4, out, begin, end);
+}
+
+extern const Table reference = {restore_scalar, sweep_scalar, blend_scalar};
+WOBBLE_SIMD_DEFINE_TABLE_FOR
+
+}  // namespace wobble::mush

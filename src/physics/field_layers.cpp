@@ -1,0 +1,419 @@
+// Forward passes of the .wfield layers with forward-mode derivatives (see field_layers.hpp).
+// Each layer maps the values v and their derivatives dv along the input coordinates:
+//   linear      v W^T + b,             dv W^T
+//   activation  f(v),                  f'(v) dv
+//   layer norm  g (v - mu) / s + b,    g / s (dv - mean(dv) - v^ mean(v^ dv))   (v^ = (v - mu) / s)
+//   attention   softmax(q k^T / sqrt(d_h)) V, with d softmax = a (ds - a . ds)
+//   encoding    sin(a x), cos(a x),    a cos(a x) dx, -a sin(a x) dx
+// Elementwise functions use Eigen's vectorised exp, sin, cos and erf (float), without branches.
+#include "field_layers.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include <unsupported/Eigen/SpecialFunctions>
+
+#include <wobble/error.hpp>
+
+namespace wobble::physics::field_layers {
+
+namespace {
+
+using nlohmann::json;
+using Array = Eigen::Array<float, Eigen::Dynamic, 1>;
+using ArrayMap = Eigen::Map<Array>;
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+// The derivative rows of input coordinate c.
+auto tangent(Dual& x, int c) { return x.data.middleRows((c + 1) * x.n, x.n); }
+
+class Linear : public Layer {
+ public:
+  Linear(Rows weight_t, Vector bias) : weight_t_(std::move(weight_t)), bias_(std::move(bias)) {}
+  void apply(Dual& x, Registers&, const ShapeConstants*) const override {
+    Rows y(x.data.rows(), weight_t_.cols());
+    y.noalias() = x.data * weight_t_;
+    if (bias_.size()) y.topRows(x.n).rowwise() += bias_;
+    x.data = std::move(y);
+  }
+
+ private:
+  Rows weight_t_;  // in x out
+  Vector bias_;    // empty: no bias
+};
+
+enum class Function { elu, gelu, relu, tanh, identity };
+
+class Activation : public Layer {
+ public:
+  explicit Activation(Function f) : f_(f) {}
+  void apply(Dual& x, Registers&, const ShapeConstants*) const override {
+    const Eigen::Index size = x.n * x.width();
+    ArrayMap v(x.data.data(), size);
+    Array f, slope;
+    // Branch-free, so that Eigen vectorises every expression.
+    switch (f_) {
+      case Function::elu: {
+        // exp rather than expm1 (twice as fast here): the difference, under 1e-7, is float rounding.
+        slope = v.min(0.0f).exp();  // exp(v) below 0, 1 above
+        f = v.max(0.0f) + slope - 1.0f;
+        break;
+      }
+      case Function::gelu: {  // exact: v Phi(v)
+        const Array phi = 0.5f * (1.0f + (v * static_cast<float>(std::numbers::sqrt2 / 2)).erf());
+        f = v * phi;
+        slope = phi + v * (-0.5f * v.square()).exp() * static_cast<float>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+        break;
+      }
+      case Function::relu:
+        f = v.max(0.0f);
+        slope = (v > 0).cast<float>();
+        break;
+      case Function::tanh:
+        f = v.tanh();
+        slope = 1.0f - f.square();
+        break;
+      case Function::identity: return;
+    }
+    for (int c = 0; c + 1 < x.parts; ++c) {
+      ArrayMap d(tangent(x, c).data(), size);
+      d *= slope;
+    }
+    v = f;
+  }
+
+ private:
+  Function f_;
+};
+
+// Per-row layer normalisation (biased variance, as torch).
+class LayerNorm : public Layer {
+ public:
+  LayerNorm(Vector weight, Vector bias, float eps) : weight_(std::move(weight)), bias_(std::move(bias)), eps_(eps) {}
+  void apply(Dual& x, Registers&, const ShapeConstants*) const override {
+    const auto w = static_cast<float>(x.width());
+    for (Eigen::Index i = 0; i < x.n; ++i) {
+      auto row = x.data.row(i);
+      const float mean = row.sum() / w;
+      row.array() -= mean;
+      const float inverse = 1.0f / std::sqrt(row.squaredNorm() / w + eps_);
+      row *= inverse;  // now v^
+      for (int c = 0; c + 1 < x.parts; ++c) {
+        auto d = x.data.row((c + 1) * x.n + i);
+        const float d_mean = d.sum() / w, projection = row.dot(d) / w;
+        d = (inverse * (d.array() - d_mean - row.array() * projection) * weight_.array()).matrix();
+      }
+      row = (row.array() * weight_.array() + bias_.array()).matrix();
+    }
+  }
+
+ private:
+  Vector weight_, bias_;
+  float eps_;
+};
+
+// Softmax of each value row; the derivative rows become a (ds - a . ds).
+void softmax_rows(Rows& s, Eigen::Index n, int parts) {
+  for (Eigen::Index i = 0; i < n; ++i) {
+    auto a = s.row(i);
+    a = (a.array() - a.maxCoeff()).exp().matrix();
+    a /= a.sum();
+    for (int c = 0; c + 1 < parts; ++c) {
+      auto d = s.row((c + 1) * n + i);
+      const float projection = a.dot(d);
+      d = (a.array() * (d.array() - projection)).matrix();
+    }
+  }
+}
+
+}  // namespace
+
+// nn::MultiheadAttention(query = current rows, key = value = LN(context)), no dropout.
+class Attention : public Layer {
+ public:
+  int heads = 1, slot = -1;  // slot >= 0: a field-stage layer whose keys come with the shape
+  std::string context;
+  bool normalize_context = false;
+  Vector norm_weight, norm_bias;
+  float norm_eps = 1e-5f;
+  Rows wq_t, wk_t, wv_t, wo_t;  // in x out
+  Vector bq, bk, bv, bo;
+
+  AttentionKeys keys_for(const Rows& context_rows) const {
+    Dual c{context_rows, context_rows.rows(), 1};
+    Registers none;
+    if (normalize_context) LayerNorm(norm_weight, norm_bias, norm_eps).apply(c, none, nullptr);
+    AttentionKeys out;
+    out.keys.noalias() = c.data * wk_t;
+    out.keys.rowwise() += bk;
+    out.values.noalias() = c.data * wv_t;
+    out.values.rowwise() += bv;
+    return out;
+  }
+
+  void apply(Dual& x, Registers& registers, const ShapeConstants* shape) const override {
+    AttentionKeys local;
+    const AttentionKeys* kv = nullptr;
+    if (slot >= 0) kv = &shape->attention.at(static_cast<std::size_t>(slot));
+    else kv = &(local = keys_for(registers.at(context).data));
+    const Eigen::Index d = wq_t.cols(), dh = d / heads;
+    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh)));
+    Rows q(x.data.rows(), d);
+    q.noalias() = x.data * wq_t;
+    q.topRows(x.n).rowwise() += bq;
+    q *= scale;
+    Rows mixed(x.data.rows(), d), scores;
+    for (int h = 0; h < heads; ++h) {
+      scores.noalias() = q.middleCols(h * dh, dh) * kv->keys.middleCols(h * dh, dh).transpose();
+      softmax_rows(scores, x.n, x.parts);
+      mixed.middleCols(h * dh, dh).noalias() = scores * kv->values.middleCols(h * dh, dh);
+    }
+    x.data.resize(mixed.rows(), wo_t.cols());
+    x.data.noalias() = mixed * wo_t;
+    x.data.topRows(x.n).rowwise() += bo;
+  }
+};
+
+namespace {
+
+// gamma(x) = [x, sin(2^0 pi x), cos(2^0 pi x), ..., sin(2^(K-1) pi x), cos(2^(K-1) pi x)] of the
+// first `columns` columns (in torch.cat's order), the other columns after them.
+class PositionalEncoding : public Layer {
+ public:
+  PositionalEncoding(int octaves, int columns) : octaves_(octaves), columns_(columns) {}
+  void apply(Dual& x, Registers&, const ShapeConstants*) const override {
+    const Eigen::Index c = columns_, rest = x.width() - c, n = x.n;
+    Rows y(x.data.rows(), c * (1 + 2 * octaves_) + rest);
+    y.leftCols(c) = x.data.leftCols(c);
+    y.rightCols(rest) = x.data.rightCols(rest);
+    for (int k = 0; k < octaves_; ++k) {
+      const float a = static_cast<float>(std::ldexp(1.0, k) * std::numbers::pi);
+      const Rows scaled = x.data.topRows(n).leftCols(c) * a;
+      const Rows sine = scaled.array().sin().matrix(), cosine = scaled.array().cos().matrix();
+      const Eigen::Index at = c + 2 * c * k;
+      y.topRows(n).middleCols(at, c) = sine;
+      y.topRows(n).middleCols(at + c, c) = cosine;
+      for (int t = 0; t + 1 < x.parts; ++t) {
+        const auto dx = x.data.middleRows((t + 1) * n, n).leftCols(c).array();
+        y.middleRows((t + 1) * n, n).middleCols(at, c) = (a * cosine.array() * dx).matrix();
+        y.middleRows((t + 1) * n, n).middleCols(at + c, c) = (-a * sine.array() * dx).matrix();
+      }
+    }
+    x.data = std::move(y);
+  }
+
+ private:
+  int octaves_, columns_;
+};
+
+class Save : public Layer {
+ public:
+  explicit Save(std::string name) : name_(std::move(name)) {}
+  void apply(Dual& x, Registers& registers, const ShapeConstants*) const override { registers[name_] = x; }
+
+ private:
+  std::string name_;
+};
+
+class Load : public Layer {
+ public:
+  explicit Load(std::string name) : name_(std::move(name)) {}
+  void apply(Dual& x, Registers& registers, const ShapeConstants*) const override { x = registers.at(name_); }
+
+ private:
+  std::string name_;
+};
+
+class Concat : public Layer {
+ public:
+  explicit Concat(std::string name) : name_(std::move(name)) {}
+  void apply(Dual& x, Registers& registers, const ShapeConstants*) const override {
+    const Dual& other = registers.at(name_);
+    Rows y(x.data.rows(), x.width() + other.width());
+    y << x.data, other.data;
+    x.data = std::move(y);
+  }
+
+ private:
+  std::string name_;
+};
+
+class Constant : public Layer {
+ public:
+  explicit Constant(Rows rows) : rows_(std::move(rows)) {}
+  void apply(Dual& x, Registers&, const ShapeConstants*) const override { x = Dual{rows_, rows_.rows(), 1}; }
+
+ private:
+  Rows rows_;
+};
+
+class Residual : public Layer {
+ public:
+  explicit Residual(Layers inner) : inner_(std::move(inner)) {}
+  void apply(Dual& x, Registers& registers, const ShapeConstants* shape) const override {
+    Dual y = x;
+    run(inner_, y, registers, shape);
+    x.data += y.data;
+  }
+
+ private:
+  Layers inner_;
+};
+
+Function function_named(const std::string& name, const std::string& source, const std::string& where) {
+  if (name == "elu") return Function::elu;
+  if (name == "gelu") return Function::gelu;
+  if (name == "relu") return Function::relu;
+  if (name == "tanh") return Function::tanh;
+  if (name == "identity") return Function::identity;
+  fail(source, "{}: unknown activation '{}' (elu, gelu, relu, tanh, identity)", where, name);
+}
+
+std::string string_key(const json& layer, const char* key, const std::string& source, const std::string& where) {
+  if (!layer.contains(key) || !layer[key].is_string()) fail(source, "{}: needs a string '{}'", where, key);
+  return layer[key].get<std::string>();
+}
+
+int int_key(const json& layer, const char* key, int low, int high, const std::string& source, const std::string& where) {
+  if (!layer.contains(key) || !layer[key].is_number_integer()) fail(source, "{}: needs an integer '{}'", where, key);
+  const auto value = layer[key].get<std::int64_t>();
+  if (value < low || value > high) fail(source, "{}: '{}' = {} is out of range [{}, {}]", where, key, value, low, high);
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+Builder::Builder(const FieldNetworkFile& file, std::string source, bool field_stage, std::map<std::string, int> encoder_registers)
+    : file_(file), source_(std::move(source)), field_stage_(field_stage), encoder_registers_(std::move(encoder_registers)) {}
+
+const FieldTensor& Builder::tensor(const json& layer, const char* key, const std::string& where, std::vector<std::int64_t> shape) {
+  const std::string name = string_key(layer, key, source_, where);
+  const auto found = file_.tensors.find(name);
+  if (found == file_.tensors.end()) fail(source_, "{}: tensor '{}' is not in the file", where, name);
+  if (found->second.shape != shape)
+    fail(source_, "{}: tensor '{}' has shape {}, expected {}", where, name, shape_text(found->second.shape), shape_text(shape));
+  return found->second;
+}
+
+Rows Builder::matrix(const json& layer, const char* key, const std::string& where, int rows, int cols) {
+  const FieldTensor& t = tensor(layer, key, where, {rows, cols});
+  return Eigen::Map<const Rows>(t.values.data(), rows, cols);
+}
+
+Vector Builder::vector(const json& layer, const char* key, const std::string& where, int size) {
+  const FieldTensor& t = tensor(layer, key, where, {size});
+  return Eigen::Map<const Vector>(t.values.data(), size);
+}
+
+Layers Builder::build(const json& layers, int& width, const std::string& where) {
+  if (!layers.is_array()) fail(source_, "{}: 'layers' must be an array", where);
+  Layers out;
+  for (std::size_t i = 0; i < layers.size(); ++i)
+    out.push_back(build_layer(layers[i], width, fmt::format("{} layer {}", where, i)));
+  return out;
+}
+
+std::unique_ptr<Layer> Builder::build_layer(const json& layer, int& width, const std::string& where_) {
+  if (!layer.is_object()) fail(source_, "{}: a layer must be an object", where_);
+  const std::string op = string_key(layer, "op", source_, where_);
+  const std::string where = where_ + " (" + op + ")";
+  if (op == "linear") {
+    const std::string name = string_key(layer, "weight", source_, where);
+    const auto found = file_.tensors.find(name);
+    if (found == file_.tensors.end() || found->second.shape.size() != 2 || found->second.shape[1] != width)
+      fail(source_, "{}: weight '{}' must be a matrix in the file with {} columns (the input width)", where, name, width);
+    const int out = static_cast<int>(found->second.shape[0]);
+    Rows weight = matrix(layer, "weight", where, out, width);
+    Vector bias = layer.contains("bias") ? vector(layer, "bias", where, out) : Vector();
+    width = out;
+    return std::make_unique<Linear>(weight.transpose(), std::move(bias));
+  }
+  if (op == "activation") return std::make_unique<Activation>(function_named(string_key(layer, "function", source_, where), source_, where));
+  if (op == "layer_norm")
+    return std::make_unique<LayerNorm>(vector(layer, "weight", where, width), vector(layer, "bias", where, width),
+                                       layer.value("eps", 1e-5f));
+  if (op == "positional_encoding") {
+    const int octaves = int_key(layer, "octaves", 0, 24, source_, where), columns = int_key(layer, "columns", 1, width, source_, where);
+    width += 2 * octaves * columns;
+    return std::make_unique<PositionalEncoding>(octaves, columns);
+  }
+  if (op == "save") {
+    const std::string name = string_key(layer, "register", source_, where);
+    registers_[name] = width;
+    return std::make_unique<Save>(name);
+  }
+  if (op == "load" || op == "concat") {
+    const std::string name = string_key(layer, "register", source_, where);
+    if (!registers_.count(name)) fail(source_, "{}: register '{}' is not saved before", where, name);
+    if (op == "load") {
+      width = registers_[name];
+      return std::make_unique<Load>(name);
+    }
+    width += registers_[name];
+    return std::make_unique<Concat>(name);
+  }
+  if (op == "constant") {
+    if (field_stage_) fail(source_, "{}: the field stage evaluates each point on its own: no constant rows", where);
+    const std::string name = string_key(layer, "tensor", source_, where);
+    const auto found = file_.tensors.find(name);
+    if (found == file_.tensors.end() || found->second.shape.size() != 2) fail(source_, "{}: tensor '{}' must be a matrix in the file", where, name);
+    width = static_cast<int>(found->second.shape[1]);
+    return std::make_unique<Constant>(matrix(layer, "tensor", where, static_cast<int>(found->second.shape[0]), width));
+  }
+  if (op == "residual") {
+    int inner = width;
+    Layers layers = build(layer.value("layers", json()), inner, where);
+    if (inner != width) fail(source_, "{}: the inner layers change the width from {} to {}", where, width, inner);
+    return std::make_unique<Residual>(std::move(layers));
+  }
+  if (op == "attention") {
+    auto a = std::make_unique<Attention>();
+    const int d = width;
+    a->heads = int_key(layer, "heads", 1, d, source_, where);
+    if (d % a->heads) fail(source_, "{}: width {} is not divisible by {} heads", where, d, a->heads);
+    a->context = string_key(layer, "context", source_, where);
+    const std::map<std::string, int>& contexts = field_stage_ ? encoder_registers_ : registers_;
+    const auto context = contexts.find(a->context);
+    if (context == contexts.end())
+      fail(source_, "{}: context '{}' is not {}", where, a->context, field_stage_ ? "an encoder output" : "saved before");
+    if (context->second != d) fail(source_, "{}: context '{}' has width {}, the queries {}", where, a->context, context->second, d);
+    if (layer.contains("context_norm")) {
+      const json& norm = layer["context_norm"];
+      a->normalize_context = true;
+      a->norm_weight = vector(norm, "weight", where + " context_norm", d);
+      a->norm_bias = vector(norm, "bias", where + " context_norm", d);
+      a->norm_eps = norm.value("eps", 1e-5f);
+    }
+    const Rows in = matrix(layer, "in_proj_weight", where, 3 * d, d);  // rows: query, key, value (torch's order)
+    const Vector in_bias = vector(layer, "in_proj_bias", where, 3 * d);
+    a->wq_t = in.topRows(d).transpose();
+    a->wk_t = in.middleRows(d, d).transpose();
+    a->wv_t = in.bottomRows(d).transpose();
+    a->bq = in_bias.head(d), a->bk = in_bias.segment(d, d), a->bv = in_bias.tail(d);
+    a->wo_t = matrix(layer, "out_proj_weight", where, d, d).transpose();
+    a->bo = vector(layer, "out_proj_bias", where, d);
+    if (field_stage_) {
+      a->slot = static_cast<int>(constant_attention_.size());
+      constant_attention_.push_back(a.get());
+    }
+    return a;
+  }
+  fail(source_, "{}: unknown layer op '{}'", where_, op);
+}
+
+void run(const Layers& layers, Dual& x, Registers& registers, const ShapeConstants* shape) {
+  for (const auto& layer : layers) layer->apply(x, registers, shape);
+}
+
+AttentionKeys attention_keys(const Attention& attention, const Registers& encoder_registers) {
+  return attention.keys_for(encoder_registers.at(attention.context).data);
+}
+
+int attention_slot(const Attention& attention) { return attention.slot; }
+
+}  // namespace wobble::physics::field_layers

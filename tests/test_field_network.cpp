@@ -1,0 +1,161 @@
+// The torch-free neural fields evaluator (wobble/physics/field_network.hpp) without LibTorch: a
+// hand-built network against its closed form, forward-mode gradients of the shipped model against
+// central differences, the shipped model's output orthonormal over the cubature points, clear
+// errors for bad files, and the neural subspace simulating in a build without LibTorch.
+// (tests/neural/test_field_export.cpp compares the evaluator with LibTorch itself.)
+#include <cmath>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include <wobble/error.hpp>
+#include <wobble/io.hpp>
+#include <wobble/physics/field_network.hpp>
+#include <wobble/physics/scene.hpp>
+
+#include "box_mesh.hpp"
+#include "error_text.hpp"
+
+using namespace wobble;
+using namespace wobble::physics;
+using wobble::test::error_text;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kShipped = fs::path(WOBBLE_SOURCE_DIR) / "models/physskin_small.wfield";
+
+FieldTensor tensor(std::vector<std::int64_t> shape, std::vector<float> values) { return {std::move(shape), std::move(values)}; }
+
+// raw fields = W2 tanh(W1 x + b1): an encoder without layers (its output is the surface cloud itself).
+FieldNetworkFile tiny_network() {
+  FieldNetworkFile f;
+  f.description = {{"format", "wobble-field"},
+                   {"version", 1},
+                   {"handles", 1},
+                   {"shape_sample", {{"surface_points", 16}, {"cubature_points", 20}, {"grid_resolution", 8}, {"seed", 1}}},
+                   {"output_normalization", {{"kind", "none"}}},
+                   {"encoder", {{"output", "surface"}, {"layers", nlohmann::json::array()}}},
+                   {"field",
+                    {{"layers",
+                      {{{"op", "linear"}, {"weight", "w1"}, {"bias", "b1"}},
+                       {{"op", "activation"}, {"function", "tanh"}},
+                       {{"op", "linear"}, {"weight", "w2"}}}}}}};
+  f.tensors["w1"] = tensor({2, 3}, {0.5f, -1.0f, 0.25f, 2.0f, 0.1f, -0.3f});
+  f.tensors["b1"] = tensor({2}, {0.2f, -0.4f});
+  f.tensors["w2"] = tensor({1, 2}, {1.5f, -0.7f});
+  return f;
+}
+
+}  // namespace
+
+TEST(FieldNetwork, HandBuiltNetworkMatchesItsClosedForm) {
+  const auto network = std::make_shared<FieldNetwork>(tiny_network(), "tiny", 1);
+  const auto shape = network->encode(Eigen::MatrixXf::Zero(4, 6));
+  const std::vector<Vec3d> points = {{0.1, 0.2, -0.3}, {-0.7, 0.5, 0.9}, {0.0, 0.0, 0.0}};
+  Eigen::MatrixXd W;
+  std::array<Eigen::MatrixXd, 3> dW;
+  network->raw_fields(*shape, points, W, &dW);
+  Eigen::Matrix<double, 2, 3> w1;
+  w1 << 0.5, -1.0, 0.25, 2.0, 0.1, -0.3;
+  const Eigen::Vector2d b1(0.2, -0.4);
+  const Eigen::RowVector2d w2(1.5, -0.7);
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    const Eigen::Vector2d h = (w1 * points[p] + b1).array().tanh().matrix();
+    const Eigen::RowVector3d gradient = w2 * (1 - h.array().square()).matrix().asDiagonal() * w1;
+    const auto row = static_cast<Eigen::Index>(p);
+    EXPECT_NEAR(W(row, 0), w2 * h, 1e-6);
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(dW[c](row, 0), gradient[c], 1e-6);
+  }
+}
+
+TEST(FieldNetwork, ShippedModelGradientsMatchCentralDifferences) {
+  const auto network = FieldNetwork::load(kShipped, 1);
+  const ShapeSample sample = make_shape_sample(test::box_mesh(1.0f, 0.6f, 0.4f), "box", network->sample_options(), 1);
+  const auto shape = network->encode(sample.surface);
+  const std::vector<Vec3d> points = {{0.3, -0.2, 0.1}, {-0.8, 0.4, -0.3}, {0.05, 0.5, 0.2}};
+  Eigen::MatrixXd W;
+  std::array<Eigen::MatrixXd, 3> dW;
+  network->raw_fields(*shape, points, W, &dW);
+  // h: the network is float32 and its encoding reaches frequency 2^5 pi, so differences are good
+  // to about 1% of the gradient's size: enough to catch a wrong derivative, which is off by O(1).
+  const double h = 2e-4;
+  for (int c = 0; c < 3; ++c) {
+    std::vector<Vec3d> plus = points, minus = points;
+    for (std::size_t p = 0; p < points.size(); ++p) plus[p][c] += h, minus[p][c] -= h;
+    Eigen::MatrixXd Wp, Wm;
+    network->raw_fields(*shape, plus, Wp, nullptr);
+    network->raw_fields(*shape, minus, Wm, nullptr);
+    const Eigen::MatrixXd difference = (Wp - Wm) / (2 * h);
+    EXPECT_LT((difference - dW[c]).cwiseAbs().maxCoeff(), 0.02 * dW[c].cwiseAbs().maxCoeff()) << "coordinate " << c;
+  }
+}
+
+TEST(FieldNetwork, ShippedModelIsOrthonormalOverTheCubaturePointsWithTheConstantFirst) {
+  const auto network = FieldNetwork::load(kShipped);
+  EXPECT_EQ(network->description().at("output_normalization").at("kind"), "orthonormal");
+  const ShapeSample sample = make_shape_sample(test::box_mesh(1.0f, 0.3f, 0.5f), "box", network->sample_options(), 1);
+  const auto field = network->fields_for(sample, true);
+  ASSERT_EQ(field->handle_count(), network->handles() + 1);
+  const FieldValues v = field->evaluate(cubature_points(sample), true);
+  EXPECT_EQ(v.W.col(0), Eigen::VectorXd::Ones(v.W.rows()));
+  EXPECT_EQ(v.dW[1].col(0), Eigen::VectorXd::Zero(v.W.rows()));
+  const Eigen::MatrixXd gram = v.W.transpose() * v.W / static_cast<double>(v.W.rows());
+  EXPECT_LT((gram - Eigen::MatrixXd::Identity(gram.rows(), gram.cols())).cwiseAbs().maxCoeff(), 1e-9);
+}
+
+TEST(FieldNetwork, FilesRoundTripAndBadOnesGiveOneClearLine) {
+  const FieldNetworkFile tiny = tiny_network();
+  const std::vector<std::uint8_t> bytes = serialize_field_network_file(tiny);
+  EXPECT_EQ(bytes.size() % 4, 0u);
+  const FieldNetworkFile back = parse_field_network_file(bytes, "tiny.wfield");
+  EXPECT_EQ(back.description, tiny.description);
+  EXPECT_EQ(back.tensors.at("w1").values, tiny.tensors.at("w1").values);
+  EXPECT_EQ(serialize_field_network_file(back), bytes);
+
+  std::vector<std::uint8_t> truncated(bytes.begin(), bytes.end() - 4);
+  EXPECT_NE(error_text([&] { parse_field_network_file(truncated, "cut.wfield"); }).find("cut.wfield: tensor"), std::string::npos);
+  std::vector<std::uint8_t> huge = bytes;
+  huge[7] = 0x7f;
+  EXPECT_NE(error_text([&] { parse_field_network_file(huge, "huge.wfield"); }).find("header length"), std::string::npos);
+  EXPECT_NE(error_text([&] { parse_field_network_file({}, "empty.wfield"); }).find("too short"), std::string::npos);
+
+  FieldNetworkFile wrong = tiny;
+  wrong.tensors["w2"] = tensor({1, 3}, {1, 2, 3});
+  EXPECT_NE(error_text([&] { FieldNetwork(wrong, "wrong.wfield"); }).find("wrong.wfield: field layer 2 (linear)"), std::string::npos);
+  FieldNetworkFile missing = tiny;
+  missing.tensors.erase("b1");
+  EXPECT_NE(error_text([&] { FieldNetwork(missing, "missing.wfield"); }).find("tensor 'b1' is not in the file"), std::string::npos);
+  FieldNetworkFile unknown = tiny;
+  unknown.description["field"]["layers"][1]["function"] = "swish";
+  EXPECT_NE(error_text([&] { FieldNetwork(unknown, "unknown.wfield"); }).find("unknown activation 'swish'"), std::string::npos);
+  FieldNetworkFile nan = tiny;
+  nan.tensors["b1"].values[0] = std::nanf("");
+  EXPECT_NE(error_text([&] { parse_field_network_file(serialize_field_network_file(nan), "nan.wfield"); }).find("not finite"),
+            std::string::npos);
+  EXPECT_NE(error_text([] { field_network_mesh_fields("model.pt", false); }).find("wobble fields export"), std::string::npos);
+}
+
+TEST(FieldNetwork, NeuralSubspaceSimulatesWithoutLibTorch) {
+  const fs::path shape = fs::temp_directory_path() / "wobble_field_network_box.obj";
+  const Mesh box = test::box_mesh(1.0f, 0.25f, 0.25f);
+  write_obj(shape, box, box.positions);
+  QuickSceneOptions q;
+  q.pin = "x<-0.9";
+  q.points = 200;
+  q.sample_grid = 12;
+  q.field_source = field_network_mesh_fields({}, false);
+  Scene scene = quick_scene(shape, q);
+  fs::remove(shape);
+  EXPECT_EQ(scene.world.body(0).handle_count(), 9);  // the shipped model's 8 fields and the constant
+  const std::vector<Vec3d> rest = scene.positions(0);
+  for (int f = 0; f < 30; ++f) scene.advance_frame();
+  const std::vector<Vec3d> now = scene.positions(0);
+  double free_end_drop = 0;
+  for (std::size_t v = 0; v < now.size(); ++v) {
+    ASSERT_TRUE(now[v].allFinite());
+    if (rest[v].x() < -0.9) EXPECT_LT((now[v] - rest[v]).norm(), 1e-9);
+    if (rest[v].x() > 0.9) free_end_drop = std::max(free_end_drop, rest[v].y() - now[v].y());
+  }
+  EXPECT_GT(free_end_drop, 0.01);  // gravity pulls the free end down
+}

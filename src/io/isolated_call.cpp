@@ -1,5 +1,6 @@
 #include "isolated_call.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +34,32 @@ namespace {
 
 // The child's reply: one byte saying what follows, then the payload.
 constexpr char kValue = 'V', kError = 'E', kOutOfMemory = 'M';
+constexpr rlim_t kMostCapturedBytes = 1 << 20;  // of the child's stderr
+constexpr std::size_t kMostShownBytes = 200;     // of its last line, in a message
+
+// A memory file for the child's stderr (-1 when there is none: the child keeps ours).
+int open_stderr_capture() {
+#ifdef __EMSCRIPTEN__
+  return -1;
+#else
+  return ::memfd_create("wobble-isolated-stderr", MFD_CLOEXEC);
+#endif
+}
+
+// The last non-empty line the child wrote to stderr ("free(): invalid next size (fast)"), cut short.
+std::string last_stderr_line(int fd) {
+  if (fd < 0) return {};
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  if (size <= 0) return {};
+  const off_t from = std::max<off_t>(0, size - 4096);
+  std::string tail(static_cast<std::size_t>(size - from), '\0');
+  const ssize_t n = ::pread(fd, tail.data(), tail.size(), from);
+  tail.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r' || tail.back() == ' ')) tail.pop_back();
+  std::string line = tail.substr(tail.find_last_of('\n') == std::string::npos ? 0 : tail.find_last_of('\n') + 1);
+  if (line.size() > kMostShownBytes) line = line.substr(0, kMostShownBytes) + "...";
+  return line;
+}
 
 // Address space in use now (bytes), from /proc/self/statm; 0 if unknown.
 std::uint64_t address_space_in_use() {
@@ -52,9 +80,17 @@ void write_all(int fd, const std::string& bytes) {
 }
 
 [[noreturn]] void run_child(const std::function<std::string()>& work, const IsolationLimits& limits, int fd,
-                            const std::string& what, const std::filesystem::path& file) {
+                            int stderr_fd, const std::string& what, const std::filesystem::path& file) {
   const rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
+  // What the library (or the C library, on heap corruption) prints goes to the parent's capture,
+  // not to wobble's stderr: the parent names it in its one-line error.
+  if (stderr_fd >= 0) {
+    ::dup2(stderr_fd, STDERR_FILENO);
+    ::signal(SIGXFSZ, SIG_IGN);  // past the size limit writes fail instead of killing the child
+    const rlimit capture{kMostCapturedBytes, kMostCapturedBytes};
+    setrlimit(RLIMIT_FSIZE, &capture);
+  }
 #ifndef WOBBLE_SANITIZED  // sanitizers reserve terabytes of address space up front
   if (limits.memory_bytes > 0) {
     const rlim_t cap = static_cast<rlim_t>(address_space_in_use() + limits.memory_bytes);
@@ -126,16 +162,18 @@ std::string run_isolated(const std::function<std::string()>& work, const Isolati
   int fds[2];
   if (::pipe(fds) != 0) fail(file, "cannot start {} (pipe: {})", what, std::strerror(errno));
   for (int fd : fds) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  const int stderr_fd = open_stderr_capture();
   const pid_t child = ::fork();
   if (child < 0) {
     const int error = errno;
     ::close(fds[0]);
     ::close(fds[1]);
+    if (stderr_fd >= 0) ::close(stderr_fd);
     fail(file, "cannot start {} (fork: {})", what, std::strerror(error));
   }
   if (child == 0) {
     ::close(fds[0]);
-    run_child(work, limits, fds[1], what, file);
+    run_child(work, limits, fds[1], stderr_fd, what, file);
   }
   ::close(fds[1]);
   std::string reply;
@@ -147,10 +185,13 @@ std::string run_isolated(const std::function<std::string()>& work, const Isolati
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  const std::string said = last_stderr_line(stderr_fd);
+  if (stderr_fd >= 0) ::close(stderr_fd);
   if (!finished)
     fail(file, "{} did not finish within {} s (WOBBLE_IMPORT_SECONDS sets the limit)", what, format_real(limits.seconds));
   if (too_long) fail(file, "{} sent back more than importing this file may allocate", what);
-  if (WIFSIGNALED(status)) fail(file, "{} failed ({})", what, signal_text(WTERMSIG(status)));
+  if (WIFSIGNALED(status))
+    fail(file, "{} failed ({}{})", what, signal_text(WTERMSIG(status)), said.empty() ? "" : ": " + said);
   if (reply.empty() || (reply[0] != kValue && reply[0] != kError && reply[0] != kOutOfMemory)) {
     if (WIFEXITED(status)) fail(file, "{} failed (exit status {})", what, WEXITSTATUS(status));
     fail(file, "{} failed without a reply", what);

@@ -7,6 +7,8 @@
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
 
+#include "core/json_values.hpp"
+
 #include "commands.hpp"
 #include "value_options.hpp"
 
@@ -55,11 +57,6 @@ const BakeFlags& bake_flags() {
   return flags;
 }
 
-std::string shown(const nlohmann::json& value) {
-  std::string text = value.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
-
 // `text` once the flag's own check has passed it.
 std::string checked(const BakeOption& option, std::string text, const std::string& what) {
   if (option.check) {
@@ -89,19 +86,19 @@ std::optional<std::string> bake_option_text(const BakeOption& option, const nloh
   switch (option.kind) {
     case BakeOption::Kind::Number:
       if (value.is_number()) return checked(option, format_real(value.get<double>()), what);
-      fail_plain("{}: expected a number, got {}", what, shown(value));
+      fail_plain("{}: expected a number, got {}", what, describe_json(value));
     case BakeOption::Kind::Integer:
       if (value.is_number_integer()) return checked(option, value.dump(), what);
-      fail_plain("{}: expected an integer, got {}", what, shown(value));
+      fail_plain("{}: expected an integer, got {}", what, describe_json(value));
     case BakeOption::Kind::Count:
       if (value.is_number_unsigned()) return checked(option, value.dump(), what);
-      fail_plain("{}: expected a non-negative integer, got {}", what, shown(value));
+      fail_plain("{}: expected a non-negative integer, got {}", what, describe_json(value));
     case BakeOption::Kind::Text:
       if (value.is_string()) return value.get<std::string>();
       if (value.is_number_unsigned()) return value.dump();  // "clip": 2 is the clip at index 2
-      fail_plain("{}: expected a string, got {}", what, shown(value));
+      fail_plain("{}: expected a string, got {}", what, describe_json(value));
     case BakeOption::Kind::Switch:
-      if (!value.is_boolean()) fail_plain("{}: expected true or false, got {}", what, shown(value));
+      if (!value.is_boolean()) fail_plain("{}: expected true or false, got {}", what, describe_json(value));
       return value.get<bool>() ? std::optional<std::string>("") : std::nullopt;
   }
   return std::nullopt;

@@ -13,7 +13,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <string_view>
-#include <vector>
+
+#include <wobble/regular_file.hpp>  // what every reader that charges a budget reads its file with
 
 namespace wobble {
 
@@ -41,14 +42,5 @@ class ReadBudget {
   std::uint64_t source_bytes_ = 0;
   std::uint64_t used_ = 0;
 };
-
-// The whole content of a regular file. Folders, devices, FIFOs and sockets are refused by name
-// ("FILE: is a folder, not WHAT"), as are files larger than `max_bytes`.
-std::vector<std::uint8_t> read_regular_file(const std::filesystem::path& path, std::string_view what,
-                                            std::uint64_t max_bytes = std::uint64_t(1) << 36);
-
-// Throws Error naming `path` unless it names an existing regular file ("no such file", "is a
-// folder", "is a device or other special file").
-void require_regular_file(const std::filesystem::path& path, std::string_view what);
 
 }  // namespace wobble

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 #include <wobble/atomic_file.hpp>
 #include <wobble/error.hpp>
+#include <wobble/regular_file.hpp>
 
 namespace wobble::physics {
 
@@ -91,10 +91,7 @@ FieldNetworkFile parse_field_network_file(std::span<const std::uint8_t> bytes, c
 }
 
 FieldNetworkFile read_field_network_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open the model file");
-  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
-  return parse_field_network_file(bytes, path.string());
+  return parse_field_network_file(read_regular_file(path, "a model file"), path.string());
 }
 
 std::vector<std::uint8_t> serialize_field_network_file(const FieldNetworkFile& file) {

@@ -7,11 +7,11 @@
 
 #include <wobble/error.hpp>
 #include <wobble/io.hpp>
-#include <wobble/json_values.hpp>
-#include <wobble/read_limits.hpp>
 #include <wobble/physics/input_checks.hpp>
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
+
+#include "core/json_values.hpp"
 
 namespace wobble::physics {
 
@@ -181,16 +181,7 @@ Scene build_scene(const SceneDescription& description, const fs::path& scene_fil
 
 Scene scene_from_json(const json& j, const fs::path& file) { return build_scene(describe_scene(j, file), file); }
 
-Scene load_scene(const fs::path& scene_file) {
-  const std::vector<std::uint8_t> bytes = read_regular_file(scene_file, "a scene file", 64u << 20);
-  json j;
-  try {
-    j = json::parse(bytes.begin(), bytes.end());
-  } catch (const json::exception& e) {
-    fail(scene_file, "not valid JSON: {}", json_error_text(e));
-  }
-  return scene_from_json(j, scene_file);
-}
+Scene load_scene(const fs::path& scene_file) { return scene_from_json(read_json_file(scene_file, "a scene file"), scene_file); }
 
 Scene quick_scene(const fs::path& shape, const QuickSceneOptions& options) {
   Scene scene;

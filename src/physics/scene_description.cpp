@@ -4,9 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/error.hpp>
-#include <wobble/json_values.hpp>
 #include <wobble/physics/dirichlet.hpp>
 #include <wobble/physics/input_checks.hpp>
+
+#include "core/json_values.hpp"
 
 namespace wobble::physics {
 

@@ -1,9 +1,8 @@
-#include <wobble/json_values.hpp>
-
-#include <cmath>
+#include "core/json_values.hpp"
 
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
+#include <wobble/regular_file.hpp>
 
 namespace wobble {
 
@@ -13,6 +12,8 @@ const nlohmann::json& empty_object() {
   static const nlohmann::json empty = nlohmann::json::object();
   return empty;
 }
+
+constexpr std::size_t kShownCharacters = 40;
 
 }  // namespace
 
@@ -26,23 +27,52 @@ std::string json_error_text(const nlohmann::json::exception& error) {
 }
 
 std::string describe_json(const nlohmann::json& value) {
-  if (value.is_null()) return "null";
-  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
-  if (value.is_number_float()) return format_real(value.get<double>());
-  if (value.is_number()) return value.dump();
-  if (value.is_string()) {
-    std::string text = value.get<std::string>();
-    if (text.size() > 40) text = text.substr(0, 40) + "...";
-    return "\"" + text + "\"";
+  // dump() escapes control characters, so the text stays on one line; invalid UTF-8 is replaced.
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return text.size() > kShownCharacters ? text.substr(0, kShownCharacters - 3) + "..." : text;
+}
+
+nlohmann::json parse_json_text(std::string_view text, std::string_view where) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& error) {  // parse errors, and numbers beyond double's range
+    throw Error(std::string(where) + ": not valid JSON: " + json_error_text(error));
   }
-  if (value.is_array()) return "an array";
-  if (value.is_object()) return "an object";
-  return "a value of another kind";
+}
+
+nlohmann::json read_json_file(const std::filesystem::path& path, std::string_view what, std::uint64_t max_bytes) {
+  const std::vector<std::uint8_t> bytes = read_regular_file(path, what, max_bytes);
+  return parse_json_text(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path.string());
+}
+
+void json_expected(std::string_view where, std::string_view what, const nlohmann::json& got) {
+  throw Error(std::string(where) + ": expected " + std::string(what) + ", got " + describe_json(got));
+}
+
+double json_number(const nlohmann::json& value, std::string_view where) {
+  if (!value.is_number()) json_expected(where, "a number", value);
+  return value.get<double>();
+}
+
+std::int64_t json_integer(const nlohmann::json& value, std::string_view where) {
+  if (!value.is_number_integer() || (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
+    json_expected(where, "an integer", value);
+  return value.get<std::int64_t>();
+}
+
+bool json_boolean(const nlohmann::json& value, std::string_view where) {
+  if (!value.is_boolean()) json_expected(where, "true or false", value);
+  return value.get<bool>();
+}
+
+std::string json_string(const nlohmann::json& value, std::string_view where) {
+  if (!value.is_string()) json_expected(where, "a string", value);
+  return value.get<std::string>();
 }
 
 JsonObject::JsonObject(const nlohmann::json& value, std::string file, std::string path)
     : value_(&value), file_(std::move(file)), path_(std::move(path)) {
-  if (!value.is_object()) fail_plain("{}: expected an object, got {}", name(), describe_json(value));
+  if (!value.is_object()) json_expected(name(), "an object", value);
 }
 
 std::string JsonObject::child_path(std::string_view key) const {
@@ -72,9 +102,7 @@ bool JsonObject::has(std::string_view key) const { return value_->contains(key);
 
 double JsonObject::real(std::string_view key, double fallback, double low, double high) const {
   if (!has(key)) return fallback;
-  const nlohmann::json& value = value_->at(std::string(key));
-  if (!value.is_number()) fail_at(key, "expected a number, got " + describe_json(value));
-  const double number = value.get<double>();
+  const double number = json_number(value_->at(std::string(key)), name(key));
   check_range(number, name(key), low, high);
   return number;
 }
@@ -82,52 +110,32 @@ double JsonObject::real(std::string_view key, double fallback, double low, doubl
 std::int64_t JsonObject::integer(std::string_view key, std::int64_t fallback, std::int64_t low,
                                  std::int64_t high) const {
   if (!has(key)) return fallback;
-  const nlohmann::json& value = value_->at(std::string(key));
-  if (value.is_number_integer()) {
-    const std::int64_t number =
-        value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(INT64_MAX) ? INT64_MAX
-                                                                                           : value.get<std::int64_t>();
-    check_range(static_cast<double>(number), name(key), static_cast<double>(low), static_cast<double>(high));
-    return number;
-  }
-  // 3.0 is the integer 3; 1.5 is not an integer.
-  if (value.is_number_float()) {
-    const double number = value.get<double>();
-    if (std::isfinite(number) && number == std::floor(number) && std::abs(number) < 9e15) {
-      check_range(number, name(key), static_cast<double>(low), static_cast<double>(high));
-      return static_cast<std::int64_t>(number);
-    }
-  }
-  fail_at(key, "expected an integer, got " + describe_json(value));
+  const std::int64_t number = json_integer(value_->at(std::string(key)), name(key));
+  check_range(static_cast<double>(number), name(key), static_cast<double>(low), static_cast<double>(high));
+  return number;
 }
 
 bool JsonObject::boolean(std::string_view key, bool fallback) const {
   if (!has(key)) return fallback;
-  const nlohmann::json& value = value_->at(std::string(key));
-  if (!value.is_boolean()) fail_at(key, "expected true or false, got " + describe_json(value));
-  return value.get<bool>();
+  return json_boolean(value_->at(std::string(key)), name(key));
 }
 
 std::string JsonObject::text(std::string_view key, std::string fallback) const {
   if (!has(key)) return fallback;
-  const nlohmann::json& value = value_->at(std::string(key));
-  if (!value.is_string()) fail_at(key, "expected a string, got " + describe_json(value));
-  return value.get<std::string>();
+  return json_string(value_->at(std::string(key)), name(key));
 }
 
 const nlohmann::json& JsonObject::require_array(std::string_view key, std::size_t size) const {
   const nlohmann::json& value = value_->at(std::string(key));
   if (!value.is_array() || value.size() != size)
-    fail_at(key, "expected an array of " + std::to_string(size) + " numbers, got " +
-                     (value.is_array() ? "an array of " + std::to_string(value.size()) : describe_json(value)));
+    json_expected(name(key), "an array of " + std::to_string(size) + " numbers", value);
   return value;
 }
 
 double JsonObject::element_real(const nlohmann::json& value, std::string_view key, std::size_t index, double low,
                                 double high) const {
   const std::string element = name(key) + "[" + std::to_string(index) + "]";
-  if (!value.is_number()) throw Error(element + ": expected a number, got " + describe_json(value));
-  const double number = value.get<double>();
+  const double number = json_number(value, element);
   check_range(number, element, low, high);
   return number;
 }
@@ -141,7 +149,7 @@ std::vector<JsonObject> JsonObject::objects(std::string_view key) const {
   std::vector<JsonObject> out;
   if (!has(key)) return out;
   const nlohmann::json& array = value_->at(std::string(key));
-  if (!array.is_array()) fail_at(key, "expected an array of objects, got " + describe_json(array));
+  if (!array.is_array()) json_expected(name(key), "an array of objects", array);
   for (std::size_t i = 0; i < array.size(); ++i)
     out.emplace_back(array[i], file_, child_path(key) + "[" + std::to_string(i) + "]");
   return out;

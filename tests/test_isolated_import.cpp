@@ -19,17 +19,9 @@
 #include "test_util.hpp"
 
 using namespace wobble;
+using wobble::test::error_of;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
 
 IsolationLimits short_limits() {
   IsolationLimits limits;

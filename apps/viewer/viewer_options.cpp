@@ -11,13 +11,11 @@
 namespace wobble::viewer {
 namespace {
 
-std::string flag_name(const std::string& option) { return "wobble-viewer: " + option; }
-
 void parse_size(const std::string& text, int& width, int& height) {
   const auto x = text.find('x');
-  if (x == std::string::npos) fail_plain("wobble-viewer: --size expects WIDTHxHEIGHT, got '{}'", text);
-  width = static_cast<int>(parse_integer(text.substr(0, x), flag_name("--size width"), 16, 8192));
-  height = static_cast<int>(parse_integer(text.substr(x + 1), flag_name("--size height"), 16, 8192));
+  if (x == std::string::npos) fail_plain("--size expects WIDTHxHEIGHT, got '{}'", text);
+  width = static_cast<int>(parse_integer(text.substr(0, x), "--size width", 16, 8192));
+  height = static_cast<int>(parse_integer(text.substr(x + 1), "--size height", 16, 8192));
 }
 
 }  // namespace
@@ -49,10 +47,10 @@ ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
     }
     auto value = [&]() -> const std::string& {
       if (attached) return *attached;
-      if (i + 1 >= arguments.size()) fail_plain("wobble-viewer: {} needs a value", a);
+      if (i + 1 >= arguments.size()) fail_plain("{} needs a value", a);
       return arguments[++i];
     };
-    auto is_on = [&]() { return attached ? parse_boolean(*attached, flag_name(a)) : true; };
+    auto is_on = [&]() { return attached ? parse_boolean(*attached, a) : true; };
     // A deformer parameter's text; a boolean one alone (no value follows) is "true", as in wobble bake.
     auto deformer_value = [&]() -> std::string {
       const bool alone = !attached && (i + 1 >= arguments.size() || arguments[i + 1].rfind("--", 0) == 0);
@@ -60,7 +58,7 @@ ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
       return value();
     };
     auto integer = [&](std::int64_t low, std::int64_t high) {
-      return static_cast<int>(parse_integer(value(), flag_name(a), low, high));
+      return static_cast<int>(parse_integer(value(), a, low, high));
     };
     if (a == "--help" || a == "-h") options.help = is_on();
     else if (a == "--clip") options.clip = value();
@@ -79,9 +77,9 @@ ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
     else if (a == "--timer") options.timer_loop = is_on();
     else if (parse_physics_option(a, value, is_on, options.physics)) continue;
     else if (a.rfind("--", 0) == 0 && find_flag(a.substr(2))) options.parameters.emplace_back(a.substr(2), deformer_value());
-    else if (a.rfind("--", 0) == 0) fail_plain("wobble-viewer: unknown option '{}' (see --help)", a);
+    else if (a.rfind("--", 0) == 0) fail_plain("unknown option '{}' (see --help)", a);
     else if (options.file.empty()) options.file = a;
-    else fail_plain("wobble-viewer: more than one file given ('{}' and '{}')", options.file.string(), a);
+    else fail_plain("more than one file given ('{}' and '{}')", options.file.string(), a);
   }
   return options;
 }

@@ -4,6 +4,7 @@
 #include <wobble/parameters.hpp>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -79,7 +80,12 @@ ParameterValue value_from_json(const ParameterDescription& d, const json& j, std
       VertexValues array;
       array.values.reserve(j.size());
       for (std::size_t i = 0; i < j.size(); ++i) {
-        array.values.push_back(static_cast<float>(json_number(j[i], std::string(where) + "[" + std::to_string(i) + "]")));
+        // Checked before the values become floats, so that a message shows the number the file
+        // holds (3.4e+38, not 3.3999999521443642e+38; 1e+39, not inf).
+        const std::string at = std::string(where) + "[" + std::to_string(i) + "]";
+        const double value = json_number(j[i], at);
+        check_range(value, at, std::max(d.minimum, double(-FLT_MAX)), std::min(d.maximum, double(FLT_MAX)));
+        array.values.push_back(static_cast<float>(value));
       }
       return array;
     }

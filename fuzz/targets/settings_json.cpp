@@ -1,12 +1,13 @@
 // Deformer settings (`wobble bake --settings FILE`): the first line of the input is the stack, the
-// rest the settings JSON. The stack is parsed with the settings, bound to a small skinned box and
-// evaluated for one frame, through the one entry point every front end uses.
+// rest the settings file's text. The text is read by the deformer descriptions' settings reader
+// (StackSettings::from_json, as --settings FILE), the stack parsed with it, bound to a small
+// skinned box and evaluated for two frames, through the entry points every front end uses.
 #include <string>
-
-#include <nlohmann/json.hpp>
+#include <string_view>
 
 #include <wobble/character.hpp>
 #include <wobble/deformer.hpp>
+#include <wobble/parameters.hpp>
 #include <wobble/pose.hpp>
 
 #include "../fuzz_support.hpp"
@@ -54,10 +55,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t newline = text.find('\n');
   if (newline == std::string::npos || newline > 200) return 0;
   const std::string stack = text.substr(0, newline);
-  const nlohmann::json settings = nlohmann::json::parse(text.begin() + static_cast<std::ptrdiff_t>(newline) + 1,
-                                                        text.end(), nullptr, false);
-  if (settings.is_discarded()) return 0;
+  const std::string_view settings_text = std::string_view(text).substr(newline + 1);
+  // The settings file's errors name the file; a bad stack names the stack.
   wobble::fuzz::expect_clean([&] {
+    const wobble::StackSettings settings = wobble::StackSettings::from_json(settings_text, "settings.json");
     wobble::DeformerStack deformers = wobble::DeformerStack::parse(stack, settings);
     deformers.bind(character);
     wobble::Pose pose;

@@ -147,6 +147,19 @@ def json_seeds(out):
     put(out / "values", "no", b"\x02No")
 
 
+def wfield_seeds(out, models):
+    """The shipped rig model (.wfield, 220 KB: above MAX_SEED_BYTES, but it is the format's one
+    real example) and a container without tensors."""
+    rig = models / "physskin_clonk_rig.wfield"
+    folder = out / "wfield"
+    folder.mkdir(parents=True, exist_ok=True)
+    if rig.exists():
+        (folder / rig.name).write_bytes(rig.read_bytes())
+    description = json.dumps({"format": "wobble-field", "version": 1, "handles": 1})
+    header = json.dumps({"__metadata__": {"wobble": description}}).encode()
+    put(folder, "empty.wfield", struct.pack("<Q", len(header)) + header)
+
+
 def assimp_seeds(out, tool):
     models = []
     for folder, suffixes in (("X", {".x"}), ("MD5", {".md5mesh"}), ("BVH", {".bvh"}), ("Collada", {".dae"}),
@@ -164,6 +177,7 @@ def main():
     text_seeds(out, shared)
     binary_seeds(out)
     json_seeds(out)
+    wfield_seeds(out, Path(__file__).resolve().parent.parent / "models")
     assimp_seeds(out, tool)
     for target in sorted(p for p in out.iterdir() if p.is_dir()):
         print("make_seeds.py: %s: %d seeds" % (target.name, len(os.listdir(target))))

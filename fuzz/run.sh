@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs wobble's fuzz targets (built by `make fuzz-build` into BUILD, usually build-fuzz/).
-#   fuzz/run.sh short BUILD TARGET SECONDS    fuzz one target for SECONDS (make test: 20)
+#   fuzz/run.sh short BUILD TARGET SECONDS    fuzz one target for SECONDS from its seeds (make test: 20)
 #   fuzz/run.sh replay BUILD TARGET           run every input of fuzz/regressions/TARGET/ once
 #   fuzz/run.sh campaign BUILD SECONDS [TARGET...]   every (or the named) target for SECONDS each,
 #                                             FUZZ_PARALLEL (default 2) at a time, at low priority (make fuzz)
@@ -28,10 +28,17 @@ binary() {
   echo "$build/fuzz_$target"
 }
 
+# fuzz_for TARGET SECONDS [scratch]: with "scratch" (make test) the fuzzer starts from the seeds and
+# regressions alone and keeps what it finds in a temporary folder, so that a short run stays short
+# whatever long campaigns have collected in BUILD/corpus/TARGET.
 fuzz_for() {
   local target="$1" seconds="$2" fuzzer
   fuzzer="$(binary "$target")"
   local corpus="$build/corpus/$target" findings="$build/findings/$target"
+  if [ "${3:-}" = scratch ]; then
+    corpus="$(mktemp -d)"
+    trap 'rm -rf "$corpus"' EXIT
+  fi
   mkdir -p "$corpus" "$findings" "$here/regressions/$target"
   # The first folder collects what the fuzzer finds interesting; seeds and regressions stay as they are.
   local wall="$seconds"
@@ -70,7 +77,8 @@ replay() {
 }
 
 case "$mode" in
-  short) fuzz_for "${3:?target}" "${4:?seconds}" ;;
+  short) fuzz_for "${3:?target}" "${4:?seconds}" scratch ;;
+  long) fuzz_for "${3:?target}" "${4:?seconds}" ;;  # one target of a campaign: BUILD/corpus/TARGET grows
   replay) replay "${3:?target}" ;;
   campaign)
     seconds="${3:?seconds}"
@@ -87,7 +95,7 @@ case "$mode" in
         running=$((running - 1))
       fi
       echo "run.sh: fuzzing $target for $seconds s (log: $build/logs/$target.log)"
-      nice -n 19 "$0" short "$build" "$target" "$seconds" > "$build/logs/$target.log" 2>&1 &
+      nice -n 19 "$0" long "$build" "$target" "$seconds" > "$build/logs/$target.log" 2>&1 &
       running=$((running + 1))
     done
     while [ "$running" -gt 0 ]; do

@@ -10,6 +10,7 @@
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
+#include "synthetic_rigs.hpp"
 #include "test_util.hpp"
 
 using namespace wobble;
@@ -93,6 +94,21 @@ TEST(FrameTimes, IncludeTheEndAndDoNotDrift) {
   EXPECT_EQ(frame_times(0.0, 0.99, 10).size(), 10u);  // 0.0 .. 0.9
   EXPECT_THROW(frame_times(1.0, 0.0, 60), Error);
   EXPECT_THROW(frame_times(0.0, 1.0, 0), Error);
+}
+
+// A bake holds all its frames: one that cannot fit in memory is refused before the first frame
+// (10^7 frames of 10^5 vertices: 12 TB), naming the character, instead of failing hours later.
+TEST(Bake, RefusesFramesThatCannotFitInMemory) {
+  Character big = test::chain_character(2, 1.0f, 12500);
+  test::add_rotation(big, 1, Vec3f(0, 0, 1), 1.0f, [](double t) { return t; });
+  ASSERT_EQ(big.mesh.vertex_count(), 100000u);
+  BakeOptions options;
+  options.fps = 1e4;
+  options.start = 0;
+  options.end = 1000;
+  const std::string message = test::error_of([&] { bake(big, options); });
+  EXPECT_EQ(message.rfind("synthetic-chain: 10000001 frames of 100000 vertices need ", 0), 0u) << message;
+  EXPECT_NE(message.find("GiB, more than this machine's memory"), std::string::npos) << message;
 }
 
 TEST(DeformerStack, ParsesKnownDeformersAndRejectsTheRest) {

@@ -196,14 +196,14 @@ Runner add_simulate_command(CLI::App& app) {
   app.add_option("INPUT", o->input, "SCENE.json, a shape (OFF, OBJ, glTF, ...) or a 3DGS PLY");
   app.add_option("-o,--output", o->output, "output: .pc2, .glb/.gltf, or folder/ (OBJ or PLY sequence)")->required();
   using namespace physics::input_limits;
-  add_integer_option(app, "--handles", o->handles, "skinning handles (subspace size 12 x handles)", 1, 256);
-  add_integer_option(app, "--points", o->points, "sample (cubature) points", 10, 1'000'000);
+  add_integer_option(app, "--handles", o->handles, "skinning handles (subspace size 12 x handles)", 1, kMaxHandles);
+  add_integer_option(app, "--points", o->points, "sample (cubature) points", kMinPoints, kMaxPoints);
   app.add_option("--pin", o->pin, "pinned region, a predicate over normalised x, y, z, e.g. \"y>0.8\"");
-  add_real_option(app, "--pin-blend", o->pin_blend, "width over which the pin releases (normalised units)", 0, 10);
+  add_real_option(app, "--pin-blend", o->pin_blend, "width over which the pin releases (normalised units)", 0, kMaxPinBlend);
   add_real_option(app, "--floor", o->floor, "floor height (normalised units)", -kDistance, kDistance);
-  add_integer_option(app, "--frames", o->frames, "frames to write", 1, 10'000'000);
-  add_real_option(app, "--fps", o->fps, "frames per second", 1e-3, 1e4);
-  add_integer_option(app, "--substeps", o->substeps, "time steps per frame", 1, 1000);
+  add_integer_option(app, "--frames", o->frames, "frames to write", 1, kMaxFrames);
+  add_real_option(app, "--fps", o->fps, "frames per second", kMinFps, kMaxFps);
+  add_integer_option(app, "--substeps", o->substeps, "time steps per frame", 1, kMaxSubsteps);
   add_real_option(app, "--youngs", o->youngs, "Young's modulus (Pa)", kMinYoungs, kMaxYoungs);
   add_real_option(app, "--poisson", o->poisson, "Poisson ratio", 0, kMaxPoisson);
   add_real_option(app, "--density", o->density, "density (kg/m^3)", kMinDensity, kMaxDensity);
@@ -211,8 +211,8 @@ Runner add_simulate_command(CLI::App& app) {
   add_real_option(app, "--gravity", o->gravity, "gravity along -y (m/s^2; the shape spans 2 m)", -kAcceleration,
                   kAcceleration);
   app.add_flag("--no-gravity", o->no_gravity, "no gravity");
-  add_integer_option(app, "--sample-grid", o->sample_grid, "sampling grid cells along the longest side", 2, 512);
-  add_integer_option(app, "--field-grid", o->field_grid, "eigenmode grid cells along the longest side", 2, 256);
+  add_integer_option(app, "--sample-grid", o->sample_grid, "sampling grid cells along the longest side", kMinGrid, kMaxSampleGrid);
+  add_integer_option(app, "--field-grid", o->field_grid, "eigenmode grid cells along the longest side", kMinGrid, kMaxFieldGrid);
   app.add_option("--rig", o->rig, "rigged character: rig-complementary dynamics on its clip");
   app.add_option("--clip", o->clip, "clip name or index (with --rig)")->capture_default_str();
   app.add_flag("--no-rig-inertia", o->no_rig_inertia, "with --rig: eq. 24 only, without the rig's inertial forcing");

@@ -29,7 +29,8 @@ struct BakeOptions {
 // 1e-6 s of end counts as end). Throws Error for fps <= 0, end < start or non-finite values.
 std::vector<double> frame_times(double start, double end, double fps);
 
-// Bakes world-space positions for every frame. Throws Error on bad options.
+// Bakes world-space positions for every frame. Throws Error on bad options, and before the first
+// frame when all frames (positions and skinning matrices) would not fit in physical memory.
 BakedFrames bake(const Character& character, const BakeOptions& options);
 
 }  // namespace wobble

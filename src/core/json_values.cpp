@@ -111,7 +111,7 @@ std::int64_t JsonObject::integer(std::string_view key, std::int64_t fallback, st
                                  std::int64_t high) const {
   if (!has(key)) return fallback;
   const std::int64_t number = json_integer(value_->at(std::string(key)), name(key));
-  check_range(static_cast<double>(number), name(key), static_cast<double>(low), static_cast<double>(high));
+  check_integer_range(number, name(key), low, high);
   return number;
 }
 

@@ -78,10 +78,7 @@ std::int64_t parse_integer(std::string_view text, std::string_view what, std::in
       error != std::errc() || stop != end) {
     throw Error(quoted(what, text) + " is not an integer");
   }
-  if (value < low || value > high) {
-    throw Error(std::string(what) + ": " + std::to_string(value) + " is out of range [" + std::to_string(low) + ", " +
-                std::to_string(high) + "]");
-  }
+  check_integer_range(value, what, low, high);
   return value;
 }
 
@@ -95,6 +92,13 @@ bool parse_boolean(std::string_view text, std::string_view what) {
     if (lower == no) return false;
   }
   throw Error(quoted(what, text) + " is not a boolean (true or false)");
+}
+
+void check_integer_range(std::int64_t value, std::string_view what, std::int64_t low, std::int64_t high) {
+  if (value < low || value > high) {
+    throw Error(std::string(what) + ": " + std::to_string(value) + " is out of range [" + std::to_string(low) + ", " +
+                std::to_string(high) + "]");
+  }
 }
 
 void check_range(double value, std::string_view what, double low, double high) {

@@ -1,6 +1,9 @@
 #include <wobble/bake.hpp>
 
 #include <cmath>
+#include <cstdint>
+
+#include <unistd.h>
 
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
@@ -21,6 +24,28 @@ std::vector<double> frame_times(double start, double end, double fps) {
   return times;
 }
 
+namespace {
+
+// The machine's physical memory in bytes (0 when unknown).
+std::uint64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+// A bake keeps every frame (positions and skinning matrices) until it is written: refuse one that
+// cannot fit in memory before the first frame, rather than fail hours later.
+void check_bake_fits(std::size_t frames, const Character& character) {
+  const double bytes = static_cast<double>(frames) * (static_cast<double>(character.mesh.vertex_count()) * sizeof(Vec3f) +
+                                                      static_cast<double>(character.rig.joint_count()) * sizeof(Mat4f));
+  const std::uint64_t memory = physical_memory_bytes();
+  constexpr double kGiB = double(1 << 30);
+  if (memory > 0 && bytes > static_cast<double>(memory))
+    fail(character.source, "{} frames of {} vertices need {:.1f} GiB, more than this machine's memory ({:.1f} GiB)",
+         frames, character.mesh.vertex_count(), bytes / kGiB, static_cast<double>(memory) / kGiB);
+}
+
+}  // namespace
+
 BakedFrames bake(const Character& character, const BakeOptions& options) {
   if (character.clips.empty()) fail(character.source, "has no animation clips to bake");
   if (options.clip >= character.clips.size()) {
@@ -31,6 +56,7 @@ BakedFrames bake(const Character& character, const BakeOptions& options) {
   const double start = std::isnan(options.start) ? clip.start() : options.start;
   const double end = std::isnan(options.end) ? clip.end() : options.end;
   const std::vector<double> times = frame_times(start, end, options.fps);
+  check_bake_fits(times.size(), character);
 
   DeformerStack stack(options.stack, options.settings);
   stack.bind(character);

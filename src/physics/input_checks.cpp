@@ -1,6 +1,8 @@
 #include <wobble/physics/input_checks.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include <fmt/format.h>
@@ -34,6 +36,24 @@ void check_material(const Material& material, std::string_view what) {
   check_real(material.youngs_modulus, name + ": Young's modulus (Pa)", kMinYoungs, kMaxYoungs);
   check_real(material.poisson_ratio, name + ": Poisson ratio", 0.0, kMaxPoisson);
   check_real(material.density, name + ": density (kg/m^3)", kMinDensity, kMaxDensity);
+}
+
+void check_subspace_sizes(int handles, std::size_t points, int sample_grid, int field_grid, std::string_view what) {
+  using namespace input_limits;
+  const std::string name(what);
+  check_integer_range(handles, name + ": handles", 1, kMaxHandles);
+  check_integer_range(static_cast<std::int64_t>(std::min<std::size_t>(points, INT64_MAX)), name + ": points", kMinPoints,
+                      kMaxPoints);
+  check_integer_range(sample_grid, name + ": sample_grid", kMinGrid, kMaxSampleGrid);
+  check_integer_range(field_grid, name + ": field_grid", kMinGrid, kMaxFieldGrid);
+}
+
+void check_timing(double fps, int frames, int substeps, std::string_view what) {
+  using namespace input_limits;
+  const std::string name(what);
+  check_real(fps, name + ": fps", kMinFps, kMaxFps);
+  check_integer_range(frames, name + ": frames", 1, kMaxFrames);
+  check_integer_range(substeps, name + ": substeps", 1, kMaxSubsteps);
 }
 
 void check_world_inputs(const World& world, std::string_view what) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/error.hpp>
+#include <wobble/parse.hpp>
 #include <wobble/io.hpp>
 #include <wobble/physics/input_checks.hpp>
 #include <wobble/physics/eigenmodes.hpp>
@@ -188,7 +189,9 @@ Scene quick_scene(const fs::path& shape, const QuickSceneOptions& options) {
   scene.fps = options.fps;
   scene.frames = options.frames;
   scene.substeps = options.substeps;
-  if (!(scene.fps > 0) || scene.frames < 1 || scene.substeps < 1) fail_plain("fps, frames and substeps must be positive");
+  check_timing(options.fps, options.frames, options.substeps, shape.string());
+  check_subspace_sizes(options.handles, options.points, options.sample_grid, options.field_grid, shape.string());
+  check_range(options.pin_blend, shape.string() + ": pin_blend", 0, input_limits::kMaxPinBlend);
   scene.world.solver.time_step = 1.0 / (scene.fps * scene.substeps);
   scene.world.solver.gravity = options.gravity;
   scene.file_frame_output = true;

@@ -30,10 +30,10 @@ ObjectDescription object_description(const JsonObject& o, const fs::path& base) 
   if (!o.has("file")) o.fail_at("file", "required (the shape's file, relative to the scene file)");
   spec.file = base / o.text("file", "");
   spec.kinematic = o.boolean("kinematic", false);
-  spec.handles = static_cast<int>(o.integer("handles", spec.handles, 1, 256));
-  spec.points = static_cast<std::size_t>(o.integer("points", static_cast<std::int64_t>(spec.points), 10, 1'000'000));
-  spec.sample_grid = static_cast<int>(o.integer("sample_grid", spec.sample_grid, 2, 512));
-  spec.field_grid = static_cast<int>(o.integer("field_grid", spec.field_grid, 2, 256));
+  spec.handles = static_cast<int>(o.integer("handles", spec.handles, 1, kMaxHandles));
+  spec.points = static_cast<std::size_t>(o.integer("points", static_cast<std::int64_t>(spec.points), kMinPoints, kMaxPoints));
+  spec.sample_grid = static_cast<int>(o.integer("sample_grid", spec.sample_grid, kMinGrid, kMaxSampleGrid));
+  spec.field_grid = static_cast<int>(o.integer("field_grid", spec.field_grid, kMinGrid, kMaxFieldGrid));
   spec.source = o.text("source", spec.source);
   if (spec.source != "eigenmodes" && spec.source != "skin")
     o.fail_at("source", "'" + spec.source + "' is not a subspace source (use eigenmodes or skin)");
@@ -56,7 +56,7 @@ ObjectDescription object_description(const JsonObject& o, const fs::path& base) 
       o.fail_at("pin", e.what());
     }
   }
-  spec.pin_blend = o.real("pin_blend", spec.pin_blend, 0.0, 10.0);
+  spec.pin_blend = o.real("pin_blend", spec.pin_blend, 0.0, kMaxPinBlend);
   spec.pin_velocity = vec3(o, "pin_velocity", spec.pin_velocity, kSpeed);
   spec.scale = o.real("scale", 1.0, 1e-6, kDistance);
   spec.position = vec3(o, "position", spec.position, kDistance);
@@ -110,9 +110,9 @@ SceneDescription describe_scene(const json& j, const fs::path& file) {
   const JsonObject top(j, file.string());
   top.allow_only({"fps", "frames", "substeps", "gravity", "solver", "contact", "objects", "planes", "drags"});
   SceneDescription scene;
-  scene.fps = top.real("fps", 30.0, 1e-3, 1e4);
-  scene.frames = static_cast<int>(top.integer("frames", 120, 1, 10'000'000));
-  scene.substeps = static_cast<int>(top.integer("substeps", 2, 1, 1000));
+  scene.fps = top.real("fps", 30.0, kMinFps, kMaxFps);
+  scene.frames = static_cast<int>(top.integer("frames", 120, 1, kMaxFrames));
+  scene.substeps = static_cast<int>(top.integer("substeps", 2, 1, kMaxSubsteps));
   scene.solver.time_step = 1.0 / (scene.fps * scene.substeps);
   scene.solver.gravity = vec3(top, "gravity", scene.solver.gravity, kAcceleration);
   const JsonObject solver = top.object("solver");

@@ -181,13 +181,17 @@ class Campaign:
         bad_reals = ["2abc", "1/0", "nan", "inf", "-inf", "0x10", "1e400", "", " 1", "1,5", "--"]
         bad_integers = ["-1", "1.5", "1e3", "0x10", "4294967296", "99999999999", "", "2abc", "nan"]
         bad_switches = ["maybe", "2", "TRUEISH", "-1"]
+        # Each value is wrong for every flag of its row (--start -5 and --end 0 are fine; --floor -1
+        # and --gravity -1 too).
         table = [
-            ("bake", ["--fps", "--start", "--end"], bad_reals + ["0", "-5", "1e300"]),
+            ("bake", ["--fps"], bad_reals + ["0", "-5", "1e300"]),
+            ("bake", ["--start"], bad_reals + ["1e300"]),
+            ("bake", ["--end"], bad_reals + ["-5", "1e300"]),
             ("bake", ["--threads"], bad_integers + ["0", "99999"]),
             ("bake", ["--quiet="], bad_switches),
             ("measure", ["--fps"], bad_reals + ["0"]),
-            ("simulate", ["--fps", "--youngs", "--poisson", "--density", "--gravity", "--pin-blend", "--floor"],
-             bad_reals + ["-1", "1e308"]),
+            ("simulate", ["--fps", "--youngs", "--poisson", "--density", "--pin-blend"], bad_reals + ["-1", "1e308"]),
+            ("simulate", ["--gravity", "--floor"], bad_reals + ["1e308"]),
             ("simulate", ["--handles", "--points", "--frames", "--substeps", "--sample-grid", "--field-grid"],
              bad_integers + ["0"]),
             ("info", ["--json="], bad_switches),
@@ -225,6 +229,10 @@ class Campaign:
         }
         targeted = [("deltamush", "iterations", 1.5), ("ddm", "max_influences", True), ("deltamush", "mask", [-1] * 643),
                     ("deltamush", "mask", [1.5] * 643), ("deltamush", "mask", [3.4e38] * 643)]
+        # Which keys are integers (1.5 is wrong only for those): from the deformers' own descriptions.
+        described = json.loads(subprocess.run([self.wobble, "deformers", "--json"], capture_output=True, text=True,
+                                              check=True).stdout)
+        self.parameter_types = {(d["name"], p["key"]): p["type"] for d in described for p in d["parameters"]}
         check = self.work / "good_settings.json"
         check.write_text(json.dumps(good))
         baked = subprocess.run([self.wobble, "bake", wipf, "--clip", "0", "--end", "0.1", "--deformer",
@@ -243,7 +251,8 @@ class Campaign:
                 if isinstance(old, bool):
                     value = self.rng.choice([2, "yes", None, [True]])
                 elif isinstance(old, (int, float)):
-                    value = self.rng.choice([True, "2", None, [1], {"a": 1}] + ([1.5] if isinstance(old, int) else []))
+                    integer = self.parameter_types.get((section, key)) == "integer"
+                    value = self.rng.choice([True, "2", None, [1], {"a": 1}] + ([1.5] if integer else []))
                 elif isinstance(old, str):
                     value = self.rng.choice([5, True, None, [old]])
                 else:

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <wobble/bake.hpp>
 #include <wobble/bake_motion.hpp>
 #include <wobble/cycle.hpp>
 #include <wobble/dynamic_skinning.hpp>
@@ -314,4 +315,167 @@ TEST(SeamJump, MeasuresTheEffectAtTheSeamAndInside) {
   EXPECT_NEAR(jump.inside, 0.3, 1e-6);  // frame 2 to 3
   EXPECT_THROW(seam_jump(stack, base, 4), Error);
   EXPECT_NE(jump.describe(6).find("(10% of the size)"), std::string::npos) << jump.describe(6);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bakes of clonk's Walk (2.4 s, its last key repeats the first pose) at 30 fps.
+
+namespace {
+
+const Character& clonk() {
+  static const Character c = load_character(bundled_asset("clonk.glb"));
+  return c;
+}
+
+BakeOptions walk_options(const std::string& stack, const std::string& settings = "{}") {
+  BakeOptions options;
+  options.clip = clonk().require_clip("Walk");
+  options.fps = 30;
+  options.stack = StackDescription::parse(stack);
+  options.settings = StackSettings::from_json(settings, "test settings");
+  return options;
+}
+
+double largest_frame_difference(const BakedFrames& a, std::size_t fa, const BakedFrames& b, std::size_t fb) {
+  return largest_jump(a.positions[fa], b.positions[fb]);
+}
+
+// The largest difference of frame k of `a` and frame k + offset of `b`, over a's frames.
+double largest_difference(const BakedFrames& a, const BakedFrames& b, std::size_t offset = 0) {
+  double difference = 0;
+  for (std::size_t k = 0; k < a.positions.size(); ++k) difference = std::max(difference, largest_frame_difference(a, k, b, k + offset));
+  return difference;
+}
+
+// Two cycles of a loop (frames 0..2n) and their seam, for a stack and settings.
+struct TwoCycles {
+  BakedFrames frames;
+  SeamJump seam;
+  std::string summary;
+};
+
+TwoCycles two_looped_cycles(const std::string& stack, const std::string& settings = "{}") {
+  BakeOptions looped = walk_options(stack, settings);
+  looped.motion.loop = true;
+  looped.end = 2 * 2.4;  // two cycles, both ends
+  TwoCycles two;
+  two.frames = bake(clonk(), looped, &two.summary);
+  BakeOptions base = looped;
+  base.stack = StackDescription::parse("lbs");
+  two.seam = seam_jump(two.frames, bake(clonk(), base), 72);
+  return two;
+}
+
+// Amplitude keyed over the Walk: it rises to 0.8 mid-cycle and is back at 0.2 at the cycle's end;
+// the key at 3 s lies beyond the cycle and is never reached (it only bends the last segment).
+constexpr const char* kKeyedAmplitude = R"({"dynamic": {"amplitude": {"keys": [[0, 0.2], [1.2, 0.8], [2.4, 0.2], [3, 5]]}}})";
+
+}  // namespace
+
+TEST(LoopBake, ClonkWalkTwoCyclesRepeatAndTheSeamIsGone) {
+  const Character& c = clonk();
+  const double size = c.mesh.size();
+  const std::size_t n = 72;  // 2.4 s at 30 fps
+  const TwoCycles two = two_looped_cycles("lbs,dynamic");
+  ASSERT_EQ(two.frames.positions.size(), 2 * n + 1);
+  double repeat = 0;
+  for (std::size_t k = 0; k <= n; ++k) repeat = std::max(repeat, largest_frame_difference(two.frames, k, two.frames, k + n));
+  EXPECT_LE(repeat, 1e-6 * size) << "the second cycle repeats the first";
+  EXPECT_LE(two.seam.seam, two.seam.inside);
+  EXPECT_EQ(two.summary.find("keyed"), std::string::npos) << two.summary;  // no keys: nothing settled
+
+  const BakedFrames plain = bake(c, walk_options("lbs,dynamic"));  // one cycle, both ends, no loop
+  const SeamJump plain_seam = seam_jump(plain, bake(c, walk_options("lbs")), n);
+  EXPECT_GT(plain_seam.seam, plain_seam.inside) << "without --loop the seam jumps more than any frame inside";
+  std::printf("clonk Walk at 30 fps: without --loop %s\n  with --loop %s\n", plain_seam.describe(size).c_str(),
+              two.seam.describe(size).c_str());
+}
+
+TEST(LoopBake, ClonkWalkExactSteadyStateEqualsFiftyCyclesOfPreRoll) {
+  const Character& c = clonk();
+  BakeOptions looped = walk_options("lbs,dynamic");
+  looped.motion.loop = true;
+  BakeOptions brute = walk_options("lbs,dynamic");
+  brute.motion.pre_roll = PreRoll::parse("120");  // 50 cycles of the Walk, wrapped, run before the first frame
+  const BakedFrames exact = bake(c, looped), cold = bake(c, brute);
+  ASSERT_EQ(exact.positions.size(), cold.positions.size());
+  EXPECT_LE(largest_difference(exact, cold), 1e-6 * c.mesh.size());
+}
+
+// Keyed parameters in a loop follow the clip time wrapped into the cycle: the keys repeat every
+// cycle, and the history settles over cycles run before the first frame.
+TEST(LoopBake, KeyedLoopRepeatsItsKeysAndEqualsFiftyCyclesOfPreRoll) {
+  const Character& c = clonk();
+  const double size = c.mesh.size();
+  const std::size_t n = 72;
+  const TwoCycles keyed = two_looped_cycles("lbs,dynamic", kKeyedAmplitude);
+  double repeat = 0;
+  for (std::size_t k = 0; k <= n; ++k) repeat = std::max(repeat, largest_frame_difference(keyed.frames, k, keyed.frames, k + n));
+  EXPECT_LE(repeat, 1e-6 * size) << "the keyed loop's second cycle repeats the first";
+  EXPECT_LE(keyed.seam.seam, keyed.seam.inside) << keyed.seam.describe(size);
+  EXPECT_NE(keyed.summary.find("keyed parameters: "), std::string::npos) << keyed.summary;
+  // The keys change the effect: against the same loop with the amplitude constant at 0.2.
+  const TwoCycles constant = two_looped_cycles("lbs,dynamic", R"({"dynamic": {"amplitude": 0.2}})");
+  EXPECT_GT(largest_frame_difference(keyed.frames, 36, constant.frames, 36), 1e-3 * size);
+
+  // Independent: no loop, 50 cycles of pre-roll over the cycle (clip times wrapped, keys too).
+  BakeOptions brute = walk_options("lbs,dynamic", kKeyedAmplitude);
+  brute.motion.pre_roll = PreRoll::parse("120");
+  const BakedFrames cold = bake(c, brute);
+  ASSERT_EQ(cold.positions.size(), n + 1);
+  double difference = 0;
+  for (std::size_t k = 0; k <= n; ++k) difference = std::max(difference, largest_frame_difference(keyed.frames, k, cold, k));
+  EXPECT_LE(difference, 1e-6 * size);
+}
+
+TEST(PreRollBake, HoldStartsFromRestAndSecondsEqualAnEarlierBakeSliced) {
+  const Character& c = clonk();
+  // hold (the default): a bake from the clip's first key, which starts from rest, starts with no effect.
+  const BakedFrames held = bake(c, walk_options("lbs,dynamic"));
+  const BakedFrames lbs = bake(c, walk_options("lbs"));
+  EXPECT_EQ(held.positions[0], lbs.positions[0]);
+  EXPECT_GT(largest_frame_difference(held, 20, lbs, 20), 1e-3 * c.mesh.size());
+  // S: the bake from 1.0 s with 0.5 s of pre-roll equals the bake from 0.5 s, sliced at 1.0 s.
+  BakeOptions rolled = walk_options("lbs,dynamic");
+  rolled.start = 1.0;
+  rolled.end = 1.5;
+  rolled.motion.pre_roll = PreRoll::parse("0.5");
+  BakeOptions earlier = walk_options("lbs,dynamic");
+  earlier.start = 0.5;
+  earlier.end = 1.5;
+  const BakedFrames a = bake(c, rolled), b = bake(c, earlier);
+  ASSERT_EQ(a.positions.size() + 15, b.positions.size());
+  EXPECT_LE(largest_difference(a, b, 15), 1e-6 * c.mesh.size());
+  // ... and differs from starting there with the pose held.
+  BakeOptions hold_there = rolled;
+  hold_there.motion.pre_roll = PreRoll{};
+  EXPECT_GT(largest_frame_difference(bake(c, hold_there), 0, a, 0), 1e-3 * c.mesh.size());
+}
+
+TEST(LoopCli, LoopPreRollAndSeamFlags) {
+  test::ScratchDir dir;
+  const std::string clonk_file = bundled_asset("clonk.glb").string();
+  const auto seam = test::run_wobble("bake '" + clonk_file + "' --clip Walk --fps 30 --deformer lbs,dynamic --loop --seam -o '" +
+                                     (dir / "loop.pc2").string() + "'");
+  ASSERT_EQ(seam.exit_code, 0) << seam.output;
+  EXPECT_NE(seam.output.find("seam (--loop; a cycle of 2.4 s: the last key repeats the first pose"), std::string::npos)
+      << seam.output;
+  EXPECT_NE(seam.output.find("loop: a cycle of 2.4 s"), std::string::npos) << seam.output;
+  EXPECT_EQ(read_pc2(dir / "loop.pc2").size(), 73u);  // one cycle, both ends
+  const auto not_cycle = test::run_wobble("bake '" + clonk_file + "' --clip BowJump --deformer lbs,dynamic --loop -q -o '" +
+                                          (dir / "jump.pc2").string() + "'");
+  EXPECT_EQ(not_cycle.exit_code, 1);
+  EXPECT_NE(not_cycle.output.find("clip 'BowJump' is not a cycle"), std::string::npos) << not_cycle.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "jump.pc2"));
+  const auto forced = test::run_wobble("bake '" + clonk_file + "' --clip BowJump --deformer lbs,dynamic --loop-force -q -o '" +
+                                       (dir / "jump.pc2").string() + "'");
+  EXPECT_EQ(forced.exit_code, 0) << forced.output;
+  for (const char* bad : {"--pre-roll 2abc", "--pre-roll -1", "--loop-period 0", "--loop-period nan"}) {
+    const auto refused = test::run_wobble("bake '" + clonk_file + "' --clip Walk --deformer lbs,dynamic " + bad + " -q -o '" +
+                                          (dir / "bad.pc2").string() + "'");
+    EXPECT_EQ(refused.exit_code, 1) << bad;
+    EXPECT_NE(refused.output.find(std::string(bad).substr(0, std::string(bad).find(' ')) + ":"), std::string::npos)
+        << bad << ": " << refused.output;
+    EXPECT_FALSE(std::filesystem::exists(dir / "bad.pc2"));
+  }
 }

@@ -68,6 +68,7 @@ Viewer::Viewer(const ViewerOptions& options) : options_(options), physics_(optio
   stack_editor_ = StackEditor::from(options.deformer, initial_settings(options));
   use_gpu_ = options.gpu;
   draw_options_.skeleton = options.skeleton;
+  playback_.loop = options.loop;
   if (options.cylinder_vertices > 0) set_character(make_cylinder_character(options.cylinder_vertices));
   else if (!options.physics.shape.empty()) set_character(load_character(bundled_shape(options.physics.shape)));
   else if (!options.file.empty()) set_character(load_viewer_file(options.file));
@@ -135,8 +136,8 @@ void Viewer::follow_character() {
 
 void Viewer::choose_clip(int clip) {
   clip_ = clip;
-  if (clip >= 0) playback_.set_range(character_->clips[clip].start(), character_->clips[clip].end());
-  else playback_.set_range(0, 0);
+  cycle_loop_.set_clip(character_->rig, clip >= 0 ? &character_->clips[clip] : nullptr);
+  playback_.set_range(cycle_loop_.start(), cycle_loop_.end());
 }
 
 bool Viewer::gpu_available() const {
@@ -152,6 +153,7 @@ void Viewer::show_error(const std::string& message) {
 
 void Viewer::rebuild_stack() {
   stack_ready_ = false;
+  cycle_loop_.restart();
   positions_valid_ = false;
   if (!character_->is_skinned()) return;  // a static mesh is shown as it is
   try {
@@ -173,6 +175,7 @@ void Viewer::rebuild_stack() {
 
 void Viewer::apply_settings() {
   if (!stack_ready_) return rebuild_stack();
+  cycle_loop_.restart();  // a loop shows the new values' steady state at once
   try {
     stack_.update(stack_editor_.settings());
     if (gpu_available()) gpu_skinning_.update_settings(stack_editor_.settings());
@@ -183,27 +186,41 @@ void Viewer::apply_settings() {
 }
 
 void Viewer::compute_pose() {
-  const Clip* clip = clip_ >= 0 ? &character_->clips[clip_] : nullptr;
-  evaluate_pose(character_->rig, clip, playback_.clip_time(), pose_);
+  cycle_loop_.pose(playback_, pose_);
   if (joints_.has_overrides()) {
     joints_.apply(pose_);
     update_world(character_->rig, pose_);
   }
 }
 
+void Viewer::start_loop(const PoseSampler& pose_at, bool on_gpu) {
+  if (!cycle_loop_.active(playback_, joints_.has_overrides())) return cycle_loop_.restart();
+  if (on_gpu != loop_on_gpu_) cycle_loop_.restart();  // the other path's history has not run
+  loop_on_gpu_ = on_gpu;
+  const std::optional<CycleLoop::Start> start = cycle_loop_.take_start(playback_);
+  if (!start) return;
+  try {
+    if (on_gpu) gpu_skinning_.start_periodic(pose_at, start->time, start->period, start->clip_time);
+    else if (stack_ready_) stack_.start_periodic(pose_at, start->time, start->period, start->clip_time);
+  } catch (const std::exception& e) {
+    show_error(e.what());
+  }
+}
+
 void Viewer::deform() {
   const auto start = Clock::now();
+  const bool on_gpu = gpu_path() && !painting_mode_;
   if (playback_.take_jump()) {
     stack_.reset();
     gpu_skinning_.reset();
+    cycle_loop_.restart();
   }
   // The clip is the motion's source while it plays untouched; otherwise the effects difference
   // the poses they are given (interactive posing).
   PoseSampler pose_at;
-  const Clip* clip = clip_ >= 0 ? &character_->clips[clip_] : nullptr;
-  if (clip && playback_.playing && !joints_.has_overrides())
-    pose_at = [this, clip](double s, Pose& pose) { evaluate_pose(character_->rig, clip, playback_.clip_time_at(s), pose); };
+  if (clip_ >= 0 && playback_.playing && !joints_.has_overrides()) pose_at = cycle_loop_.sampler(playback_);
   const double t = playback_.simulation_time();
+  start_loop(pose_at, on_gpu);
 
   if (!character_->is_skinned()) {
     if (!positions_valid_) {
@@ -211,7 +228,7 @@ void Viewer::deform() {
       renderer_->set_positions(positions_, character_->mesh.normals);
       positions_valid_ = true;
     }
-  } else if (gpu_path() && !painting_mode_) {
+  } else if (on_gpu) {
     try {
       gpu_skinning_.update(*renderer_, pose_, t, pose_at, playback_.clip_time());
     } catch (const std::exception& e) {
@@ -226,7 +243,7 @@ void Viewer::deform() {
       renderer_->set_positions(positions_, normals_);
       positions_valid_ = true;
       if (recording_) {
-        recorded_.times.push_back(playback_.clip_time());
+        recorded_.times.push_back(static_cast<float>(playback_.played_time()));
         recorded_.positions.push_back(positions_);
       }
     } catch (const std::exception& e) {
@@ -443,6 +460,7 @@ void Viewer::draw_ui(int width, int height) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(80);
     ImGui::DragFloat("speed", &playback_.speed, 0.01f, 0.0f, 4.0f, "%.2f");
+    if (!cycle_loop_.description().empty()) ImGui::TextWrapped("%s", cycle_loop_.description().c_str());
     float t = playback_.clip_time();
     if (ImGui::SliderFloat("time", &t, playback_.start(), std::max(playback_.end(), playback_.start() + 1e-3f), "%.2f s"))
       playback_.scrub(t);

@@ -21,6 +21,7 @@
 
 #include "bend_weight_brush.hpp"
 #include "bundled_characters.hpp"
+#include "cycle_loop.hpp"
 #include "frame_statistics.hpp"
 #include "joint_drag.hpp"
 #include "physics_mode.hpp"
@@ -57,7 +58,8 @@ class Viewer {
   const Character& character() const { return *character_; }
   const std::string& error() const { return error_; }
   // Records the CPU path's deformed positions of every frame from now on (automation: --record),
-  // and writes them as a PC2 point cache (clip times, `fps` samples per second).
+  // and writes them as a PC2 point cache (`fps` samples per second; the times are played times:
+  // clip times without a loop's wraps).
   void start_recording() { recording_ = true; }
   void write_recording(const std::filesystem::path& path, double fps) const;
   // The physics mode's benchmark line (empty when it did not run).
@@ -74,6 +76,8 @@ class Viewer {
   // Moves the camera target with the character's root over the ground, keeping the user's orbit.
   void follow_character();
   Vec3f root_on_ground() const;
+  // Starts the effects in the cycle's periodic steady state when a loop of a cycle (re)starts.
+  void start_loop(const PoseSampler& pose_at, bool on_gpu);
   void deform();
   void update_heat_map();
   void handle_mouse(int width, int height);
@@ -91,10 +95,12 @@ class Viewer {
   std::vector<BundledCharacter> bundled_;
   int clip_ = -1;
   Playback playback_;
+  CycleLoop cycle_loop_;       // the clip's cycle: loop playback in the periodic steady state
+  bool loop_on_gpu_ = false;   // the path the steady state was started on
 
   StackEditor stack_editor_;
   bool recording_ = false;
-  BakedFrames recorded_;  // times are clip times
+  BakedFrames recorded_;  // times are played times (increasing over a loop)
   DeformerStack stack_;
   bool stack_ready_ = false;
   std::unique_ptr<ThreadPool> pool_;

@@ -22,11 +22,12 @@ void parse_size(const std::string& text, int& width, int& height) {
 
 std::string viewer_usage() {
   return "usage: wobble-viewer [FILE] [--clip NAME|INDEX] [--deformer STACK] [--settings FILE] [--gpu]\n"
-         "                     [--size WxH] [--no-ui] [--skeleton] [--cylinder VERTICES]\n"
+         "                     [--size WxH] [--no-ui] [--skeleton] [--no-loop] [--cylinder VERTICES]\n"
          "                     [--screenshot OUT.png [--frame N]] [--benchmark-frames N]\n"
          "  FILE            a character (.glb .gltf, and on the desktop anything wobble reads);\n"
          "                  default: the first bundled character (also: drag a file onto the window)\n"
          "  --deformer      stack, as for wobble bake (default lbs,dynamic)\n"
+         "  --no-loop       play the clip once (default: loop it; a cycle loops in its periodic steady state)\n"
          "  --FLAG VALUE    any deformer parameter, as for wobble bake (--frequency 3; ?frequency=3 in the browser)\n"
          "  --screenshot    render N frames (default 60, 1/60 s of animation each), save a PNG, exit\n"
          "  --record OUT.pc2  render N frames (--frame), write the CPU path's positions as PC2, exit\n"
@@ -69,6 +70,7 @@ ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
     else if (a == "--size") parse_size(value(), options.width, options.height);
     else if (a == "--no-ui") options.ui = !is_on();
     else if (a == "--skeleton") options.skeleton = is_on();
+    else if (a == "--no-loop") options.loop = !is_on();
     else if (a == "--screenshot") options.screenshot = value();
     else if (a == "--record") options.record = value();
     else if (a == "--frame") options.frame = integer(1, 1'000'000);

@@ -19,6 +19,7 @@ struct ViewerOptions {
   int width = 1280, height = 720;
   bool ui = true;                      // false: the picture only (screenshots)
   bool skeleton = false;
+  bool loop = true;                    // --no-loop: play the clip once and hold its end
   // Automation: render `frame` frames (1/60 s of animation each), save, exit.
   std::filesystem::path screenshot;
   int frame = 60;

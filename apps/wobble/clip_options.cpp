@@ -1,5 +1,8 @@
 #include "clip_options.hpp"
 
+#include <wobble/error.hpp>
+#include <wobble/parse.hpp>
+
 #include "value_options.hpp"
 
 namespace wobble::cli {
@@ -22,8 +25,13 @@ BakeOptions ClipOptions::bake_options(const Character& character) const {
   BakeOptions options;
   options.clip = character.require_clip(clip);
   options.fps = fps;
-  options.start = start.value_or(std::numeric_limits<double>::quiet_NaN());
-  options.end = end.value_or(std::numeric_limits<double>::quiet_NaN());
+  options.start = start;
+  options.end = end;
+  const double first = start.value_or(character.clips[options.clip].start());
+  if (end && *end < first) {
+    fail_plain("--end: {} s is before the first frame at {} s{}", format_real(*end), format_real(first),
+               start ? "" : " (the clip's start; --start moves it)");
+  }
   return options;
 }
 

@@ -9,11 +9,13 @@
 #include <wobble/error.hpp>
 #include <wobble/io.hpp>
 #include <wobble/parallel.hpp>
+#include <wobble/seam.hpp>
 #include <wobble/usd_write.hpp>
 
 #include "clip_options.hpp"
 #include "commands.hpp"
 #include "deformer_options.hpp"
+#include "loop_options.hpp"
 #include "progress.hpp"
 
 namespace wobble::cli {
@@ -32,14 +34,36 @@ OutputKind output_kind(const std::string& out) {
   fail(out, "unknown output type '{}' (use .glb, .gltf, .pc2, .usda, or a folder ending in / for OBJ files)", extension);
 }
 
+// --seam: the effect (the stack minus its base skinning) at the seam of one cycle of frames.
+void print_seam(const Character& character, BakeOptions options, const BakedFrames& baked) {
+  const Clip& clip = character.clips[options.clip];
+  Cycle cycle;
+  try {
+    cycle = find_cycle(character.rig, clip, options.motion.cycle);
+  } catch (const Error& error) {
+    fail(character.source, "--seam: {}", error.what());
+  }
+  const double frames = cycle.period * options.fps;
+  if (std::abs(frames - std::round(frames)) > 1e-3 || baked.positions.size() < std::round(frames) + 1) {
+    fail_plain("--seam: the bake must hold a whole cycle of whole frames, both ends (the period is {} s, {} frames at {} fps)",
+               cycle.period, frames, options.fps);
+  }
+  const DeformerDescription* base = options.stack.base();
+  options.stack = base ? StackDescription::parse(base->name) : StackDescription();
+  options.progress = {};
+  const SeamJump jump = seam_jump(baked, bake(character, options), static_cast<std::size_t>(std::lround(frames)));
+  fmt::print("seam ({}{}): {}\n", options.motion.loop ? "--loop; " : "", cycle.describe(), jump.describe(character.mesh.size()));
+}
+
 }  // namespace
 
 Runner add_bake_command(CLI::App& app) {
   struct Options {
     std::string input, output;
     ClipOptions clip;
-    bool quiet = false;
+    bool quiet = false, seam = false;
     DeformerOptions deformers;
+    LoopOptions loop;
   };
   auto options = std::make_shared<Options>();
   app.add_option("IN", options->input, "skinned character (glTF, FBX, Collada, ...)")->required();
@@ -47,6 +71,11 @@ Runner add_bake_command(CLI::App& app) {
   app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, .usda, or folder/ for OBJ files")->required();
   app.add_flag("-q,--quiet", options->quiet, "no progress, summary or repair warnings; errors only");
   options->deformers.add_to(app);
+  options->loop.add_to(app);
+  options->loop.add_pre_roll_to(app);
+  app.add_flag("--seam", options->seam,
+               "print how the baked cycle meets itself: the effect's largest jump from the cycle's last frame to its "
+               "first, against the largest between frames inside (bakes the base skinning alone once more)");
 
   return [options] {
     if (options->quiet) spdlog::set_level(spdlog::level::err);  // quiet: errors only
@@ -61,8 +90,11 @@ Runner add_bake_command(CLI::App& app) {
     bake_options.settings = settings;
     bake_options.pool = &pool;
     bake_options.progress = [&](std::size_t done, std::size_t total) { progress.update(done, total); };
-    const BakedFrames baked = bake(character, bake_options);
+    bake_options.motion = options->loop.motion();
+    std::string motion;
+    const BakedFrames baked = bake(character, bake_options, &motion);
     progress.finish();
+    if (options->seam) print_seam(character, bake_options, baked);
 
     switch (kind) {
       case OutputKind::Gltf: write_gltf(options->output, character, &baked, clip); break;
@@ -74,6 +106,7 @@ Runner add_bake_command(CLI::App& app) {
       case OutputKind::ObjSequence: write_obj_sequence(options->output, character.mesh, baked); break;
     }
     if (!options->quiet) {
+      fmt::print("{}\n", motion);
       fmt::print("wrote {} ({} frames of {} vertices, clip '{}', {} fps, stack {})\n", options->output,
                  baked.times.size(), character.mesh.vertex_count(), character.clips[clip].name, options->clip.fps,
                  bake_options.stack.text());

@@ -21,7 +21,6 @@
 #include <wobble/physics/field_network.hpp>
 #include <wobble/physics/rig_complementary.hpp>
 #include <wobble/physics/rig_loop.hpp>
-#include <wobble/parse.hpp>
 #include <wobble/physics/scene.hpp>
 
 #include "commands.hpp"
@@ -38,6 +37,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace wobble::physics;
+
+constexpr double kDefaultLoopTolerance = 1e-4;  // --loop-tolerance, a share of the character size
 
 enum class OutputKind { Pc2, Gltf, Folder };
 
@@ -190,7 +191,7 @@ Runner add_simulate_command(CLI::App& app) {
     std::optional<double> floor;
     bool no_gravity = false, quiet = false, no_rig_inertia = false;
     LoopOptions loop;
-    std::string loop_tolerance = "1e-4";
+    std::optional<double> loop_tolerance;  // share of the character size; unset: kDefaultLoopTolerance
   };
   auto o = std::make_shared<Options>();
   app.add_option("INPUT", o->input, "SCENE.json, a shape (OFF, OBJ, glTF, ...) or a 3DGS PLY");
@@ -217,9 +218,9 @@ Runner add_simulate_command(CLI::App& app) {
   app.add_option("--clip", o->clip, "clip name or index (with --rig)")->capture_default_str();
   app.add_flag("--no-rig-inertia", o->no_rig_inertia, "with --rig: eq. 24 only, without the rig's inertial forcing");
   o->loop.add_to(app);
-  app.add_option("--loop-tolerance", o->loop_tolerance,
-                 "with --rig --loop: cycles are played until one differs from the one before by less than this share "
-                 "of the character size")->capture_default_str();
+  add_real_option(app, "--loop-tolerance", o->loop_tolerance,
+                  "with --rig --loop: cycles are played until one differs from the one before by less than this share "
+                  "of the character size (default 1e-4)", 0, 1);
   app.add_flag("-q,--quiet", o->quiet, "no progress or summary");
   app.add_option("--subspace", o->subspace,
                  "subspace: eigenmodes, or neural (learned fields, `wobble fields`; with --rig, rig-complementary ones)")
@@ -260,9 +261,9 @@ Runner add_simulate_command(CLI::App& app) {
                      sim.body().handle_count(), sim.complementarity().relative);
       if (const std::optional<Cycle> cycle = o->loop.cycle(character, clip)) {
         return simulate_rig_loop_to(o->output, kind, character, clip, *cycle, sim, o->fps, o->substeps,
-                                    parse_real(o->loop_tolerance, "--loop-tolerance", 0, 1), o->quiet);
+                                    o->loop_tolerance.value_or(kDefaultLoopTolerance), o->quiet);
       }
-      if (!o->loop_tolerance.empty() && o->loop_tolerance != "1e-4") fail_plain("--loop-tolerance: needs --loop");
+      if (o->loop_tolerance) fail_plain("--loop-tolerance: needs --loop");
       const int frames = clip_frame_count(c, o->fps);
       BakedFrames baked;
       Pose pose;

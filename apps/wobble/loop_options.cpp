@@ -1,21 +1,43 @@
 #include "loop_options.hpp"
 
 #include <wobble/error.hpp>
-#include <wobble/parse.hpp>
+
+#include "value_options.hpp"
 
 namespace wobble::cli {
 
+namespace {
+constexpr double kMinPeriod = 1e-3, kMaxPeriod = 1e6;  // seconds
+}  // namespace
+
 void LoopOptions::add_to(CLI::App& app) {
   app.add_flag("--loop", loop, "the clip is a cycle: bake its periodic steady state, seamless at the loop's seam");
-  app.add_option("--loop-period", period, "the cycle's period, seconds (default: detected from the clip; implies --loop)");
+  add_real_option(app, "--loop-period", period, "the cycle's period, seconds (default: detected from the clip; implies --loop)",
+                  kMinPeriod, kMaxPeriod);
   app.add_flag("--loop-force", force, "loop the clip even though its end differs from its start (implies --loop)");
+}
+
+void LoopOptions::add_pre_roll_to(CLI::App& app) {
+  app.add_option("--pre-roll", pre_roll,
+                 "where the effects' history begins: hold (the first frame's pose held forever: no jolt) or S "
+                 "seconds of the clip's previous frames (its cycle's, wrapped, for a cycle)")
+      ->capture_default_str();
+}
+
+MotionOptions LoopOptions::motion() const {
+  MotionOptions options;
+  options.loop = enabled();
+  options.cycle.force = force;
+  if (period) options.cycle.period = *period;
+  options.pre_roll = PreRoll::parse(pre_roll, "--pre-roll");
+  return options;
 }
 
 std::optional<Cycle> LoopOptions::cycle(const Character& character, std::size_t clip) const {
   if (!enabled()) return std::nullopt;
   CycleOptions options;
   options.force = force;
-  if (!period.empty()) options.period = parse_real(period, "--loop-period", 1e-3, 1e6);
+  if (period) options.period = *period;
   try {
     return find_cycle(character.rig, character.clips.at(clip), options);
   } catch (const Error& error) {

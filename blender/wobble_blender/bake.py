@@ -49,10 +49,14 @@ def play_frames(context, obj):
     start, end = scene.frame_start, scene.frame_end
     window_manager = context.window_manager
     try:
+        playback.runtime_of(obj, scene)  # settings wobble refuses: no bake, wobble's message
         playback.reset(obj)
         window_manager.progress_begin(start, end)
         for frame in range(start, end + 1):
             scene.frame_set(frame)  # runs the frame-change handler: the effect for this frame
+            refused = playback.error_of(obj)
+            if refused:  # keyed values refused at this frame's time
+                raise ValueError(refused)
             frames.append(evaluated_positions(obj, context.evaluated_depsgraph_get()))
             window_manager.progress_update(frame)
     finally:

@@ -10,7 +10,16 @@ attribute to the positions. Nothing of the user's mesh is overwritten.
 Time. t = frame / fps (scene frame rate). The result at a frame is `wobble bake` of the scene's
 frame range at that frame, however the timeline got there (timeline.py): the rig is sampled at
 the effect's 60 Hz between frames, the history runs from the first frame, results are cached
-per frame. A settings change starts afresh.
+per frame.
+
+Settings. Every frame the object's properties are read as the CLI's stack and settings
+(settings.py; keyframed numbers as keys). A change of the stack (a deformer switched on or off),
+of the loop or pre-roll, of the mesh or the armature builds the runtime afresh; any other change
+goes to the running stack through Stack.update: while the animation plays, live values keep the
+motion's history (live tuning: the wobble goes on); paused, or when a deformer was rebound, the
+displayed frame is computed afresh with the new settings (timeline.py). Values wobble refuses
+are reported with wobble's message (in the panel, and by Bake) and the effect shows nothing
+until they are fixed.
 """
 import contextlib
 import json
@@ -20,8 +29,8 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from .module import wobble
-from .properties import motion_of, stack_and_settings
 from .rig_bridge import CharacterBridge, armature_modifier
+from .settings import motion_of, stack_and_settings
 from .timeline import Timeline
 
 OFFSET_ATTRIBUTE = "wobble_offset"
@@ -30,19 +39,50 @@ MODIFIER_NAME = "wobble"
 
 # Per object (by name): the bridge, the stacks and what they were made from.
 _runtime = {}
+# Per object (by name): (the signatures refused, or None, and wobble's message), and the message
+# printed last.
+_errors = {}
+_printed = {}
+
+
+def skinning_of(modifier):
+    return 'dqs' if modifier.use_deform_preserve_volume else 'lbs'
+
+
+def signatures_of(obj, modifier, scene):
+    """What the runtime was made from: (structure, settings). A structure change needs a new
+    runtime; a settings change goes through Stack.update. Vertex groups by name (reading a
+    group's weights walks every vertex in Python: they are read when the settings change)."""
+    spec, settings = stack_and_settings(obj, skinning_of(modifier), scene, weights=False)
+    structure = json.dumps([spec, motion_of(obj), len(obj.data.vertices), modifier.object.name])
+    return structure, json.dumps(settings, sort_keys=True)
+
+
+def animation_playing():
+    """True while the timeline plays in any window (live tuning keeps the history then)."""
+    window_manager = bpy.context.window_manager
+    return window_manager is not None and any(w.screen.is_animation_playing for w in window_manager.windows)
 
 
 class Runtime:
-    def __init__(self, obj, modifier):
+    def __init__(self, obj, modifier, scene, signatures):
         self.bridge = CharacterBridge(obj, modifier)
-        spec, settings = stack_and_settings(obj, self.bridge.base)
-        self.signature = _signature(obj, modifier)
-        self.spec = spec
-        self.settings = settings
-        self.stack = wobble.Stack(self.bridge.character, spec, settings)
+        self.spec, self.settings = stack_and_settings(obj, self.bridge.base, scene)
+        self.stack = wobble.Stack(self.bridge.character, self.spec, self.settings)
         self.base = wobble.Stack(self.bridge.character, self.bridge.base)
         self.timeline = Timeline(self.bridge, self.stack, self.base, *motion_of(obj))
+        self.structure, self.signature = signatures
         self.shown_time = None  # the time whose offsets the mesh attribute holds
+
+    def retune(self, obj, scene, signature, keep_history):
+        """New settings for the running stack: live values keep its history when keep_history;
+        a deformer whose bind values changed is rebound by Stack.update and the history restarts."""
+        _, settings = stack_and_settings(obj, self.bridge.base, scene)
+        rebound = self.stack.update(settings)
+        self.settings, self.signature = settings, signature
+        self.timeline.settings_changed(keep_history and not rebound)
+        if not (keep_history and not rebound):
+            self.shown_time = None  # the displayed frame changes
 
 
 # The frame-change handler does nothing while the timeline sets sub-frames to sample the rig.
@@ -57,12 +97,6 @@ def handler_paused():
         yield
     finally:
         _paused[0] = was
-
-
-def _signature(obj, modifier):
-    # Checked every frame: vertex groups by name, their weights are read when the runtime is built.
-    spec, settings = stack_and_settings(obj, 'dqs' if modifier.use_deform_preserve_volume else 'lbs', weights=False)
-    return json.dumps([spec, settings, motion_of(obj), len(obj.data.vertices), modifier.object.name], sort_keys=True)
 
 
 def scene_time(scene, frame=None):
@@ -128,26 +162,74 @@ def write_offsets(obj, offsets):
 def clear(obj):
     """Removes the effect from an object (zero offsets) and forgets its history."""
     _runtime.pop(obj.name, None)
+    _errors.pop(obj.name, None)
     if obj.type == 'MESH' and obj.data.attributes.get(OFFSET_ATTRIBUTE) is not None:
         write_offsets(obj, np.zeros((len(obj.data.vertices), 3), dtype=np.float32))
 
 
-def runtime_of(obj):
-    """The object's runtime, rebuilt when its settings, mesh or armature changed."""
+def runtime_of(obj, scene):
+    """The object's runtime, built or given its new settings. Raises wobble.Error or ValueError
+    with the message of a refused value; the same settings are not tried again."""
     modifier = armature_modifier(obj)
     if modifier is None:
         raise ValueError(f"{obj.name}: wobble needs an Armature modifier with an armature")
+    signatures = signatures_of(obj, modifier, scene)
+    refused = _errors.get(obj.name)
+    if refused is not None and refused[0] == signatures:
+        raise ValueError(refused[1])
     runtime = _runtime.get(obj.name)
-    if runtime is None or runtime.signature != _signature(obj, modifier):
-        runtime = Runtime(obj, modifier)
-        _runtime[obj.name] = runtime
+    try:
+        if runtime is None or runtime.structure != signatures[0]:
+            _runtime.pop(obj.name, None)
+            runtime = Runtime(obj, modifier, scene, signatures)
+            _runtime[obj.name] = runtime
+        elif runtime.signature != signatures[1]:
+            runtime.retune(obj, scene, signatures[1], animation_playing())
+    except (wobble.Error, ValueError) as error:
+        message = named(obj, error)
+        _errors[obj.name] = (signatures, message)
+        raise ValueError(message) from error
     return runtime
+
+
+def named(obj, error):
+    """An error's message naming the object ("Body: settings: dynamic.amplitude: ...")."""
+    message = str(error)
+    return message if message.startswith(obj.name + ": ") else f"{obj.name}: {message}"
+
+
+def error_of(obj):
+    """wobble's message about the object's settings, or None."""
+    refused = _errors.get(obj.name)
+    return refused[1] if refused is not None else None
+
+
+def _refuse(obj, message):
+    """Settings wobble refused: the message printed (once) and kept for the panel, the effect
+    off (zero offsets) until they are fixed."""
+    if _printed.get(obj.name) != message:
+        print(f"wobble: {message}")
+        _printed[obj.name] = message
+    refused = _errors.get(obj.name)
+    if refused is None or refused[1] != message:  # refused while running (keys at some time)
+        _errors[obj.name] = (None, message)
+        _runtime.pop(obj.name, None)  # built afresh next time
+    if obj.data.attributes.get(OFFSET_ATTRIBUTE) is not None:
+        write_offsets(obj, np.zeros((len(obj.data.vertices), 3), dtype=np.float32))
 
 
 def evaluate(obj, depsgraph, time):
     """The effect for the object at `time` (the bake's, see timeline.py), written to the mesh."""
-    runtime = runtime_of(obj)
-    offsets = runtime.timeline.offsets(bpy.context.scene, depsgraph, time)
+    scene = bpy.context.scene
+    try:
+        runtime = runtime_of(obj, scene)
+        offsets = runtime.timeline.offsets(scene, depsgraph, time)
+    except (wobble.Error, ValueError) as error:
+        message = named(obj, error)
+        _refuse(obj, message)
+        raise ValueError(message) from error
+    _errors.pop(obj.name, None)
+    _printed.pop(obj.name, None)
     ensure_modifier(obj)
     # The same frame again is not rewritten (that would only make Blender evaluate the mesh again),
     # unless the attribute is gone.
@@ -179,30 +261,38 @@ def on_frame_change(scene, depsgraph=None):
     for obj in _enabled_objects(scene):
         try:
             evaluate(obj, depsgraph, time)
-        except (wobble.Error, ValueError) as error:
-            print(f"wobble: {error}")
-            obj.wobble.enabled = False
+        except (wobble.Error, ValueError):
+            pass  # reported (printed, and in the panel); the effect stays on, showing nothing until fixed
 
 
 @persistent
 def on_load(_):
     _runtime.clear()
+    _errors.clear()
 
 
 @persistent
+def moves_rig(action):
+    """Whether an action may move a rig: it animates more than wobble's own properties (keys on
+    those reach the stack through the settings, see settings.py). Forgetting the samples would
+    make the next frame sample the rig again, setting the scene's frame, which puts animated
+    properties back at their curves' values: an edited, not yet keyed value would be lost."""
+    curves = getattr(action, "fcurves", None)
+    return curves is None or any(not c.data_path.startswith("wobble.") for c in curves)
+
+
 def on_depsgraph_update(scene, depsgraph):
     # An edited action changes the rig's motion: the cached samples and results are stale.
     if _paused[0] or not _runtime:
         return
-    if any(isinstance(update.id, bpy.types.Action) for update in depsgraph.updates):
+    if any(isinstance(update.id, bpy.types.Action) and moves_rig(update.id) for update in depsgraph.updates):
         for runtime in _runtime.values():
             runtime.timeline.forget_samples()
             runtime.shown_time = None
 
 
-def refresh(context):
-    """After a settings change: re-run the current frame (the history restarts)."""
-    obj = context.object
+def refresh(obj, context):
+    """After a property change: the current frame with the new settings (timeline.py)."""
     if obj is None or obj.type != 'MESH':
         return
     if not obj.wobble.enabled:
@@ -210,8 +300,8 @@ def refresh(context):
         return
     try:
         evaluate(obj, context.evaluated_depsgraph_get(), scene_time(context.scene))
-    except (wobble.Error, ValueError) as error:
-        print(f"wobble: {error}")
+    except (wobble.Error, ValueError):
+        pass  # reported
 
 
 _HANDLERS = (("frame_change_post", on_frame_change), ("load_post", on_load), ("depsgraph_update_post", on_depsgraph_update))

@@ -15,8 +15,13 @@ from S s before the first frame, with Loop the frame range repeated forever (fra
 frame_start again) and the history started in its periodic steady state, so that playing over the
 loop shows no seam.
 
-Samples and results are forgotten when the settings change (a new Timeline) or when an action
-is edited (forget_samples).
+Live tuning (settings_changed, after Stack.update). While the animation plays, a change of live
+values keeps the history: the next frames continue the motion with the new values (as a step key
+at that frame would, see keyframes.py); those frames are not cached, so that a frame visited
+again shows the bake of the settings now in force. Paused, or after a change of a bind parameter
+(the deformer was rebound), the results are forgotten and the displayed frame is computed from
+the first frame with the new settings: what Bake would give there. The rig's samples are kept.
+Samples and results are forgotten when an action is edited (forget_samples).
 """
 import math
 
@@ -60,18 +65,38 @@ class Timeline:
         self.results = {}   # time key -> object-space offsets (N, 3) float32
         self.last_time = None  # the time the stack's history has reached
         self.first_time = None
+        self.tuned = False   # the history has run with settings changed on the way: its results are not the bake's
+        self.latest = None   # (time key, offsets) of the history's last time while tuned
         self.scene_evaluations = 0  # frame_set calls made to sample the rig (for tests and profiles)
         self._sampling = False
 
     def forget_samples(self):
         self.samples.clear()
+        self._forget_results()
+
+    def _forget_results(self):
         self.results.clear()
         self.last_time = None
+        self.tuned, self.latest = False, None
+
+    def settings_changed(self, keep_history):
+        """The stack's settings changed (Stack.update): keep the history (live tuning while
+        playing) or compute afresh from the first frame."""
+        if keep_history and self.last_time is not None:
+            key = time_key(self.last_time)
+            shown = self.results.get(key) if not self.tuned else (self.latest[1] if self.latest else None)
+            self.latest = (key, shown) if shown is not None else None
+            self.tuned = True
+            self.results.clear()
+        else:
+            self._forget_results()
 
     def offsets(self, scene, depsgraph, time):
         """Object-space offsets at `time` (s), computed once per time."""
         key = time_key(time)
         cached = self.results.get(key)
+        if cached is None and self.latest is not None and self.latest[0] == key:
+            cached = self.latest[1]
         if cached is not None:
             return cached
         fps = scene.render.fps / scene.render.fps_base
@@ -87,12 +112,12 @@ class Timeline:
             if self.last_time is None or time < self.last_time or time < motion.history_start:
                 self._start_history(scene, min(motion.history_start, time), fps)
             for t in self._times_up_to(time, fps):
-                self._run(scene, t, fps)
+                offsets = self._run(scene, t, fps)
         finally:
             if self._sampling:  # put the scene back on the displayed frame
                 self._sampling = False
                 self._frame_set(scene, frame_now, subframe_now)
-        return self.results[key]
+        return offsets
 
     def _times_up_to(self, time, fps):
         """The history's next times up to `time`: every scene frame in between (the history never
@@ -112,6 +137,7 @@ class Timeline:
     def _start_history(self, scene, first, fps):
         self.stack.reset()
         self.first_time, self.last_time = first, None
+        self.tuned, self.latest = False, None
         if self.motion.loop and first == self.motion.start:
             self.stack.start_periodic(self.motion.start, self.motion.period, pose_at=self._pose_at(scene, fps))
 
@@ -125,8 +151,12 @@ class Timeline:
         base = self.base.evaluate(pose, t).astype(np.float64)
         # World-space offsets back into the mesh's space (its world matrix's linear part).
         offsets = np.einsum('ij,kj->ik', final - base, inverse_3x3(mesh_world[:3, :3])).astype(np.float32)
-        self.results[time_key(t)] = offsets
+        if self.tuned:
+            self.latest = (time_key(t), offsets)
+        else:
+            self.results[time_key(t)] = offsets
         self.last_time = t
+        return offsets
 
     def _sample(self, scene, t, fps):
         t = self.motion.rig_time(t)

@@ -12,6 +12,13 @@
 //                            equals a bake started S s earlier, sliced
 //   loop                     the clip is a cycle repeated forever and the history is its periodic
 //                            steady state (Deformer::start_periodic): no seam; pre-roll is moot
+//
+// Keyed parameters follow the clip time of each frame (clip_time): for a loop the time wrapped
+// into the cycle, so a keyed loop repeats its keys every cycle. A key beyond the cycle's end (or
+// before its start) is never reached: it only shapes the interpolation toward it from the last
+// key inside. The exact steady state holds the parameters of the cycle's start, so a keyed loop
+// also settles its history over whole cycles run before the first frame (settle(), see
+// settle_keyed_loop in bake.hpp).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,14 +52,26 @@ class BakeMotion {
 
   // The pose at time t (frames and pose_at alike).
   void pose(double t, Pose& pose) const;
+  PoseSampler pose_sampler() const;
+  // The clip time of t, which keyed parameters follow: wrapped into the cycle for a loop (and for
+  // pre-roll over a cycle's previous frames), held at the history's start before it.
+  double clip_time(double t) const;
+  // A loop: `cycles` whole cycles run before the cycle that holds the first frame, so that a keyed
+  // loop's history settles (pre_roll_times then begins at history_origin()); `residual`: the
+  // effect's change over the last of them, a share of the character's size (for describe()).
+  void settle(std::size_t cycles, double residual);
+  std::size_t settling_cycles() const { return settling_; }
   // The times to run before the first frame, not written, oldest first: pre-roll S, or with a loop
-  // those from the cycle's start to a first frame later in the cycle.
+  // the settling cycles' frames, then those from the cycle's start to a first frame later in it.
   std::vector<double> pre_roll_times(double fps) const;
   // The loop's cycle, or a cycle found for pre-roll S (nullopt: none).
   const std::optional<Cycle>& cycle() const { return cycle_; }
   bool periodic() const { return periodic_; }
-  // With periodic(): where the cycle that holds the first frame starts (the history's origin).
+  // With periodic(): where the cycle that holds the first frame starts.
   double cycle_start() const;
+  // With periodic(): where the history starts in the periodic steady state: cycle_start(), or the
+  // settling cycles before it.
+  double history_origin() const;
   // One line for the bake's summary ("loop: a cycle of 2.4 s ...", "pre-roll: hold").
   std::string describe() const;
 
@@ -63,6 +82,8 @@ class BakeMotion {
   bool periodic_ = false;
   PreRoll pre_roll_;
   double first_frame_ = 0, history_start_ = 0;
+  std::size_t settling_ = 0;
+  double settling_residual_ = 0;
 };
 
 }  // namespace wobble

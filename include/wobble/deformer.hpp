@@ -46,6 +46,11 @@ class Deformer {
   virtual void update(const DeformerSettings& settings) = 0;
   // Forgets history (a jump in time: scrubbing back, a looping clip). Next frame starts afresh.
   virtual void reset() {}
+  // Seamless loops: starts the history in the periodic steady state of a cycle of `period` s that
+  // begins at `cycle_start`; pose_at gives the pose at any time of the cycle repeated forever. It
+  // holds the deformer's current (live) values over the whole cycle. Deformers without history,
+  // or whose history is the poses themselves (dLBS samples pose_at), have nothing to do.
+  virtual void start_periodic(const PoseSampler& pose_at, double cycle_start, double period) {}
   // Base deformers overwrite positions and normals from the rest mesh; the others modify them.
   // normals may be empty (then they are neither read nor written).
   virtual void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) = 0;
@@ -64,6 +69,12 @@ class DeformerStack {
   // a deformer whose bind parameters changed is recreated and rebound (its history restarts).
   void update(const StackSettings& settings);
   void reset();
+  // Every deformer's history in the periodic steady state of a cycle (Deformer::start_periodic),
+  // keyed parameters first put at `clip_time` (NaN: cycle_start), the clip time of the cycle's start.
+  void start_periodic(const PoseSampler& pose_at, double cycle_start, double period,
+                      double clip_time = std::numeric_limits<double>::quiet_NaN());
+  // True when a parameter of some deformer follows keyframes.
+  bool keyed() const;
   // Runs the stack: positions and normals are resized to the mesh and filled. Without a base
   // deformer they start from the rest mesh. Keyed parameters are first put at the frame's clip time.
   void evaluate(const FrameInput& frame, std::vector<Vec3f>& positions, std::vector<Vec3f>& normals);
@@ -75,6 +86,7 @@ class DeformerStack {
 
  private:
   void create(std::size_t index);
+  void advance_keys(double clip_time);  // keyed parameters at their values at clip_time
   StackDescription description_;
   StackSettings settings_;
   std::vector<DeformerSettings> current_;  // per deformer: the settings it runs with

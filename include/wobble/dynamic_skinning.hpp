@@ -159,7 +159,9 @@ class DynamicSkinningState {
   // had run forever. pose_at gives the pose at any time of the endless repetition. The samples
   // are taken every period / round(60 period) s from cycle_start (1/60 s when the period is a
   // whole number of them), so that each cycle has the same samples; the next apply() must be at a
-  // time >= cycle_start. reset() goes back to the plain 60 Hz grid from 0.
+  // time >= cycle_start, and may be any time later when it is given pose_at (a viewer starting
+  // mid-cycle: the samples in between come from pose_at, not a restart for a long step).
+  // reset() goes back to the plain 60 Hz grid from 0.
   void start_periodic(const DynamicSkinningParameters& parameters, const PoseSampler& pose_at, double cycle_start,
                       double period);
   // The sampling grid, t = origin + n period (s): 1/60 s from 0 unless start_periodic set it.
@@ -243,6 +245,7 @@ class DynamicSkinningState {
   // History, and the grid it is sampled on.
   double grid_period_ = 1.0 / kDynamicSampleRate, grid_origin_ = 0;
   bool started_ = false;
+  bool periodic_start_ = false;  // start_periodic() ran and no apply() since
   std::int64_t last_sample_ = 0;   // index n of the last sample pushed (time n dt)
   double last_time_ = 0;           // time of the last apply
   std::vector<OscillationFilter> filters_;

@@ -45,8 +45,9 @@ py::array_t<float, py::array::c_style | py::array::forcecast> as_float_rows(py::
 // Reads (N, 4, 4) matrices (row-major numpy) into Mat4f.
 std::vector<Mat4f> read_mat4(py::handle object, py::ssize_t count, const std::string& what);
 
-// dict/list/str/number/bool/None and numpy arrays or scalars -> JSON (settings sections).
-nlohmann::json to_json(py::handle object);
+// dict/list/str/number/bool/None and numpy arrays or scalars -> JSON (settings sections). `path`
+// names the value in errors ("dynamic.damping": "settings: dynamic.damping: nan is not a finite number").
+nlohmann::json to_json(py::handle object, const std::string& path = {});
 // JSON text -> Python objects (json.loads).
 py::object json_to_python(const std::string& text);
 // Settings as the CLI's --settings file: None, a dict of sections, or the JSON text; checked

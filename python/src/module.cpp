@@ -88,34 +88,36 @@ std::vector<Mat4f> read_mat4(py::handle object, py::ssize_t count, const std::st
   return out;
 }
 
-nlohmann::json to_json(py::handle object) {
+nlohmann::json to_json(py::handle object, const std::string& path) {
+  const std::string where = path.empty() ? "settings" : "settings: " + path;
   if (object.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(object)) return object.cast<bool>();
   if (py::isinstance<py::int_>(object)) return object.cast<long long>();
   if (py::isinstance<py::float_>(object)) {
     const double value = object.cast<double>();
-    if (!std::isfinite(value)) fail_plain("settings: {} is not a finite number", std::string(py::repr(object)));
+    if (!std::isfinite(value)) fail_plain("{}: {} is not a finite number", where, std::string(py::repr(object)));
     return value;
   }
   if (py::isinstance<py::str>(object)) return object.cast<std::string>();
   if (py::isinstance<py::dict>(object)) {
     nlohmann::json out = nlohmann::json::object();
     for (auto [key, value] : object.cast<py::dict>()) {
-      if (!py::isinstance<py::str>(key)) fail_plain("settings: keys must be strings, got {}", std::string(py::repr(key)));
-      out[key.cast<std::string>()] = to_json(value);
+      if (!py::isinstance<py::str>(key)) fail_plain("{}: keys must be strings, got {}", where, std::string(py::repr(key)));
+      const std::string name = key.cast<std::string>();
+      out[name] = to_json(value, path.empty() ? name : path + "." + name);
     }
     return out;
   }
   // numpy arrays and scalars: through their Python equivalents.
   if (py::hasattr(object, "tolist") && (py::isinstance<py::array>(object) || py::hasattr(object, "dtype"))) {
-    return to_json(object.attr("tolist")());
+    return to_json(object.attr("tolist")(), path);
   }
   if (py::isinstance<py::list>(object) || py::isinstance<py::tuple>(object)) {
     nlohmann::json out = nlohmann::json::array();
-    for (py::handle item : object) out.push_back(to_json(item));
+    for (py::handle item : object) out.push_back(to_json(item, path + "[" + std::to_string(out.size()) + "]"));
     return out;
   }
-  fail_plain("settings: cannot use a {} as a setting", std::string(py::str(object.get_type())));
+  fail_plain("{}: cannot use a {} as a setting", where, std::string(py::str(object.get_type())));
 }
 
 py::object json_to_python(const std::string& text) { return py::module_::import("json").attr("loads")(text); }

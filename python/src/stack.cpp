@@ -1,6 +1,7 @@
 // Python bindings of deformer stacks and bakes: wobble.Stack (frame by frame, from a clip or
 // from poses given one at a time), wobble.bake (a clip at a fixed frame rate, as `wobble bake`)
 // and PC2 point caches. Stack strings and settings keys are the CLI's (--deformer, --settings).
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -9,6 +10,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <wobble/bake.hpp>
+#include <wobble/bake_motion.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
@@ -59,6 +61,18 @@ PoseSampler host_sampler(const Character& character, py::handle pose_at) {
   };
 }
 
+// Stack.update: the new settings, and which deformers they rebind (a host restarts its history then).
+std::vector<std::string> update_stack(Stack& self, py::handle settings) {
+  const StackSettings next = stack_settings_from(settings);
+  std::vector<std::string> rebound;
+  for (const StackEntry& entry : self.stack.description().entries()) {
+    const std::string& name = entry.deformer->name;
+    if (next.get(name).bind_differs(self.stack.settings().get(name))) rebound.push_back(name);
+  }
+  self.stack.update(next);
+  return rebound;
+}
+
 py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out, py::handle pose_at) {
   const Character& character = *self.character;
   if (!clip.is_none() && !pose_at.is_none()) fail_plain("Stack.evaluate: give the clip or pose_at, not both");
@@ -85,14 +99,38 @@ py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::hand
   return result;
 }
 
+void start_periodic(Stack& self, double cycle_start, double period, py::handle clip, py::handle pose_at,
+                    std::optional<double> clip_time) {
+  const Character& character = *self.character;
+  if (clip.is_none() == pose_at.is_none()) fail_plain("Stack.start_periodic: give the clip or pose_at");
+  PoseSampler sampler;
+  if (!clip.is_none()) {
+    const Clip& source = character.clips[clip_index(character, clip)];
+    // The clip's poses over [cycle_start, cycle_start + period), repeated.
+    sampler = [&character, &source, cycle_start, period](double t, Pose& other) {
+      const double phase = t - cycle_start - std::floor((t - cycle_start) / period) * period;
+      evaluate_pose(character.rig, &source, static_cast<float>(cycle_start + phase), other);
+    };
+  } else {
+    sampler = host_sampler(character, pose_at);
+  }
+  py::gil_scoped_release release;
+  self.stack.start_periodic(sampler, cycle_start, period, clip_time.value_or(std::nan("")));
+}
+
 py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip, const std::string& stack, py::handle settings,
                     double fps, std::optional<double> start, std::optional<double> end, std::size_t threads,
-                    const std::function<void(std::size_t, std::size_t)>& progress) {
+                    const std::function<void(std::size_t, std::size_t)>& progress, bool loop,
+                    std::optional<double> loop_period, bool loop_force, py::handle pre_roll) {
   BakeOptions options;
+  options.motion.loop = loop || loop_force || loop_period.has_value();
+  options.motion.cycle.force = loop_force;
+  if (loop_period) options.motion.cycle.period = *loop_period;
+  options.motion.pre_roll = PreRoll::parse(py::str(pre_roll).cast<std::string>(), "bake: pre_roll");
   options.clip = character->require_clip(py::str(clip).cast<std::string>());
   options.fps = fps;
-  if (start) options.start = *start;
-  if (end) options.end = *end;
+  options.start = start;
+  options.end = end;
   options.stack = StackDescription::parse(stack);
   options.settings = stack_settings_from(settings);
   BakedFrames baked;
@@ -111,8 +149,7 @@ py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip
   const auto frames = static_cast<py::ssize_t>(baked.times.size());
   const auto vertices = static_cast<py::ssize_t>(character->mesh.vertex_count());
   // The exact (double) frame times the bake used; BakedFrames keeps them as float.
-  const Clip& source = character->clips[options.clip];
-  const std::vector<double> exact = frame_times(start ? *start : source.start(), end ? *end : source.end(), fps);
+  const std::vector<double> exact = bake_frame_times(*character, options);
   py::array_t<double> times(frames);
   std::copy(exact.begin(), exact.end(), times.mutable_data());
   py::array_t<float> positions({frames, vertices, py::ssize_t{3}});
@@ -162,11 +199,16 @@ void bind_stack(py::module_& m) {
            "a Pose: a host's own animation, e.g. Blender's rig at sub-frames); without either they use the poses given "
            "so far. `out`: a float32 (N, 3) array to fill instead of a new one.")
       .def("reset", [](Stack& s) { s.stack.reset(); }, "Forgets the history (the next frame starts afresh).")
-      .def(
-          "update", [](Stack& s, py::handle settings) { s.stack.update(stack_settings_from(settings)); },
-          py::arg("settings"),
-          "New settings (the same form as the constructor's) between frames: live parameters keep the motion's "
-          "history; a deformer whose bind parameters changed is rebound.")
+      .def("start_periodic", &start_periodic, py::arg("cycle_start"), py::arg("period"), py::arg("clip") = py::none(),
+           py::arg("pose_at") = py::none(), py::arg("clip_time") = py::none(),
+           "Seamless loops: starts the history in the periodic steady state of a cycle of `period` s from "
+           "`cycle_start` (Dynamic Skinning's, exactly, with the parameters at the cycle's start: keyed ones at "
+           "`clip_time`, default cycle_start); the motion is the clip's, wrapped, or pose_at(t) (the cycle repeated "
+           "forever). Evaluate the frames from cycle_start on.")
+      .def("update", &update_stack, py::arg("settings"),
+           "New settings (the same form as the constructor's) between frames: live parameters keep the motion's "
+           "history; a deformer whose bind parameters changed is rebound. Returns the names of the rebound "
+           "deformers (empty: every deformer kept its state).")
       .def_property_readonly(
           "settings", [](const Stack& s) { return json_to_python(s.stack.settings().to_json()); },
           "The settings in use, as a dict (only what differs from the defaults).")
@@ -179,9 +221,12 @@ void bind_stack(py::module_& m) {
       "type, unit, default, minimum, maximum, soft_minimum, soft_maximum, choices, lifetime, help, fields).");
   m.def("bake", &bake_clip, py::arg("character"), py::arg("clip"), py::arg("stack") = "lbs", py::arg("settings") = py::none(),
         py::arg("fps") = 60.0, py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("threads") = 0,
-        py::arg("progress") = nullptr,
+        py::arg("progress") = nullptr, py::arg("loop") = false, py::arg("loop_period") = py::none(),
+        py::arg("loop_force") = false, py::arg("pre_roll") = "hold",
         "Bakes a clip as `wobble bake` does: returns (times (F,) float64, positions (F, N, 3) float32, world space). "
-        "progress(done, total) is called after each frame.");
+        "progress(done, total) is called after each frame. loop, loop_period, loop_force and pre_roll ('hold' or "
+        "seconds) as --loop, --loop-period, --loop-force and --pre-roll (a loop bakes one cycle, both ends, by "
+        "default).");
   m.def("write_pc2", &write_pc2_array, py::arg("path"), py::arg("positions"), py::arg("fps"), py::arg("start") = 0.0,
         "Writes positions (F, N, 3) as a PC2 point cache (frame k at time start + k / fps), atomically.");
   m.def("read_pc2", &read_pc2_array, py::arg("path"), "Reads a PC2 point cache: (F, N, 3) float32.");

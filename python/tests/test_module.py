@@ -212,6 +212,28 @@ class BakeTest(unittest.TestCase):
         np.testing.assert_array_equal(a, b)
         self.assertGreater(np.abs(a - first).max(), 0)  # history mattered before the reset
 
+    def test_loop_bake_and_stack_start_periodic(self):
+        # The Walk (2.4 s, no root motion) looped: two cycles repeat, and a Stack started in the
+        # steady state by hand gives the bake's first cycle.
+        c = self.clonk
+        times, looped = wobble.bake(c, "Walk", "lbs,dynamic", {"dynamic": DYNAMIC}, fps=30, loop=True, end=4.8)
+        self.assertEqual(len(times), 145)
+        self.assertLessEqual(float(np.abs(looped[72:] - looped[:73]).max()), 1e-6 * c.size)
+        self.assertEqual(len(wobble.bake(c, "Walk", "lbs", fps=30, loop=True)[0]), 73)  # one cycle, both ends
+        stack = wobble.Stack(c, "lbs,dynamic", {"dynamic": DYNAMIC})
+        stack.start_periodic(0.0, 2.4, clip="Walk")
+        worst = max(float(np.abs(stack.evaluate(c.pose("Walk", t), t, clip="Walk") - looped[k]).max())
+                    for k, t in enumerate(times[:73]))
+        self.assertLessEqual(worst, 1e-6 * c.size)
+        # Pre-roll: 0.5 s before 1.0 s equals the bake from 0.5 s, sliced; bad values name the argument.
+        _, rolled = wobble.bake(c, "Walk", "lbs,dynamic", {"dynamic": DYNAMIC}, fps=30, start=1.0, end=1.5, pre_roll=0.5)
+        _, earlier = wobble.bake(c, "Walk", "lbs,dynamic", {"dynamic": DYNAMIC}, fps=30, start=0.5, end=1.5)
+        self.assertLessEqual(float(np.abs(rolled - earlier[15:]).max()), 1e-6 * c.size)
+        with self.assertRaisesRegex(Exception, "pre_roll: '2abc'"):
+            wobble.bake(c, "Walk", pre_roll="2abc")
+        with self.assertRaisesRegex(Exception, "not a cycle"):
+            wobble.bake(c, "BowJump", "lbs,dynamic", loop=True)
+
     def test_delta_mush_bind_and_evaluate(self):
         c = self.clonk
         mush = wobble.DeltaMush()
@@ -283,6 +305,17 @@ class DescriptionTest(unittest.TestCase):
         np.testing.assert_array_equal(baked, keyed)
 
 
+    def test_update_names_the_rebound_deformers(self):
+        c = self.clonk
+        stack = wobble.Stack(c, "lbs,dynamic,deltamush")
+        stack.evaluate(c.pose("Walk", 0.0), 0.0, clip="Walk")
+        self.assertEqual(stack.update({"dynamic": {"amplitude": 0.5}, "deltamush": {"step": 0.3}}), [])
+        self.assertEqual(stack.update({"dynamic": {"amplitude": 0.5}, "deltamush": {"step": 0.3, "iterations": 4}}),
+                         ["deltamush"])
+        self.assertEqual(stack.update({"dynamic": {"amplitude": 0.5}, "deltamush": {"step": 0.3, "iterations": 4}}), [])
+        self.assertEqual(stack.settings["deltamush"]["iterations"], 4)
+
+
 class ErrorTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -324,8 +357,10 @@ class ErrorTest(unittest.TestCase):
             wobble.DeltaMush().bind(c.positions, c.triangles, {"iteration": 3})
         with self.assertRaisesRegex(wobble.Error, "expected an integer, got 1.5"):
             wobble.Stack(c, "lbs,deltamush", {"deltamush": {"iterations": 1.5}})
-        with self.assertRaisesRegex(wobble.Error, "not a finite number"):
+        with self.assertRaisesRegex(wobble.Error, r"^settings: dynamic.frequency: nan is not a finite number$"):
             wobble.Stack(c, "lbs,dynamic", {"dynamic": {"frequency": float("nan")}})
+        with self.assertRaisesRegex(wobble.Error, r"^settings: dynamic.amplitude.keys\[1\]\[1\]: inf is not a finite"):
+            wobble.Stack(c, "lbs,dynamic", {"dynamic": {"amplitude": {"keys": [[0, 1], [1, float("inf")]]}}})
         with self.assertRaisesRegex(wobble.Error, r"31 is out of range \[0, 30\]"):
             wobble.DynamicSkinningParameters().frequency = 31
 
@@ -348,7 +383,8 @@ class ErrorTest(unittest.TestCase):
             (r"dynamic.frequency: expected a number, got \"2abc\"",
              lambda: wobble.Stack(c, "lbs,dynamic", {"dynamic": {"frequency": "2abc"}})),
             (r"frame rate", lambda: wobble.bake(c, "Walk", fps=float("nan"))),
-            (r"start and end times must be finite", lambda: wobble.bake(c, "Walk", start=float("nan"))),
+            (r"clonk.glb: the first frame's time must be finite", lambda: wobble.bake(c, "Walk", start=float("nan"))),
+            (r"start and end times must be finite", lambda: wobble.bake(c, "Walk", end=float("nan"))),
             (r"too many", lambda: wobble.bake(c, "Walk", end=1e300)),
             (r"5000 worker threads requested: at most 1024", lambda: wobble.bake(c, "Walk", threads=5000)),
         ]

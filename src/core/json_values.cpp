@@ -17,14 +17,16 @@ constexpr std::size_t kShownCharacters = 40;
 
 }  // namespace
 
-std::string json_error_text(const nlohmann::json::exception& error) {
-  std::string text = error.what();
-  if (text.rfind("[json.exception.", 0) == 0) {
-    const std::size_t close = text.find("] ");
-    if (close != std::string::npos) text.erase(0, close + 2);
+std::string without_json_exception_prefix(std::string text) {
+  for (std::size_t at = text.find("[json.exception."); at != std::string::npos; at = text.find("[json.exception.", at)) {
+    const std::size_t close = text.find("] ", at);
+    if (close == std::string::npos) break;
+    text.erase(at, close + 2 - at);
   }
   return text;
 }
+
+std::string json_error_text(const nlohmann::json::exception& error) { return without_json_exception_prefix(error.what()); }
 
 std::string describe_json(const nlohmann::json& value) {
   // dump() escapes control characters, so the text stays on one line; invalid UTF-8 is replaced.

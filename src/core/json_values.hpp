@@ -24,6 +24,9 @@ namespace wobble {
 
 // The message of a JSON library error without its "[json.exception.parse_error.101] " prefix.
 std::string json_error_text(const nlohmann::json::exception& error);
+// `text` with every such prefix removed (a library that passes the JSON library's message on:
+// tinygltf).
+std::string without_json_exception_prefix(std::string text);
 
 // What a value is, for messages: its JSON text on one line, cut to 40 characters
 // ("true", "1.5", "\"abc\"", "[1,2]", "{\"keys\":[[0,1]]}").

@@ -56,13 +56,26 @@ void DeformerStack::reset() {
   for (auto& deformer : deformers_) deformer->reset();
 }
 
+void DeformerStack::start_periodic(const PoseSampler& pose_at, double cycle_start, double period, double clip_time) {
+  if (!bound_) fail_plain("deformer stack '{}': start_periodic() before bind()", spec());
+  advance_keys(std::isnan(clip_time) ? cycle_start : clip_time);
+  for (auto& deformer : deformers_) deformer->start_periodic(pose_at, cycle_start, period);
+}
+
+bool DeformerStack::keyed() const {
+  return std::any_of(current_.begin(), current_.end(), [](const DeformerSettings& s) { return !s.keyed().empty(); });
+}
+
+void DeformerStack::advance_keys(double clip_time) {
+  for (std::size_t k = 0; k < deformers_.size(); ++k) {
+    if (!current_[k].keyed().empty() && current_[k].advance_to(clip_time)) deformers_[k]->update(current_[k]);
+  }
+}
+
 void DeformerStack::evaluate(const FrameInput& frame, std::vector<Vec3f>& positions, std::vector<Vec3f>& normals) {
   const Mesh& mesh = frame.character.mesh;
   if (bound_ != &frame.character) fail_plain("deformer stack '{}' was bound to another character", spec());
-  const double key_time = std::isnan(frame.clip_time) ? frame.time : frame.clip_time;
-  for (std::size_t k = 0; k < deformers_.size(); ++k) {
-    if (!current_[k].keyed().empty() && current_[k].advance_to(key_time)) deformers_[k]->update(current_[k]);
-  }
+  advance_keys(std::isnan(frame.clip_time) ? frame.time : frame.clip_time);
   positions.resize(mesh.vertex_count());
   normals.resize(mesh.normals.size());
   if (!description_.base()) {

@@ -454,6 +454,7 @@ void DynamicSkinningState::start_periodic(const DynamicSkinningParameters& param
   last_sample_ = 0;
   last_time_ = cycle_start;
   started_ = true;
+  periodic_start_ = true;
 }
 
 void DynamicSkinningState::apply(const DynamicSkinningParameters& parameters, const Pose& pose, std::span<Vec3f> positions,
@@ -476,7 +477,10 @@ void DynamicSkinningState::advance(const DynamicSkinningParameters& parameters, 
   resolve_parameters(parameters);
   const std::size_t joint_count = parents_.size();
 
-  if (!started_ || t < last_time_ - 1e-9 || t - last_time_ > max_time_step_) restart(pose, t, pose_at);
+  // A long step is a jump, except the first after start_periodic with the cycle's poses at hand.
+  const bool long_step = t - last_time_ > max_time_step_ && !(periodic_start_ && pose_at);
+  periodic_start_ = false;
+  if (!started_ || t < last_time_ - 1e-9 || long_step) restart(pose, t, pose_at);
 
   std::int64_t grid_index;
   const bool grid = on_grid(sample_position(t), grid_index);
@@ -696,6 +700,9 @@ class DynamicDeformer final : public Deformer {
   // Live values (f, tau, A, D, angles, per-joint values): the filter history is kept.
   void update(const DeformerSettings& settings) override { parameters_ = settings.as<DynamicSkinningParameters>(); }
   void reset() override { state_.reset(); }
+  void start_periodic(const PoseSampler& pose_at, double cycle_start, double period) override {
+    state_.start_periodic(parameters_, pose_at, cycle_start, period);
+  }
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
     state_.apply(parameters_, frame.pose, positions, frame.time, frame.pose_at, frame.pool);
   }

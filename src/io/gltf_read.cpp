@@ -19,6 +19,7 @@
 #include <wobble/io.hpp>
 #include <wobble/read_limits.hpp>
 
+#include "core/json_values.hpp"
 #include "gltf_external_files.hpp"
 
 namespace wobble {
@@ -1024,7 +1025,7 @@ Character read_gltf(const std::filesystem::path& path) {
   }
   if (!files.refusal().empty()) fail(path, "{}", files.refusal());
   if (!ok) {
-    const std::string reason = one_line(error.empty() ? warning : error);
+    const std::string reason = without_json_exception_prefix(one_line(error.empty() ? warning : error));
     fail(path, "cannot read glTF: {}", reason.empty() ? "unknown error" : reason);
   }
 

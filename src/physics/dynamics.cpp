@@ -503,8 +503,9 @@ void World::assemble_hessian(const HessianTerms& terms, Eigen::MatrixXd& hessian
         }
     }
   }
-  for (const auto& [index, g2] : terms.contacts) {
+  for (const auto& [index, contact_g2] : terms.contacts) {
     const Contact& c = contacts_[index];
+    const double g2 = contact_g2;  // a copy: lambdas may not capture structured bindings (C++17, clang 14)
     for_each_contact_side(c, [&](int so, int sq, const Eigen::VectorXd& srow, double ssign) {
       for_each_contact_side(c, [&](int to, int tq, const Eigen::VectorXd& trow, double tsign) {
         const Eigen::MatrixXd outer = (g2 * ssign * tsign) * srow * trow.transpose();
@@ -537,8 +538,9 @@ Eigen::VectorXd World::hessian_product(const HessianTerms& terms, const Eigen::V
       }
     }
   }
-  for (const auto& [index, g2] : terms.contacts) {
+  for (const auto& [index, contact_g2] : terms.contacts) {
     const Contact& c = contacts_[index];
+    const double g2 = contact_g2;  // a copy: lambdas may not capture structured bindings (C++17, clang 14)
     double gap_change = 0;
     for_each_contact_side(c, [&](int offset, int q, const Eigen::VectorXd& row, double sign) {
       for (int d = 0; d < 3; ++d) gap_change += sign * c.normal[d] * row.dot(v.segment(offset + d * q, q));

@@ -39,6 +39,12 @@ void GpuSkinning::update_settings(const StackSettings& settings) {
   if (rebind && character_) state_.initialize(*character_, dynamic_->as<DynamicSkinningParameters>());
 }
 
+void GpuSkinning::start_periodic(const PoseSampler& pose_at, double cycle_start, double period, double clip_time) {
+  if (!dynamic_) return;
+  dynamic_->advance_to(std::isnan(clip_time) ? cycle_start : clip_time);
+  state_.start_periodic(dynamic_->as<DynamicSkinningParameters>(), pose_at, cycle_start, period);
+}
+
 void GpuSkinning::update(Renderer& renderer, const Pose& pose, double time, const PoseSampler& pose_at,
                          double clip_time) {
   if (dynamic_) {

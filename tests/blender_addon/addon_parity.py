@@ -14,33 +14,22 @@ compared with `wobble bake` itself: first with Blender's interpolation (reported
 key on every frame interpolated as glTF does (asserted to 1e-5 of the character size).
 """
 import os
-import subprocess
 import sys
 import time
 
 import bpy
-import numpy
 
-# Debian 12's glTF importer needs this with numpy 1.24 (a workaround for the test only).
-numpy.bool = bool
-np = numpy
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_clip import (CliBake, checker, import_character, install_addon, key_clip_on_samples, np,  # noqa: E402
+                          play as play_frames, snapshot_keys, world_positions as positions_of)
 
 zip_path, cli, character_path, scratch = sys.argv[sys.argv.index("--") + 1:][:4]
 FPS, CLIP, LAST_FRAME = 10, "Walk", 20
-SAMPLE_RATE = 60  # Hz: Dynamic Skinning samples the joints' motion every 1/60 s (wobble.hpp: kDynamicSampleRate)
 SETTINGS = {"frequency": 2.0, "damping": 0.4, "amplitude": 0.5, "drag": 0.2}
 started = time.time()
+check = checker("addon_parity")
 
-
-def check(condition, message):
-    if not condition:
-        raise SystemExit(f"addon_parity: FAILED: {message}")
-    print(f"addon_parity: ok: {message}")
-
-
-# --- install and enable from the zip (the user's way: Preferences > Add-ons > Install) ---
-bpy.ops.preferences.addon_install(filepath=zip_path, overwrite=True)
-bpy.ops.preferences.addon_enable(module="wobble_blender")
+install_addon(zip_path)
 import wobble_blender  # noqa: E402
 from wobble_blender import playback  # noqa: E402
 from wobble_blender.module import wobble  # noqa: E402
@@ -48,127 +37,29 @@ from wobble_blender.module import wobble  # noqa: E402
 check(os.path.dirname(wobble.__file__).startswith(os.environ["BLENDER_USER_SCRIPTS"]),
       f"the compiled module comes from the installed zip ({wobble.__file__})")
 
-# --- the character, imported from glTF (Y up -> Blender's Z up) ---
-for obj in list(bpy.data.objects):
-    bpy.data.objects.remove(obj)
+mesh_obj = import_character(character_path, CLIP, FPS, 0, LAST_FRAME)
 scene = bpy.context.scene
-scene.render.fps, scene.render.fps_base = FPS, 1.0
-bpy.ops.import_scene.gltf(filepath=character_path)
-mesh_obj = next(o for o in scene.objects if o.type == 'MESH' and any(m.type == 'ARMATURE' for m in o.modifiers))
-# The clip's action on every object it animates (the importer stashes each clip on NLA tracks).
-# Bones the clip does not key keep whatever pose they last had in Blender, while glTF puts them
-# at rest: start from the rest pose.
-for obj in scene.objects:
-    if obj.type == 'ARMATURE':
-        for bone in obj.pose.bones:
-            bone.location, bone.rotation_quaternion, bone.scale = (0, 0, 0), (1, 0, 0, 0), (1, 1, 1)
-for obj in scene.objects:
-    if obj.animation_data is not None:
-        track = obj.animation_data.nla_tracks.get(CLIP)
-        obj.animation_data.action = track.strips[0].action if track is not None else None
-scene.frame_start, scene.frame_end = 0, LAST_FRAME
-bpy.context.view_layer.objects.active = mesh_obj
 vertex_count = len(mesh_obj.data.vertices)
 
-# Blender's importer keeps, per primitive, the used vertices in index order.
 reference_character = wobble.load(character_path)
 check(len(reference_character.clip_names) > 0 and CLIP in reference_character.clip_names, f"clip {CLIP} in the file")
 used = np.unique(reference_character.triangles)
 check(len(used) == vertex_count, f"Blender has the file's {vertex_count} used vertices")
 size = reference_character.size
-# glTF (x, y, z) is Blender (x, -z, y).
-Y_UP_TO_Z_UP = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=np.float64)
+bake_clip = CliBake(cli, character_path, CLIP, scratch, used)
 
 
 def world_positions():
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    evaluated = mesh_obj.evaluated_get(depsgraph)
-    m = evaluated.to_mesh()
-    co = np.empty(len(m.vertices) * 3, dtype=np.float32)
-    m.vertices.foreach_get("co", co)
-    world = np.array(evaluated.matrix_world, dtype=np.float64)
-    evaluated.to_mesh_clear()
-    local = co.reshape(-1, 3).astype(np.float64)
-    return local @ world[:3, :3].T + world[:3, 3], co.reshape(-1, 3)
+    return positions_of(mesh_obj)
 
 
 def play(last_frame=LAST_FRAME):
     """World and object-space positions of every frame, played in order from the start."""
-    world, local = [], []
-    for frame in range(0, last_frame + 1):
-        scene.frame_set(frame)
-        w, l = world_positions()
-        world.append(w)
-        local.append(l)
-    return np.array(world), np.array(local)
-
-
-def slerp_rows(a, b, u):
-    """Shortest-path spherical interpolation of quaternion rows (glTF's rule for rotations)."""
-    d = np.sum(a * b, axis=1)
-    b = b * np.where(d < 0, -1.0, 1.0)[:, None]
-    angle = np.arccos(np.clip(np.abs(d), 0.0, 1.0))
-    s = np.sin(angle)
-    near = s < 1e-6  # nearly equal keys: linear is exact there
-    safe = np.where(near, 1.0, s)
-    wa = np.where(near, 1 - u, np.sin((1 - u) * angle) / safe)
-    wb = np.where(near, u, np.sin(u * angle) / safe)
-    return wa[:, None] * a + wb[:, None] * b
-
-
-def snapshot_keys(scene):
-    """The imported keys of the scene's actions: {(action, data_path): (times in seconds, values (K, C))},
-    the curves of a path in array order."""
-    fps = scene.render.fps / scene.render.fps_base
-    keys = {}
-    for action in {o.animation_data.action for o in scene.objects if o.animation_data and o.animation_data.action}:
-        by_path = {}
-        for fc in action.fcurves:
-            by_path.setdefault(fc.data_path, []).append(fc)
-        for path, curves in by_path.items():
-            curves.sort(key=lambda fc: fc.array_index)
-            frames = sorted({kp.co[0] for fc in curves for kp in fc.keyframe_points})
-            values = np.array([[fc.evaluate(f) for fc in curves] for f in frames], dtype=np.float64)
-            keys[(action, path)] = (np.array(frames) / fps, values)
-    return keys
-
-
-def key_clip(scene, keys, times, fps):
-    """Keys at `times` (s) for a scene at `fps`, interpolated as glTF does between the imported
-    keys: spherically for rotations (Blender would interpolate quaternion components one by one),
-    linearly for the rest, constant outside them. The importer turns each glTF rotation into
-    Blender's by fixed rotations on both sides, which slerp commutes with, so slerp in Blender's
-    values is the file's slerp."""
-    times = np.asarray(times, dtype=np.float64)
-    for (action, path), (key_times, values) in keys.items():
-        clamped = np.clip(times, key_times[0], key_times[-1])
-        k = np.clip(np.searchsorted(key_times, clamped, side='right') - 1, 0, max(len(key_times) - 2, 0))
-        if len(key_times) < 2:
-            interpolated = np.repeat(values[:1], len(times), axis=0)
-        else:
-            u = np.clip((clamped - key_times[k]) / np.maximum(key_times[k + 1] - key_times[k], 1e-12), 0.0, 1.0)
-            if path.endswith("rotation_quaternion") and values.shape[1] == 4:
-                interpolated = slerp_rows(values[k], values[k + 1], u)
-            else:
-                interpolated = values[k] + u[:, None] * (values[k + 1] - values[k])
-        curves = sorted((fc for fc in action.fcurves if fc.data_path == path), key=lambda fc: fc.array_index)
-        for column, fc in enumerate(curves):
-            points = fc.keyframe_points
-            while len(points):
-                points.remove(points[0], fast=True)
-            points.add(len(times))
-            points.foreach_set("co", np.column_stack([times * fps, interpolated[:, column]]).astype(np.float32).ravel())
-            for point in points:
-                point.interpolation = 'LINEAR'
-            fc.update()
+    return play_frames(mesh_obj, range(0, last_frame + 1))
 
 
 def cli_bake(stack, flags, name, fps=FPS, last_frame=LAST_FRAME):
-    """`wobble bake` of the clip's frames 0..last_frame at fps, in Blender's axes, on Blender's vertices."""
-    out = os.path.join(scratch, name)
-    subprocess.run([cli, "bake", character_path, "--clip", CLIP, "--fps", str(fps), "--end", str(last_frame / fps),
-                    "--deformer", stack, *flags, "--quiet", "-o", out], check=True)
-    return (wobble.read_pc2(out).astype(np.float64) @ Y_UP_TO_Z_UP.T)[:, used]
+    return bake_clip(stack, flags, name, fps, last_frame)
 
 
 # --- the Armature modifier alone equals wobble's LBS (the base the add-on builds on) ---
@@ -186,7 +77,7 @@ check(error <= 1e-5, f"Armature modifier vs wobble bake lbs: max error {error:.2
 # puts keys on every sample and asserts equality.
 s = mesh_obj.wobble
 for key, value in SETTINGS.items():
-    setattr(s, key, value)
+    setattr(s.dynamic, key, value)
 s.enabled = True
 check(mesh_obj.modifiers.get(playback.MODIFIER_NAME) is not None, "the add-on added its Geometry Nodes modifier")
 playback.reset(mesh_obj)
@@ -291,9 +182,7 @@ keys = snapshot_keys(scene)
 rng = np.random.default_rng(17)
 for fps in (24, 25, 30, 60):
     last = int(round(SPAN * fps))
-    frame_times = [k / fps for k in range(last + 1)]
-    sample_times = [n / SAMPLE_RATE for n in range(-1, int(SPAN * SAMPLE_RATE) + 2)]
-    key_clip(scene, keys, sorted(set(round(t, 9) for t in frame_times + sample_times)), fps)
+    key_clip_on_samples(scene, keys, SPAN, fps)
     scene.render.fps, scene.render.fps_base = fps, 1.0
     scene.frame_start, scene.frame_end = 0, last
     reference = cli_bake("lbs,dynamic", reference_flags, f"dynamic{fps}.pc2", fps, last)
@@ -315,5 +204,26 @@ for fps in (24, 25, 30, 60):
               f"({len(order)} frames): max error {error:.2e} of the size (Armature modifier alone {lbs_error:.1e})")
     timeline = playback._runtime[mesh_obj.name].timeline
     print(f"addon_parity: {fps} fps: {timeline.scene_evaluations} sub-frame evaluations of the scene for the last pattern")
+
+# --- Loop: the frame range as a cycle equals `wobble bake --loop`, also played backwards over the seam ---
+# The Walk (2.4 s, its last key repeats the first pose) at 30 fps: frames 0..71, frame 72 is frame 0.
+fps, frames = 30, 72
+key_clip_on_samples(scene, keys, frames / fps, fps)
+scene.render.fps, scene.render.fps_base = fps, 1.0
+scene.frame_start, scene.frame_end = 0, frames - 1
+s.loop = True
+looped = cli_bake("lbs,dynamic", reference_flags + ["--loop"], "loop30.pc2", fps, frames)
+playback.reset(mesh_obj)
+order = [5, 4, 3, 2, 1, 0, 71, 70, 69, 40, 41, 71, 0, 1]
+shown = {}
+for frame in order:
+    scene.frame_set(frame)
+    shown[frame] = world_positions()[0]
+error = max(np.abs(shown[f] - looped[f]).max() for f in shown) / size
+check(error <= 1e-5, f"Loop at {fps} fps, backwards over the seam and back: every frame equals `wobble bake --loop` "
+      f"({len(order)} frames): max error {error:.2e} of the size")
+seam = np.abs(looped[frames] - looped[0]).max() / size
+check(seam <= 1e-6, f"the loop's frame 72 (the next cycle's frame 0) equals frame 0: {seam:.2e} of the size")
+s.loop = False
 
 print(f"addon_parity: OK ({time.time() - started:.1f} s)")

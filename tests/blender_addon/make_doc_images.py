@@ -50,7 +50,7 @@ def import_character(x_offset):
 plain = import_character(-11.0)
 wobbly = import_character(11.0)
 s = wobbly.wobble
-s.frequency, s.damping, s.amplitude, s.drag = 3.0, 0.5, 1.0, 0.3
+s.dynamic.frequency, s.dynamic.damping, s.dynamic.amplitude, s.dynamic.drag = 3.0, 0.5, 1.0, 0.3
 scene.frame_start, scene.frame_end = 0, 40
 bpy.context.view_layer.objects.active = wobbly
 wobbly.select_set(True)

@@ -110,10 +110,10 @@ def total_ms(frames):
 
 alone = play(FRAMES)
 s = mesh_obj.wobble
-s.frequency, s.damping, s.amplitude, s.drag = 2.0, 0.4, 0.5, 0.2
-s.use_mush = MUSH
+s.dynamic.frequency, s.dynamic.damping, s.dynamic.amplitude, s.dynamic.drag = 2.0, 0.4, 0.5, 0.2
+s.use_deltamush = MUSH
 s.enabled = True
-runtime = playback.runtime_of(mesh_obj)
+runtime = playback.runtime_of(mesh_obj, scene)
 runtime.timeline.stack = runtime.stack = TimedStack(runtime.stack, f"wobble {runtime.spec}")
 runtime.timeline.base = runtime.base = TimedStack(runtime.base, f"wobble {runtime.bridge.base} (the modifier's part)")
 parts.clear()

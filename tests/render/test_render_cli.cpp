@@ -2,6 +2,7 @@
 // nothing behind and say what went wrong in one line.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -77,6 +78,55 @@ TEST(RenderCli, SequenceHasOneFilePerFrame) {
   for (const auto& entry : fs::directory_iterator(out)) files += entry.path().extension() == ".png";
   EXPECT_EQ(files, 5u);
   EXPECT_EQ(decode_png(out / "frame_0004.png").width, 64);
+}
+
+std::vector<unsigned char> pixels_of(const fs::path& file) {
+  int width = 0, height = 0, channels = 0;
+  unsigned char* data = stbi_load(file.c_str(), &width, &height, &channels, 4);
+  if (!data) return {};
+  std::vector<unsigned char> pixels(data, data + 4 * width * height);
+  stbi_image_free(data);
+  return pixels;
+}
+
+// Share of pixels that differ by more than 8 levels in some channel.
+double changed_share(const std::vector<unsigned char>& a, const std::vector<unsigned char>& b) {
+  if (a.size() != b.size() || a.empty()) return 1;
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < a.size(); i += 4) {
+    for (int c = 0; c < 3; ++c) {
+      if (std::abs(int(a[i + c]) - int(b[i + c])) > 8) {
+        ++changed;
+        break;
+      }
+    }
+  }
+  return double(changed) / double(a.size() / 4);
+}
+
+// --loop starts the frame in the cycle's periodic steady state: the Walk at 1.0 s looks as after
+// 120 s (50 cycles) of pre-roll, and unlike the default hold (no history: no effect), on the CPU
+// and on the GPU path.
+TEST(RenderCli, LoopFrameEqualsFiftyCyclesOfPreRoll) {
+  ScratchDir dir;
+  for (const std::string skinning : {"cpu", "gpu"}) {
+    auto render = [&](const std::string& flags, const std::string& name) {
+      const fs::path out = dir / (skinning + "_" + name + ".png");
+      const auto result = run_wobble("render " + clonk_path() + " --clip Walk --start 1 --end 1 --size 160x120 --no-labels "
+                                     "--deformer lbs,dynamic --amplitude 1 --skinning " + skinning + " " + flags + " -o '" +
+                                     out.string() + "'");
+      EXPECT_EQ(result.exit_code, 0) << result.output;
+      return std::make_pair(pixels_of(out), result.output);
+    };
+    const auto [looped, summary] = render("--loop", "loop");
+    EXPECT_NE(summary.find("loop: a cycle of 2.4 s"), std::string::npos) << summary;
+    const auto brute = render("--pre-roll 120", "brute").first;
+    const auto held = render("", "hold").first;
+    std::printf("%s: --loop against 120 s of pre-roll: %.4f of the pixels differ; against hold: %.4f\n", skinning.c_str(),
+                changed_share(looped, brute), changed_share(looped, held));
+    EXPECT_LT(changed_share(looped, brute), 0.001) << skinning;
+    EXPECT_GT(changed_share(looped, held), 0.005) << skinning << ": the steady state has an effect at 1 s, hold none";
+  }
 }
 
 TEST(RenderCli, Mp4HasTheFrameCountGpuPath) {

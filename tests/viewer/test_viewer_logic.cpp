@@ -90,12 +90,23 @@ TEST(Playback, LoopsTheClipWhileSimulationTimeKeepsGoing) {
   p.set_range(1.0f, 3.0f);
   EXPECT_TRUE(p.take_jump());  // a new clip restarts the effects
   EXPECT_FALSE(p.take_jump());
+  p.advance(1.0 / 60);  // the first frame shows the clip's start
+  EXPECT_EQ(p.clip_time(), 1.0f);
+  EXPECT_EQ(p.simulation_time(), 0.0);
   for (int i = 0; i < 150; ++i) p.advance(1.0 / 60);  // 2.5 s
   EXPECT_NEAR(p.clip_time(), 1.5f, 1e-4);               // 1 + 2.5 mod 2
   EXPECT_NEAR(p.simulation_time(), 2.5, 1e-9);
   EXPECT_FALSE(p.take_jump());                          // a wrap is not a jump
   // The clip time of a past simulation time, across the wrap.
   EXPECT_NEAR(p.clip_time_at(p.simulation_time() - 0.75), 2.75f, 1e-4);
+  // Before playback began the character stood in the first pose (no wrap into the clip's end).
+  EXPECT_EQ(p.clip_time_at(-0.25), 1.0f);
+  EXPECT_NEAR(p.clip_time_at(0.25), 1.25f, 1e-4);
+  // The played time runs on over the wrap; its endless form also runs back before the start.
+  EXPECT_NEAR(p.played_time(), 3.5, 1e-6);
+  EXPECT_NEAR(p.played_time_at(p.simulation_time() - 0.75), 2.75, 1e-6);
+  EXPECT_EQ(p.played_time_at(-0.25), 1.0);
+  EXPECT_NEAR(p.endless_time_at(-0.25), 0.75, 1e-6);
   p.playing = false;
   p.advance(1.0);
   EXPECT_NEAR(p.clip_time(), 1.5f, 1e-4);  // paused: the pose holds
@@ -106,6 +117,8 @@ TEST(Playback, LoopsTheClipWhileSimulationTimeKeepsGoing) {
   EXPECT_TRUE(p.take_jump());
   p.playing = true;
   p.loop = false;
+  p.advance(5.0);  // the scrubbed-to frame is shown first
+  EXPECT_NEAR(p.simulation_time(), 3.5, 1e-9);
   p.advance(5.0);
   EXPECT_EQ(p.clip_time(), 3.0f);  // holds at the end without looping
 }

@@ -21,6 +21,7 @@
 #include "clip_options.hpp"
 #include "commands.hpp"
 #include "deformer_options.hpp"
+#include "loop_options.hpp"
 #include "progress.hpp"
 #include "value_options.hpp"
 #include "render/frame_sink.hpp"
@@ -35,6 +36,7 @@ struct RenderOptions {
   std::string input, output;
   ClipOptions clip;
   DeformerOptions deformers;
+  LoopOptions loop;
   std::vector<std::string> compare, labels;
   std::string size = "960x540";
   std::string skinning = "cpu";
@@ -131,10 +133,12 @@ int run_render(const RenderOptions& options) {
   const Character character = load_character(options.input);
   if (character.mesh.vertex_count() == 0) fail(character.source, "has no mesh to render");
   if (character.clips.empty()) fail(character.source, "has no animation clips to render");
-  const BakeOptions range = options.clip.bake_options(character);
+  BakeOptions range = options.clip.bake_options(character);
+  range.motion = options.loop.motion();
   const Clip& clip = character.clips[range.clip];
-  const std::vector<double> times = frame_times(options.clip.start.value_or(clip.start()),
-                                                options.clip.end.value_or(clip.end()), range.fps);
+  // The frames as `wobble bake` has them (a loop: one cycle, both ends, by default).
+  const BakeMotion motion = bake_motion(character, range);
+  const std::vector<double> times = bake_frame_times(character, range);
   const int panel_count = static_cast<int>(specs.size());
   std::unique_ptr<FrameSink> sink =
       make_frame_sink(options.output, options.sheet, times.size(), width * panel_count, height, range.fps);
@@ -170,15 +174,21 @@ int run_render(const RenderOptions& options) {
 
   Pose pose;
   ThreadPool pool(options.clip.threads);
+  // Each panel's history as the bake's (a keyed loop settles per panel: its own keys).
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    BakeMotion settled = motion;
+    settle_keyed_loop(character, settled, specs[i].stack, settings[i], range.fps, &pool);
+    panels[i]->start_history(settled, range.fps, &pool);
+  }
+  const PoseSampler pose_at = motion.pose_sampler();
   Progress progress("rendering", options.quiet);
   const int label_scale = std::max(1, height / 180);
   const auto started = std::chrono::steady_clock::now();
   for (std::size_t k = 0; k < times.size(); ++k) {
     const double t = times[k];
-    evaluate_pose(character.rig, &clip, static_cast<float>(t), pose);
-    const FrameInput frame{character, pose, t,
-                           clip_sampler(character.rig, clip),
-                           &pool};
+    motion.pose(t, pose);
+    FrameInput frame{character, pose, t, pose_at, &pool};
+    frame.clip_time = motion.clip_time(t);
     framing.update(bounds(pose), aspect, camera);
     camera.distance *= static_cast<float>(1.0 / options.zoom);
     std::vector<RgbaImage> images;
@@ -197,6 +207,7 @@ int run_render(const RenderOptions& options) {
   progress.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!options.quiet) {
+    fmt::print("{}\n", motion.describe());
     fmt::print("wrote {} ({} frames, {} panel{} of {}x{}, clip '{}', {} skinning, {:.1f} frames/s)\n", options.output,
                times.size(), panel_count, panel_count == 1 ? "" : "s", width, height, clip.name, options.skinning,
                static_cast<double>(times.size()) / std::max(seconds, 1e-9));
@@ -214,6 +225,8 @@ Runner add_render_command(CLI::App& app) {
                  "output: .png (one frame, or a contact sheet with --sheet), folder/ (PNG files), .mp4 or .gif")
       ->required();
   options->deformers.add_to(app);
+  options->loop.add_to(app);
+  options->loop.add_pre_roll_to(app);
   app.add_option("--compare", options->compare,
                  "stacks rendered side by side, each STACK[:flag=value...] (e.g. lbs lbs,dynamic:amplitude=0 lbs,dynamic)")
       ->expected(1, -1);

@@ -1,5 +1,6 @@
 #include "render/panel.hpp"
 
+#include <wobble/bake.hpp>
 #include <wobble/error.hpp>
 
 namespace wobble::cli {
@@ -20,6 +21,20 @@ RenderPanel::RenderPanel(const Character& character, const StackDescription& sta
   gpu_skinning_.bind(*renderer_, character, stack, settings);
 }
 
+void RenderPanel::start_history(const BakeMotion& motion, double fps, ThreadPool* pool) {
+  if (!gpu_) return wobble::start_history(*stack_, character_, motion, fps, pool);
+  const PoseSampler pose_at = motion.pose_sampler();
+  if (motion.periodic()) {
+    const double origin = motion.history_origin();
+    gpu_skinning_.start_periodic(pose_at, origin, motion.cycle()->period, motion.clip_time(origin));
+  }
+  Pose pose;
+  for (double t : motion.pre_roll_times(fps)) {
+    motion.pose(t, pose);
+    gpu_skinning_.update(*renderer_, pose, t, pose_at, motion.clip_time(t));
+  }
+}
+
 void RenderPanel::update(const FrameInput& frame) {
   if (!gpu_) {
     stack_->evaluate(frame, positions_, normals_);
@@ -29,7 +44,7 @@ void RenderPanel::update(const FrameInput& frame) {
     renderer_->set_positions(positions_, normals_);
     return;
   }
-  gpu_skinning_.update(*renderer_, frame.pose, frame.time, frame.pose_at);
+  gpu_skinning_.update(*renderer_, frame.pose, frame.time, frame.pose_at, frame.clip_time);
 }
 
 }  // namespace wobble::cli

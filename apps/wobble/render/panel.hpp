@@ -8,6 +8,7 @@
 #include <wobble/parameters.hpp>
 #include <wobble/stack.hpp>
 
+#include <wobble/bake_motion.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/image.hpp>
 #include <wobble/render/gpu_skinning.hpp>
@@ -20,6 +21,9 @@ class RenderPanel {
   // Binds the stack (CPU) or uploads the skin (GPU). Throws Error naming the character's file.
   RenderPanel(const Character& character, const StackDescription& stack, const StackSettings& settings, bool gpu,
               std::string label);
+  // Starts the history for `motion`'s first frame, as bake() does (a loop's periodic steady state,
+  // the frames before the first run and not drawn).
+  void start_history(const BakeMotion& motion, double fps, ThreadPool* pool);
   // Deforms for this frame (the pose of time t) and uploads the result.
   void update(const FrameInput& frame);
   render::Renderer& renderer() { return *renderer_; }

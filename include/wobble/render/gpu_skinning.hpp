@@ -35,6 +35,9 @@ class GpuSkinning {
               double clip_time = std::numeric_limits<double>::quiet_NaN());
   // Forgets the motion history (a timeline jump): the next update starts at rest.
   void reset() { state_.reset(); }
+  // Seamless loops: the history in the cycle's periodic steady state, as DeformerStack::start_periodic.
+  void start_periodic(const PoseSampler& pose_at, double cycle_start, double period,
+                      double clip_time = std::numeric_limits<double>::quiet_NaN());
 
  private:
   const Character* character_ = nullptr;

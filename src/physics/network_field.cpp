@@ -28,11 +28,18 @@ struct ColumnTransform {
 // orthonormal in the mean-square product (the span of [1, W] is unchanged).
 ColumnTransform column_transform(const Eigen::MatrixXd& W, const nlohmann::json& normalization, const std::string& source) {
   const auto n = W.rows(), m = W.cols();
-  const std::string kind = normalization.value("kind", "");
+  // A text key or its fallback; anything but a string is the model file's error, named.
+  auto text = [&](const char* key, const char* fallback) -> std::string {
+    if (!normalization.is_object()) fail(source, "output_normalization must be an object");
+    if (!normalization.contains(key)) return fallback;
+    if (!normalization[key].is_string()) fail(source, "output_normalization.{} must be a string", key);
+    return normalization[key].get<std::string>();
+  };
+  const std::string kind = text("kind", "");
   ColumnTransform t{Eigen::RowVectorXd::Zero(m), Eigen::MatrixXd::Identity(m, m)};
   if (kind == "none") return t;
   if (kind == "scale") {
-    const std::string target = normalization.value("target", "mean_square_one");
+    const std::string target = text("target", "mean_square_one");
     if (target != "mean_square_one" && target != "unit_norm") fail(source, "unknown output_normalization target '{}'", target);
     const double norm = target == "unit_norm" ? 1.0 : std::sqrt(static_cast<double>(n));
     t.transform = (norm / (W.colwise().norm().array() + 1e-12)).matrix().asDiagonal();
@@ -98,7 +105,8 @@ std::shared_ptr<const SkinningField> FieldNetwork::fields_for(const ShapeSample&
   std::shared_ptr<const Shape> encoded = encode(shape.surface);
   Eigen::MatrixXd raw;
   raw_fields(*encoded, cubature_points(shape), raw, nullptr);
-  const nlohmann::json normalization = description_.value("output_normalization", nlohmann::json::object());
+  const nlohmann::json normalization =
+      description_.contains("output_normalization") ? description_["output_normalization"] : nlohmann::json::object();
   const std::string name = std::filesystem::path(source_).filename().string();
   return std::make_shared<NetworkField>(self, std::move(encoded), column_transform(raw, normalization, source_),
                                         constant_column, "neural fields (" + name + ", " + shape.name + ")");

@@ -36,8 +36,9 @@ fuzz_for() {
   fuzzer="$(binary "$target")"
   local corpus="$build/corpus/$target" findings="$build/findings/$target"
   if [ "${3:-}" = scratch ]; then
-    corpus="$(mktemp -d)"
-    trap 'rm -rf "$corpus"' EXIT
+    scratch_corpus="$(mktemp -d)"  # global: the EXIT trap runs after this function has returned
+    trap 'rm -rf "$scratch_corpus"' EXIT
+    corpus="$scratch_corpus"
   fi
   mkdir -p "$corpus" "$findings" "$here/regressions/$target"
   # The first folder collects what the fuzzer finds interesting; seeds and regressions stay as they are.

@@ -5,15 +5,18 @@
 #   make web     the viewer for the browser (WebAssembly + WebGL 2) in build-web/site
 #   make python  the Python module (build/python)
 #   make blender-addon  the Blender add-on zip (build/blender/wobble_blender.zip)
+#   make fuzz    the fuzz targets (clang, libFuzzer + ASan + UBSan), FUZZ_SECONDS each (default 300)
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 WEB_BUILD_DIR ?= build-web
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 300
 # ccache keys on paths relative to the checkout, so a fresh clone reuses this machine's cache.
 export CCACHE_BASEDIR := $(CURDIR)
 
-.PHONY: all deps deps-core configure build demo test bench web python blender-addon clean
+.PHONY: all deps deps-core configure build demo test bench web python blender-addon fuzz fuzz-build clean
 
 all: build
 
@@ -24,7 +27,8 @@ deps:
 	scripts/install-deps.sh test
 
 $(BUILD_DIR)/build.ninja:
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DWOBBLE_FUZZ_BUILD_DIR=$(abspath $(FUZZ_BUILD_DIR)) $(CMAKE_FLAGS)
 
 configure: $(BUILD_DIR)/build.ninja
 
@@ -34,8 +38,18 @@ build: deps configure
 demo: build
 	scripts/demo.sh $(BUILD_DIR)
 
-test: build web
+test: build web fuzz-build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# The fuzz build: its own folder, Debian's clang, no build type (-O1 and the sanitizers, asserts on).
+$(FUZZ_BUILD_DIR)/build.ninja:
+	cmake -S fuzz -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=
+
+fuzz-build: deps $(FUZZ_BUILD_DIR)/build.ninja
+	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS)
+
+fuzz: fuzz-build
+	fuzz/run.sh campaign $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS)
 
 web: deps
 	scripts/build-web.sh $(WEB_BUILD_DIR)
@@ -50,4 +64,4 @@ bench: build
 	scripts/bench.sh $(BUILD_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR) $(WEB_BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(WEB_BUILD_DIR) $(FUZZ_BUILD_DIR)

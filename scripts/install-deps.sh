@@ -27,6 +27,8 @@ test_packages=(
   emscripten chromium
   # the runtime's tests on ARM64: cross compiler, run under qemu-user
   g++-aarch64-linux-gnu qemu-user
+  # the fuzz targets (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer; fuzz/README.md)
+  clang-14 libclang-rt-14-dev
 )
 
 packages=("${core_packages[@]}")

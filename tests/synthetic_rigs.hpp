@@ -4,6 +4,7 @@
 // joint by a known angle curve.
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,7 +90,7 @@ inline StackSettings settings_of(const nlohmann::json& settings) {
 }
 
 inline BakedFrames bake_stack(const Character& c, const std::string& stack, const nlohmann::json& settings, double fps,
-                              double end = std::numeric_limits<double>::quiet_NaN(), ThreadPool* pool = nullptr,
+                              std::optional<double> end = std::nullopt, ThreadPool* pool = nullptr,
                               std::size_t clip = 0) {
   BakeOptions options;
   options.clip = clip;

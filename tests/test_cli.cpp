@@ -129,7 +129,7 @@ TEST(Cli, ErrorsAreOneLineAndLeaveNoOutput) {
       {"bake " + clonk + " --deformer lbs,wiggle -q -o " + out, "wiggle"},
       {"bake " + clonk + " --clip Walk -q -o " + shell_quote(dir / "no/such/folder/out.pc2"), "folder"},
       {"bake " + clonk + " --clip Walk -q -o " + shell_quote(dir / "out.xyz"), ".xyz"},
-      {"bake " + clonk + " --clip Walk --fps 0 -q -o " + out, "frame rate"},
+      {"bake " + clonk + " --clip Walk --fps 0 -q -o " + out, "--fps: 0 is out of range"},
       {"bake " + clonk + " --clip Walk --no-such-flag -q -o " + out, "no-such-flag"},
       {"info " + shell_quote(dir / "missing.fbx"), "missing.fbx"},
   };
@@ -140,6 +140,54 @@ TEST(Cli, ErrorsAreOneLineAndLeaveNoOutput) {
     EXPECT_EQ(count_lines(result.output), 1u) << c.arguments << "\n" << result.output;
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+// Values are read whole and range-checked: each of these was once accepted as something it is not
+// (or hung, for --threads). One line naming the flag, exit code 1, no output.
+TEST(Cli, BadValuesAreRefusedByFlagName) {
+  ScratchDir dir;
+  const std::string wipf = shell_quote(test::shared_asset("characters/wipf.glb"));
+  const std::string shape = shell_quote(test::shared_asset("shapes/cactus.off"));
+  const std::string out = shell_quote(dir / "out.pc2");
+  struct Case {
+    std::string arguments, expected;
+  };
+  const std::string bake = "bake " + wipf + " --clip 0 -q -o " + out + " ";
+  const std::string simulate = "simulate " + shape + " --frames 2 -q -o " + out + " ";
+  const Case cases[] = {
+      {bake + "--threads -1", "--threads: -1 is out of range [1, 1024]"},
+      {bake + "--threads 4294967296", "--threads: 4294967296 is out of range [1, 1024]"},
+      {bake + "--threads 99999", "--threads: 99999 is out of range [1, 1024]"},
+      {bake + "--threads ''", "--threads: '' is not an integer"},
+      {bake + "--threads 2.5", "--threads: '2.5' is not an integer"},
+      {bake + "--start nan", "--start: 'nan' is not a number"},
+      {bake + "--end nan", "--end: 'nan' is not a number"},
+      {bake + "--end 1e300", "--end: 1e+300 is out of range"},
+      {bake + "--fps 2abc", "--fps: '2abc' is not a number"},
+      {bake + "--fps 1/0", "--fps: '1/0' is not a number"},
+      {bake + "--fps 0x10", "--fps: '0x10' is not a number"},
+      {bake + "--quiet=maybe", "--quiet: 'maybe' is not a boolean"},
+      {"info " + wipf + " --json=2", "--json: '2' is not a boolean"},
+      {"measure " + wipf + " --clip 0 --fps inf", "--fps: 'inf' is not a number"},
+      {simulate + "--pin-blend -1", "--pin-blend: -1 is out of range [0, 10]"},
+      {simulate + "--floor inf", "--floor: 'inf' is not a number"},
+      {simulate + "--gravity 1e308", "--gravity: 1e+308 is out of range [-10000, 10000]"},
+      {simulate + "--handles 1e3", "--handles: '1e3' is not an integer"},
+      {simulate + "--points 0x100", "--points: '0x100' is not an integer"},
+      {simulate + "--youngs -5", "--youngs: -5 is out of range"},
+      {simulate + "--poisson 0.5", "--poisson: 0.5 is out of range [0, 0.4999]"},
+      {"simulate " + shape + " -q -o " + out + " --frames 10000000000", "--frames: 10000000000 is out of range"},
+  };
+  for (const Case& c : cases) {
+    const auto result = run_wobble(c.arguments + " 2>&1 >/dev/null");
+    EXPECT_EQ(result.exit_code, 1) << c.arguments << "\n" << result.output;
+    EXPECT_NE(result.output.find(c.expected), std::string::npos) << c.arguments << "\n" << result.output;
+    EXPECT_EQ(count_lines(result.output), 1u) << c.arguments << "\n" << result.output;
+    EXPECT_FALSE(std::filesystem::exists(dir / "out.pc2")) << c.arguments;
+  }
+  // What the help shows as a default is accepted, fractions included.
+  EXPECT_EQ(run_wobble(bake + "--fps 48/2 --start 0 --end 1/4 --threads 1").exit_code, 0);
+  EXPECT_EQ(test::read_bytes(dir / "out.pc2").size(), 32u + 7u * 643u * 12u);  // t = 0, 1/24, ..., 6/24 = 1/4
 }
 
 TEST(Cli, TruncatedInputIsAnErrorNamingTheFile) {

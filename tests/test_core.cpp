@@ -10,6 +10,7 @@
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
+#include "synthetic_rigs.hpp"
 #include "test_util.hpp"
 
 using namespace wobble;
@@ -95,6 +96,21 @@ TEST(FrameTimes, IncludeTheEndAndDoNotDrift) {
   EXPECT_THROW(frame_times(0.0, 1.0, 0), Error);
 }
 
+// A bake holds all its frames: one that cannot fit in memory is refused before the first frame
+// (10^7 frames of 10^5 vertices: 12 TB), naming the character, instead of failing hours later.
+TEST(Bake, RefusesFramesThatCannotFitInMemory) {
+  Character big = test::chain_character(2, 1.0f, 12500);
+  test::add_rotation(big, 1, Vec3f(0, 0, 1), 1.0f, [](double t) { return t; });
+  ASSERT_EQ(big.mesh.vertex_count(), 100000u);
+  BakeOptions options;
+  options.fps = 1e4;
+  options.start = 0;
+  options.end = 1000;
+  const std::string message = test::error_of([&] { bake(big, options); });
+  EXPECT_EQ(message.rfind("synthetic-chain: 10000001 frames of 100000 vertices need ", 0), 0u) << message;
+  EXPECT_NE(message.find("GiB, more than this machine's memory"), std::string::npos) << message;
+}
+
 TEST(DeformerStack, ParsesKnownDeformersAndRejectsTheRest) {
   EXPECT_EQ(DeformerStack::parse("lbs").spec(), "lbs");
   EXPECT_EQ(DeformerStack::parse(" dqs ").spec(), "dqs");
@@ -125,6 +141,16 @@ TEST(AtomicOutput, LeavesNothingBehindWithoutCommit) {
   EXPECT_TRUE(std::filesystem::exists(dir / "result.bin"));
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()), 1);
   EXPECT_THROW(AtomicOutput(dir / "missing-folder/out.pc2"), Error);
+}
+
+// 4294967296 threads (--threads -1 read as unsigned) once hung the pool's constructor.
+TEST(ThreadPool, RefusesMoreThreadsThanAnyMachineHas) {
+  EXPECT_THROW(ThreadPool(ThreadPool::kMaxThreads + 1), Error);
+  EXPECT_THROW(ThreadPool(std::size_t(1) << 32), Error);
+  ThreadPool most(2);  // and a small pool still works
+  std::atomic<int> sum = 0;
+  most.parallel_for(4, 1, [&](std::size_t b, std::size_t e) { sum += static_cast<int>(e - b); });
+  EXPECT_EQ(sum, 4);
 }
 
 TEST(ThreadPool, VisitsEveryIndexExactlyOnce) {

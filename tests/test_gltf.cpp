@@ -3,6 +3,8 @@
 // output reproduces the baked positions, and bad files give one-line errors naming the file.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -613,7 +615,7 @@ TEST(GltfBadInput, MalformedJson) {
 
 TEST(GltfBadInput, NonexistentFile) {
   ScratchDir dir;
-  expect_error(dir / "nothing_here.glb", "not found");
+  expect_error(dir / "nothing_here.glb", "no such file");
 }
 
 TEST(GltfBadInput, NanPosition) {
@@ -771,6 +773,113 @@ TEST(GltfBadInput, SparsePositionsAreApplied) {
   const Character c = read_gltf(path);
   EXPECT_EQ(c.mesh.positions[1], Vec3f(5, 0, 0));
   EXPECT_EQ(c.mesh.positions[2], Vec3f(0, 2, 0));
+}
+
+// -------------------------------------------------------------------------- bounded reading
+
+// Counts a file cannot back are refused before anything is allocated (once, each of these made
+// the reader allocate count x 24 bytes first and end in std::bad_alloc).
+TEST(GltfBounds, AccessorCountsLargerThanTheirDataAreRefused) {
+  ScratchDir dir;
+  for (const std::uint64_t count : {std::uint64_t(1) << 31, (std::uint64_t(1) << 31) - 1, (std::uint64_t(1) << 32) - 1,
+                                    std::uint64_t(1) << 53}) {
+    json gltf = TinySkinnedGltf{}.build();
+    gltf["accessors"][0]["count"] = count;
+    expect_error(write_json(dir, "count.gltf", gltf), "reads past the end of bufferView");
+    // Without a buffer view the accessor is zeros: nothing backs the count but the read budget.
+    gltf["accessors"][0].erase("bufferView");
+    expect_error(write_json(dir, "zeros.gltf", gltf), "more than reading this");
+  }
+}
+
+TEST(GltfBounds, SparseCountsAndOffsetsAreChecked) {
+  ScratchDir dir;
+  json gltf = TinySkinnedGltf{}.build();
+  gltf["accessors"][0]["sparse"] = {{"count", 2'000'000'000},
+                                    {"indices", {{"bufferView", 0}, {"componentType", 5125}}},
+                                    {"values", {{"bufferView", 0}}}};
+  expect_error(write_json(dir, "sparse.gltf", gltf), "sparse count");
+  gltf["accessors"][0]["sparse"]["count"] = 3;
+  gltf["accessors"][0]["sparse"]["indices"]["byteOffset"] = 2'000'000'000;
+  expect_error(write_json(dir, "sparse.gltf", gltf), "sparse indices reads past the end");
+}
+
+// A small file whose one large accessor every node of a static scene reads again: the read
+// budget (64 MiB + 32 x the file size) stops it; WOBBLE_READ_FACTOR raises the budget.
+TEST(GltfBounds, RepeatedReferencesAreChargedToTheReadBudget) {
+  ScratchDir dir;
+  TinySkinnedGltf model;
+  model.with_skin = false;
+  model.with_normals = false;
+  model.positions.assign(3 * 60'000, 0.0f);  // 0.7 MiB of floats, 1.4 MiB of doubles decoded
+  for (std::size_t v = 0; v < model.positions.size() / 3; ++v) model.positions[3 * v] = static_cast<float>(v % 7);
+  json gltf = model.build();
+  for (int copy = 0; copy < 120; ++copy) gltf["nodes"].push_back({{"mesh", 0}});
+  const fs::path path = write_json(dir, "copies.gltf", gltf);
+  expect_error(path, "more than reading this");
+  ::setenv("WOBBLE_READ_FACTOR", "400", 1);
+  const Character c = read_gltf(path);
+  ::setenv("WOBBLE_READ_FACTOR", "none", 1);
+  try {
+    read_gltf(path);
+    ADD_FAILURE() << "WOBBLE_READ_FACTOR=none was accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("WOBBLE_READ_FACTOR (the read allocation factor): 'none' is not a number"),
+              std::string::npos)
+        << error.what();
+  }
+  ::unsetenv("WOBBLE_READ_FACTOR");
+  EXPECT_EQ(c.mesh.vertex_count(), 121u * 60'000u);
+}
+
+// Buffer URIs may name regular files in the glTF's folder (or below it), nothing else.
+TEST(GltfBounds, BufferUrisOutsideRegularFilesOfTheFolderAreRefusedByName) {
+  ScratchDir dir;
+  fs::create_directories(dir / "model" / "sub");
+  json gltf = TinySkinnedGltf{}.build();
+  const std::string data = gltf["buffers"][0]["uri"].get<std::string>();
+  // The same bytes as an external file, beside the glTF, below it and above it.
+  const std::string bytes = [&] {
+    std::string text = data.substr(data.find(',') + 1), out;
+    const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::uint32_t bits = 0;
+    int count = 0;
+    for (char c : text) {
+      if (c == '=') break;
+      bits = (bits << 6) | static_cast<std::uint32_t>(alphabet.find(c));
+      if ((count += 6) >= 8) out += static_cast<char>((bits >> (count -= 8)) & 0xFF);
+    }
+    return out;
+  }();
+  test::write_bytes(dir / "model" / "buffer.bin", bytes);
+  test::write_bytes(dir / "model" / "sub" / "buffer.bin", bytes);
+  test::write_bytes(dir / "outside.bin", bytes);
+  fs::create_symlink("/dev/zero", dir / "model" / "zero.bin");
+  fs::create_symlink(dir / "outside.bin", dir / "model" / "link.bin");
+  auto with_uri = [&](const std::string& uri) {
+    gltf["buffers"][0]["uri"] = uri;
+    return write_json(dir, "model/model.gltf", gltf);
+  };
+  EXPECT_EQ(read_gltf(with_uri("buffer.bin")).mesh.vertex_count(), 3u);
+  EXPECT_EQ(read_gltf(with_uri("sub/buffer.bin")).mesh.vertex_count(), 3u);
+  expect_error(with_uri("."), "URI '.' is a folder");
+  expect_error(with_uri("sub"), "URI 'sub' is a folder");
+  expect_error(with_uri("%00%zz"), "holds a NUL byte");
+  expect_error(with_uri("buffer.bin%00.png"), "holds a NUL byte");
+  expect_error(with_uri("../outside.bin"), "leads outside the glTF file's folder");
+  expect_error(with_uri("link.bin"), "leads outside the glTF file's folder");
+  expect_error(with_uri("zero.bin"), "leads outside the glTF file's folder");
+  expect_error(with_uri((dir / "outside.bin").string()), "outside");
+}
+
+TEST(GltfBounds, OnlyRegularFilesAreRead) {
+  ScratchDir dir;
+  fs::create_directories(dir / "folder.glb");
+  expect_error(dir / "folder.glb", "is a folder");
+  fs::create_symlink("/dev/zero", dir / "zero.glb");
+  expect_error(dir / "zero.glb", "device or other special file");
+  ASSERT_EQ(::mkfifo((dir / "pipe.gltf").c_str(), 0600), 0);
+  expect_error(dir / "pipe.gltf", "device or other special file");  // and no blocking read on it
 }
 
 TEST(GltfBadInput, StaticMeshGetsWorldPositions) {

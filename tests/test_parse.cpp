@@ -61,6 +61,14 @@ TEST(Parse, BooleansAreAFixedSet) {
   }
 }
 
+// The fuzzer's first finding: a text holding a newline made a two-line message.
+TEST(Parse, TheTextIsShownOnOneLine) {
+  EXPECT_EQ(error_of([] { parse_real("-3\n2", "--x"); }), "--x: '-3\\x0a2' is not a number");
+  EXPECT_EQ(error_of([] { parse_boolean("\xff", "--b"); }), "--b: '\\xff' is not a boolean (true or false)");
+  const std::string long_text(100, '7');
+  EXPECT_EQ(error_of([&] { parse_integer(long_text + "x", "--n"); }), "--n: '" + std::string(60, '7') + "...' is not an integer");
+}
+
 TEST(Parse, FormatRealRoundTrips) {
   for (double value : {0.25, 1.0 / 240.0, 60.0, 1e-5, -2.5e300}) {
     EXPECT_EQ(parse_real(format_real(value), "x"), value);

@@ -1,6 +1,7 @@
 // Web build: formats read through assimp (FBX, Collada, ...) are not available in the browser.
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
+#include "core/fail.hpp"
 
 namespace wobble {
 

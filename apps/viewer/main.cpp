@@ -137,7 +137,7 @@ void web_frame() {
   try {
     web_application->frame();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "wobble-viewer: %s\n", e.what());
+    std::fprintf(stderr, "wobble-viewer: error: %s\n", e.what());
     emscripten_cancel_main_loop();
   }
 }
@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
     return 0;
 #endif
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    std::fprintf(stderr, "wobble-viewer: error: %s\n", e.what());
     return 1;
   }
 }

@@ -38,15 +38,16 @@ void parse_pin(const std::string& text, PhysicsSettings& s) {
 
 }  // namespace
 
-bool parse_physics_option(const std::string& flag, const std::function<const std::string&()>& value, PhysicsOptions& o) {
+bool parse_physics_option(const std::string& flag, const std::function<const std::string&()>& value,
+                          const std::function<bool()>& is_on, PhysicsOptions& o) {
   PhysicsSettings& s = o.settings;
   auto integer = [&](int low, int high) { return static_cast<int>(parse_integer(value(), flag, low, high)); };
   auto real = [&](double low, double high) { return parse_real(value(), flag, low, high); };
-  if (flag == "--physics") o.enabled = true;
-  else if (flag == "--rig") o.rig = true;
+  if (flag == "--physics") o.enabled = is_on();
+  else if (flag == "--rig") o.rig = is_on();
   else if (flag == "--shape") o.shape = value();
   else if (flag == "--script") o.script = value();
-  else if (flag == "--ball") o.ball = true;
+  else if (flag == "--ball") o.ball = is_on();
   else if (flag == "--subspace") {
     const std::string& v = value();
     if (v != "eigenmodes" && v != "neural") fail_plain("--subspace: '{}' is not eigenmodes or neural", v);
@@ -60,8 +61,8 @@ bool parse_physics_option(const std::string& flag, const std::function<const std
   else if (flag == "--step-rate") s.step_rate = real(10, 1000);
   else if (flag == "--substeps") s.substeps = integer(1, 16);
   else if (flag == "--pin") parse_pin(value(), s);
-  else if (flag == "--no-gravity") s.gravity = false;
-  else if (flag == "--no-floor") s.floor = false;
+  else if (flag == "--no-gravity") s.gravity = !is_on();
+  else if (flag == "--no-floor") s.floor = !is_on();
   else if (flag == "--floor-tilt") s.floor_tilt_x = real(-60, 60);
   else if (flag == "--stop-frame") o.stop_frame = integer(1, 1000000);
   else return false;

@@ -29,9 +29,11 @@ struct PhysicsOptions {
   PhysicsSettings settings;
 };
 
-// Reads option `flag` (taking its value from `value()` when it has one) into `options`; false
-// when `flag` is not a physics option. Throws Error naming the flag for a bad value.
-bool parse_physics_option(const std::string& flag, const std::function<const std::string&()>& value, PhysicsOptions& options);
+// Reads option `flag` (taking its value from `value()` when it has one, a switch's state from
+// `is_on()`: true, or the =VALUE given) into `options`; false when `flag` is not a physics
+// option. Throws Error naming the flag for a bad value.
+bool parse_physics_option(const std::string& flag, const std::function<const std::string&()>& value,
+                          const std::function<bool()>& is_on, PhysicsOptions& options);
 std::string physics_usage();
 
 // The folder of the shapes the menu offers: /shapes in the browser, the shared assets' shapes on the desktop.

@@ -1,17 +1,18 @@
 #include "physics_script.hpp"
 
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 
 #include <wobble/error.hpp>
+#include <wobble/regular_file.hpp>
 
 #include "core/fail.hpp"
 
 namespace wobble::viewer {
 
 namespace {
+
+constexpr std::uint64_t kMostScriptBytes = std::uint64_t(16) << 20;
 
 using nlohmann::json;
 
@@ -62,9 +63,8 @@ ScriptPlayer ScriptPlayer::parse(const std::string& source) {
                            source[source.find_first_not_of(" \t\r\n")] == '[';
   std::string text = source, name = "--script";
   if (!inline_text) {
-    std::ifstream in(source);
-    if (!in) fail(source, "cannot read the script");
-    text.assign(std::istreambuf_iterator<char>(in), {});
+    const std::vector<std::uint8_t> bytes = read_regular_file(source, "a script", kMostScriptBytes);
+    text.assign(bytes.begin(), bytes.end());
     name = source;
   }
   const json j = json::parse(text, nullptr, false);

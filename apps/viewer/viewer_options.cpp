@@ -1,9 +1,11 @@
 #include "viewer_options.hpp"
 
 #include <cctype>
-#include <charconv>
+#include <cstdint>
+#include <optional>
 
 #include <wobble/error.hpp>
+#include <wobble/parse.hpp>
 #include <wobble/parameters.hpp>
 
 #include "core/fail.hpp"
@@ -11,22 +13,11 @@
 namespace wobble::viewer {
 namespace {
 
-template <typename T>
-T parse_number(const std::string& option, const std::string& text) {
-  T value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size())
-    fail_plain("wobble-viewer: {} expects a number, got '{}'", option, text);
-  return value;
-}
-
 void parse_size(const std::string& text, int& width, int& height) {
   const auto x = text.find('x');
-  if (x == std::string::npos) fail_plain("wobble-viewer: --size expects WIDTHxHEIGHT, got '{}'", text);
-  width = parse_number<int>("--size", text.substr(0, x));
-  height = parse_number<int>("--size", text.substr(x + 1));
-  if (width < 16 || height < 16 || width > 8192 || height > 8192)
-    fail_plain("wobble-viewer: --size {} is out of range (16 to 8192 pixels a side)", text);
+  if (x == std::string::npos) fail_plain("--size expects WIDTHxHEIGHT, got '{}'", text);
+  width = static_cast<int>(parse_integer(text.substr(0, x), "--size width", 16, 8192));
+  height = static_cast<int>(parse_integer(text.substr(x + 1), "--size height", 16, 8192));
 }
 
 }  // namespace
@@ -50,36 +41,50 @@ std::string viewer_usage() {
 ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
   ViewerOptions options;
   for (std::size_t i = 0; i < arguments.size(); ++i) {
-    const std::string& a = arguments[i];
+    // --name=value or --name value; switches take an optional =value (true, false, yes, no, 1, 0).
+    std::string a = arguments[i];
+    std::optional<std::string> attached;
+    if (const auto equals = a.find('='); a.rfind("--", 0) == 0 && equals != std::string::npos) {
+      attached = a.substr(equals + 1);
+      a = a.substr(0, equals);
+    }
     auto value = [&]() -> const std::string& {
-      if (i + 1 >= arguments.size()) fail_plain("wobble-viewer: {} needs a value", a);
+      if (attached) return *attached;
+      if (i + 1 >= arguments.size()) fail_plain("{} needs a value", a);
       return arguments[++i];
     };
-    if (a == "--help" || a == "-h") options.help = true;
+    auto is_on = [&]() { return attached ? parse_boolean(*attached, a) : true; };
+    // A deformer parameter's text; a boolean one alone (no value follows) is "true", as in wobble bake.
+    auto deformer_value = [&]() -> std::string {
+      const bool alone = !attached && (i + 1 >= arguments.size() || arguments[i + 1].rfind("--", 0) == 0);
+      if (alone && find_flag(a.substr(2))->parameter->type == ParameterType::Boolean) return "true";
+      return value();
+    };
+    auto integer = [&](std::int64_t low, std::int64_t high) {
+      return static_cast<int>(parse_integer(value(), a, low, high));
+    };
+    if (a == "--help" || a == "-h") options.help = is_on();
     else if (a == "--clip") options.clip = value();
     else if (a == "--deformer") options.deformer = value();
     else if (a == "--settings") options.settings = value();
-    else if (a == "--gpu") options.gpu = true;
-    else if (a == "--cpu") options.gpu = false;
+    else if (a == "--gpu") options.gpu = is_on();
+    else if (a == "--cpu") options.gpu = !is_on();
     else if (a == "--size") parse_size(value(), options.width, options.height);
-    else if (a == "--no-ui") options.ui = false;
-    else if (a == "--skeleton") options.skeleton = true;
-    else if (a == "--no-loop") options.loop = false;
+    else if (a == "--no-ui") options.ui = !is_on();
+    else if (a == "--skeleton") options.skeleton = is_on();
+    else if (a == "--no-loop") options.loop = !is_on();
     else if (a == "--screenshot") options.screenshot = value();
     else if (a == "--record") options.record = value();
-    else if (a == "--frame") options.frame = parse_number<int>(a, value());
-    else if (a == "--benchmark-frames") options.benchmark_frames = parse_number<int>(a, value());
-    else if (a == "--cylinder") options.cylinder_vertices = parse_number<long>(a, value());
-    else if (a == "--timer") options.timer_loop = true;
-    else if (parse_physics_option(a, value, options.physics)) continue;
-    else if (a.rfind("--", 0) == 0 && find_flag(a.substr(2))) options.parameters.emplace_back(a.substr(2), value());
-    else if (a.rfind("--", 0) == 0) fail_plain("wobble-viewer: unknown option '{}' (see --help)", a);
+    else if (a == "--frame") options.frame = integer(1, 1'000'000);
+    else if (a == "--benchmark-frames") options.benchmark_frames = integer(0, 1'000'000);
+    else if (a == "--cylinder") options.cylinder_vertices = integer(0, 10'000'000);
+    else if (a == "--timer") options.timer_loop = is_on();
+    else if (parse_physics_option(a, value, is_on, options.physics)) continue;
+    else if (a.rfind("--", 0) == 0 && find_flag(a.substr(2))) options.parameters.emplace_back(a.substr(2), deformer_value());
+    else if (a.rfind("--", 0) == 0) fail_plain("unknown option '{}' (see --help)", a);
     else if (options.file.empty()) options.file = a;
-    else fail_plain("wobble-viewer: more than one file given ('{}' and '{}')", options.file.string(), a);
+    else fail_plain("more than one file given ('{}' and '{}')", options.file.string(), a);
   }
-  if (options.frame < 1) fail_plain("wobble-viewer: --frame must be at least 1");
-  if (options.benchmark_frames < 0) fail_plain("wobble-viewer: --benchmark-frames must not be negative");
-  if (options.cylinder_vertices < 0) fail_plain("wobble-viewer: --cylinder must not be negative");
   return options;
 }
 
@@ -104,9 +109,11 @@ std::vector<std::string> arguments_from_query(const std::string& query) {
     const std::string item = query.substr(begin, end - begin);
     begin = end + 1;
     if (item.empty()) continue;
+    // key=value stays one argument (--key=value), so that ?gpu=0 is the switch turned off.
     const auto equals = item.find('=');
-    arguments.push_back("--" + decode(item.substr(0, equals)));
-    if (equals != std::string::npos) arguments.push_back(decode(item.substr(equals + 1)));
+    std::string argument = "--" + decode(item.substr(0, equals));
+    if (equals != std::string::npos) argument += "=" + decode(item.substr(equals + 1));
+    arguments.push_back(argument);
   }
   return arguments;
 }

@@ -41,9 +41,11 @@ struct ViewerOptions {
 };
 
 std::string viewer_usage();
-// Throws Error (one line) for an unknown option or a bad value.
+// Throws Error (one line) for an unknown option or a bad value. Values are read whole
+// (include/wobble/parse.hpp) and range-checked; "--name=value" and "--name value" both work, and
+// switches take an optional "=true" / "=false".
 ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments);
-// "a=1&b&c=x%2Cy" -> {"--a", "1", "--b", "--c", "x,y"} (the web page's URL query).
+// "a=1&b&c=x%2Cy" -> {"--a=1", "--b", "--c=x,y"} (the web page's URL query).
 std::vector<std::string> arguments_from_query(const std::string& query);
 
 }  // namespace wobble::viewer

@@ -24,10 +24,10 @@ Window::Window(int width, int height, const std::string& title) {
   const char* display = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
   if ((!display || !*display) && (!wayland || !*wayland))
-    fail_plain("wobble-viewer: no display (DISPLAY is not set): run it in a desktop session or under "
+    fail_plain("no display (DISPLAY is not set): run it in a desktop session or under "
                "xvfb-run -a -s '-screen 0 1280x720x24' (for images without a display: wobble render)");
 #endif
-  if (!glfwInit()) fail_plain("wobble-viewer: cannot open a window: {}", last_glfw_error);
+  if (!glfwInit()) fail_plain("cannot open a window: {}", last_glfw_error);
 #ifdef __EMSCRIPTEN__
   glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -43,7 +43,7 @@ Window::Window(int width, int height, const std::string& title) {
   if (!window_) {
     const std::string why = last_glfw_error;
     glfwTerminate();
-    fail_plain("wobble-viewer: cannot create an OpenGL 3.3 window: {}", why);
+    fail_plain("cannot create an OpenGL 3.3 window: {}", why);
   }
   glfwMakeContextCurrent(window_);
   glfwSwapInterval(0);  // frame times measure the work, not the display's refresh

@@ -7,8 +7,11 @@
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
 
+#include "core/json_values.hpp"
+
 #include "commands.hpp"
 #include "core/fail.hpp"
+#include "value_options.hpp"
 
 namespace wobble::cli {
 
@@ -19,8 +22,8 @@ constexpr const char* kDeformerParameterGroup = "Deformer parameters";  // defor
 BakeOption::Kind kind_of(const CLI::Option& option) {
   if (option.get_type_size() == 0) return BakeOption::Kind::Switch;
   const std::string type = option.get_type_name().substr(0, option.get_type_name().find(':'));
-  if (type == "FLOAT" || type == "NUMBER") return BakeOption::Kind::Number;
-  if (type == "INT") return BakeOption::Kind::Integer;
+  if (type == "FLOAT" || type == "NUMBER" || type == kRealType) return BakeOption::Kind::Number;
+  if (type == kIntegerType) return BakeOption::Kind::Integer;
   if (type == "UINT") return BakeOption::Kind::Count;
   return BakeOption::Kind::Text;
 }
@@ -40,7 +43,7 @@ const BakeFlags& bake_flags() {
     BakeFlags out;
     CLI::App bake;
     add_bake_command(bake);  // only its option definitions are read; the runner is dropped
-    for (const CLI::Option* option : bake.get_options()) {
+    for (CLI::Option* option : bake.get_options()) {
       if (option->get_lnames().empty()) continue;  // IN
       const std::string& flag = option->get_lnames().front();
       if (option->get_group() == kDeformerParameterGroup) {
@@ -48,16 +51,19 @@ const BakeFlags& bake_flags() {
         continue;
       }
       if (flag == "help" || flag == "output" || flag == "settings" || flag == "quiet") continue;
-      out.options.push_back({key_of(flag), flag, kind_of(*option)});
+      out.options.push_back({key_of(flag), flag, kind_of(*option), strict_value_check(*option)});
     }
     return out;
   }();
   return flags;
 }
 
-std::string shown(const nlohmann::json& value) {
-  std::string text = value.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+// `text` once the flag's own check has passed it.
+std::string checked(const BakeOption& option, std::string text, const std::string& what) {
+  if (option.check) {
+    if (const std::string problem = option.check(text); !problem.empty()) fail_plain("{}: {}", what, problem);
+  }
+  return text;
 }
 
 }  // namespace
@@ -80,20 +86,20 @@ std::optional<std::string> bake_option_text(const BakeOption& option, const nloh
                                             const std::string& what) {
   switch (option.kind) {
     case BakeOption::Kind::Number:
-      if (value.is_number()) return format_real(value.get<double>());
-      fail_plain("{}: expected a number, got {}", what, shown(value));
+      if (value.is_number()) return checked(option, format_real(value.get<double>()), what);
+      fail_plain("{}: expected a number, got {}", what, describe_json(value));
     case BakeOption::Kind::Integer:
-      if (value.is_number_integer()) return value.dump();
-      fail_plain("{}: expected an integer, got {}", what, shown(value));
+      if (value.is_number_integer()) return checked(option, value.dump(), what);
+      fail_plain("{}: expected an integer, got {}", what, describe_json(value));
     case BakeOption::Kind::Count:
-      if (value.is_number_unsigned()) return value.dump();
-      fail_plain("{}: expected a non-negative integer, got {}", what, shown(value));
+      if (value.is_number_unsigned()) return checked(option, value.dump(), what);
+      fail_plain("{}: expected a non-negative integer, got {}", what, describe_json(value));
     case BakeOption::Kind::Text:
       if (value.is_string()) return value.get<std::string>();
       if (value.is_number_unsigned()) return value.dump();  // "clip": 2 is the clip at index 2
-      fail_plain("{}: expected a string, got {}", what, shown(value));
+      fail_plain("{}: expected a string, got {}", what, describe_json(value));
     case BakeOption::Kind::Switch:
-      if (!value.is_boolean()) fail_plain("{}: expected true or false, got {}", what, shown(value));
+      if (!value.is_boolean()) fail_plain("{}: expected true or false, got {}", what, describe_json(value));
       return value.get<bool>() ? std::optional<std::string>("") : std::nullopt;
   }
   return std::nullopt;
@@ -101,9 +107,9 @@ std::optional<std::string> bake_option_text(const BakeOption& option, const nloh
 
 std::optional<std::string> bake_option_text(const BakeOption& option, const std::string& cell, const std::string& what) {
   switch (option.kind) {
-    case BakeOption::Kind::Number: return format_real(parse_real(cell, what));
-    case BakeOption::Kind::Integer: return std::to_string(parse_integer(cell, what));
-    case BakeOption::Kind::Count: return std::to_string(parse_integer(cell, what, 0));
+    case BakeOption::Kind::Number: return format_real(parse_real(checked(option, cell, what), what));
+    case BakeOption::Kind::Integer: return std::to_string(parse_integer(checked(option, cell, what), what));
+    case BakeOption::Kind::Count: return std::to_string(parse_integer(checked(option, cell, what), what, 0));
     case BakeOption::Kind::Text: return cell;
     case BakeOption::Kind::Switch: return parse_boolean(cell, what) ? std::optional<std::string>("") : std::nullopt;
   }

@@ -5,6 +5,7 @@
 // Left out: IN and -o (the manifest's "input" and "output"), --settings (the manifest's
 // "settings"), --quiet, --help, and the deformer parameters' flags: deformer parameters go in
 // "settings", one section per deformer, as in a settings file.
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,8 @@ struct BakeOption {
   std::string key;   // manifest key: "fps", "end", "threads"
   std::string flag;  // bake's long flag without dashes: "fps"
   Kind kind = Kind::Text;
+  // The flag's own strict check of a value's text (value_options.hpp): the problem, or "".
+  std::function<std::string(const std::string&)> check;
 };
 
 const std::vector<BakeOption>& bake_options_for_manifests();
@@ -27,7 +30,8 @@ const BakeOption* find_bake_option(std::string_view key);
 bool is_deformer_parameter_flag(std::string_view key);
 
 // The text passed as --FLAG=TEXT for a JSON value, or nullopt for a switch set to false. Throws
-// Error("WHAT: expected a number, got \"30fps\"") for a value of the wrong type.
+// Error("WHAT: expected a number, got \"30fps\"") for a value of the wrong type, and the flag's
+// own message for one it refuses ("WHAT: -1 is out of range [1, 1024]").
 std::optional<std::string> bake_option_text(const BakeOption& option, const nlohmann::json& value,
                                             const std::string& what);
 // The same for a cell of a CSV manifest, read with include/wobble/parse.hpp.

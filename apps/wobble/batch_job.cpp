@@ -16,8 +16,9 @@
 
 #include <wobble/error.hpp>
 
+#include "core/json_values.hpp"
+
 #include "batch_record.hpp"
-#include "json_file.hpp"
 #include "core/fail.hpp"
 
 namespace wobble::cli {

@@ -5,9 +5,10 @@
 
 #include <wobble/error.hpp>
 
+#include "core/json_values.hpp"
+
 #include "batch_bake_options.hpp"
 #include "batch_csv.hpp"
-#include "json_file.hpp"
 #include "core/fail.hpp"
 
 namespace wobble::cli {
@@ -52,7 +53,7 @@ fs::path resolve(const fs::path& manifest, const std::string& text) {
 
 std::string text_value(const fs::path& manifest, const std::string& what, const json& value) {
   if (!value.is_string() || value.get<std::string>().empty()) {
-    fail(manifest, "{}: expected a non-empty string, got {}", what, value.dump());
+    fail(manifest, "{}: expected a non-empty string, got {}", what, describe_json(value));
   }
   return value.get<std::string>();
 }
@@ -72,7 +73,7 @@ void read_json_field(JobFields& fields, const std::string& key, const json& valu
       fields.settings.push_back({json::object(), resolve(manifest, value.get<std::string>())});
     } else {
       fail(manifest, "{}: expected an object (one section per deformer) or a settings file path, got {}", what,
-           value.dump());
+           describe_json(value));
     }
   } else {
     try {
@@ -84,7 +85,7 @@ void read_json_field(JobFields& fields, const std::string& key, const json& valu
 }
 
 JobFields read_json_fields(const json& object, const std::string& where, Place place, const fs::path& manifest) {
-  if (!object.is_object()) fail(manifest, "{}: expected an object, got {}", where, object.dump());
+  if (!object.is_object()) fail(manifest, "{}: expected an object, got {}", where, describe_json(object));
   const std::vector<std::string> keys = valid_keys(place);
   JobFields fields;
   for (const auto& [key, value] : object.items()) {
@@ -165,7 +166,7 @@ Manifest read_json_manifest(const fs::path& path) {
   }
   if (!document.contains("jobs")) fail(path, "no \"jobs\" (a list of jobs, each what `wobble bake` takes)");
   const json& jobs = document["jobs"];
-  if (!jobs.is_array() || jobs.empty()) fail(path, "jobs: expected a non-empty list of jobs, got {}", jobs.dump());
+  if (!jobs.is_array() || jobs.empty()) fail(path, "jobs: expected a non-empty list of jobs, got {}", describe_json(jobs));
   const JobFields defaults =
       document.contains("defaults") ? read_json_fields(document["defaults"], "defaults", Place::Defaults, path) : JobFields{};
   Manifest manifest{path, {}};

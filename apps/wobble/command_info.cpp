@@ -1,4 +1,5 @@
 // wobble info FILE [--json]
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -45,11 +46,13 @@ nlohmann::json describe(const Character& c) {
 
   json joints = json::array();
   std::size_t skinned = 0;
+  std::vector<int> depth(c.rig.joint_count(), 0);  // parents come first: one pass, not one walk per joint
   for (std::size_t j = 0; j < c.rig.joint_count(); ++j) {
+    if (c.rig.parents[j] >= 0) depth[j] = depth[static_cast<std::size_t>(c.rig.parents[j])] + 1;
     skinned += c.rig.skinned[j] ? 1 : 0;
     joints.push_back({{"name", c.rig.names[j]},
                       {"parent", c.rig.parents[j]},
-                      {"depth", c.rig.depth(static_cast<int>(j))},
+                      {"depth", depth[j]},
                       {"skinned", static_cast<bool>(c.rig.skinned[j])}});
   }
   out["joint_count"] = c.rig.joint_count();
@@ -95,7 +98,8 @@ void print_text(const nlohmann::json& d) {
   fmt::print("  joints {} ({} skinned), hierarchy depth {}\n", d["joint_count"].get<std::size_t>(),
              d["skinned_joint_count"].get<std::size_t>(), d["hierarchy_depth"].get<int>());
   for (const auto& j : d["joints"]) {
-    fmt::print("    {:>{}}{}{}\n", "", 2 * j["depth"].get<int>(), j["name"].get<std::string>(),
+    // Indentation shows the depth up to 40 levels (a deeper chain would print quadratic whitespace).
+    fmt::print("    {:>{}}{}{}\n", "", 2 * std::min(j["depth"].get<int>(), 40), j["name"].get<std::string>(),
                j["skinned"].get<bool>() ? "" : "  (helper)");
   }
   fmt::print("  clips ({}):\n", d["clips"].size());

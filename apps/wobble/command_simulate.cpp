@@ -17,14 +17,15 @@
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/pose.hpp>
+#include <wobble/physics/input_checks.hpp>
 #include <wobble/physics/field_network.hpp>
 #include <wobble/physics/rig_complementary.hpp>
 #include <wobble/physics/rig_loop.hpp>
-#include <wobble/parse.hpp>
 #include <wobble/physics/scene.hpp>
 
 #include "commands.hpp"
 #include "core/fail.hpp"
+#include "value_options.hpp"
 #include "loop_options.hpp"
 #include "progress.hpp"
 #ifdef WOBBLE_HAVE_NEURAL
@@ -37,6 +38,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace wobble::physics;
+
+constexpr double kDefaultLoopTolerance = 1e-4;  // --loop-tolerance, a share of the character size
 
 enum class OutputKind { Pc2, Gltf, Folder };
 
@@ -189,34 +192,36 @@ Runner add_simulate_command(CLI::App& app) {
     std::optional<double> floor;
     bool no_gravity = false, quiet = false, no_rig_inertia = false;
     LoopOptions loop;
-    std::string loop_tolerance = "1e-4";
+    std::optional<double> loop_tolerance;  // share of the character size; unset: kDefaultLoopTolerance
   };
   auto o = std::make_shared<Options>();
   app.add_option("INPUT", o->input, "SCENE.json, a shape (OFF, OBJ, glTF, ...) or a 3DGS PLY");
   app.add_option("-o,--output", o->output, "output: .pc2, .glb/.gltf, or folder/ (OBJ or PLY sequence)")->required();
-  app.add_option("--handles", o->handles, "skinning handles (subspace size 12 x handles)")->capture_default_str();
-  app.add_option("--points", o->points, "sample (cubature) points")->capture_default_str();
+  using namespace physics::input_limits;
+  add_integer_option(app, "--handles", o->handles, "skinning handles (subspace size 12 x handles)", 1, kMaxHandles);
+  add_integer_option(app, "--points", o->points, "sample (cubature) points", kMinPoints, kMaxPoints);
   app.add_option("--pin", o->pin, "pinned region, a predicate over normalised x, y, z, e.g. \"y>0.8\"");
-  app.add_option("--pin-blend", o->pin_blend, "width over which the pin releases (normalised units)")->capture_default_str();
-  app.add_option("--floor", o->floor, "floor height (normalised units)");
-  app.add_option("--frames", o->frames, "frames to write")->capture_default_str();
-  app.add_option("--fps", o->fps, "frames per second")->capture_default_str();
-  app.add_option("--substeps", o->substeps, "time steps per frame")->capture_default_str();
-  app.add_option("--youngs", o->youngs, "Young's modulus (Pa)")->capture_default_str();
-  app.add_option("--poisson", o->poisson, "Poisson ratio")->capture_default_str();
-  app.add_option("--density", o->density, "density (kg/m^3)")->capture_default_str();
+  add_real_option(app, "--pin-blend", o->pin_blend, "width over which the pin releases (normalised units)", 0, kMaxPinBlend);
+  add_real_option(app, "--floor", o->floor, "floor height (normalised units)", -kDistance, kDistance);
+  add_integer_option(app, "--frames", o->frames, "frames to write", 1, kMaxFrames);
+  add_real_option(app, "--fps", o->fps, "frames per second", kMinFps, kMaxFps);
+  add_integer_option(app, "--substeps", o->substeps, "time steps per frame", 1, kMaxSubsteps);
+  add_real_option(app, "--youngs", o->youngs, "Young's modulus (Pa)", kMinYoungs, kMaxYoungs);
+  add_real_option(app, "--poisson", o->poisson, "Poisson ratio", 0, kMaxPoisson);
+  add_real_option(app, "--density", o->density, "density (kg/m^3)", kMinDensity, kMaxDensity);
   app.add_option("--model", o->model, "material model: neohookean or linear")->capture_default_str();
-  app.add_option("--gravity", o->gravity, "gravity along -y (m/s^2; the shape spans 2 m)")->capture_default_str();
+  add_real_option(app, "--gravity", o->gravity, "gravity along -y (m/s^2; the shape spans 2 m)", -kAcceleration,
+                  kAcceleration);
   app.add_flag("--no-gravity", o->no_gravity, "no gravity");
-  app.add_option("--sample-grid", o->sample_grid, "sampling grid cells along the longest side")->capture_default_str();
-  app.add_option("--field-grid", o->field_grid, "eigenmode grid cells along the longest side")->capture_default_str();
+  add_integer_option(app, "--sample-grid", o->sample_grid, "sampling grid cells along the longest side", kMinGrid, kMaxSampleGrid);
+  add_integer_option(app, "--field-grid", o->field_grid, "eigenmode grid cells along the longest side", kMinGrid, kMaxFieldGrid);
   app.add_option("--rig", o->rig, "rigged character: rig-complementary dynamics on its clip");
   app.add_option("--clip", o->clip, "clip name or index (with --rig)")->capture_default_str();
   app.add_flag("--no-rig-inertia", o->no_rig_inertia, "with --rig: eq. 24 only, without the rig's inertial forcing");
   o->loop.add_to(app);
-  app.add_option("--loop-tolerance", o->loop_tolerance,
-                 "with --rig --loop: cycles are played until one differs from the one before by less than this share "
-                 "of the character size")->capture_default_str();
+  add_real_option(app, "--loop-tolerance", o->loop_tolerance,
+                  "with --rig --loop: cycles are played until one differs from the one before by less than this share "
+                  "of the character size (default 1e-4)", 0, 1);
   app.add_flag("-q,--quiet", o->quiet, "no progress or summary");
   app.add_option("--subspace", o->subspace,
                  "subspace: eigenmodes, or neural (learned fields, `wobble fields`; with --rig, rig-complementary ones)")
@@ -257,9 +262,9 @@ Runner add_simulate_command(CLI::App& app) {
                      sim.body().handle_count(), sim.complementarity().relative);
       if (const std::optional<Cycle> cycle = o->loop.cycle(character, clip)) {
         return simulate_rig_loop_to(o->output, kind, character, clip, *cycle, sim, o->fps, o->substeps,
-                                    parse_real(o->loop_tolerance, "--loop-tolerance", 0, 1), o->quiet);
+                                    o->loop_tolerance.value_or(kDefaultLoopTolerance), o->quiet);
       }
-      if (!o->loop_tolerance.empty() && o->loop_tolerance != "1e-4") fail_plain("--loop-tolerance: needs --loop");
+      if (o->loop_tolerance) fail_plain("--loop-tolerance: needs --loop");
       const int frames = clip_frame_count(c, o->fps);
       BakedFrames baked;
       Pose pose;

@@ -1,15 +1,21 @@
 #include "loop_options.hpp"
 
 #include <wobble/error.hpp>
-#include <wobble/parse.hpp>
+
+#include "value_options.hpp"
 
 #include "core/fail.hpp"
 
 namespace wobble::cli {
 
+namespace {
+constexpr double kMinPeriod = 1e-3, kMaxPeriod = 1e6;  // seconds
+}  // namespace
+
 void LoopOptions::add_to(CLI::App& app) {
   app.add_flag("--loop", loop, "the clip is a cycle: bake its periodic steady state, seamless at the loop's seam");
-  app.add_option("--loop-period", period, "the cycle's period, seconds (default: detected from the clip; implies --loop)");
+  add_real_option(app, "--loop-period", period, "the cycle's period, seconds (default: detected from the clip; implies --loop)",
+                  kMinPeriod, kMaxPeriod);
   app.add_flag("--loop-force", force, "loop the clip even though its end differs from its start (implies --loop)");
 }
 
@@ -24,7 +30,7 @@ MotionOptions LoopOptions::motion() const {
   MotionOptions options;
   options.loop = enabled();
   options.cycle.force = force;
-  if (!period.empty()) options.cycle.period = parse_real(period, "--loop-period", 1e-3, 1e6);
+  if (period) options.cycle.period = *period;
   options.pre_roll = PreRoll::parse(pre_roll, "--pre-roll");
   return options;
 }
@@ -33,7 +39,7 @@ std::optional<Cycle> LoopOptions::cycle(const Character& character, std::size_t 
   if (!enabled()) return std::nullopt;
   CycleOptions options;
   options.force = force;
-  if (!period.empty()) options.period = parse_real(period, "--loop-period", 1e-3, 1e6);
+  if (period) options.period = *period;
   try {
     return find_cycle(character.rig, character.clips.at(clip), options);
   } catch (const Error& error) {

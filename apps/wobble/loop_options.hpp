@@ -17,16 +17,16 @@ namespace wobble::cli {
 
 struct LoopOptions {
   bool loop = false, force = false;
-  std::string period;  // as typed (strict parsing: parse.hpp)
+  std::optional<double> period;  // seconds; read strictly when given (value_options.hpp)
   std::string pre_roll = "hold";
 
   void add_to(CLI::App& app);
   void add_pre_roll_to(CLI::App& app);
   // The bake's motion options (loop, period or force, pre-roll); throws Error for bad values.
   MotionOptions motion() const;
-  bool enabled() const { return loop || force || !period.empty(); }
-  // The clip's cycle when looping (nullopt otherwise). Throws Error: a bad --loop-period, or a
-  // clip that is no cycle (the message says how far apart its ends are).
+  bool enabled() const { return loop || force || period.has_value(); }
+  // The clip's cycle when looping (nullopt otherwise). Throws Error for a clip that is no cycle
+  // (the message says how far apart its ends are).
   std::optional<Cycle> cycle(const Character& character, std::size_t clip) const;
 };
 

@@ -2,6 +2,9 @@
 // file and the problem.
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -11,6 +14,23 @@
 #include <wobble/log.hpp>
 
 #include "commands.hpp"
+#include "value_options.hpp"
+
+namespace {
+
+// The input the parsed subcommand was given (its first positional argument), for messages.
+std::string input_of(const std::vector<std::pair<CLI::App*, wobble::cli::Runner>>& commands) {
+  for (const auto& [command, runner] : commands) {
+    if (!command->parsed()) continue;
+    for (const CLI::Option* option : command->get_options()) {
+      if (option->get_positional() && option->count() > 0) return option->results().front();
+    }
+    return "wobble " + command->get_name();
+  }
+  return "wobble";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // Messages go to stderr so that stdout carries only results (--json, paths).
@@ -44,6 +64,7 @@ int main(int argc, char** argv) {
   add("fields", "neural skinning fields: train, infer, metrics, render (PhysSkin++)", wobble::cli::add_fields_command);
 #endif
 
+  wobble::cli::make_switches_strict(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -58,6 +79,11 @@ int main(int argc, char** argv) {
     }
   } catch (const wobble::Error& error) {
     std::fprintf(stderr, "wobble: error: %s\n", error.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // The readers refuse what a file cannot back (include/wobble/io/read_limits.hpp); this is the
+    // last line, naming what the command was working on.
+    std::fprintf(stderr, "wobble: error: %s: ran out of memory\n", input_of(commands).c_str());
     return 1;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "wobble: error: %s\n", error.what());

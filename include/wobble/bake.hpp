@@ -2,6 +2,7 @@
 // Baking: run a deformer stack over a clip at a fixed frame rate.
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,8 @@ class ThreadPool;
 struct BakeOptions {
   std::size_t clip = 0;
   double fps = 60.0;
-  double start = std::numeric_limits<double>::quiet_NaN();  // NaN: the clip's start
-  double end = std::numeric_limits<double>::quiet_NaN();    // NaN: the clip's end
+  std::optional<double> start;  // seconds; unset: the clip's start (a given NaN is an error, not "unset")
+  std::optional<double> end;    // seconds; unset: the clip's end
   StackDescription stack = StackDescription::parse("lbs");
   StackSettings settings;  // keyed parameters follow the clip time of each frame
   // Around the frames: pre-roll (hold, the default, or S s of the previous frames), or a loop (the
@@ -62,7 +63,8 @@ void start_history(DeformerStack& stack, const Character& character, const BakeM
                    ThreadPool* pool = nullptr);
 
 // Bakes world-space positions for every frame. Throws Error on bad options (a loop over a clip
-// that is no cycle says how far apart its ends are). motion_summary, when given, is set to the
+// that is no cycle says how far apart its ends are), and before the first frame when all frames
+// (positions and skinning matrices) would not fit in physical memory. motion_summary, when given, is set to the
 // motion's one line (BakeMotion::describe: the loop's cycle, its settling, or the pre-roll).
 BakedFrames bake(const Character& character, const BakeOptions& options, std::string* motion_summary = nullptr);
 

@@ -202,10 +202,11 @@ class DeltaMush {
   std::shared_ptr<const mush::CornerBlocks> folded_corners_;
   std::vector<std::uint8_t> folded_keep_input_;
 
-  // Blender mode: connectivity exactly as given.
+  // Blender mode (src/deform/delta_mush_blender.cpp): connectivity exactly as given.
   Adjacency adjacency_;
+  bool blender_weighted_ = false;                            // a mask or pinning: Blender's smooth_weights
   std::vector<std::uint32_t> vcorner_offsets_, vcorner_next_, vcorner_prev_;
-  std::vector<Vec3f> vcorner_delta_;                         // delta in the bind frame
+  std::vector<Vec3f> vcorner_delta_;                         // inverse(corner frame) * delta
   std::vector<Vec3f> work_;
 };
 

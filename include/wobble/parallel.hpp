@@ -20,7 +20,12 @@ std::size_t chunk_grain(std::size_t count, std::size_t max_grain, std::size_t mu
 
 class ThreadPool {
  public:
-  // threads == 0: one per hardware thread. 1 runs everything on the caller's thread.
+  // More threads than any machine wobble runs on has cores; a larger count is an error (it once
+  // made the pool start four billion threads and hang).
+  static constexpr std::size_t kMaxThreads = 1024;
+
+  // threads == 0: one per hardware thread. 1 runs everything on the caller's thread. Throws
+  // Error for more than kMaxThreads.
   explicit ThreadPool(std::size_t threads = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;

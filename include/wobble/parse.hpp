@@ -33,6 +33,8 @@ bool parse_boolean(std::string_view text, std::string_view what);
 // Requires low <= value <= high for a value already read (a JSON number, say); throws the same
 // range message as the parsers, with the value written back with round-trip precision.
 void check_range(double value, std::string_view what, double low, double high);
+// The same for an integer, written as one ("WHAT: 0 is out of range [1, 10000000]").
+void check_integer_range(std::int64_t value, std::string_view what, std::int64_t low, std::int64_t high);
 
 // " (did you mean 'frequency'?)" for the candidate closest to `word` in edit distance, when it
 // is close enough to be a likely typo; otherwise "".

@@ -130,8 +130,8 @@ py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip
   options.motion.pre_roll = PreRoll::parse(py::str(pre_roll).cast<std::string>(), "bake: pre_roll");
   options.clip = character->require_clip(py::str(clip).cast<std::string>());
   options.fps = fps;
-  if (start) options.start = *start;
-  if (end) options.end = *end;
+  options.start = start;
+  options.end = end;
   options.stack = StackDescription::parse(stack);
   options.settings = stack_settings_from(settings);
   BakedFrames baked;

@@ -364,6 +364,35 @@ class ErrorTest(unittest.TestCase):
         with self.assertRaisesRegex(wobble.Error, r"31 is out of range \[0, 30\]"):
             wobble.DynamicSkinningParameters().frequency = 31
 
+    def test_the_issues_bad_values_are_refused_on_one_line(self):
+        """Hardened input (issue 15): each of these was once accepted as something else, hung or
+        gave a message of the JSON library's own."""
+        c = self.clonk
+        n = c.vertex_count
+        cases = [
+            (r"deltamush.iterations: expected an integer, got 1.5",
+             lambda: wobble.Stack(c, "lbs,deltamush", {"deltamush": {"iterations": 1.5}})),
+            (r"ddm.max_influences: expected an integer, got true",
+             lambda: wobble.Stack(c, "ddm", {"ddm": {"max_influences": True}})),
+            (r"deltamush.mask\[0\]: -1 is out of range \[0, 1\]",
+             lambda: wobble.Stack(c, "lbs,deltamush", {"deltamush": {"mask": [-1.0] + [0.5] * (n - 1)}})),
+            (r"deltamush.mask\[1\]: 1.5 is out of range \[0, 1\]",
+             lambda: wobble.Stack(c, "lbs,deltamush", {"deltamush": {"mask": [0.5, 1.5] + [0.5] * (n - 2)}})),
+            (r"deltamush.mask\[0\]: 3.4e\+38 is out of range \[0, 1\]",
+             lambda: wobble.Stack(c, "lbs,deltamush", {"deltamush": {"mask": [3.4e38] + [0.5] * (n - 1)}})),
+            (r"dynamic.frequency: expected a number, got \"2abc\"",
+             lambda: wobble.Stack(c, "lbs,dynamic", {"dynamic": {"frequency": "2abc"}})),
+            (r"frame rate", lambda: wobble.bake(c, "Walk", fps=float("nan"))),
+            (r"clonk.glb: the first frame's time must be finite", lambda: wobble.bake(c, "Walk", start=float("nan"))),
+            (r"start and end times must be finite", lambda: wobble.bake(c, "Walk", end=float("nan"))),
+            (r"too many", lambda: wobble.bake(c, "Walk", end=1e300)),
+            (r"5000 worker threads requested: at most 1024", lambda: wobble.bake(c, "Walk", threads=5000)),
+        ]
+        for pattern, call in cases:
+            with self.assertRaisesRegex(wobble.Error, pattern) as raised:
+                call()
+            self.assertNotIn("\n", str(raised.exception))
+
     def test_arrays_used_in_place_must_be_float32_rows(self):
         c = self.clonk
         state = wobble.DynamicSkinningState()

@@ -273,6 +273,7 @@ class SimulationErrorTest(BarCase):
         with self.assertRaises(wobble.Error) as raised:
             function(*args, **kwargs)
         self.assertIn(mention, str(raised.exception))
+        self.assertNotIn("\n", str(raised.exception))
         self.assertIsInstance(raised.exception, ValueError)
 
     def test_bad_input(self):
@@ -282,7 +283,16 @@ class SimulationErrorTest(BarCase):
         self.assert_error("pin", wobble.Simulation, self.shape, pin="y >", **small)
         self.assert_error("rubber", wobble.Simulation, self.shape, model="rubber", **small)
         self.assert_error("oisson", wobble.Simulation, self.shape, poisson=0.7, **small)
-        self.assert_error("positive", wobble.Simulation, self.shape, frames=0, **small)
+        self.assert_error("frames: 0 is out of range [1, 10000000]", wobble.Simulation, self.shape, frames=0, **small)
+        # The bad values (hardened input): refused with what is wrong, before the solver.
+        self.assert_error("pin_blend: -1 is out of range [0, 10]", wobble.Simulation, self.shape, pin_blend=-1, **small)
+        self.assert_error("floor height inf", wobble.Simulation, self.shape, floor=float("inf"), **small)
+        self.assert_error("gravity", wobble.Simulation, self.shape, gravity=1e308, **small)
+        self.assert_error("fps", wobble.Simulation, self.shape, fps=float("nan"), **small)
+        self.assert_error("handles: 100000 is out of range [1, 256]", wobble.Simulation, self.shape,
+                          **{**small, "handles": 100000})
+        self.assert_error("points: 0 is out of range [10, 1000000]", wobble.Simulation, self.shape,
+                          **{**small, "points": 0})
         self.assert_error("gravity", wobble.Simulation, self.shape, gravity=[0, 1], **small)
         self.assert_error("objects", wobble.Simulation.from_scene, {"fps": 30})
         self.assert_error("expected a SCENE.json path", wobble.Simulation.from_scene, 42)

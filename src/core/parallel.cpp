@@ -1,6 +1,9 @@
 #include <wobble/parallel.hpp>
 
+#include <wobble/error.hpp>
+
 #include <algorithm>
+#include "core/fail.hpp"
 
 namespace wobble {
 
@@ -12,6 +15,7 @@ std::size_t chunk_grain(std::size_t count, std::size_t max_grain, std::size_t mu
 }
 
 ThreadPool::ThreadPool(std::size_t threads) {
+  if (threads > kMaxThreads) fail_plain("{} worker threads requested: at most {}", threads, kMaxThreads);
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   for (std::size_t i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }

@@ -13,8 +13,21 @@ namespace wobble {
 
 namespace {
 
+// "WHAT: 'TEXT'", the text shown on one line: control and non-ASCII bytes as \xNN, and cut
+// after 60 characters.
 std::string quoted(std::string_view what, std::string_view text) {
-  return std::string(what) + ": '" + std::string(text) + "'";
+  std::string shown;
+  for (char c : text.substr(0, 60)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 32 || byte > 126) {
+      static const char* hex = "0123456789abcdef";
+      shown += std::string("\\x") + hex[byte >> 4] + hex[byte & 15];
+    } else {
+      shown += c;
+    }
+  }
+  if (text.size() > 60) shown += "...";
+  return std::string(what) + ": '" + shown + "'";
 }
 
 // A whole decimal number (a leading '+' allowed), or nothing; from_chars alone would also take
@@ -65,10 +78,7 @@ std::int64_t parse_integer(std::string_view text, std::string_view what, std::in
       error != std::errc() || stop != end) {
     throw Error(quoted(what, text) + " is not an integer");
   }
-  if (value < low || value > high) {
-    throw Error(std::string(what) + ": " + std::to_string(value) + " is out of range [" + std::to_string(low) + ", " +
-                std::to_string(high) + "]");
-  }
+  check_integer_range(value, what, low, high);
   return value;
 }
 
@@ -82,6 +92,13 @@ bool parse_boolean(std::string_view text, std::string_view what) {
     if (lower == no) return false;
   }
   throw Error(quoted(what, text) + " is not a boolean (true or false)");
+}
+
+void check_integer_range(std::int64_t value, std::string_view what, std::int64_t low, std::int64_t high) {
+  if (value < low || value > high) {
+    throw Error(std::string(what) + ": " + std::to_string(value) + " is out of range [" + std::to_string(low) + ", " +
+                std::to_string(high) + "]");
+  }
 }
 
 void check_range(double value, std::string_view what, double low, double high) {

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+
+#include <unistd.h>
 
 #include <fmt/core.h>
 
@@ -19,15 +22,33 @@ std::vector<double> frame_times(double start, double end, double fps) {
   if (end < start) fail_plain("end time {} s is before start time {} s", end, start);
   std::vector<double> times;
   // Index-based so that rounding does not accumulate over long clips.
-  const double frames = (end - start) * fps;
-  const auto last = static_cast<std::size_t>(std::floor(frames + 1e-6 * fps));
-  if (last > 10'000'000) fail_plain("{} frames requested: too many", last + 1);
+  const double frames = std::floor((end - start) * fps + 1e-6 * fps);
+  if (!(frames <= 10'000'000)) fail_plain("{} frames requested: too many (at most 10000001)", frames + 1);
+  const auto last = static_cast<std::size_t>(frames);
   times.reserve(last + 1);
   for (std::size_t k = 0; k <= last; ++k) times.push_back(std::min(end, start + static_cast<double>(k) / fps));
   return times;
 }
 
 namespace {
+
+// The machine's physical memory in bytes (0 when unknown).
+std::uint64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+// A bake keeps every frame (positions and skinning matrices) until it is written: refuse one that
+// cannot fit in memory before the first frame, rather than fail hours later.
+void check_bake_fits(std::size_t frames, const Character& character) {
+  const double bytes = static_cast<double>(frames) * (static_cast<double>(character.mesh.vertex_count()) * sizeof(Vec3f) +
+                                                      static_cast<double>(character.rig.joint_count()) * sizeof(Mat4f));
+  const std::uint64_t memory = physical_memory_bytes();
+  constexpr double kGiB = double(1 << 30);
+  if (memory > 0 && bytes > static_cast<double>(memory))
+    fail(character.source, "{} frames of {} vertices need {:.1f} GiB, more than this machine's memory ({:.1f} GiB)",
+         frames, character.mesh.vertex_count(), bytes / kGiB, static_cast<double>(memory) / kGiB);
+}
 
 const Clip& bake_clip(const Character& character, const BakeOptions& options) {
   if (character.clips.empty()) fail(character.source, "has no animation clips to bake");
@@ -38,13 +59,13 @@ const Clip& bake_clip(const Character& character, const BakeOptions& options) {
 }
 
 double first_frame(const Clip& clip, const BakeOptions& options) {
-  return std::isnan(options.start) ? clip.start() : options.start;
+  return options.start.value_or(clip.start());
 }
 
 std::vector<double> frame_times_of(const Clip& clip, const BakeMotion& motion, const BakeOptions& options) {
   // A loop bakes one cycle by default, both ends (the last frame is the next cycle's first).
   const double default_end = motion.periodic() ? motion.cycle_start() + motion.cycle()->period : clip.end();
-  return frame_times(first_frame(clip, options), std::isnan(options.end) ? default_end : options.end, options.fps);
+  return frame_times(first_frame(clip, options), options.end.value_or(default_end), options.fps);
 }
 
 FrameInput frame_at(const Character& character, const BakeMotion& motion, const Pose& pose, double t,
@@ -141,6 +162,7 @@ BakedFrames bake(const Character& character, const BakeOptions& options, std::st
   if (character.mesh.vertex_count() == 0) fail(character.source, "has no mesh to deform (skeleton only)");
   BakeMotion motion = bake_motion(character, options);
   const std::vector<double> times = frame_times_of(character.clips[options.clip], motion, options);
+  check_bake_fits(times.size(), character);
   settle_keyed_loop(character, motion, options.stack, options.settings, options.fps, options.pool);
   if (motion_summary) *motion_summary = motion.describe();
 

@@ -5,6 +5,7 @@
 #include <wobble/error.hpp>
 
 #include "deform/delta_mush_kernels.hpp"
+#include "core/fail.hpp"
 
 namespace wobble {
 

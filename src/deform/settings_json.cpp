@@ -1,16 +1,19 @@
 // Settings as text: the `--settings` JSON file, command-line values, and the descriptions as
-// JSON and Markdown. nlohmann-json stays inside this file (the runtime's headers do not use it).
+// JSON and Markdown. nlohmann-json stays inside the libraries (the runtime's headers do not use
+// it); JSON values are read through core/json_values.hpp, as the scene files' are.
 #include <wobble/parameters.hpp>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
+#include <wobble/regular_file.hpp>
+
+#include "core/json_values.hpp"
 
 namespace wobble {
 
@@ -18,39 +21,26 @@ namespace {
 
 using nlohmann::json;
 
-// A JSON value as a message shows it: short, on one line.
-std::string shown(const json& value) {
-  std::string text = value.dump();
-  return text.size() > 40 ? text.substr(0, 37) + "..." : text;
-}
-
-[[noreturn]] void expected(std::string_view where, const char* what, const json& got) {
-  throw Error(std::string(where) + ": expected " + what + ", got " + shown(got));
-}
-
-double number_from_json(const json& j, std::string_view where) {
-  if (!j.is_number()) expected(where, "a number", j);
-  return j.get<double>();
-}
+constexpr std::uint64_t kMostSettingsBytes = std::uint64_t(256) << 20;  // masks of big meshes are large
 
 Keys keys_from_json(const json& j, std::string_view where) {
   Keys keys;
   for (const auto& [name, value] : j.items()) {
     if (name == "interpolation") {
       if (value == "step") keys.step = true;
-      else if (value != "linear") expected(std::string(where) + ".interpolation", "\"linear\" or \"step\"", value);
+      else if (value != "linear") json_expected(std::string(where) + ".interpolation", "\"linear\" or \"step\"", value);
     } else if (name != "keys") {
       throw Error(std::string(where) + ": unknown key '" + name + "' (a keyed value has \"keys\" and \"interpolation\")");
     }
   }
   if (!j.contains("keys") || !j["keys"].is_array()) {
-    expected(where, "a number or {\"keys\": [[time, value], ...]}", j);
+    json_expected(where, "a number or {\"keys\": [[time, value], ...]}", j);
   }
   const json& points = j["keys"];
   for (std::size_t k = 0; k < points.size(); ++k) {
     const std::string at = std::string(where) + ".keys[" + std::to_string(k) + "]";
-    if (!points[k].is_array() || points[k].size() != 2) expected(at, "[time, value]", points[k]);
-    keys.points.push_back({number_from_json(points[k][0], at + "[0]"), number_from_json(points[k][1], at + "[1]")});
+    if (!points[k].is_array() || points[k].size() != 2) json_expected(at, "[time, value]", points[k]);
+    keys.points.push_back({json_number(points[k][0], at + "[0]"), json_number(points[k][1], at + "[1]")});
   }
   return keys;
 }
@@ -58,13 +48,13 @@ Keys keys_from_json(const json& j, std::string_view where) {
 ParameterValue value_from_json(const ParameterDescription& d, const json& j, std::string_view where);
 
 JointTable table_from_json(const ParameterDescription& d, const json& j, std::string_view where) {
-  if (!j.is_object()) expected(where, "an object {\"joint name\": {...}}", j);
+  if (!j.is_object()) json_expected(where, "an object {\"joint name\": {...}}", j);
   JointTable table;
   std::vector<std::string> keys;
   for (const ParameterDescription& f : d.fields) keys.push_back(f.key);
   for (const auto& [joint, fields] : j.items()) {
     const std::string at = std::string(where) + "." + joint;
-    if (!fields.is_object()) expected(at, "an object of per-joint settings", fields);
+    if (!fields.is_object()) json_expected(at, "an object of per-joint settings", fields);
     JointEntry entry{joint, {}};
     for (const auto& [key, value] : fields.items()) {
       const auto field = std::find_if(d.fields.begin(), d.fields.end(), [&, &key = key](const auto& f) { return f.key == key; });
@@ -79,32 +69,30 @@ JointTable table_from_json(const ParameterDescription& d, const json& j, std::st
 ParameterValue value_from_json(const ParameterDescription& d, const json& j, std::string_view where) {
   if (j.is_object() && d.type == ParameterType::Number) return keys_from_json(j, where);
   switch (d.type) {
-    case ParameterType::Number: return number_from_json(j, where);
-    case ParameterType::Integer:
-      if (!j.is_number_integer()) expected(where, "an integer", j);
-      if (j.is_number_unsigned() && j.get<std::uint64_t>() > std::uint64_t(INT64_MAX)) expected(where, "an integer", j);
-      return j.get<std::int64_t>();
-    case ParameterType::Boolean:
-      if (!j.is_boolean()) expected(where, "true or false", j);
-      return j.get<bool>();
+    case ParameterType::Number: return json_number(j, where);
+    case ParameterType::Integer: return json_integer(j, where);
+    case ParameterType::Boolean: return json_boolean(j, where);
     case ParameterType::Choice:
-    case ParameterType::Text:
-      if (!j.is_string()) expected(where, "a text", j);
-      return j.get<std::string>();
+    case ParameterType::Text: return json_string(j, where);
     case ParameterType::VertexArray: {
       if (j.is_string() && d.attribute_allowed) return VertexValues{{}, j.get<std::string>()};
-      if (!j.is_array()) expected(where, d.attribute_allowed ? "an array of numbers or an attribute name" : "an array of numbers", j);
+      if (!j.is_array()) json_expected(where, d.attribute_allowed ? "an array of numbers or an attribute name" : "an array of numbers", j);
       VertexValues array;
       array.values.reserve(j.size());
       for (std::size_t i = 0; i < j.size(); ++i) {
-        array.values.push_back(static_cast<float>(number_from_json(j[i], std::string(where) + "[" + std::to_string(i) + "]")));
+        // Checked before the values become floats, so that a message shows the number the file
+        // holds (3.4e+38, not 3.3999999521443642e+38; 1e+39, not inf).
+        const std::string at = std::string(where) + "[" + std::to_string(i) + "]";
+        const double value = json_number(j[i], at);
+        check_range(value, at, std::max(d.minimum, double(-FLT_MAX)), std::min(d.maximum, double(FLT_MAX)));
+        array.values.push_back(static_cast<float>(value));
       }
       return array;
     }
     case ParameterType::Vector3: {
-      if (!j.is_array() || j.size() != 3) expected(where, "[x, y, z]", j);
+      if (!j.is_array() || j.size() != 3) json_expected(where, "[x, y, z]", j);
       std::array<double, 3> v{};
-      for (int i = 0; i < 3; ++i) v[i] = number_from_json(j[i], std::string(where) + "[" + std::to_string(i) + "]");
+      for (int i = 0; i < 3; ++i) v[i] = json_number(j[i], std::string(where) + "[" + std::to_string(i) + "]");
       return v;
     }
     case ParameterType::JointTable: return table_from_json(d, j, where);
@@ -139,16 +127,6 @@ json value_to_json(const ParameterValue& value) {
       value);
 }
 
-json parse_json_text(std::string_view text, std::string_view where) {
-  try {
-    return json::parse(text);
-  } catch (const json::exception& error) {  // parse errors, and numbers beyond double's range
-    std::string message = error.what();
-    if (const std::size_t bracket = message.find("] "); bracket != std::string::npos) message.erase(0, bracket + 2);
-    throw Error(std::string(where) + ": not valid JSON: " + message);
-  }
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -156,12 +134,12 @@ json parse_json_text(std::string_view text, std::string_view where) {
 
 StackSettings StackSettings::from_json(std::string_view text, std::string_view source) {
   const json root = parse_json_text(text, source);
-  if (!root.is_object()) expected(source, "an object with one section per deformer", root);
+  if (!root.is_object()) json_expected(source, "an object with one section per deformer", root);
   StackSettings settings;
   for (const auto& [name, section] : root.items()) {
     const DeformerDescription& deformer = deformer_at(name, source);
     const std::string at = std::string(source) + ": " + name;
-    if (!section.is_object()) expected(at, "an object of parameters", section);
+    if (!section.is_object()) json_expected(at, "an object of parameters", section);
     DeformerSettings& target = settings.section(name);
     for (const auto& [key, value] : section.items()) {
       const ParameterDescription& parameter = deformer.at(key, at);
@@ -172,11 +150,8 @@ StackSettings StackSettings::from_json(std::string_view text, std::string_view s
 }
 
 StackSettings StackSettings::from_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open the settings file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return from_json(text.str(), path);
+  const std::vector<std::uint8_t> bytes = read_regular_file(path, "a settings file", kMostSettingsBytes);
+  return from_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), path);
 }
 
 std::string StackSettings::to_json(int indent) const {

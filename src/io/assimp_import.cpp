@@ -13,6 +13,11 @@
 // they are; which case a file is in is told by the rest pose (see skin_in_raw_space).
 //
 // Vertices are kept as assimp produces them (no welding, no limit on influences per vertex).
+//
+// Isolation. assimp's parsers crash on some broken files (Debian's 5.2.5 X importer on an index
+// of 99999, for one), so read_with_assimp runs the import and the conversion in a child process
+// (isolated_call.hpp) and gets the Character back over a pipe (character_wire.hpp). The
+// conversion itself (character_from_assimp) checks every index and count it uses.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -35,8 +40,12 @@
 
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
+#include <wobble/io/read_limits.hpp>
 
 #include "core/fail.hpp"
+#include "assimp_scene.hpp"
+#include "character_wire.hpp"
+#include "isolated_call.hpp"
 
 namespace wobble {
 namespace {
@@ -222,13 +231,8 @@ void add_channel(Clip& clip, std::uint32_t joint, ChannelPath path, const Key* k
   if (!channel.times.empty()) clip.channels.push_back(std::move(channel));
 }
 
-}  // namespace
-
-Character read_with_assimp(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) fail(path, "no such file");
-  if (fs::is_directory(path, ec)) fail(path, "is a folder, not a file");
-
+// assimp's import and wobble's conversion, in this process (the isolated child runs this).
+Character import_here(const fs::path& path) {
   Assimp::Importer importer;
   const aiScene* scene =
       importer.ReadFile(path.string(), aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
@@ -240,7 +244,31 @@ Character read_with_assimp(const fs::path& path) {
     scene = importer.ApplyPostProcessing(aiProcess_GenNormals);
     if (!scene) fail(path, "cannot import: {}", one_line(importer.GetErrorString()));
   }
+  return character_from_assimp(*scene, path);
+}
 
+// "X" for a.x, "MESH.XML" for an Ogre a.mesh.xml: the importer's name in messages.
+std::string format_name(const fs::path& path) {
+  std::string name = path.filename().string();
+  const std::size_t dot = lower(name).find(".mesh.xml") != std::string::npos ? name.size() - 9 : name.rfind('.');
+  std::string format = dot == std::string::npos ? std::string("(no extension)") : name.substr(dot + 1);
+  for (char& c : format) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return format;
+}
+
+}  // namespace
+
+Character read_with_assimp(const fs::path& path) {
+  require_regular_file(path, "a file assimp can import");
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  const std::string bytes = run_isolated([&] { return encode_character(import_here(path)); }, import_limits(size),
+                                         "the assimp " + format_name(path) + " importer", path);
+  return decode_character(bytes, path);
+}
+
+Character character_from_assimp(const aiScene& scene_ref, const fs::path& path) {
+  const aiScene* scene = &scene_ref;  // the conversion reads it through a pointer, as assimp hands it out
   Character character;
   character.source = path;
   Diagnostics& diagnostics = character.diagnostics;

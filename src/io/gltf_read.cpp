@@ -17,8 +17,11 @@
 
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
+#include <wobble/io/read_limits.hpp>
 
 #include "core/fail.hpp"
+#include "core/json_values.hpp"
+#include "gltf_external_files.hpp"
 
 namespace wobble {
 namespace {
@@ -62,8 +65,8 @@ std::string sniff_mime_type(const std::vector<std::uint8_t>& bytes) {
 
 class GltfReader {
  public:
-  GltfReader(const fs::path& path, const tinygltf::Model& model, Character& character)
-      : path_(path), model_(model), character_(character), diagnostics_(character.diagnostics) {}
+  GltfReader(const fs::path& path, const tinygltf::Model& model, Character& character, ReadBudget& budget)
+      : path_(path), model_(model), character_(character), diagnostics_(character.diagnostics), budget_(budget) {}
 
   void read() {
     check_required_extensions();
@@ -81,7 +84,9 @@ class GltfReader {
   // ---------------------------------------------------------------- accessors
 
   // Reads an accessor as doubles (count * components), honouring byteStride, normalized integer
-  // types (glTF 2.0 section 3.11 conversion) and sparse substitution.
+  // types (glTF 2.0 section 3.11 conversion) and sparse substitution. Every byte range is checked
+  // against its buffer view and buffer, and the decoded size against the read budget, before
+  // anything is allocated.
   std::vector<double> read_accessor(int index, const std::string& what, int* components_out = nullptr,
                                     std::size_t* count_out = nullptr) const {
     if (index < 0 || static_cast<std::size_t>(index) >= model_.accessors.size())
@@ -94,10 +99,30 @@ class GltfReader {
       fail(path_, "{}: accessor {} has an invalid type or component type", what, index);
     const std::size_t count = accessor.count;
     const std::size_t element_size = static_cast<std::size_t>(components) * component_size;
+    const std::string label = fmt::format("{}: accessor {}", what, index);
+
+    const unsigned char* base = nullptr;
+    std::size_t stride = element_size;
+    if (accessor.bufferView >= 0 && count > 0) {
+      if (static_cast<std::size_t>(accessor.bufferView) >= model_.bufferViews.size())
+        fail(path_, "{} refers to missing bufferView {}", label, accessor.bufferView);
+      const auto& view = model_.bufferViews[static_cast<std::size_t>(accessor.bufferView)];
+      if (view.byteStride != 0 && view.byteStride < element_size)
+        fail(path_, "{} has byteStride {} smaller than its element ({} bytes)", label, view.byteStride, element_size);
+      if (view.byteStride != 0) stride = view.byteStride;
+      // Bytes read: byteOffset + stride * (count - 1) + element_size, without overflow.
+      const std::size_t most = std::numeric_limits<std::size_t>::max();
+      if (accessor.byteOffset > most - element_size || count - 1 > (most - element_size - accessor.byteOffset) / stride)
+        fail(path_, "{}: {} elements of {} bytes cannot fit in any buffer", label, count, stride);
+      const std::size_t span = accessor.byteOffset + stride * (count - 1) + element_size;
+      base = view_bytes(label, accessor.bufferView, accessor.byteOffset, span - accessor.byteOffset, "data");
+    }
+    const SparseRanges sparse = sparse_ranges(accessor, label, count, element_size);
+    budget_.charge(count, static_cast<std::uint64_t>(components) * sizeof(double), label);
     std::vector<double> values(count * static_cast<std::size_t>(components), 0.0);
 
-    auto decode = [&](const unsigned char* p, int component_type) -> double {
-      switch (component_type) {
+    auto decode = [&](const unsigned char* p) -> double {
+      switch (accessor.componentType) {
         case TINYGLTF_COMPONENT_TYPE_BYTE: {
           std::int8_t v;
           std::memcpy(&v, p, 1);
@@ -129,84 +154,83 @@ class GltfReader {
           return v;
         }
         default:
-          fail(path_, "{}: accessor {} has unsupported component type {}", what, index, component_type);
+          fail(path_, "{} has unsupported component type {}", label, accessor.componentType);
       }
     };
 
-    // Returns the bytes [offset, offset + length) of a buffer view, checked against the buffer.
-    auto view_bytes = [&](int view_index, std::size_t offset, std::size_t length,
-                          const char* role) -> const unsigned char* {
-      if (view_index < 0 || static_cast<std::size_t>(view_index) >= model_.bufferViews.size())
-        fail(path_, "{}: accessor {} {} refers to missing bufferView {}", what, index, role, view_index);
-      const tinygltf::BufferView& view = model_.bufferViews[static_cast<std::size_t>(view_index)];
-      if (view.buffer < 0 || static_cast<std::size_t>(view.buffer) >= model_.buffers.size())
-        fail(path_, "{}: bufferView {} refers to missing buffer {}", what, view_index, view.buffer);
-      const tinygltf::Buffer& buffer = model_.buffers[static_cast<std::size_t>(view.buffer)];
-      if (view.byteOffset + view.byteLength > buffer.data.size())
-        fail(path_, "{}: bufferView {} ends at byte {} but buffer {} has only {} bytes", what, view_index,
-             view.byteOffset + view.byteLength, view.buffer, buffer.data.size());
-      if (offset + length > view.byteLength)
-        fail(path_, "{}: accessor {} {} reads past the end of bufferView {} ({} > {} bytes)", what, index,
-             role, view_index, offset + length, view.byteLength);
-      return buffer.data.data() + view.byteOffset + offset;
-    };
-
-    if (accessor.bufferView >= 0 && count > 0) {
-      if (static_cast<std::size_t>(accessor.bufferView) >= model_.bufferViews.size())
-        fail(path_, "{}: accessor {} refers to missing bufferView {}", what, index, accessor.bufferView);
-      const auto& view = model_.bufferViews[static_cast<std::size_t>(accessor.bufferView)];
-      if (view.byteStride != 0 && view.byteStride < element_size)
-        fail(path_, "{}: accessor {} has byteStride {} smaller than its element ({} bytes)", what, index,
-             view.byteStride, element_size);
-      const std::size_t stride = view.byteStride != 0 ? view.byteStride : element_size;
-      const std::size_t span = accessor.byteOffset + stride * (count - 1) + element_size;
-      const unsigned char* base = view_bytes(accessor.bufferView, 0, span, "data");
+    if (base) {
       for (std::size_t i = 0; i < count; ++i)
         for (int c = 0; c < components; ++c)
-          values[i * components + c] =
-              decode(base + accessor.byteOffset + i * stride + static_cast<std::size_t>(c) * component_size,
-                     accessor.componentType);
+          values[i * components + c] = decode(base + i * stride + static_cast<std::size_t>(c) * component_size);
     }
-
-    if (accessor.sparse.isSparse) {
-      const auto& sparse = accessor.sparse;
-      if (sparse.count < 0 || static_cast<std::size_t>(sparse.count) > count)
-        fail(path_, "{}: accessor {} has sparse count {} for {} elements", what, index, sparse.count, count);
-      const int index_size = tinygltf::GetComponentSizeInBytes(static_cast<std::uint32_t>(sparse.indices.componentType));
-      if (index_size != 1 && index_size != 2 && index_size != 4)
-        fail(path_, "{}: accessor {} has sparse indices of an invalid component type", what, index);
-      const std::size_t n = static_cast<std::size_t>(sparse.count);
-      if (n > 0) {
-        const unsigned char* indices =
-            view_bytes(sparse.indices.bufferView, static_cast<std::size_t>(sparse.indices.byteOffset),
-                       n * static_cast<std::size_t>(index_size), "sparse indices");
-        const unsigned char* substitutes =
-            view_bytes(sparse.values.bufferView, static_cast<std::size_t>(sparse.values.byteOffset),
-                       n * element_size, "sparse values");
-        for (std::size_t s = 0; s < n; ++s) {
-          std::uint32_t target = 0;
-          if (index_size == 1) {
-            target = indices[s];
-          } else if (index_size == 2) {
-            std::uint16_t v;
-            std::memcpy(&v, indices + 2 * s, 2);
-            target = v;
-          } else {
-            std::memcpy(&target, indices + 4 * s, 4);
-          }
-          if (target >= count)
-            fail(path_, "{}: accessor {} sparse index {} is out of range ({} elements)", what, index, target,
-                 count);
-          for (int c = 0; c < components; ++c)
-            values[target * components + c] =
-                decode(substitutes + s * element_size + static_cast<std::size_t>(c) * component_size,
-                       accessor.componentType);
-        }
+    for (std::size_t s = 0; s < sparse.count; ++s) {
+      std::uint32_t target = 0;
+      if (sparse.index_size == 1) {
+        target = sparse.indices[s];
+      } else if (sparse.index_size == 2) {
+        std::uint16_t v;
+        std::memcpy(&v, sparse.indices + 2 * s, 2);
+        target = v;
+      } else {
+        std::memcpy(&target, sparse.indices + 4 * s, 4);
       }
+      if (target >= count)
+        fail(path_, "{} sparse index {} is out of range ({} elements)", label, target, count);
+      for (int c = 0; c < components; ++c)
+        values[target * components + c] =
+            decode(sparse.values + s * element_size + static_cast<std::size_t>(c) * component_size);
     }
     if (components_out) *components_out = components;
     if (count_out) *count_out = count;
     return values;
+  }
+
+  // The bytes [offset, offset + length) of a buffer view, checked against the view and its buffer.
+  const unsigned char* view_bytes(const std::string& label, int view_index, std::size_t offset, std::size_t length,
+                                  const char* role) const {
+    if (view_index < 0 || static_cast<std::size_t>(view_index) >= model_.bufferViews.size())
+      fail(path_, "{} {} refers to missing bufferView {}", label, role, view_index);
+    const tinygltf::BufferView& view = model_.bufferViews[static_cast<std::size_t>(view_index)];
+    if (view.buffer < 0 || static_cast<std::size_t>(view.buffer) >= model_.buffers.size())
+      fail(path_, "{}: bufferView {} refers to missing buffer {}", label, view_index, view.buffer);
+    const tinygltf::Buffer& buffer = model_.buffers[static_cast<std::size_t>(view.buffer)];
+    if (view.byteOffset > buffer.data.size() || view.byteLength > buffer.data.size() - view.byteOffset)
+      fail(path_, "{}: bufferView {} (bytes {} to {}) lies outside buffer {} ({} bytes)", label, view_index,
+           view.byteOffset, static_cast<double>(view.byteOffset) + static_cast<double>(view.byteLength), view.buffer,
+           buffer.data.size());
+    if (offset > view.byteLength || length > view.byteLength - offset)
+      fail(path_, "{} {} reads past the end of bufferView {} ({} + {} > {} bytes)", label, role, view_index, offset,
+           length, view.byteLength);
+    return buffer.data.data() + view.byteOffset + offset;
+  }
+
+  struct SparseRanges {
+    std::size_t count = 0;
+    int index_size = 0;
+    const unsigned char* indices = nullptr;
+    const unsigned char* values = nullptr;
+  };
+
+  // The checked index and value ranges of a sparse accessor (count 0 when not sparse).
+  SparseRanges sparse_ranges(const tinygltf::Accessor& accessor, const std::string& label, std::size_t count,
+                             std::size_t element_size) const {
+    SparseRanges ranges;
+    if (!accessor.sparse.isSparse) return ranges;
+    const auto& sparse = accessor.sparse;
+    if (sparse.count < 0 || static_cast<std::size_t>(sparse.count) > count)
+      fail(path_, "{} has sparse count {} for {} elements", label, sparse.count, count);
+    ranges.index_size = tinygltf::GetComponentSizeInBytes(static_cast<std::uint32_t>(sparse.indices.componentType));
+    if (ranges.index_size != 1 && ranges.index_size != 2 && ranges.index_size != 4)
+      fail(path_, "{} has sparse indices of an invalid component type", label);
+    ranges.count = static_cast<std::size_t>(sparse.count);
+    if (ranges.count == 0) return ranges;
+    if (sparse.indices.byteOffset < 0 || sparse.values.byteOffset < 0)
+      fail(path_, "{} has a negative sparse byteOffset", label);
+    ranges.indices = view_bytes(label, sparse.indices.bufferView, static_cast<std::size_t>(sparse.indices.byteOffset),
+                                ranges.count * static_cast<std::size_t>(ranges.index_size), "sparse indices");
+    ranges.values = view_bytes(label, sparse.values.bufferView, static_cast<std::size_t>(sparse.values.byteOffset),
+                               ranges.count * element_size, "sparse values");
+    return ranges;
   }
 
   // An accessor that must have `components` components per element; returns its element count.
@@ -296,10 +320,25 @@ class GltfReader {
     return t;
   }
 
-  Eigen::Matrix4d node_world(int node) const {
-    Eigen::Matrix4d world = Eigen::Matrix4d::Identity();
-    for (int n = node; n >= 0; n = parents_[static_cast<std::size_t>(n)])
-      world = node_local(n).matrix().cast<double>() * world;
+  // The rest world transform of every node, each computed once from its parent's (a long chain
+  // of nodes costs linear time, not quadratic).
+  std::vector<Eigen::Matrix4d> node_worlds() const {
+    const std::size_t n = model_.nodes.size();
+    std::vector<Eigen::Matrix4d> world(n);
+    std::vector<bool> known(n, false);
+    std::vector<int> chain;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int node = static_cast<int>(i); node >= 0 && !known[static_cast<std::size_t>(node)];
+           node = parents_[static_cast<std::size_t>(node)])
+        chain.push_back(node);
+      while (!chain.empty()) {
+        const auto node = static_cast<std::size_t>(chain.back());
+        chain.pop_back();
+        const Eigen::Matrix4d local = node_local(static_cast<int>(node)).matrix().cast<double>();
+        world[node] = parents_[node] >= 0 ? Eigen::Matrix4d(world[static_cast<std::size_t>(parents_[node])] * local) : local;
+        known[node] = true;
+      }
+    }
     return world;
   }
 
@@ -438,11 +477,11 @@ class GltfReader {
     // otherwise to the skinned joint nearest the root (first such in rig order).
     fallback_joint_ = 0;
     int best_depth = std::numeric_limits<int>::max();
+    std::vector<int> depth(rig.joint_count(), 0);  // parents come first: one pass
     for (std::size_t j = 0; j < rig.joint_count(); ++j) {
-      if (!rig.skinned[j]) continue;
-      const int depth = rig.depth(static_cast<int>(j));
-      if (depth < best_depth) {
-        best_depth = depth;
+      if (rig.parents[j] >= 0) depth[j] = depth[static_cast<std::size_t>(rig.parents[j])] + 1;
+      if (rig.skinned[j] && depth[j] < best_depth) {
+        best_depth = depth[j];
         fallback_joint_ = static_cast<std::uint32_t>(j);
       }
     }
@@ -455,11 +494,11 @@ class GltfReader {
 
   void read_static() {
     bool any_mesh = false;
+    const std::vector<Eigen::Matrix4d> worlds = node_worlds();
     for (std::size_t i = 0; i < model_.nodes.size(); ++i) {
       if (model_.nodes[i].mesh < 0) continue;
       check_mesh_index(static_cast<int>(i));
-      const Eigen::Matrix4d world = node_world(static_cast<int>(i));
-      read_mesh(model_.nodes[i].mesh, &world, false);
+      read_mesh(model_.nodes[i].mesh, &worlds[i], false);
       any_mesh = true;
     }
     if (!any_mesh) fail(path_, "contains no mesh node");
@@ -909,15 +948,13 @@ class GltfReader {
     Image image;
     image.name = source.name;
     if (source.bufferView >= 0) {
+      const std::string label = fmt::format("image {}", index);
       if (static_cast<std::size_t>(source.bufferView) >= model_.bufferViews.size())
-        fail(path_, "image {} refers to missing bufferView {}", index, source.bufferView);
-      const auto& view = model_.bufferViews[static_cast<std::size_t>(source.bufferView)];
-      if (view.buffer < 0 || static_cast<std::size_t>(view.buffer) >= model_.buffers.size() ||
-          view.byteOffset + view.byteLength > model_.buffers[static_cast<std::size_t>(view.buffer)].data.size())
-        fail(path_, "image {}: bufferView {} lies outside its buffer", index, source.bufferView);
-      const auto& data = model_.buffers[static_cast<std::size_t>(view.buffer)].data;
-      image.encoded.assign(data.begin() + static_cast<std::ptrdiff_t>(view.byteOffset),
-                           data.begin() + static_cast<std::ptrdiff_t>(view.byteOffset + view.byteLength));
+        fail(path_, "{} refers to missing bufferView {}", label, source.bufferView);
+      const std::size_t length = model_.bufferViews[static_cast<std::size_t>(source.bufferView)].byteLength;
+      const unsigned char* bytes = view_bytes(label, source.bufferView, 0, length, "bytes");
+      budget_.charge(length, label);
+      image.encoded.assign(bytes, bytes + length);
     } else {
       image.encoded.assign(source.image.begin(), source.image.end());
     }
@@ -942,6 +979,7 @@ class GltfReader {
   const tinygltf::Model& model_;
   Character& character_;
   Diagnostics& diagnostics_;
+  ReadBudget& budget_;
 
   std::vector<int> parents_;                 // per node
   std::vector<int> node_to_joint_;           // per node: rig joint or -1
@@ -957,43 +995,44 @@ class GltfReader {
   std::vector<PendingScalars> pending_scalars_;
 };
 
-bool has_glb_magic(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  in.read(magic, 4);
-  return in.gcount() == 4 && std::memcmp(magic, "glTF", 4) == 0;
+bool has_glb_magic(const std::vector<std::uint8_t>& bytes) {
+  return bytes.size() >= 4 && std::memcmp(bytes.data(), "glTF", 4) == 0;
 }
 
 }  // namespace
 
 Character read_gltf(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) fail(path, "file not found");
-  if (!fs::is_regular_file(path, ec)) fail(path, "not a regular file");
+  const std::vector<std::uint8_t> bytes = read_regular_file(path, "a glTF file", 0xFFFFFFFFu);
+  ReadBudget budget(path, bytes.size());
+  GltfExternalFiles files(fs::absolute(path).parent_path(), budget);
 
   tinygltf::TinyGLTF loader;
   loader.SetImageLoader(&keep_encoded_image, nullptr);
+  loader.SetFsCallbacks(files.callbacks());
   tinygltf::Model model;
   std::string error, warning;
   std::string extension = path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string folder = fs::absolute(path).parent_path().string();
   // Binary by magic; a .glb without the magic is truncated or mislabelled.
-  const bool binary = has_glb_magic(path);
   bool ok = false;
-  if (binary) {
-    ok = loader.LoadBinaryFromFile(&model, &error, &warning, path.string());
+  if (has_glb_magic(bytes)) {
+    ok = loader.LoadBinaryFromMemory(&model, &error, &warning, bytes.data(), static_cast<unsigned int>(bytes.size()),
+                                     folder);
   } else {
     if (extension == ".glb") fail(path, "not a GLB file (no 'glTF' magic; truncated or not binary glTF)");
-    ok = loader.LoadASCIIFromFile(&model, &error, &warning, path.string());
+    ok = loader.LoadASCIIFromString(&model, &error, &warning, reinterpret_cast<const char*>(bytes.data()),
+                                    static_cast<unsigned int>(bytes.size()), folder);
   }
+  if (!files.refusal().empty()) fail(path, "{}", files.refusal());
   if (!ok) {
-    const std::string reason = one_line(error.empty() ? warning : error);
+    const std::string reason = without_json_exception_prefix(one_line(error.empty() ? warning : error));
     fail(path, "cannot read glTF: {}", reason.empty() ? "unknown error" : reason);
   }
 
   Character character;
   character.source = path;
-  GltfReader(path, model, character).read();
+  GltfReader(path, model, character, budget).read();
   character.validate();
   return character;
 }

@@ -9,6 +9,7 @@
 
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
+#include <wobble/io/read_limits.hpp>
 
 #include "core/fail.hpp"
 
@@ -53,12 +54,7 @@ std::string assimp_extensions() {
   return out;
 }
 
-}  // namespace
-
-Character load_character(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) fail(path, "no such file");
-  if (fs::is_directory(path, ec)) fail(path, "is a folder, not a file");
+Character read_by_extension(const fs::path& path) {
 
   const std::string name = lower(path.filename().string());
   const std::string extension = lower(path.extension().string());
@@ -81,6 +77,21 @@ Character load_character(const fs::path& path) {
   }
   character.source = path;
   character.validate();
+  return character;
+}
+
+}  // namespace
+
+Character load_character(const fs::path& path) {
+  require_regular_file(path, "a character or mesh file");
+  Character character;
+  try {
+    character = read_by_extension(path);
+  } catch (const std::bad_alloc&) {
+    // The readers check counts against their data and the read budget (read_limits.hpp); this is
+    // the last line: memory ran out all the same.
+    fail(path, "ran out of memory while reading the file");
+  }
   character.diagnostics.log_warnings(path.string());
   return character;
 }

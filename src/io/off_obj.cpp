@@ -21,6 +21,7 @@
 #include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
+#include <wobble/io/read_limits.hpp>
 
 #include "core/fail.hpp"
 
@@ -30,14 +31,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string read_text(const fs::path& path, const char* what) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) fail(path, "no such file");
-  if (fs::is_directory(path, ec)) fail(path, "is a folder, not {}", what);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open for reading");
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) fail(path, "read error");
-  return text;
+  const std::vector<std::uint8_t> bytes = read_regular_file(path, what);
+  return std::string(bytes.begin(), bytes.end());
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }

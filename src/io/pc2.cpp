@@ -21,6 +21,7 @@
 #include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
+#include <wobble/io/read_limits.hpp>
 
 #include "core/fail.hpp"
 
@@ -109,13 +110,8 @@ void write_pc2(const std::filesystem::path& path, const BakedFrames& baked, floa
 }
 
 std::vector<std::vector<Vec3f>> read_pc2(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) fail(path, "no such file");
-  if (std::filesystem::is_directory(path, ec)) fail(path, "is a folder, not a PC2 file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open for reading");
-  const std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) fail(path, "read error");
+  const std::vector<std::uint8_t> file = read_regular_file(path, "a PC2 file");
+  const std::vector<char> bytes(file.begin(), file.end());
 
   if (bytes.size() < kHeaderSize)
     fail(path, "not a PC2 file: {} bytes, shorter than the 32-byte header", bytes.size());
@@ -127,12 +123,17 @@ std::vector<std::vector<Vec3f>> read_pc2(const std::filesystem::path& path) {
   const std::int32_t samples = get_i32(bytes, 28);
   if (points < 0) fail(path, "negative point count {} in the header", points);
   if (samples < 0) fail(path, "negative sample count {} in the header", samples);
+  // 2^31 points x 2^31 samples x 12 bytes does not fit in 64 bits: compare in long double.
+  const long double promised = static_cast<long double>(kHeaderSize) +
+                               static_cast<long double>(points) * static_cast<long double>(samples) * 12.0L;
+  if (static_cast<long double>(bytes.size()) < promised)
+    fail(path, "truncated: the header promises {} samples of {} points ({:.0f} bytes), the file has {} bytes", samples,
+         points, static_cast<double>(promised), bytes.size());
   const std::uint64_t expected = kHeaderSize + std::uint64_t(points) * std::uint64_t(samples) * 12u;
-  if (bytes.size() < expected)
-    fail(path, "truncated: the header promises {} samples of {} points ({} bytes), the file has {} bytes", samples,
-         points, expected, bytes.size());
   if (bytes.size() > expected)
     fail(path, "{} unexpected bytes after {} samples of {} points", bytes.size() - expected, samples, points);
+  if (points == 0 && samples > 0 && static_cast<std::uint64_t>(samples) > read_allocation_ceiling(bytes.size()) / 24)
+    fail(path, "{} samples of no points: more frames than reading this file may allocate", samples);
 
   std::vector<std::vector<Vec3f>> frames(static_cast<std::size_t>(samples));
   std::size_t at = kHeaderSize;

@@ -5,6 +5,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <wobble/error.hpp>
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

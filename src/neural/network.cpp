@@ -184,15 +184,18 @@ SkinningNetwork load_network(const std::string& path, nlohmann::json* metadata) 
   } catch (const nlohmann::json::exception&) {
     fail(path, "model header is not valid JSON");
   }
-  if (header.value("format", "") != "wobble-neural-fields") fail(path, "not a wobble neural fields model");
-  SkinningNetwork network(NetworkConfig::from_json(header.at("network"), path));
+  // Compared as JSON values, so that a header of the wrong shape is named, not a JSON type error.
+  if (!header.is_object() || !header.contains("format") || header["format"] != "wobble-neural-fields")
+    fail(path, "not a wobble neural fields model");
+  if (!header.contains("network") || !header["network"].is_object()) fail(path, "model header has no 'network' object");
+  SkinningNetwork network(NetworkConfig::from_json(header["network"], path));
   try {
     network->load(archive);
   } catch (const c10::Error&) {
     fail(path, "model parameters do not match its configuration");
   }
   network->eval();
-  if (metadata) *metadata = header.value("metadata", nlohmann::json::object());
+  if (metadata) *metadata = header.contains("metadata") && header["metadata"].is_object() ? header["metadata"] : nlohmann::json::object();
   return network;
 }
 

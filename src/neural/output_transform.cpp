@@ -2,6 +2,7 @@
 #include "output_transform.hpp"
 
 #include <wobble/error.hpp>
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

@@ -12,6 +12,7 @@
 
 #include <wobble/error.hpp>
 #include <wobble/mesh_topology.hpp>
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

@@ -5,6 +5,7 @@
 
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

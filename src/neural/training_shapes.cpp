@@ -12,6 +12,7 @@
 #include <wobble/io/files.hpp>
 #include <wobble/neural/shape_generator.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
+#include "core/fail.hpp"
 
 namespace wobble::neural {
 

@@ -281,6 +281,14 @@ std::string string_key(const json& layer, const char* key, const std::string& so
   return layer[key].get<std::string>();
 }
 
+// An optional real number (eps), or the fallback.
+float real_key(const json& layer, const char* key, float fallback, const std::string& source, const std::string& where) {
+  if (!layer.contains(key)) return fallback;
+  if (!layer[key].is_number() || !std::isfinite(layer[key].get<double>()) || !(layer[key].get<double>() > 0))
+    fail(source, "{}: '{}' must be a positive number", where, key);
+  return layer[key].get<float>();
+}
+
 int int_key(const json& layer, const char* key, int low, int high, const std::string& source, const std::string& where) {
   if (!layer.contains(key) || !layer[key].is_number_integer()) fail(source, "{}: needs an integer '{}'", where, key);
   const auto value = layer[key].get<std::int64_t>();
@@ -338,7 +346,7 @@ std::unique_ptr<Layer> Builder::build_layer(const json& layer, int& width, const
   if (op == "activation") return std::make_unique<Activation>(function_named(string_key(layer, "function", source_, where), source_, where));
   if (op == "layer_norm")
     return std::make_unique<LayerNorm>(vector(layer, "weight", where, width), vector(layer, "bias", where, width),
-                                       layer.value("eps", 1e-5f));
+                                       real_key(layer, "eps", 1e-5f, source_, where));
   if (op == "positional_encoding") {
     const int octaves = int_key(layer, "octaves", 0, 24, source_, where), columns = int_key(layer, "columns", 1, width, source_, where);
     width += 2 * octaves * columns;
@@ -369,7 +377,7 @@ std::unique_ptr<Layer> Builder::build_layer(const json& layer, int& width, const
   }
   if (op == "residual") {
     int inner = width;
-    Layers layers = build(layer.value("layers", json()), inner, where);
+    Layers layers = build(layer.contains("layers") ? layer["layers"] : json(), inner, where);
     if (inner != width) fail(source_, "{}: the inner layers change the width from {} to {}", where, width, inner);
     return std::make_unique<Residual>(std::move(layers));
   }
@@ -389,7 +397,7 @@ std::unique_ptr<Layer> Builder::build_layer(const json& layer, int& width, const
       a->normalize_context = true;
       a->norm_weight = vector(norm, "weight", where + " context_norm", d);
       a->norm_bias = vector(norm, "bias", where + " context_norm", d);
-      a->norm_eps = norm.value("eps", 1e-5f);
+      a->norm_eps = real_key(norm, "eps", 1e-5f, source_, where + " context_norm");
     }
     const Rows in = matrix(layer, "in_proj_weight", where, 3 * d, d);  // rows: query, key, value (torch's order)
     const Vector in_bias = vector(layer, "in_proj_bias", where, 3 * d);

@@ -55,7 +55,7 @@ FieldNetwork::FieldNetwork(const FieldNetworkFile& file, std::string source, std
   encoder_ = std::make_unique<Program>();
   Builder encoder_builder(file, source_, /*field_stage=*/false);
   int width = kSurfaceWidth;
-  encoder_->layers = encoder_builder.build(encoder.value("layers", json()), width, "encoder");
+  encoder_->layers = encoder_builder.build(encoder.contains("layers") ? encoder["layers"] : json(), width, "encoder");
   if (!encoder.contains("output") || !encoder["output"].is_string()) fail(source_, "encoder: needs a string 'output'");
   encoder_->output = encoder["output"].get<std::string>();
   std::map<std::string, int> encoder_registers = encoder_builder.register_widths();
@@ -64,10 +64,11 @@ FieldNetwork::FieldNetwork(const FieldNetworkFile& file, std::string source, std
   field_ = std::make_unique<Program>();
   Builder field_builder(file, source_, /*field_stage=*/true, encoder_registers);
   width = kPointWidth;
-  field_->layers = field_builder.build(section(description_, "field", source_).value("layers", json()), width, "field");
+  const json& field = section(description_, "field", source_);
+  field_->layers = field_builder.build(field.contains("layers") ? field["layers"] : json(), width, "field");
   raw_fields_ = width;
-  output_ = std::make_unique<FieldOutputOptions>(
-      FieldOutputOptions::from_json(description_.value("output_normalization", json()), raw_fields_, handles_, source_));
+  output_ = std::make_unique<FieldOutputOptions>(FieldOutputOptions::from_json(
+      description_.contains("output_normalization") ? description_["output_normalization"] : json(), raw_fields_, handles_, source_));
   field_->constant_attention = field_builder.constant_attention();
   for (const auto& [name, tensor] : file.tensors) parameters_ += static_cast<std::int64_t>(tensor.values.size());
   pool_ = std::make_unique<ThreadPool>(threads);

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 #include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
+#include <wobble/regular_file.hpp>
 
 #include "core/fail.hpp"
 
@@ -34,10 +34,10 @@ std::uint64_t read_u64(const std::uint8_t* bytes) {
 // One tensor entry of the header, checked against the data section of `data_bytes` bytes.
 FieldTensor read_tensor(const std::string& name, const json& entry, const std::uint8_t* data, std::uint64_t data_bytes,
                         const std::string& source) {
-  if (!entry.is_object() || entry.value("dtype", "") != "F32")
+  if (!entry.is_object() || !entry.contains("dtype") || entry["dtype"] != "F32")
     fail(source, "tensor '{}' must be an object with dtype F32", name);
-  const json& shape = entry.value("shape", json());
-  const json& offsets = entry.value("data_offsets", json());
+  const json& shape = entry.contains("shape") ? entry["shape"] : json();
+  const json& offsets = entry.contains("data_offsets") ? entry["data_offsets"] : json();
   if (!shape.is_array() || !offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
       !offsets[1].is_number_unsigned())
     fail(source, "tensor '{}' needs a 'shape' array and 'data_offsets' [begin, end]", name);
@@ -62,14 +62,17 @@ FieldTensor read_tensor(const std::string& name, const json& entry, const std::u
 }
 
 json read_description(const json& header, const std::string& source) {
-  const json& metadata = header.value(kMetadataKey, json());
+  const json& metadata = header.contains(kMetadataKey) ? header[kMetadataKey] : json();
   if (!metadata.is_object() || !metadata.contains("wobble") || !metadata["wobble"].is_string())
     fail(source, "not a wobble fields model (no __metadata__.wobble description)");
   json description = json::parse(metadata["wobble"].get<std::string>(), nullptr, false);
   if (description.is_discarded() || !description.is_object())
     fail(source, "the model description (__metadata__.wobble) is not a JSON object");
-  if (description.value("format", "") != "wobble-field") fail(source, "not a wobble fields model (format is not wobble-field)");
-  if (description.value("version", 0) != 1) fail(source, "unsupported .wfield version (this build reads version 1)");
+  // Compared as JSON values: a wrong type is a wrong value, never the JSON library's type error.
+  if (!description.contains("format") || description["format"] != "wobble-field")
+    fail(source, "not a wobble fields model (format is not wobble-field)");
+  if (!description.contains("version") || description["version"] != 1)
+    fail(source, "unsupported .wfield version (this build reads version 1)");
   return description;
 }
 
@@ -93,10 +96,7 @@ FieldNetworkFile parse_field_network_file(std::span<const std::uint8_t> bytes, c
 }
 
 FieldNetworkFile read_field_network_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open the model file");
-  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
-  return parse_field_network_file(bytes, path.string());
+  return parse_field_network_file(read_regular_file(path, "a model file"), path.string());
 }
 
 std::vector<std::uint8_t> serialize_field_network_file(const FieldNetworkFile& file) {

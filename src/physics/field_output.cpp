@@ -7,6 +7,7 @@
 #include <Eigen/Eigenvalues>
 
 #include <wobble/error.hpp>
+#include "core/fail.hpp"
 
 namespace wobble::physics {
 

@@ -13,6 +13,8 @@
 
 #include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
+#include <wobble/parse.hpp>
+#include <wobble/io/read_limits.hpp>
 
 #include "core/fail.hpp"
 
@@ -98,9 +100,10 @@ Header read_header(const std::filesystem::path& path, std::ifstream& in) {
       if (format != "binary_little_endian") fail(path, "PLY format '{}' is not supported (Gaussian PLYs are binary_little_endian)", format);
       h.binary = true;
     } else if (word == "element") {
-      std::string name;
-      std::size_t n = 0;
-      words >> name >> n;
+      std::string name, count_text;
+      words >> name >> count_text;
+      const auto n = static_cast<std::size_t>(
+          parse_integer(count_text, fmt::format("{}: PLY element '{}' count", path.string(), name), 0));
       if (seen_vertex && name != "vertex") fail(path, "PLY has an element '{}' after 'vertex' (not a Gaussian PLY)", name);
       in_vertex = name == "vertex";
       if (in_vertex) {
@@ -138,11 +141,20 @@ bool is_gaussian_ply(const std::filesystem::path& path) {
 }
 
 GaussianCloud read_gaussian_ply(const std::filesystem::path& path) {
+  require_regular_file(path, "a Gaussian PLY file");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot open for reading");
   const Header h = read_header(path, in);
   GaussianCloud cloud;
   cloud.properties = h.properties;
+  // The data must hold count x properties floats: checked against the file before allocating.
+  std::error_code ec;
+  const std::uintmax_t file_bytes = std::filesystem::file_size(path, ec);
+  const std::uintmax_t data_bytes = ec || file_bytes < h.data_offset ? 0 : file_bytes - h.data_offset;
+  const std::uintmax_t row_bytes = h.properties.size() * sizeof(float);
+  if (h.count > data_bytes / row_bytes)
+    fail(path, "PLY data is truncated: {} Gaussians of {} properties need {} bytes, the file holds {}", h.count,
+         h.properties.size(), static_cast<double>(h.count) * static_cast<double>(row_bytes), data_bytes);
   cloud.values.resize(h.count * h.properties.size());
   in.read(reinterpret_cast<char*>(cloud.values.data()), static_cast<std::streamsize>(cloud.values.size() * sizeof(float)));
   if (static_cast<std::size_t>(in.gcount()) != cloud.values.size() * sizeof(float))

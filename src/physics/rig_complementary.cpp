@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <wobble/error.hpp>
+#include <wobble/physics/input_checks.hpp>
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
 
@@ -38,6 +39,9 @@ std::shared_ptr<const SkinningField> constrained_eigenmodes(const std::vector<Ve
 RigComplementary::RigComplementary(const Character& character, const RigComplementaryOptions& options)
     : character_(character), options_(options) {
   if (!character.is_skinned()) fail(character.source, "has no skin: rig-complementary simulation needs a rigged character");
+  check_subspace_sizes(options.handles, options.points, options.sample_grid, options.field_grid, character.source.string());
+  check_material(options.material, character.source.string());
+  check_vector(options.gravity, character.source.string() + ": gravity", input_limits::kAcceleration, "m/s^2");
   SampleOptions sampling;
   sampling.grid_resolution = options.sample_grid;
   SamplePoints samples = subsample(sample_mesh(character.mesh, sampling), options.points);

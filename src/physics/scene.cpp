@@ -1,16 +1,19 @@
 // Scenes from SCENE.json or quick flags (see scene.hpp).
 #include <wobble/physics/scene.hpp>
 
-#include <fstream>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
 #include <wobble/error.hpp>
+#include <wobble/parse.hpp>
 #include <wobble/io/files.hpp>
+#include <wobble/physics/input_checks.hpp>
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
 
 #include "core/fail.hpp"
+#include "core/json_values.hpp"
 
 namespace wobble::physics {
 
@@ -19,24 +22,7 @@ using nlohmann::json;
 
 namespace {
 
-struct ObjectSpec {
-  fs::path file;
-  bool kinematic = false;
-  int handles = 16;
-  std::size_t points = 1000;
-  int sample_grid = 24, field_grid = 20;
-  std::string source = "eigenmodes";
-  MeshFields field_source;  // overrides `source`
-  Material material{1e5, 0.45, 1000};
-  EnergyModel model = EnergyModel::NeoHookean;
-  std::string pin;
-  double pin_blend = 0.2;
-  Vec3d pin_velocity = Vec3d::Zero();
-  double scale = 1;
-  Vec3d position = Vec3d::Zero(), velocity = Vec3d::Zero(), angular_velocity = Vec3d::Zero(), acceleration = Vec3d::Zero();
-};
-
-void add_object(Scene& scene, const ObjectSpec& spec) {
+void add_object(Scene& scene, const ObjectDescription& spec) {
   SceneObject object;
   object.file = spec.file;
   object.scale = spec.scale;
@@ -130,27 +116,6 @@ void add_object(Scene& scene, const ObjectSpec& spec) {
   scene.objects.push_back(std::move(object));
 }
 
-Vec3d vec3(const json& j, const fs::path& file, const char* key) {
-  if (!j.is_array() || j.size() != 3) fail(file, "'{}' must be an array of 3 numbers", key);
-  Vec3d v;
-  for (int i = 0; i < 3; ++i) {
-    if (!j[static_cast<std::size_t>(i)].is_number()) fail(file, "'{}' must be an array of 3 numbers", key);
-    v[i] = j[static_cast<std::size_t>(i)].get<double>();
-  }
-  if (!v.allFinite()) fail(file, "'{}' is not finite", key);
-  return v;
-}
-
-template <typename T>
-T value(const json& j, const char* key, T fallback, const fs::path& file) {
-  if (!j.contains(key)) return fallback;
-  try {
-    return j.at(key).get<T>();
-  } catch (const json::exception&) {
-    fail(file, "'{}' has the wrong type", key);
-  }
-}
-
 }  // namespace
 
 std::vector<Vec3d> Scene::positions(std::size_t index) const {
@@ -191,122 +156,47 @@ void Scene::advance_frame() {
   for (int s = 0; s < substeps; ++s) world.step();
 }
 
-Scene scene_from_json(const json& j, const fs::path& file) {
-  if (!j.is_object()) fail(file, "a scene must be a JSON object");
+Scene build_scene(const SceneDescription& description, const fs::path& scene_file) {
   Scene scene;
-  scene.fps = value(j, "fps", 30.0, file);
-  scene.frames = value(j, "frames", 120, file);
-  scene.substeps = value(j, "substeps", 2, file);
-  if (!(scene.fps > 0) || scene.frames < 1 || scene.substeps < 1) fail(file, "fps, frames and substeps must be positive");
-  scene.world.solver.time_step = 1.0 / (scene.fps * scene.substeps);
-  if (j.contains("gravity")) scene.world.solver.gravity = vec3(j["gravity"], file, "gravity");
-  if (j.contains("solver")) {
-    const json& s = j["solver"];
-    scene.world.solver.max_iterations = value(s, "max_iterations", scene.world.solver.max_iterations, file);
-    scene.world.solver.tolerance = value(s, "tolerance", scene.world.solver.tolerance, file);
-  }
-  if (j.contains("contact")) {
-    const json& c = j["contact"];
-    auto& o = scene.world.contact;
-    o.enabled = value(c, "enabled", o.enabled, file);
-    o.radius = value(c, "radius", o.radius, file);
-    o.min_gap = value(c, "min_gap", o.min_gap, file);
-    o.stiffness = value(c, "stiffness", o.stiffness, file);
-    if (!(o.radius > 0) || !(o.min_gap >= 0 && o.min_gap < 1) || !(o.stiffness > 0))
-      fail(file, "contact needs radius > 0, 0 <= min_gap < 1, stiffness > 0");
-  }
-  if (!j.contains("objects") || !j["objects"].is_array() || j["objects"].empty()) fail(file, "needs a non-empty 'objects' array");
-  const fs::path base = file.parent_path();
-  for (const json& o : j["objects"]) {
-    ObjectSpec spec;
-    if (!o.contains("file") || !o["file"].is_string()) fail(file, "every object needs a 'file'");
-    spec.file = base / o["file"].get<std::string>();
-    spec.kinematic = value(o, "kinematic", false, file);
-    spec.handles = value(o, "handles", spec.handles, file);
-    spec.points = value(o, "points", spec.points, file);
-    spec.sample_grid = value(o, "sample_grid", spec.sample_grid, file);
-    spec.field_grid = value(o, "field_grid", spec.field_grid, file);
-    spec.source = value(o, "source", spec.source, file);
-    if (o.contains("material")) {
-      const json& m = o["material"];
-      spec.material.youngs_modulus = value(m, "youngs_modulus", spec.material.youngs_modulus, file);
-      spec.material.poisson_ratio = value(m, "poisson_ratio", spec.material.poisson_ratio, file);
-      spec.material.density = value(m, "density", spec.material.density, file);
-      spec.model = energy_model_from_string(value(m, "model", std::string("neohookean"), file));
-    }
-    spec.pin = value(o, "pin", std::string(), file);
-    spec.pin_blend = value(o, "pin_blend", spec.pin_blend, file);
-    if (o.contains("pin_velocity")) spec.pin_velocity = vec3(o["pin_velocity"], file, "pin_velocity");
-    spec.scale = value(o, "scale", 1.0, file);
-    if (o.contains("position")) spec.position = vec3(o["position"], file, "position");
-    if (o.contains("velocity")) spec.velocity = vec3(o["velocity"], file, "velocity");
-    if (o.contains("angular_velocity")) spec.angular_velocity = vec3(o["angular_velocity"], file, "angular_velocity");
-    if (o.contains("acceleration")) spec.acceleration = vec3(o["acceleration"], file, "acceleration");
+  scene.fps = description.fps;
+  scene.frames = description.frames;
+  scene.substeps = description.substeps;
+  scene.world.solver = description.solver;
+  scene.world.contact = description.contact;
+  for (const ObjectDescription& object : description.objects) {
     try {
-      add_object(scene, spec);
+      add_object(scene, object);
     } catch (const Error& e) {
-      fail(file, "object '{}': {}", spec.file.filename().string(), e.what());
+      fail_plain("{}: {}", object.where.empty() ? scene_file.string() : object.where, e.what());
     }
   }
-  if (scene.world.body_count() == 0) fail(file, "has no deformable object");
-  if (j.contains("planes"))
-    for (const json& p : j["planes"]) {
-      Plane plane;
-      if (p.contains("origin")) plane.origin = vec3(p["origin"], file, "origin");
-      if (p.contains("normal")) plane.normal = vec3(p["normal"], file, "normal").normalized();
-      if (p.contains("axis")) plane.axis_u = vec3(p["axis"], file, "axis");
-      plane.axis_u = (plane.axis_u - plane.axis_u.dot(plane.normal) * plane.normal);
-      if (plane.axis_u.norm() < 1e-9) plane.axis_u = plane.normal.unitOrthogonal();
-      plane.axis_u.normalize();
-      if (p.contains("half_size")) {
-        if (!p["half_size"].is_array() || p["half_size"].size() != 2) fail(file, "'half_size' must be [u, v]");
-        plane.half_u = p["half_size"][0].get<double>();
-        plane.half_v = p["half_size"][1].get<double>();
-      }
-      plane.stiffness = value(p, "stiffness", plane.stiffness, file);
-      if (p.contains("velocity")) plane.velocity = vec3(p["velocity"], file, "velocity");
-      if (p.contains("angular_velocity")) plane.angular_velocity = vec3(p["angular_velocity"], file, "angular_velocity");
-      if (!plane.normal.allFinite()) fail(file, "plane normal must be non-zero");
-      scene.world.planes.push_back(plane);
-    }
-  if (j.contains("drags"))
-    for (const json& d : j["drags"]) {
-      Drag drag;
-      const int object = value(d, "object", 0, file);
-      if (object < 0 || object >= static_cast<int>(scene.objects.size()) || scene.objects[static_cast<std::size_t>(object)].body < 0)
-        fail(file, "drag refers to object {}, which is not a deformable object", object);
-      drag.body = scene.objects[static_cast<std::size_t>(object)].body;
-      if (d.contains("point")) drag.rest_point = vec3(d["point"], file, "point");
-      if (d.contains("target")) drag.target = vec3(d["target"], file, "target");
-      drag.stiffness = value(d, "stiffness", drag.stiffness, file);
-      drag.radius = value(d, "radius", drag.radius, file);
-      scene.world.drags.push_back(drag);
-    }
+  if (scene.world.body_count() == 0) fail(scene_file, "has no deformable object");
+  scene.world.planes = description.planes;
+  for (const DragDescription& d : description.drags) {
+    Drag drag = d.drag;
+    drag.body = scene.objects.at(d.object).body;
+    scene.world.drags.push_back(drag);
+  }
+  check_world_inputs(scene.world, scene_file.string());
   return scene;
 }
 
-Scene load_scene(const fs::path& scene_file) {
-  std::ifstream in(scene_file);
-  if (!in) fail(scene_file, "cannot open for reading");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    fail(scene_file, "invalid JSON ({})", e.what());
-  }
-  return scene_from_json(j, scene_file);
-}
+Scene scene_from_json(const json& j, const fs::path& file) { return build_scene(describe_scene(j, file), file); }
+
+Scene load_scene(const fs::path& scene_file) { return scene_from_json(read_json_file(scene_file, "a scene file"), scene_file); }
 
 Scene quick_scene(const fs::path& shape, const QuickSceneOptions& options) {
   Scene scene;
   scene.fps = options.fps;
   scene.frames = options.frames;
   scene.substeps = options.substeps;
-  if (!(scene.fps > 0) || scene.frames < 1 || scene.substeps < 1) fail_plain("fps, frames and substeps must be positive");
+  check_timing(options.fps, options.frames, options.substeps, shape.string());
+  check_subspace_sizes(options.handles, options.points, options.sample_grid, options.field_grid, shape.string());
+  check_range(options.pin_blend, shape.string() + ": pin_blend", 0, input_limits::kMaxPinBlend);
   scene.world.solver.time_step = 1.0 / (scene.fps * scene.substeps);
   scene.world.solver.gravity = options.gravity;
   scene.file_frame_output = true;
-  ObjectSpec spec;
+  ObjectDescription spec;
   spec.file = shape;
   spec.handles = options.handles;
   spec.points = options.points;
@@ -317,12 +207,17 @@ Scene quick_scene(const fs::path& shape, const QuickSceneOptions& options) {
   spec.pin = options.pin;
   spec.pin_blend = options.pin_blend;
   spec.field_source = options.field_source;
-  add_object(scene, spec);
+  check_material(options.material, shape.string());
   if (options.floor) {
+    if (!std::isfinite(*options.floor) || std::abs(*options.floor) > input_limits::kDistance)
+      fail(shape, "floor height {} is not a finite height within {} (normalised units)", *options.floor,
+           input_limits::kDistance);
     Plane floor;
     floor.origin = Vec3d(0, *options.floor, 0);
     scene.world.planes.push_back(floor);
   }
+  check_world_inputs(scene.world, shape.string());
+  add_object(scene, spec);
   return scene;
 }
 

@@ -7,6 +7,7 @@
 #include "render/gpu_post_deformer.hpp"
 #include "render/kernel_shaders.hpp"
 #include "render/shaders.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::render {
 

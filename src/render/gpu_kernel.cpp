@@ -6,6 +6,7 @@
 
 #include "render/data_texture.hpp"
 #include "render/shader_program.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::render {
 

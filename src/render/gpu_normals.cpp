@@ -4,6 +4,7 @@
 #include "render/data_texture.hpp"
 #include "render/gpu_post_deformer.hpp"
 #include "render/kernel_shaders.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::render {
 

@@ -10,6 +10,7 @@
 #include <wobble/error.hpp>
 #include <wobble/pose.hpp>
 
+#include "../error_text.hpp"
 #include "bend_weight_brush.hpp"
 #include "bundled_characters.hpp"
 #include "frame_statistics.hpp"
@@ -20,6 +21,7 @@
 
 using namespace wobble;
 using namespace wobble::viewer;
+using wobble::test::error_text;
 
 TEST(ViewerOptions, ParsesAutomationFlagsAndRejectsUnknownOnes) {
   const ViewerOptions o = parse_viewer_options({"a.glb", "--screenshot", "out.png", "--frame", "12", "--size", "640x360",
@@ -39,9 +41,44 @@ TEST(ViewerOptions, ParsesAutomationFlagsAndRejectsUnknownOnes) {
   EXPECT_THROW(parse_viewer_options({"a.glb", "b.glb"}), Error);
 }
 
+TEST(ViewerOptions, ValuesAreReadWholeAndInRange) {
+  // Each of these was once read as a number or a switch it is not.
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"--frame", "12abc"}, {"--frame", "1.5"}, {"--frame", "0x10"},
+                                             {"--frame", "0"}, {"--frame", ""}, {"--benchmark-frames", "-1"},
+                                             {"--cylinder", "1e9"}, {"--size", "640x360x2"}, {"--size", "8193x100"},
+                                             {"--gpu=maybe"}, {"--timer=2"}, {"--size", " 640x360"}}) {
+    EXPECT_THROW(parse_viewer_options(bad), Error) << bad[0] << " " << (bad.size() > 1 ? bad[1] : "");
+  }
+  EXPECT_EQ(parse_viewer_options({"--frame=7"}).frame, 7);
+  EXPECT_FALSE(parse_viewer_options({"--gpu=no"}).gpu);
+  EXPECT_TRUE(parse_viewer_options({"--gpu=TRUE"}).gpu);
+  EXPECT_TRUE(parse_viewer_options(arguments_from_query("?no-ui=0")).ui);
+  EXPECT_TRUE(parse_viewer_options(arguments_from_query("?gpu=1&timer")).gpu);
+  EXPECT_EQ(error_text([] { parse_viewer_options({"--frame", "12abc"}); }), "--frame: '12abc' is not an integer");
+}
+
+// The physics mode's switches and numbers, and deformer switches, as strict as the rest.
+TEST(ViewerOptions, PhysicsAndDeformerSwitchesTakeOnlyBooleans) {
+  EXPECT_TRUE(parse_viewer_options(arguments_from_query("?physics")).physics.enabled);
+  EXPECT_FALSE(parse_viewer_options(arguments_from_query("?physics=0")).physics.enabled);
+  EXPECT_TRUE(parse_viewer_options({"--no-floor=no"}).physics.settings.floor);
+  EXPECT_FALSE(parse_viewer_options({"--no-gravity"}).physics.settings.gravity);
+  EXPECT_EQ(error_text([] { parse_viewer_options({"--no-floor=maybe"}); }),
+            "--no-floor: 'maybe' is not a boolean (true or false)");
+  EXPECT_EQ(error_text([] { parse_viewer_options({"--handles", "1.5"}); }), "--handles: '1.5' is not an integer");
+  EXPECT_EQ(error_text([] { parse_viewer_options({"--youngs", "nan"}); }), "--youngs: 'nan' is not a number");
+  // A deformer switch alone is on (as in wobble bake); with a value, the value decides.
+  const ViewerOptions alone = parse_viewer_options({"--mush-pin-boundary", "--deformer", "lbs,deltamush"});
+  ASSERT_EQ(alone.parameters.size(), 1u);
+  EXPECT_EQ(alone.parameters[0].second, "true");
+  EXPECT_EQ(alone.deformer, "lbs,deltamush");
+  EXPECT_EQ(parse_viewer_options(arguments_from_query("?mush-pin-boundary=0")).parameters[0].second, "0");
+}
+
 TEST(ViewerOptions, UrlQueryBecomesArguments) {
   const auto args = arguments_from_query("?deformer=lbs%2Cdynamic&timer&size=320x200&clip=Walk+Cycle");
-  const std::vector<std::string> expected{"--deformer", "lbs,dynamic", "--timer", "--size", "320x200", "--clip", "Walk Cycle"};
+  const std::vector<std::string> expected{"--deformer=lbs,dynamic", "--timer", "--size=320x200", "--clip=Walk Cycle"};
   EXPECT_EQ(args, expected);
   const ViewerOptions o = parse_viewer_options(args);
   EXPECT_TRUE(o.timer_loop);

@@ -25,7 +25,8 @@ PhysicsOptions parse(std::vector<std::string> arguments) {
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     const std::string flag = arguments[i];
     auto value = [&]() -> const std::string& { return arguments.at(++i); };
-    if (!parse_physics_option(flag, value, o)) throw Error("not a physics option: " + flag);
+    auto is_on = [] { return true; };
+    if (!parse_physics_option(flag, value, is_on, o)) throw Error("not a physics option: " + flag);
   }
   return o;
 }

@@ -32,6 +32,7 @@
 #include "../progress.hpp"
 #include "local_ranks.hpp"
 #include "core/fail.hpp"
+#include "../value_options.hpp"
 #include "fields_commands.hpp"
 
 namespace wobble::cli {
@@ -79,10 +80,11 @@ Runner add_train(CLI::App& app) {
   app.add_option("CONFIG", o->config, "training configuration (JSON, see include/wobble/neural/training.hpp)");
   app.add_option("--config", o->config_option, "the same, as an option");
   app.add_flag("--resume", o->resume, "continue from OUTPUT/checkpoint.pt");
-  app.add_option("--steps", o->steps, "override the configuration's step count");
-  app.add_option("--processes", o->processes,
-                 "start N local ranks of a data-parallel job (otherwise the torchrun environment decides: WORLD_SIZE, RANK, "
-                 "LOCAL_RANK, MASTER_ADDR, MASTER_PORT)");
+  add_integer_option(app, "--steps", o->steps, "override the configuration's step count", 1, 100'000'000);
+  add_integer_option(app, "--processes", o->processes,
+                     "start N local ranks of a data-parallel job (otherwise the torchrun environment decides: WORLD_SIZE, RANK, "
+                     "LOCAL_RANK, MASTER_ADDR, MASTER_PORT)",
+                     1, 256);
   app.add_flag("-q,--quiet", o->quiet, "no progress");
   return [o] {
     if (o->config.empty() == o->config_option.empty()) fail_plain("fields train: give the configuration once (CONFIG or --config)");
@@ -187,9 +189,10 @@ Runner add_metrics(CLI::App& app) {
   app.add_option("--model", o->model, "model file (default: the shipped model)");
   app.add_option("SHAPES", o->shapes, "shapes to evaluate (never trained on, for a fair test)");
   app.add_option("--rig", o->rigs, "rigged characters: also their own skin weights as a baseline");
-  app.add_option("--baseline-steps", o->baseline_steps, "steps of the per-object MLP baseline (0: skip it)")->capture_default_str();
+  add_integer_option(app, "--baseline-steps", o->baseline_steps, "steps of the per-object MLP baseline (0: skip it)", 0,
+                     100'000'000);
   app.add_option("--config", o->config, "training configuration whose losses and batch sizes the per-object baseline uses (default: built-in defaults with the model's batch size)");
-  app.add_option("--eigen-grid", o->eigen_grid, "eigenmode grid cells along the longest side")->capture_default_str();
+  add_integer_option(app, "--eigen-grid", o->eigen_grid, "eigenmode grid cells along the longest side", 2, 256);
   app.add_flag("--json", o->json, "JSON rows instead of a table");
   return [o] {
     const NeuralFieldModel model(model_path(o->model));

@@ -9,6 +9,7 @@
 #include <wobble/neural/loss_plot.hpp>
 
 #include "fields_commands.hpp"
+#include "core/fail.hpp"
 
 namespace wobble::cli {
 

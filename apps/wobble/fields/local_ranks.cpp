@@ -19,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include <wobble/error.hpp>
+#include "core/fail.hpp"
 
 extern char** environ;
 

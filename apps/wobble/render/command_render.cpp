@@ -12,6 +12,7 @@
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
+#include <wobble/parse.hpp>
 #include <wobble/render/framing.hpp>
 #include <wobble/render/headless_context.hpp>
 #include <wobble/render/offscreen.hpp>
@@ -23,6 +24,7 @@
 #include "deformer_options.hpp"
 #include "loop_options.hpp"
 #include "progress.hpp"
+#include "value_options.hpp"
 #include "render/frame_sink.hpp"
 #include "render/panel.hpp"
 #include "render/panel_spec.hpp"
@@ -49,7 +51,8 @@ std::pair<int, int> parse_size(const std::string& text) {
   std::smatch match;
   static const std::regex pattern(R"((\d{1,5})x(\d{1,5}))");
   if (!std::regex_match(text, match, pattern)) fail_plain("--size '{}' is not WIDTHxHEIGHT (e.g. 960x540)", text);
-  const int w = std::stoi(match[1]), h = std::stoi(match[2]);
+  const int w = static_cast<int>(parse_integer(match[1].str(), "--size width"));
+  const int h = static_cast<int>(parse_integer(match[2].str(), "--size height"));
   if (w < 16 || h < 16 || w > 8192 || h > 8192) fail_plain("--size {}x{}: each side must be in [16, 8192]", w, h);
   return {w, h};
 }
@@ -237,13 +240,13 @@ Runner add_render_command(CLI::App& app) {
   app.add_flag("--skeleton", options->skeleton, "draw the skeleton over the mesh");
   app.add_flag("--no-grid", options->no_grid, "no ground grid");
   app.add_flag("--no-labels", options->no_labels, "no panel labels");
-  app.add_option("--yaw", options->yaw, "camera angle about the vertical, degrees")->capture_default_str()->group("Camera");
-  app.add_option("--pitch", options->pitch, "camera angle above the horizon, degrees")->capture_default_str()->group("Camera");
-  app.add_option("--zoom", options->zoom, "zoom factor on the automatic framing")->capture_default_str()->group("Camera");
-  app.add_option("--fov", options->fov, "vertical field of view, degrees")->capture_default_str()->group("Camera");
+  add_real_option(app, "--yaw", options->yaw, "camera angle about the vertical, degrees", -360, 360)->group("Camera");
+  add_real_option(app, "--pitch", options->pitch, "camera angle above the horizon, degrees", -89, 89)->group("Camera");
+  add_real_option(app, "--zoom", options->zoom, "zoom factor on the automatic framing", 1e-3, 1e3)->group("Camera");
+  add_real_option(app, "--fov", options->fov, "vertical field of view, degrees", 1, 179)->group("Camera");
   app.add_flag("--no-follow", options->no_follow, "keep the framing of the first frame (default: follow the character)")
       ->group("Camera");
-  app.add_option("--samples", options->samples, "multisampling (antialiasing) samples")->capture_default_str();
+  add_integer_option(app, "--samples", options->samples, "multisampling (antialiasing) samples, 0 for none", 0, 64);
   app.add_flag("-q,--quiet", options->quiet, "no progress or summary; errors only");
   return [options, &app] {
     // Both would name the panels: refuse rather than silently drop one of them.

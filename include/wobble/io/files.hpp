@@ -19,6 +19,8 @@ namespace wobble {
 Character load_character(const std::filesystem::path& path);
 
 Character read_gltf(const std::filesystem::path& path);
+// In a child process: a crash, a hang (WOBBLE_IMPORT_SECONDS, default 300) or exhausted memory in
+// assimp is an Error naming the file ("the assimp X importer failed (signal 11, ...)").
 Character read_with_assimp(const std::filesystem::path& path);
 Character read_off(const std::filesystem::path& path);
 Character read_obj(const std::filesystem::path& path);

@@ -37,6 +37,7 @@
 #include <wobble/character.hpp>
 #include <wobble/physics/dynamics.hpp>
 #include <wobble/physics/gaussians.hpp>
+#include <wobble/physics/scene_description.hpp>
 
 namespace wobble::physics {
 
@@ -69,9 +70,13 @@ struct Scene {
   void advance_frame();
 };
 
-// Parses and builds; throws Error naming the file (and the key) on bad input.
+// Parses and builds; throws Error naming the file (and the JSON path of the key) on bad input.
+// Every value is checked (scene_description.hpp) before anything is built; unknown keys are errors.
 Scene load_scene(const std::filesystem::path& scene_file);
 Scene scene_from_json(const nlohmann::json& json, const std::filesystem::path& scene_file);
+// Builds a checked description: samples the objects, makes their subspaces, checks the world's
+// physical inputs (input_checks.hpp).
+Scene build_scene(const SceneDescription& description, const std::filesystem::path& scene_file);
 
 struct QuickSceneOptions {
   int handles = 16;

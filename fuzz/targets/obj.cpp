@@ -1,0 +1,8 @@
+// Wavefront OBJ files through load_character, as `wobble info` and `wobble simulate` read them.
+#include "../fuzz_support.hpp"
+
+WOBBLE_FUZZ_QUIET_LOGS
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return wobble::fuzz::load_as("input.obj", data, size);
+}

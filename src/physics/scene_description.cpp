@@ -1,6 +1,7 @@
 // SCENE.json read and checked whole (see scene_description.hpp and scene.hpp for the keys).
 #include <wobble/physics/scene_description.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <wobble/error.hpp>

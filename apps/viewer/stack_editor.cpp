@@ -29,6 +29,11 @@ StackEditor StackEditor::from(const std::string& spec, StackSettings settings) {
   return editor;
 }
 
+const StackDescription& StackEditor::stack() const {
+  if (!parsed_) parsed_ = StackDescription::parse(spec());
+  return *parsed_;
+}
+
 std::string StackEditor::spec() const {
   std::string out;
   for (const auto& d : deformers_) out += (out.empty() ? "" : ",") + d;
@@ -65,6 +70,7 @@ StackSettings StackEditor::stack_settings() const {
 }
 
 void StackEditor::sort() {
+  parsed_.reset();
   std::stable_sort(deformers_.begin(), deformers_.end(),
                    [](const std::string& a, const std::string& b) { return stack_rank(a) < stack_rank(b); });
 }

@@ -2,6 +2,7 @@
 // The deformer stack the viewer edits: which deformers are on (in stack order) and every
 // deformer's settings (wobble::StackSettings, the format `wobble bake --settings` reads).
 // Settings of deformers that are switched off are kept, so switching one back on restores them.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,8 @@ class StackEditor {
   // "lbs,dynamic" and its settings; throws Error as StackDescription::parse does.
   static StackEditor from(const std::string& spec, StackSettings settings = {});
 
-  StackDescription stack() const { return StackDescription::parse(spec()); }
+  // Parsed once per edit (the viewer asks every frame); throws Error as StackDescription::parse.
+  const StackDescription& stack() const;
   std::string spec() const;
   bool contains(const std::string& deformer) const;
   const std::vector<std::string>& deformers() const { return deformers_; }
@@ -35,6 +37,7 @@ class StackEditor {
   void sort();
   std::vector<std::string> deformers_;
   StackSettings settings_;
+  mutable std::optional<StackDescription> parsed_;  // stack(), until the next edit
 };
 
 }  // namespace wobble::viewer

@@ -1,5 +1,7 @@
 #include "batch_manifest.hpp"
 
+#include <wobble/parse.hpp>
+
 #include <algorithm>
 #include <optional>
 
@@ -161,7 +163,7 @@ Manifest read_json_manifest(const fs::path& path) {
   if (!document.is_object()) fail(path, "expected an object {{\"defaults\": {{...}}, \"jobs\": [...]}}");
   for (const auto& [key, value] : document.items()) {
     if (key != "defaults" && key != "jobs") {
-      fail(path, "unknown key '{}' (the closest valid key is '{}')", key, closest_name(key, {"defaults", "jobs"}));
+      fail(path, "unknown key '{}' (the closest valid key is '{}')", key, closest_name(key, std::vector<std::string>{"defaults", "jobs"}));
     }
   }
   if (!document.contains("jobs")) fail(path, "no \"jobs\" (a list of jobs, each what `wobble bake` takes)");
@@ -204,35 +206,7 @@ Manifest read_csv_manifest(const fs::path& path) {
   return manifest;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 }  // namespace
-
-std::string closest_name(const std::string& name, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t best_distance = std::string::npos;
-  for (const std::string& candidate : candidates) {
-    const std::size_t distance = edit_distance(name, candidate);
-    if (distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best;
-}
 
 Manifest read_manifest(const fs::path& path) {
   std::string extension = path.extension().string();

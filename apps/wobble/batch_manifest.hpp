@@ -42,7 +42,4 @@ struct Manifest {
 // Reads a .json or .csv manifest. Throws Error naming the manifest and the offending element.
 Manifest read_manifest(const std::filesystem::path& path);
 
-// The candidate closest to `name` by edit distance (for "did you mean" messages).
-std::string closest_name(const std::string& name, const std::vector<std::string>& candidates);
-
 }  // namespace wobble::cli

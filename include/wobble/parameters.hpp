@@ -102,6 +102,8 @@ struct ParameterDescription {
   std::string default_text() const;
   // Checks a value for this parameter; throws Error("WHAT: ...") naming the problem.
   void check(const ParameterValue& value, std::string_view what) const;
+  // JointTable: the field of one joint's entry named `key`, or null.
+  const ParameterDescription* field(std::string_view key) const;
   // The slider range: the soft range, else the allowed range where finite.
   double slider_minimum() const;
   double slider_maximum() const;

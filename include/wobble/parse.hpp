@@ -36,6 +36,9 @@ void check_range(double value, std::string_view what, double low, double high);
 // The same for an integer, written as one ("WHAT: 0 is out of range [1, 10000000]").
 void check_integer_range(std::int64_t value, std::string_view what, std::int64_t low, std::int64_t high);
 
+// The candidate closest to `word` in edit distance (the first of equals); "" when there is none.
+std::string closest_name(std::string_view word, std::span<const std::string> candidates);
+
 // " (did you mean 'frequency'?)" for the candidate closest to `word` in edit distance, when it
 // is close enough to be a likely typo; otherwise "".
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);

@@ -30,6 +30,8 @@ void rest_pose(const Rig& rig, Pose& pose);
 // Local transforms from the clip at time t (joints without a channel keep their rest values),
 // then world and skinning matrices. clip may be null (rest pose).
 void evaluate_pose(const Rig& rig, const Clip* clip, float t, Pose& pose);
+// As evaluate_pose, the local transforms only (for callers that edit them before update_world).
+void evaluate_local_pose(const Rig& rig, const Clip* clip, float t, Pose& pose);
 // World and skinning matrices from pose.local (the local transforms must be set).
 void update_world(const Rig& rig, Pose& pose);
 

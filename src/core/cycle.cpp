@@ -183,13 +183,14 @@ Cycle find_cycle(const Rig& rig, const Clip& clip, const CycleOptions& options) 
 void evaluate_cycle_pose(const Rig& rig, const Clip& clip, const Cycle& cycle, double t, Pose& pose) {
   std::int64_t repetition = 0;
   const double phase = cycle.phase(t, &repetition);
+  // Local transforms only: the world matrices are made once, after the edits below.
   if (phase <= cycle.last_key) {
-    evaluate_pose(rig, &clip, static_cast<float>(phase), pose);
+    evaluate_local_pose(rig, &clip, static_cast<float>(phase), pose);
   } else {
     // Between the last key and the next repetition's first pose.
     thread_local Pose first;
-    evaluate_pose(rig, &clip, static_cast<float>(cycle.last_key), pose);
-    evaluate_pose(rig, &clip, static_cast<float>(cycle.start), first);
+    evaluate_local_pose(rig, &clip, static_cast<float>(cycle.last_key), pose);
+    evaluate_local_pose(rig, &clip, static_cast<float>(cycle.start), first);
     const float u = static_cast<float>((phase - cycle.last_key) / (cycle.start + cycle.period - cycle.last_key));
     for (std::size_t j = 0; j < pose.local.size(); ++j) {
       Transform& local = pose.local[j];

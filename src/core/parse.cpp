@@ -128,16 +128,23 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::string did_you_mean(std::string_view word, std::span<const std::string> candidates) {
+std::string closest_name(std::string_view word, std::span<const std::string> candidates) {
   const std::string* best = nullptr;
   std::size_t best_distance = 0;
   for (const std::string& candidate : candidates) {
     const std::size_t d = edit_distance(word, candidate);
     if (!best || d < best_distance) best = &candidate, best_distance = d;
   }
+  return best ? *best : std::string();
+}
+
+std::string did_you_mean(std::string_view word, std::span<const std::string> candidates) {
+  const std::string best = closest_name(word, candidates);
+  if (best.empty()) return {};
+  const std::size_t distance = edit_distance(word, best);
   // A typo: at most a third of the letters wrong (and at least one letter right).
-  if (!best || best_distance == 0 || 3 * best_distance > std::max(word.size(), best->size())) return {};
-  return " (did you mean '" + *best + "'?)";
+  if (distance == 0 || 3 * distance > std::max(word.size(), best.size())) return {};
+  return " (did you mean '" + best + "'?)";
 }
 
 std::string format_real(double value) {

@@ -18,6 +18,11 @@ void rest_pose(const Rig& rig, Pose& pose) {
 }
 
 void evaluate_pose(const Rig& rig, const Clip* clip, float t, Pose& pose) {
+  evaluate_local_pose(rig, clip, t, pose);
+  update_world(rig, pose);
+}
+
+void evaluate_local_pose(const Rig& rig, const Clip* clip, float t, Pose& pose) {
   pose.resize(rig.joint_count());
   std::copy(rig.rest_local.begin(), rig.rest_local.end(), pose.local.begin());
   if (clip) {
@@ -33,7 +38,6 @@ void evaluate_pose(const Rig& rig, const Clip* clip, float t, Pose& pose) {
       }
     }
   }
-  update_world(rig, pose);
 }
 
 void update_world(const Rig& rig, Pose& pose) {

@@ -29,8 +29,8 @@ std::vector<std::pair<std::string, std::vector<NamedValue>>> bind_part(const Par
   for (const JointEntry& entry : table) {
     std::vector<NamedValue> values;
     for (const NamedValue& nv : entry.values) {
-      const auto field = std::find_if(p.fields.begin(), p.fields.end(), [&](const auto& f) { return f.key == nv.key; });
-      if (field != p.fields.end() && field->lifetime == Lifetime::Bind) values.push_back(nv);
+      const ParameterDescription* field = p.field(nv.key);
+      if (field && field->lifetime == Lifetime::Bind) values.push_back(nv);
     }
     if (!values.empty()) part.emplace_back(entry.joint, std::move(values));
   }
@@ -57,33 +57,31 @@ DeformerSettings& DeformerSettings::operator=(const DeformerSettings& other) {
 }
 
 void DeformerSettings::set(std::string_view key, const ParameterValue& value, std::string_view where) {
-  const ParameterDescription* p = description_->find(key);
-  if (!p) description_->at(key, where);  // throws, naming the known keys
+  const ParameterDescription& p = description_->at(key, where);  // throws, naming the known keys
   std::vector<KeyedParameter> keyed = keyed_;
   std::erase_if(keyed, [&](const KeyedParameter& k) { return k.key == key; });
   ParameterValue now = value;
   if (const Keys* keys = std::get_if<Keys>(&value)) {
-    p->check(value, where);
-    keyed.push_back({p->key, {}, {}, *keys});
+    p.check(value, where);
+    keyed.push_back({p.key, {}, {}, *keys});
     now = keys->points.front()[1];
   } else if (JointTable* table = std::get_if<JointTable>(&now)) {
     for (JointEntry& entry : *table) {
       for (NamedValue& nv : entry.values) {
         const Keys* nested = std::get_if<Keys>(&nv.value);
         if (!nested) continue;
-        const auto field = std::find_if(p->fields.begin(), p->fields.end(), [&](const auto& f) { return f.key == nv.key; });
-        if (field != p->fields.end()) field->check(nv.value, std::string(where) + "." + entry.joint + "." + nv.key);
-        keyed.push_back({p->key, entry.joint, nv.key, *nested});
+        if (const ParameterDescription* field = p.field(nv.key)) field->check(nv.value, std::string(where) + "." + entry.joint + "." + nv.key);
+        keyed.push_back({p.key, entry.joint, nv.key, *nested});
         const double first = nested->points.front()[1];  // a copy: the assignment destroys the keys
         nv.value = first;
       }
     }
-    p->check(now, where);
+    p.check(now, where);
   } else {
-    p->check(now, where);
+    p.check(now, where);
   }
   std::shared_ptr<void> updated = description_->copy_parameters(parameters_.get());
-  p->set(updated.get(), now);
+  p.set(updated.get(), now);
   if (description_->check_together) {
     if (const std::string problem = description_->check_together(updated.get()); !problem.empty()) {
       throw Error(std::string(where) + ": " + problem);
@@ -98,9 +96,7 @@ void DeformerSettings::set(std::string_view key, const ParameterValue& value, st
 }
 
 ParameterValue DeformerSettings::get(std::string_view key) const {
-  const ParameterDescription* p = description_->find(key);
-  if (!p) description_->at(key, "settings");
-  return p->get(parameters_.get());
+  return description_->at(key, "settings").get(parameters_.get());
 }
 
 ParameterValue DeformerSettings::given(std::string_view key) const {

@@ -371,11 +371,7 @@ void DelayedLbs::class_palette(const Pose& pose, ThreadPool* pool) {
       }
     }
   };
-  if (pool) {
-    pool->parallel_for(bones_.size(), 1, body);
-  } else {
-    body(0, bones_.size());
-  }
+  parallel_for(pool, bones_.size(), 1, body);
 }
 
 void DelayedLbs::reset() { history_.clear(); }

@@ -148,11 +148,11 @@ void check_table(const ParameterDescription& d, const JointTable& table, std::st
     for (std::size_t f = 0; f < e; ++f) {
       if (table[f].joint == entry.joint) throw Error(where + ": the joint is listed twice");
     }
-    std::vector<std::string> keys;
-    for (const ParameterDescription& field : d.fields) keys.push_back(field.key);
     for (const NamedValue& nv : entry.values) {
-      const auto field = std::find_if(d.fields.begin(), d.fields.end(), [&](const auto& f) { return f.key == nv.key; });
-      if (field == d.fields.end()) {
+      const ParameterDescription* field = d.field(nv.key);
+      if (!field) {
+        std::vector<std::string> keys;
+        for (const ParameterDescription& f : d.fields) keys.push_back(f.key);
         throw Error(where + ": unknown key '" + nv.key + "'" + did_you_mean(nv.key, keys));
       }
       field->check(nv.value, where + "." + nv.key);
@@ -227,6 +227,13 @@ void ParameterDescription::check(const ParameterValue& value, std::string_view w
       if (!std::holds_alternative<JointTable>(value)) wrong();
       return check_table(*this, std::get<JointTable>(value), what);
   }
+}
+
+const ParameterDescription* ParameterDescription::field(std::string_view key) const {
+  for (const ParameterDescription& f : fields) {
+    if (f.key == key) return &f;
+  }
+  return nullptr;
 }
 
 double ParameterDescription::slider_minimum() const {

@@ -50,15 +50,17 @@ ParameterValue value_from_json(const ParameterDescription& d, const json& j, std
 JointTable table_from_json(const ParameterDescription& d, const json& j, std::string_view where) {
   if (!j.is_object()) json_expected(where, "an object {\"joint name\": {...}}", j);
   JointTable table;
-  std::vector<std::string> keys;
-  for (const ParameterDescription& f : d.fields) keys.push_back(f.key);
   for (const auto& [joint, fields] : j.items()) {
     const std::string at = std::string(where) + "." + joint;
     if (!fields.is_object()) json_expected(at, "an object of per-joint settings", fields);
     JointEntry entry{joint, {}};
     for (const auto& [key, value] : fields.items()) {
-      const auto field = std::find_if(d.fields.begin(), d.fields.end(), [&, &key = key](const auto& f) { return f.key == key; });
-      if (field == d.fields.end()) throw Error(at + ": unknown key '" + key + "'" + did_you_mean(key, keys));
+      const ParameterDescription* field = d.field(key);
+      if (!field) {
+        std::vector<std::string> keys;
+        for (const ParameterDescription& f : d.fields) keys.push_back(f.key);
+        throw Error(at + ": unknown key '" + key + "'" + did_you_mean(key, keys));
+      }
       entry.values.push_back({key, value_from_json(*field, value, at + "." + key)});
     }
     table.push_back(std::move(entry));

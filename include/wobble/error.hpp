@@ -1,6 +1,7 @@
 #pragma once
 // Errors: one exception type whose message names the file (or element) and the problem, on one line.
 #include <stdexcept>
+#include <string>
 
 namespace wobble {
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A mutation campaign against the built `wobble` command, as the one that filed issue 15.
 
-    fuzz/mutate_cli.py WOBBLE [--runs N] [--seed S] [--work DIR] [--json OUT.json]
+    fuzz/mutate_cli.py WOBBLE [--runs N] [--seed S] [--json OUT.json]
 
 Runs `wobble info`, `bake`, `bake --settings` and `simulate` over mutated glTF/GLB, DirectX .x,
 FBX, OFF/OBJ, settings and scene files, and over bad flag values, and sorts every run into:

@@ -72,6 +72,8 @@ class Campaign:
         self.counts[category] += 1
         self.by_part.setdefault(self.part, {c: 0 for c in CATEGORIES})[category] += 1
         self.runs += 1
+        if self.runs % 50 == 0:  # progress, on stderr: the summary on stdout stays the result
+            print(f"mutate_cli.py: {self.runs} runs ({self.part})", file=sys.stderr, flush=True)
         if category != "ok" and len(self.examples[category]) < 12:
             self.examples[category].append({"what": what, "command": " ".join(map(str, command))[:300],
                                             "output": output.strip()[-300:]})

@@ -31,16 +31,17 @@ IsolationLimits short_limits() {
   return limits;
 }
 
-// Debian's BCN_Epileptic.X with one token replaced, as the mutation fuzzer did it.
-std::filesystem::path mutated_x(const test::ScratchDir& dir, const std::string& name, int line, const std::string& from,
-                                const std::string& to) {
-  std::ifstream in(test::assimp_model("X/BCN_Epileptic.X"));
+// One of Debian's assimp test models (`model`, e.g. X/BCN_Epileptic.X) with one token replaced, as
+// the mutation fuzzer did it.
+std::filesystem::path mutated_x(const test::ScratchDir& dir, const std::string& model, const std::string& name, int line,
+                                const std::string& from, const std::string& to) {
+  std::ifstream in(test::assimp_model(model));
   std::stringstream text;
   std::string row;
   for (int number = 1; std::getline(in, row); ++number) {
     if (number == line) {
       const std::size_t at = row.find(from);
-      EXPECT_NE(at, std::string::npos) << "line " << line << " of BCN_Epileptic.X is not what the test expects: " << row;
+      EXPECT_NE(at, std::string::npos) << "line " << line << " of " << model << " is not what the test expects: " << row;
       if (at != std::string::npos) row.replace(at, from.size(), to);
     }
     text << row << '\n';
@@ -150,7 +151,7 @@ TEST(CharacterWire, EveryPartComesBackAsItWas) {
 // wobble survives it and names the file.
 TEST(IsolatedImport, ACrashingAssimpImporterIsSurvived) {
   test::ScratchDir dir;
-  const auto crashing = mutated_x(dir, "skin_index.x", 7622, "722", "999999999");
+  const auto crashing = mutated_x(dir, "X/BCN_Epileptic.X", "skin_index.x", 7622, "722", "999999999");
   const std::string message = error_of([&] { load_character(crashing); });
   EXPECT_EQ(message, crashing.string() + ": the assimp X importer failed (signal 11, Segmentation fault)");
   // The untouched file still loads, through the same child process and wire format.
@@ -161,4 +162,17 @@ TEST(IsolatedImport, ACrashingAssimpImporterIsSurvived) {
   const auto cli = test::run_wobble("info '" + crashing.string() + "' 2>&1");
   EXPECT_EQ(cli.exit_code, 1);
   EXPECT_EQ(cli.output, "wobble: error: " + message + "\n");
+}
+
+// A later mutation campaign's finding: Debian's test.x claiming 4294967295 vertices. assimp's X
+// importer cannot allocate them and keeps "std::bad_alloc" as its error text; wobble names the
+// file and the import's memory limit instead of the C++ library's exception.
+TEST(IsolatedImport, AnImportThatRunsOutOfMemoryNamesTheLimit) {
+  test::ScratchDir dir;
+  const auto huge = mutated_x(dir, "X/test.x", "vertex_count.x", 8, "24;", "4294967295;");
+  const std::string message = error_of([&] { load_character(huge); });
+  EXPECT_EQ(message.rfind(huge.string() + ": the assimp X importer needed more memory than importing this file may use (", 0),
+            0u)
+      << message;
+  EXPECT_EQ(message.find("bad_alloc"), std::string::npos) << message;
 }

@@ -231,18 +231,27 @@ void add_channel(Clip& clip, std::uint32_t joint, ChannelPath path, const Key* k
   if (!channel.times.empty()) clip.channels.push_back(std::move(channel));
 }
 
+// assimp catches what its importers throw and keeps only the text: an allocation that failed
+// (a count of 4294967295 vertices, say) comes back as "std::bad_alloc". Rethrown, the isolated
+// call reports it as the import's memory limit instead of showing the C++ library's name.
+[[noreturn]] void import_failed(const fs::path& path, const Assimp::Importer& importer) {
+  const std::string error = importer.GetErrorString();
+  if (error == "std::bad_alloc") throw std::bad_alloc();
+  fail(path, "cannot import: {}", one_line(error));
+}
+
 // assimp's import and wobble's conversion, in this process (the isolated child runs this).
 Character import_here(const fs::path& path) {
   Assimp::Importer importer;
   const aiScene* scene =
       importer.ReadFile(path.string(), aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure);
-  if (!scene || !scene->mRootNode) fail(path, "cannot import: {}", one_line(importer.GetErrorString()));
+  if (!scene || !scene->mRootNode) import_failed(path, importer);
   bool missing_normals = false;
   for (unsigned m = 0; m < scene->mNumMeshes; ++m)
     if (is_triangle_mesh(scene->mMeshes[m]) && !scene->mMeshes[m]->HasNormals()) missing_normals = true;
   if (missing_normals) {
     scene = importer.ApplyPostProcessing(aiProcess_GenNormals);
-    if (!scene) fail(path, "cannot import: {}", one_line(importer.GetErrorString()));
+    if (!scene) import_failed(path, importer);
   }
   return character_from_assimp(*scene, path);
 }

@@ -90,8 +90,9 @@ Runner add_train(CLI::App& app) {
     if (o->config.empty() == o->config_option.empty()) fail_plain("fields train: give the configuration once (CONFIG or --config)");
     const std::string file = o->config.empty() ? o->config_option : o->config;
     TrainingConfig config = TrainingConfig::load(file);  // checked here, before any rank starts
+    const TorchrunEnvironment environment = TorchrunEnvironment::from_environment();
     if (o->processes) {
-      if (TorchrunEnvironment::from_environment().distributed())
+      if (environment.distributed())
         fail_plain("--processes: this process is already rank of a distributed job (WORLD_SIZE is set)");
       std::vector<std::string> arguments{"fields", "train", file};
       if (o->resume) arguments.push_back("--resume");
@@ -100,7 +101,6 @@ Runner add_train(CLI::App& app) {
       return run_local_ranks(*o->processes, arguments);  // ranks above 0 are quiet by themselves
     }
     if (o->steps) config.steps = *o->steps;
-    const TorchrunEnvironment environment = TorchrunEnvironment::from_environment();
     const bool quiet = o->quiet || environment.rank > 0;
     Progress bar("training", quiet);
     const TrainingReport report = train_fields(

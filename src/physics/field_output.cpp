@@ -93,7 +93,8 @@ FieldOutputOptions FieldOutputOptions::from_json(const nlohmann::json& j, int ra
   if (o.kind != "none" && o.kind != "scale" && o.kind != "orthonormal" && o.kind != "rayleigh_ritz")
     fail(source, "unknown output_normalization kind '{}' (none, scale, orthonormal, rayleigh_ritz)", o.kind);
   if (o.kind == "scale") {
-    o.target = j.value("target", std::string("mean_square_one"));
+    if (j.contains("target") && !j["target"].is_string()) fail(source, "output_normalization.target must be a string");
+    o.target = j.contains("target") ? j["target"].get<std::string>() : std::string("mean_square_one");
     if (o.target != "mean_square_one" && o.target != "unit_norm") fail(source, "unknown output_normalization target '{}'", o.target);
   }
   if (o.kind != "rayleigh_ritz") {

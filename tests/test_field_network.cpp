@@ -133,6 +133,10 @@ TEST(FieldNetwork, RayleighRitzDescriptionsAreChecked) {
   unknown.description["output_normalization"] = {{"kind", "whiten"}};
   EXPECT_NE(error_text([&] { FieldNetwork(unknown, "unknown.wfield"); }).find("unknown output_normalization kind 'whiten'"),
             std::string::npos);
+  FieldNetworkFile numeric_target = tiny_network();
+  numeric_target.description["output_normalization"] = {{"kind", "scale"}, {"target", 5}};
+  EXPECT_NE(error_text([&] { FieldNetwork(numeric_target, "t.wfield"); }).find("t.wfield: output_normalization.target must be a string"),
+            std::string::npos);
 }
 
 TEST(FieldNetwork, HandBuiltNetworkMatchesItsClosedForm) {

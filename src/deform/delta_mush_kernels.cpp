@@ -21,15 +21,19 @@ namespace {
 // 1/sqrt(x), 0 where x <= FLT_MIN.
 WOBBLE_SIMD_INLINE f32x8 inverse_length(f32x8 squared) { return keep(squared > f32x8::splat(FLT_MIN), rsqrt(squared)); }
 
+// Along each lane's chain, slot k's previous point is slot k + 1's next point: one gather per
+// slot, and the edge to it (b) becomes the next slot's edge a.
 void restore(const CornerBlocks& blocks, const float* s, float* out, std::size_t group_begin, std::size_t group_end) {
   for (std::size_t g = group_begin; g < group_end; ++g) {
     const Lanes4 p = load_rows(s + 4 * kLanes * g, 4);
+    const std::uint32_t* points = blocks.group_points(g);
+    const Lanes4 first = gather_rows(s, points);
+    f32x8 ax = first.x - p.x, ay = first.y - p.y, az = first.z - p.z;
     f32x8 rx = f32x8::zero(), ry = f32x8::zero(), rz = f32x8::zero();
     for (std::size_t slot = blocks.slot_offsets[g]; slot < blocks.slot_offsets[g + 1]; ++slot) {
       const std::size_t c = slot * kLanes;
-      const Lanes4 pn = gather_rows(s, blocks.next.data() + c);
-      const Lanes4 pp = gather_rows(s, blocks.prev.data() + c);
-      const f32x8 ax = pn.x - p.x, ay = pn.y - p.y, az = pn.z - p.z;
+      points += kLanes;
+      const Lanes4 pp = gather_rows(s, points);
       const f32x8 bx = pp.x - p.x, by = pp.y - p.y, bz = pp.z - p.z;
       const f32x8 nx = fms(ay, bz, az * by), ny = fms(az, bx, ax * bz), nz = fms(ax, by, ay * bx);
       const f32x8 ia = inverse_length(fma(ax, ax, fma(ay, ay, az * az)));
@@ -41,6 +45,7 @@ void restore(const CornerBlocks& blocks, const float* s, float* out, std::size_t
       rx = fma(ax, kx, fma(yx, ky, fma(nx, kz, rx)));
       ry = fma(ay, kx, fma(yy, ky, fma(ny, kz, ry)));
       rz = fma(az, kx, fma(yz, ky, fma(nz, kz, rz)));
+      ax = bx, ay = by, az = bz;
     }
     store_rows(out + 4 * kLanes * g, p.x + rx, p.y + ry, p.z + rz, f32x8::zero());
   }

@@ -15,15 +15,19 @@ namespace wobble::mush {
 // Vertices per group in CornerBlocks: one AVX2 register of lanes.
 constexpr std::size_t kLanes = 8;
 
-// Corners laid out for kLanes vertices at a time (ELLPACK-style, structure of arrays): group g
-// covers vertices [8 g, 8 g + 8) and owns slots [slot_offsets[g], slot_offsets[g + 1]); entry
-// 8 s + l of each array is one corner of lane l's vertex in slot s: the triangle's next and
-// previous corners and the corner's delta in its frame, premultiplied by the corner's weight.
-// Lanes with fewer corners are padded with next = prev = the vertex itself and a zero delta,
-// which contributes exactly zero.
+// Corners laid out for kLanes vertices at a time (ELLPACK-style, structure of arrays), each
+// vertex's corners chained around its fan: corner (s, a_k, a_k+1) and the next one (s, a_k+1,
+// a_k+2) share a point, so a chain of m corners reads m + 1 points instead of 2 m. Group g covers
+// vertices [8 g, 8 g + 8) and owns slots [slot_offsets[g], slot_offsets[g + 1]) and the point rows
+// [slot_offsets[g] + g, slot_offsets[g + 1] + g + 1) (one more than its slots). Slot s of lane l
+// is the corner (the triangle's next corner, its previous corner) = (point row s + g, point row
+// s + g + 1) of lane l; dx, dy, dz (entry 8 s + l) hold the corner's delta in its frame,
+// premultiplied by the corner's weight. Where a fan is open or broken (boundaries, dropped
+// degenerate corners, non-manifold fans), a bridging slot joins two chains, and lanes with fewer
+// slots end on the vertex itself: such slots have a zero delta and contribute exactly zero.
 struct CornerBlocks {
   std::vector<std::uint32_t> slot_offsets{0};
-  std::vector<std::uint32_t> next, prev;
+  std::vector<std::uint32_t> points;
   std::vector<float> dx, dy, dz;
 
   // From per-vertex corner lists (CSR offsets over vertex_count vertices; delta4: x, y, z, 0
@@ -32,6 +36,8 @@ struct CornerBlocks {
                                    std::span<const std::uint32_t> next, std::span<const std::uint32_t> prev,
                                    std::span<const float> delta4);
   std::size_t group_count() const { return slot_offsets.size() - 1; }
+  // Lane 0's point of group g's first slot (the next corner of that slot).
+  const std::uint32_t* group_points(std::size_t g) const { return points.data() + (slot_offsets[g] + g) * kLanes; }
 };
 
 // Rows a float4 buffer needs for vertex_count vertices: whole groups of kLanes.

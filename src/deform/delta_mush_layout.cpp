@@ -3,8 +3,10 @@
 #include "deform/delta_mush_kernels.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
+#include <utility>
 
 namespace wobble::mush {
 
@@ -19,14 +21,15 @@ void restore_scalar(const CornerBlocks& blocks, const float* s, float* out, std:
                     std::size_t group_end) {
   auto inverse_length = [](float squared) { return squared > FLT_MIN ? 1.0f / std::sqrt(squared) : 0.0f; };
   for (std::size_t g = group_begin; g < group_end; ++g) {
+    const std::uint32_t* points = blocks.group_points(g);
     for (std::size_t l = 0; l < kLanes; ++l) {
       const std::size_t i = g * kLanes + l;
       const float sx = s[4 * i], sy = s[4 * i + 1], sz = s[4 * i + 2];
       float rx = 0, ry = 0, rz = 0;
-      for (std::size_t slot = blocks.slot_offsets[g]; slot < blocks.slot_offsets[g + 1]; ++slot) {
+      for (std::size_t slot = blocks.slot_offsets[g], k = 0; slot < blocks.slot_offsets[g + 1]; ++slot, ++k) {
         const std::size_t c = slot * kLanes + l;
-        const float* pn = s + 4 * std::size_t(blocks.next[c]);
-        const float* pp = s + 4 * std::size_t(blocks.prev[c]);
+        const float* pn = s + 4 * std::size_t(points[k * kLanes + l]);
+        const float* pp = s + 4 * std::size_t(points[(k + 1) * kLanes + l]);
         const float ax = pn[0] - sx, ay = pn[1] - sy, az = pn[2] - sz;
         const float bx = pp[0] - sx, by = pp[1] - sy, bz = pp[2] - sz;
         const float nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
@@ -43,6 +46,54 @@ void restore_scalar(const CornerBlocks& blocks, const float* s, float* out, std:
   }
 }
 
+// One vertex's corners chained around its fan: points p_0, p_1, ... and per slot k (the corner
+// (p_k, p_k+1)) the corner it is, or kBridge where the slot only joins two chains. Chains start
+// where a fan opens (a corner whose next point is no corner's previous point), then closed fans.
+constexpr std::uint32_t kBridge = ~0u;
+
+struct CornerChain {
+  std::vector<std::uint32_t> points, corners;
+};
+
+CornerChain chain_corners(std::span<const std::uint32_t> next, std::span<const std::uint32_t> prev) {
+  const std::size_t m = next.size();
+  // Corners by their next point, to follow a chain: after corner c comes a corner whose next is prev[c].
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_next(m);
+  for (std::uint32_t c = 0; c < m; ++c) by_next[c] = {next[c], c};
+  std::sort(by_next.begin(), by_next.end());
+  std::vector<std::uint32_t> sorted_prev(prev.begin(), prev.end());
+  std::sort(sorted_prev.begin(), sorted_prev.end());
+  std::vector<std::uint8_t> used(m, 0);
+  auto unused_with_next = [&](std::uint32_t point) -> std::uint32_t {
+    auto it = std::lower_bound(by_next.begin(), by_next.end(), std::make_pair(point, 0u));
+    for (; it != by_next.end() && it->first == point; ++it) {
+      if (!used[it->second]) return it->second;
+    }
+    return kBridge;
+  };
+  CornerChain chain;
+  auto follow = [&](std::uint32_t c) {
+    if (chain.points.empty()) {
+      chain.points.push_back(next[c]);
+    } else if (chain.points.back() != next[c]) {
+      chain.points.push_back(next[c]);
+      chain.corners.push_back(kBridge);
+    }
+    for (; c != kBridge; c = unused_with_next(prev[c])) {
+      used[c] = 1;
+      chain.points.push_back(prev[c]);
+      chain.corners.push_back(c);
+    }
+  };
+  for (std::uint32_t c = 0; c < m; ++c) {  // open fans first
+    if (!used[c] && !std::binary_search(sorted_prev.begin(), sorted_prev.end(), next[c])) follow(c);
+  }
+  for (std::uint32_t c = 0; c < m; ++c) {
+    if (!used[c]) follow(c);
+  }
+  return chain;
+}
+
 }  // namespace
 
 CornerBlocks CornerBlocks::from_corners(std::size_t vertex_count, std::span<const std::uint32_t> offsets,
@@ -51,34 +102,32 @@ CornerBlocks CornerBlocks::from_corners(std::size_t vertex_count, std::span<cons
   CornerBlocks blocks;
   const std::size_t groups = padded_rows(vertex_count) / kLanes;
   blocks.slot_offsets.assign(groups + 1, 0);
+  std::array<CornerChain, kLanes> chains;
   for (std::size_t g = 0; g < groups; ++g) {
-    std::uint32_t slots = 0;
-    for (std::size_t i = g * kLanes; i < std::min(vertex_count, (g + 1) * kLanes); ++i) {
-      slots = std::max(slots, offsets[i + 1] - offsets[i]);
-    }
-    blocks.slot_offsets[g + 1] = blocks.slot_offsets[g] + slots;
-  }
-  const std::size_t entries = std::size_t(blocks.slot_offsets.back()) * kLanes;
-  blocks.next.assign(entries, 0);
-  blocks.prev.assign(entries, 0);
-  blocks.dx.assign(entries, 0.0f);
-  blocks.dy.assign(entries, 0.0f);
-  blocks.dz.assign(entries, 0.0f);
-  for (std::size_t g = 0; g < groups; ++g) {
+    std::size_t slots = 0;
     for (std::size_t l = 0; l < kLanes; ++l) {
       const std::size_t i = g * kLanes + l;
-      const std::uint32_t first = i < vertex_count ? offsets[i] : 0, count = i < vertex_count ? offsets[i + 1] - first : 0;
-      for (std::uint32_t slot = blocks.slot_offsets[g], k = 0; slot < blocks.slot_offsets[g + 1]; ++slot, ++k) {
-        const std::size_t e = std::size_t(slot) * kLanes + l;
-        if (k < count) {
-          blocks.next[e] = next[first + k];
-          blocks.prev[e] = prev[first + k];
-          blocks.dx[e] = delta4[4 * (first + k)];
-          blocks.dy[e] = delta4[4 * (first + k) + 1];
-          blocks.dz[e] = delta4[4 * (first + k) + 2];
-        } else {
-          blocks.next[e] = blocks.prev[e] = static_cast<std::uint32_t>(i);
-        }
+      const std::size_t first = i < vertex_count ? offsets[i] : 0, count = i < vertex_count ? offsets[i + 1] - first : 0;
+      chains[l] = chain_corners(next.subspan(first, count), prev.subspan(first, count));
+      slots = std::max(slots, chains[l].corners.size());
+    }
+    blocks.slot_offsets[g + 1] = blocks.slot_offsets[g] + static_cast<std::uint32_t>(slots);
+    // This group's point rows and slots, appended.
+    const std::size_t point_base = blocks.points.size(), slot_base = blocks.dx.size();
+    blocks.points.resize(point_base + (slots + 1) * kLanes);
+    for (auto* d : {&blocks.dx, &blocks.dy, &blocks.dz}) d->resize(slot_base + slots * kLanes, 0.0f);
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      const std::size_t i = g * kLanes + l;
+      const CornerChain& chain = chains[l];
+      for (std::size_t k = 0; k <= slots; ++k) {  // past its chain, a lane rests on the vertex itself
+        blocks.points[point_base + k * kLanes + l] = k < chain.points.size() ? chain.points[k] : static_cast<std::uint32_t>(i);
+      }
+      for (std::size_t k = 0; k < chain.corners.size(); ++k) {
+        if (chain.corners[k] == kBridge) continue;
+        const std::size_t corner = offsets[i] + chain.corners[k], e = slot_base + k * kLanes + l;
+        blocks.dx[e] = delta4[4 * corner];
+        blocks.dy[e] = delta4[4 * corner + 1];
+        blocks.dz[e] = delta4[4 * corner + 2];
       }
     }
   }

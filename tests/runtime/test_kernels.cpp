@@ -15,6 +15,7 @@
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
 
+#include "deform/delta_mush_kernels.hpp"
 #include "deform/direct_delta_mush_kernels.hpp"
 #include "deform/lbs_kernels.hpp"
 #include "procedural.hpp"
@@ -180,6 +181,66 @@ TEST(RuntimeKernels, DeltaMushSweepsRestorationAndFoldMatchTheReference) {
       mush.evaluate_skinned(pose.skinning, folded);
       EXPECT_LE(max_distance(folded, want_folded), 1e-5 * tube.mesh.size());
       EXPECT_GT(max_distance(one, input), 1e-3 * tube.mesh.size()) << "Delta Mush moved nothing";
+    }
+  }
+}
+
+// One corner's restored offset F_c d in double: X = unit edge to next, Z = unit normal, Y = Z x X.
+Eigen::Vector3d corner_offset(const Eigen::Vector3d& s, const Eigen::Vector3d& next, const Eigen::Vector3d& prev,
+                              const Eigen::Vector3d& d) {
+  const Eigen::Vector3d a = next - s, n = a.cross(prev - s);
+  const Eigen::Vector3d x = a.normalized(), z = n.normalized(), y = z.cross(x);
+  return x * d.x() + y * d.y() + z * d.z();
+}
+
+// Corner chains (CornerBlocks) visit every corner once whatever the fan: closed (given in any
+// order), open, two fans at one vertex, a repeated corner, none; and a closed fan costs one
+// point per corner, no bridges.
+TEST(RuntimeKernels, DeltaMushCornerChainsRestoreEveryCornerOnce) {
+  const std::size_t n = 11;  // not a whole number of groups
+  std::mt19937 random(5);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  std::vector<float> s(4 * mush::padded_rows(n), 0.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int c = 0; c < 3; ++c) s[4 * i + c] = uniform(random);
+  }
+  // Vertex 0: closed fan 1..6 shuffled; 1: open fan 2,3,4,5; 2: two fans (3,4,5) and (7,8);
+  // 3: a corner twice; 4: none; 5..10: closed fans of 6 around the others (rotated starts).
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> fans(n);
+  fans[0] = {{3, 4}, {1, 2}, {6, 1}, {4, 5}, {2, 3}, {5, 6}};
+  fans[1] = {{3, 4}, {2, 3}, {4, 5}};
+  fans[2] = {{7, 8}, {3, 4}, {4, 5}};
+  fans[3] = {{9, 10}, {9, 10}};
+  for (std::uint32_t v = 5; v < n; ++v) {
+    for (std::uint32_t k = 0; k < 6; ++k) fans[v].push_back({(v + 1 + k) % n, (v + 2 + k) % n});
+    std::rotate(fans[v].begin(), fans[v].begin() + v % 6, fans[v].end());
+  }
+  std::vector<std::uint32_t> offsets{0}, next, prev;
+  std::vector<float> delta4;
+  for (const auto& fan : fans) {
+    for (const auto& [a, b] : fan) {
+      next.push_back(a), prev.push_back(b);
+      delta4.insert(delta4.end(), {uniform(random), uniform(random), uniform(random), 0.0f});
+    }
+    offsets.push_back(static_cast<std::uint32_t>(next.size()));
+  }
+  const mush::CornerBlocks blocks = mush::CornerBlocks::from_corners(n, offsets, next, prev, delta4);
+  EXPECT_EQ(blocks.slot_offsets[2] - blocks.slot_offsets[1], 6u) << "closed fans of 6 need 6 slots, no bridges";
+  auto point = [&](std::uint32_t i) { return Eigen::Vector3d(s[4 * i], s[4 * i + 1], s[4 * i + 2]); };
+  EachIsa guard;
+  for (simd::Isa isa : EachIsa::all()) {
+    SCOPED_TRACE(simd::isa_name(isa));
+    simd::set_active_isa(isa);
+    std::vector<float> out(s.size(), -1.0f);
+    mush::restore_details(blocks, s.data(), out.data(), 0, n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      Eigen::Vector3d want = point(i);
+      for (std::uint32_t c = offsets[i]; c < offsets[i + 1]; ++c) {
+        const Eigen::Vector3d d(delta4[4 * c], delta4[4 * c + 1], delta4[4 * c + 2]);
+        want += corner_offset(point(i), point(next[c]), point(prev[c]), d);
+      }
+      const Eigen::Vector3d got(out[4 * i], out[4 * i + 1], out[4 * i + 2]);
+      EXPECT_LT((got - want).norm(), 1e-5) << "vertex " << i;
     }
   }
 }

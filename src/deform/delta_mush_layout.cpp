@@ -212,8 +212,11 @@ bool plan_rings(SweepRows& rows, std::size_t vertex_count) {
   std::size_t ring = 1;
   while (ring < 2 * chunk + bandwidth + kLanes) ring *= 2;
   // Worth it when the rings (one per sweep, ~10) fit in a core's cache and are much smaller
-  // than the mesh.
-  if (ring > 4096 || 4 * ring > vertex_count) return false;
+  // than the mesh, and when the mesh's two full buffers (32 bytes a vertex) no longer stay in
+  // cache by themselves: on the Zen 4 of docs/benchmarks.md ten sweeps of a 100,000-vertex tube
+  // run 12 % faster without rings, 200,000 about even, 300,000 20 % faster with them.
+  constexpr std::size_t kRingMinimumVertices = 200'000;
+  if (vertex_count < kRingMinimumVertices || ring > 4096 || 4 * ring > vertex_count) return false;
   rows.chunk = static_cast<std::uint32_t>(chunk);
   rows.ring_rows = static_cast<std::uint32_t>(ring);
   rows.ring_columns.resize(rows.columns.size());

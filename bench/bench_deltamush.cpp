@@ -14,7 +14,8 @@
 // apart, BM_DeltaMush0 (no sweeps: gather, corner frames, scatter) and BM_DeltaMush10SmoothOnly
 // (gather, sweeps, scatter), with counters for the bytes each touches per vertex (from the bound
 // operator's sizes), against BM_MemoryCopy (bytes read plus written) at about the working set's
-// size (L3) and at 256 MiB (memory).
+// size (L3) and at 256 MiB (memory); and BM_SweepFloor, the least any sweep on float4 rows does
+// (bench/sweep_floor.hpp), on the same operator, as bound and all in L1.
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -30,6 +31,8 @@
 #include <wobble/direct_delta_mush.hpp>
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
+
+#include "sweep_floor.hpp"
 
 using namespace wobble;
 
@@ -142,14 +145,15 @@ void BM_Lbs(benchmark::State& state) {
 //   bytes_per_vertex  every array once, read plus written (the copy's convention): the LBS input
 //                     copied in (12 + 12), gathered into float4 rows (12 + 16), scattered back
 //                     (16 + 12 + 12 + the weld map 4); sweeps: rows in and out once (16 + 16: the
-//                     pipelined rings keep the sweeps in cache), the columns (4 per neighbour)
-//                     and weights (4 more unless uniform); corners: rows in and out (16 + 16),
-//                     next, prev and the delta (20 per corner)
+//                     sweeps stay in cache, through pipelined rings past 200,000 vertices), the
+//                     columns (4 per neighbour) and weights (4 more unless uniform); corners: rows
+//                     in and out (16 + 16), the chained point and the delta (16 per corner)
 //   loads_per_vertex  load instructions of the kernels (src/deform/delta_mush_kernels.cpp), the
 //                     port bound on cache-resident data: per sweep a row and half an index (two
 //                     per 8-byte load) per neighbour, a weight each unless uniform, the vertex's
-//                     own row, its self and uniform weights; per corner two indices, two rows, a
-//                     3/8 share of the deltas' 8-lane loads, and the vertex's own row
+//                     own row, its self and uniform weights; per corner one index and one row
+//                     (corners chained around their fan share their points), a 3/8 share of the
+//                     deltas' 8-lane loads; per vertex its own row and its chain's first point
 //   flops_per_vertex  per sweep (neighbours + 1) multiply-adds on 3 coordinates; per corner
 //                     about 60 operations (two cross products, two inverse lengths, the blend)
 void roofline_counters(benchmark::State& state, const DeltaMush& mush, bool sweeps, bool restore) {
@@ -163,9 +167,9 @@ void roofline_counters(benchmark::State& state, const DeltaMush& mush, bool swee
   state.counters["neighbours"] = neighbours;
   state.counters["corners"] = corners;
   state.counters["bytes_per_vertex"] =
-      24 + 28 + 44 + (iterations > 0 ? 32 + entry_bytes * neighbours : 0) + (restore ? 32 + 20 * corners : 0);
+      24 + 28 + 44 + (iterations > 0 ? 32 + entry_bytes * neighbours : 0) + (restore ? 32 + 16 * corners : 0);
   state.counters["loads_per_vertex"] =
-      iterations * (entry_loads * neighbours + vertex_loads) + (restore ? (4 + 3.0 / 8) * corners + 1 : 0);
+      iterations * (entry_loads * neighbours + vertex_loads) + (restore ? (2 + 3.0 / 8) * corners + 3 : 0);
   state.counters["flops_per_vertex"] = iterations * 6 * (neighbours + 1) + (restore ? 60 * corners : 0);
 }
 
@@ -219,6 +223,50 @@ void BM_DeltaMush10(benchmark::State& state) {
   }
   counters(state, r);
   roofline_counters(state, mush, true, true);
+}
+
+// The core's clock while it runs (the context's MHz is the nominal one, not the boost clock):
+// a chain of dependent integer additions, one per cycle. Counter ghz.
+void BM_CoreClock(benchmark::State& state) {
+#if defined(__x86_64__)
+  constexpr long kAdds = 4'000'000;
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    long x = 0;
+    for (long i = 0; i < kAdds / 4; ++i) asm volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(x));
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  state.counters["ghz"] = double(kAdds) * double(state.iterations()) / seconds / 1e9;
+#else
+  state.SkipWithError("x86-64 only");
+#endif
+}
+
+// The sweeps' floor (bench/sweep_floor.hpp) on the operator BM_DeltaMush10SmoothOnly binds:
+// 10 sweeps a frame, one thread; range(1) = 1 folds every index into the first 64 rows.
+void BM_SweepFloor(benchmark::State& state) {
+  Rig& r = rig(state.range(0));
+  DeltaMushSettings settings;
+  settings.iterations = 10;
+  settings.step = 0.5f;
+  DeltaMush mush;
+  mush.bind(r.positions, r.triangles, settings);
+  const DeltaMushOperator op = mush.plain_operator();
+  const bench::FloorRows rows = bench::floor_rows(op.row_offsets, op.row_columns, state.range(1) == 1);
+  std::vector<float> a(4 * (rows.vertices + 1), 0.0f), b = a;
+  for (std::size_t i = 0; i < rows.vertices; ++i) std::copy_n(r.lbs[i].data(), 3, a.data() + 4 * i);
+  if (!bench::floor_sweeps(rows, a.data(), b.data(), 1)) {
+    state.SkipWithError("no floor kernel for this processor or row width");
+    return;
+  }
+  for (auto _ : state) {
+    bench::floor_sweeps(rows, a.data(), b.data(), settings.iterations);
+    benchmark::DoNotOptimize(b.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["vertices"] = static_cast<double>(rows.vertices);
+  state.counters["width"] = static_cast<double>(rows.width);
 }
 
 struct FoldedMush {
@@ -374,6 +422,8 @@ BENCHMARK(BM_DeltaMush10)->Apply(sizes);
 BENCHMARK(BM_DeltaMushPart<0, false>)->Name("BM_DeltaMush0")->Apply(sizes);
 BENCHMARK(BM_DeltaMushPart<10, true>)->Name("BM_DeltaMush10SmoothOnly")->Apply(sizes);
 BENCHMARK(BM_MemoryCopy)->ArgName("MiB")->Arg(16)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CoreClock)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SweepFloor)->ArgNames({"vertices", "l1"})->Args({100'000, 0})->Args({100'000, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_DeltaMush10Folded)->Apply(sizes);
 BENCHMARK(BM_LbsDeltaMush10Stack<false>)->Name("BM_LbsDeltaMush10Stack")->Apply(sizes);
 BENCHMARK(BM_LbsDeltaMush10Stack<true>)->Name("BM_LbsDeltaMush10FoldedStack")->Apply(sizes);

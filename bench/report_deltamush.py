@@ -37,23 +37,58 @@ def medians(path, cpu=False):
 
 
 def copy_rates(path, cpu=False):
-    """MiB -> the median copy rate in bytes (read plus written) per wall (or CPU) second."""
+    """MiB -> the median copy rate in bytes (read plus written) per wall (or CPU) second; and the
+    core's clock in MHz: BM_CoreClock's where it ran, else the context's (nominal) figure."""
     with open(path) as f:
         data = json.load(f)
     rates = {}
+    mhz = data["context"].get("mhz_per_cpu", 0)
     for b in data["benchmarks"]:
-        m = re.match(r"BM_MemoryCopy/MiB:(\d+)", b.get("run_name", b["name"]))
+        name = b.get("run_name", b["name"])
+        m = re.match(r"BM_MemoryCopy/MiB:(\d+)", name)
         if m and b.get("aggregate_name", "median") == "median":
             rates[int(m.group(1))] = b["bytes_per_second"] * (b["real_time"] / b["cpu_time"] if cpu else 1.0)
-    return rates, data["context"].get("mhz_per_cpu", 0)
+        if name.startswith("BM_CoreClock") and b.get("aggregate_name", "median") == "median" and "ghz" in b:
+            mhz = b["ghz"] * 1e3
+    return rates, mhz
+
+
+def sweep_floors(path, cpu=False):
+    """l1 (0: rows as bound, 1: all in L1) -> the median of BM_SweepFloor in ms."""
+    with open(path) as f:
+        data = json.load(f)
+    floors = {}
+    for b in data["benchmarks"]:
+        m = re.match(r"BM_SweepFloor/vertices:\d+/l1:(\d)", b.get("run_name", b["name"]))
+        if m and b.get("aggregate_name", "median") == "median" and "error_occurred" not in b:
+            floors[int(m.group(1))] = b["cpu_time" if cpu else "real_time"]
+    return floors
+
+
+def parts(m, floors, vertices=100_000, threads=1):
+    """The frame in parts from the three timings, against the sweeps' floor: what the target needs."""
+    whole, smooth, frames = (m.get((name, vertices, threads)) for name in
+                             ("BM_DeltaMush10", "BM_DeltaMush10SmoothOnly", "BM_DeltaMush0"))
+    if None in (whole, smooth, frames) or 0 not in floors:
+        return
+    restore = whole - smooth        # the corner frames
+    rest = frames - restore         # gather, scatter, the input's copy
+    sweeps = smooth - rest
+    floor = floors[0]
+    print(f"  parts: sweeps {sweeps:.2f} ms ({sweeps / floor:.2f}x their floor {floor:.2f} ms, "
+          f"{floors.get(1, float('nan')):.2f} ms with every row in L1), corner frames {restore:.2f} ms, "
+          f"gather, scatter and copy {rest:.2f} ms; with the sweeps at their floor the frame takes "
+          f"{floor + restore + rest:.2f} ms")
 
 
 def roofline(m, extras, rates, mhz, vertices=100_000, threads=1):
     """Delta Mush on arbitrary input against what bounds it: bytes over the copy rate, load
-    instructions over two loads per cycle, operations over 8-lane FMAs at two per cycle."""
+    instructions over two loads per cycle, operations over 8-lane FMAs at two per cycle (cycles of
+    the measured core clock)."""
     print(f"== roofline of Delta Mush on arbitrary input ({vertices:,} vertices, one thread)")
     for mib, rate in sorted(rates.items()):
         print(f"  copy of {mib} MiB: {rate / 1e9:.2f} GB/s read plus written")
+    print(f"  core clock {mhz / 1e3:.2f} GHz")
     rate = rates.get(min(rates, key=lambda k: abs(2 * k * 2**20 - 30e6))) if rates else None
     hz = mhz * 1e6
     for name, what in (("BM_DeltaMush10", "whole (10 sweeps)"), ("BM_DeltaMush10SmoothOnly", "gather, sweeps, scatter"),
@@ -107,6 +142,7 @@ def main():
     rates, mhz = copy_rates(args[0], "--cpu" in sys.argv)
     if ("BM_DeltaMush10", 100_000, 1) in m:
         roofline(m, extras, rates, mhz)
+        parts(m, sweep_floors(args[0], "--cpu" in sys.argv))
 
 
 if __name__ == "__main__":

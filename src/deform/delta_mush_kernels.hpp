@@ -29,6 +29,7 @@ struct CornerBlocks {
   std::vector<std::uint32_t> slot_offsets{0};
   std::vector<std::uint32_t> points;
   std::vector<float> dx, dy, dz;
+  std::vector<std::uint8_t> is_corner;  // per entry: 1 for a corner, 0 for a bridge or padding (not read by the kernels)
 
   // From per-vertex corner lists (CSR offsets over vertex_count vertices; delta4: x, y, z, 0
   // per corner). Groups are ordered by vertex; the last group is padded past vertex_count.

@@ -116,6 +116,7 @@ CornerBlocks CornerBlocks::from_corners(std::size_t vertex_count, std::span<cons
     const std::size_t point_base = blocks.points.size(), slot_base = blocks.dx.size();
     blocks.points.resize(point_base + (slots + 1) * kLanes);
     for (auto* d : {&blocks.dx, &blocks.dy, &blocks.dz}) d->resize(slot_base + slots * kLanes, 0.0f);
+    blocks.is_corner.resize(slot_base + slots * kLanes, 0);
     for (std::size_t l = 0; l < kLanes; ++l) {
       const std::size_t i = g * kLanes + l;
       const CornerChain& chain = chains[l];
@@ -128,6 +129,7 @@ CornerBlocks CornerBlocks::from_corners(std::size_t vertex_count, std::span<cons
         blocks.dx[e] = delta4[4 * corner];
         blocks.dy[e] = delta4[4 * corner + 1];
         blocks.dz[e] = delta4[4 * corner + 2];
+        blocks.is_corner[e] = 1;
       }
     }
   }

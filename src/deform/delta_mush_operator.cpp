@@ -28,8 +28,7 @@ void unpack_rows(const mush::SweepRows& rows, std::span<const float> uniform_wei
   }
 }
 
-// Corners of the chained layout without the slots that contribute nothing (bridges between
-// chains and the padding: a zero delta).
+// Corners of the chained layout without its bridges between chains and its padding.
 void unpack_corners(const mush::CornerBlocks& blocks, std::size_t n, DeltaMushOperator& op) {
   op.corner_offsets.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
@@ -37,7 +36,7 @@ void unpack_corners(const mush::CornerBlocks& blocks, std::size_t n, DeltaMushOp
     const std::uint32_t* points = blocks.group_points(g);
     for (std::size_t slot = blocks.slot_offsets[g], k = 0; slot < blocks.slot_offsets[g + 1]; ++slot, ++k) {
       const std::size_t c = slot * mush::kLanes + lane;
-      if (blocks.dx[c] == 0 && blocks.dy[c] == 0 && blocks.dz[c] == 0) continue;
+      if (!blocks.is_corner[c]) continue;
       op.corner_next.push_back(points[k * mush::kLanes + lane]);
       op.corner_prev.push_back(points[(k + 1) * mush::kLanes + lane]);
       op.corner_deltas.emplace_back(blocks.dx[c], blocks.dy[c], blocks.dz[c]);

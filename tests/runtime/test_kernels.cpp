@@ -1,5 +1,6 @@
 // Every SIMD kernel family on every instruction set this build and processor run, against its
 // scalar reference (Isa::scalar), on procedural meshes; and identical bytes for any thread count.
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -226,6 +227,8 @@ TEST(RuntimeKernels, DeltaMushCornerChainsRestoreEveryCornerOnce) {
   }
   const mush::CornerBlocks blocks = mush::CornerBlocks::from_corners(n, offsets, next, prev, delta4);
   EXPECT_EQ(blocks.slot_offsets[2] - blocks.slot_offsets[1], 6u) << "closed fans of 6 need 6 slots, no bridges";
+  EXPECT_EQ(std::count(blocks.is_corner.begin(), blocks.is_corner.end(), 1), std::ptrdiff_t(next.size()))
+      << "every corner marked once, bridges and padding not";
   auto point = [&](std::uint32_t i) { return Eigen::Vector3d(s[4 * i], s[4 * i + 1], s[4 * i + 2]); };
   EachIsa guard;
   for (simd::Isa isa : EachIsa::all()) {

@@ -61,6 +61,31 @@ TEST(CliParameters, BadValuesAreRefusedByName) {
   }
 }
 
+// `wobble measure --against` reads the same settings for both stacks: a section or a flag for a
+// deformer of the --against stack alone is used, not warned of or refused; one for a deformer of
+// neither stack is, naming both.
+TEST(CliParameters, MeasureAgainstReadsTheSettingsForBothStacks) {
+  ScratchDir dir;
+  std::ofstream(dir / "settings.json") << R"({"deltamush": {"iterations": 3}, "dynamic": {"frequency": 2}})";
+  auto measure = [&](const std::string& flags) {
+    std::ostringstream command;
+    command << "measure " << quoted(test::bundled_asset("clonk.glb")) << " --clip Walk --fps 10 --end 0.3 " << flags << " 2>&1";
+    return run_wobble(command.str());
+  };
+  const std::string settings = " --settings " + quoted(dir / "settings.json");
+  const auto both = measure("--deformer lbs,dynamic --against lbs,deltamush --mush-step 0.4" + settings);
+  EXPECT_EQ(both.exit_code, 0) << both.output;
+  EXPECT_EQ(both.output.find("ignored"), std::string::npos) << both.output;
+  const auto alone = measure("--deformer lbs,dynamic" + settings);
+  EXPECT_EQ(alone.exit_code, 0) << alone.output;
+  EXPECT_NE(alone.output.find("section 'deltamush' is ignored: that deformer is not in the stack 'lbs,dynamic'"),
+            std::string::npos) << alone.output;
+  const auto neither = measure("--deformer lbs --against dqs --frequency 2");
+  EXPECT_EQ(neither.exit_code, 1) << neither.output;
+  EXPECT_NE(neither.output.find("--frequency sets a parameter of deformer 'dynamic', which is in none of the stacks 'lbs', 'dqs'"),
+            std::string::npos) << neither.output;
+}
+
 // The documented default's own spelling, 1/240, is read exactly: the same bytes as the default.
 TEST(CliParameters, FractionsAreExact) {
   ScratchDir dir;

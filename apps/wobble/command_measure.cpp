@@ -57,7 +57,8 @@ Runner add_measure_command(CLI::App& app) {
   options->deformers.add_to(app);
 
   return [options] {
-    const StackSettings settings = options->deformers.settings();
+    const StackSettings settings =
+        options->deformers.settings(options->against.empty() ? std::vector<std::string>{} : std::vector<std::string>{options->against});
     const Character character = load_character(options->input);
     const BakeOptions range = options->clip.bake_options(character);
     const std::size_t clip = range.clip;

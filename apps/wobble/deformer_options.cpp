@@ -1,5 +1,7 @@
 #include "deformer_options.hpp"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include <wobble/error.hpp>
@@ -26,20 +28,28 @@ void DeformerOptions::add_to(CLI::App& command) {
   }
 }
 
-StackSettings DeformerOptions::settings() const {
-  const StackDescription stack = this->stack();
+StackSettings DeformerOptions::settings(const std::vector<std::string>& other_stacks) const {
+  std::vector<std::string> texts = {stack_};
+  texts.insert(texts.end(), other_stacks.begin(), other_stacks.end());
+  std::vector<StackDescription> stacks;
+  std::string quoted;
+  for (const std::string& text : texts) {
+    stacks.push_back(StackDescription::parse(text));
+    quoted += (quoted.empty() ? "'" : ", '") + text + "'";
+  }
+  const std::string nowhere = texts.size() == 1 ? "not in the stack " + quoted : "in none of the stacks " + quoted;
+  auto read_by_a_stack = [&](const std::string& deformer) {
+    return std::any_of(stacks.begin(), stacks.end(), [&](const StackDescription& s) { return s.contains(deformer); });
+  };
   StackSettings settings = settings_file_.empty() ? StackSettings() : StackSettings::from_file(settings_file_);
   for (const std::string& name : settings.deformers()) {
-    if (!stack.contains(name)) {
-      spdlog::warn("{}: section '{}' is ignored: that deformer is not in the stack '{}'", settings_file_, name, stack_);
-    }
+    if (!read_by_a_stack(name)) spdlog::warn("{}: section '{}' is ignored: that deformer is {}", settings_file_, name, nowhere);
   }
   for (const auto& [flag, text] : values_) {
     const std::optional<FlagTarget> target = find_flag(flag);
     if (!target) throw Error("--" + flag + ": not a deformer parameter");
-    if (!stack.contains(target->deformer->name)) {
-      fail_plain("--{} sets a parameter of deformer '{}', which is not in the stack '{}'", flag,
-                 target->deformer->name, stack_);
+    if (!read_by_a_stack(target->deformer->name)) {
+      fail_plain("--{} sets a parameter of deformer '{}', which is {}", flag, target->deformer->name, nowhere);
     }
     settings.set_flag(flag, text);
   }

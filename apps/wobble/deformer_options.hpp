@@ -3,6 +3,7 @@
 // the settings they build together with --settings FILE.
 #include <map>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -19,9 +20,11 @@ class DeformerOptions {
   StackDescription stack() const { return StackDescription::parse(stack_); }
   void set_stack(std::string stack) { stack_ = std::move(stack); }  // `wobble render --compare`: one stack per panel
   void set_value(const std::string& flag, const std::string& text) { values_[flag] = text; }  // as if --flag text
-  // The settings file (if any) with the flags applied on top. Throws Error for a flag whose
-  // deformer is not in the stack, a bad value, or a bad settings file.
-  StackSettings settings() const;
+  // The settings file (if any) with the flags applied on top, for the stack and any others that
+  // read the same settings (`wobble measure --against`). Throws Error for a flag whose deformer
+  // is in none of the stacks, a bad value, or a bad settings file; warns of a section that none
+  // of them reads.
+  StackSettings settings(const std::vector<std::string>& other_stacks = {}) const;
 
  private:
   std::string stack_ = "lbs";

@@ -86,7 +86,7 @@ class CharacterBounds {
     DeformerStack lbs = DeformerStack::parse("lbs");
     lbs.bind(character);
     std::vector<Vec3f> positions, normals;
-    lbs.evaluate(FrameInput{character, rest, 0.0}, positions, normals);
+    lbs.evaluate(FrameInput{character, rest, 0.0, {}}, positions, normals);
     const Eigen::AlignedBox3f mesh = render::bounds_of(positions), joints = joint_box(rest);
     below_ = joints.isEmpty() ? Vec3f::Zero() : Vec3f(joints.min() - mesh.min());
     above_ = joints.isEmpty() ? Vec3f::Zero() : Vec3f(mesh.max() - joints.max());

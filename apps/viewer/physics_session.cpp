@@ -41,12 +41,6 @@ Mesh unit_sphere(int rings = 12, int segments = 20) {
   return m;
 }
 
-std::vector<Vec3f> to_floats(const std::vector<Vec3d>& points) {
-  std::vector<Vec3f> out(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i) out[i] = points[i].cast<float>();
-  return out;
-}
-
 // Every `stride`-th of `points`, so that at most `limit` remain.
 std::vector<Vec3d> thinned(const std::vector<Vec3d>& points, std::size_t limit) {
   const std::size_t stride = std::max<std::size_t>(1, points.size() / limit);

@@ -344,10 +344,10 @@ void World::build_contacts() {
 template <class Visit>
 void World::for_each_contact_side(const Contact& c, Visit&& visit) const {
   const Body& a = *bodies_[static_cast<std::size_t>(c.body_a)];
-  visit(offsets_[static_cast<std::size_t>(c.body_a)], 4 * a.m_, Eigen::VectorXd(a.collision_basis_.B.row(c.point_a).transpose()), 1.0);
+  visit(offsets_[static_cast<std::size_t>(c.body_a)], 4 * a.m_, a.collision_basis_.B.row(c.point_a), 1.0);
   if (c.body_b < 0) return;
   const Body& b = *bodies_[static_cast<std::size_t>(c.body_b)];
-  visit(offsets_[static_cast<std::size_t>(c.body_b)], 4 * b.m_, Eigen::VectorXd(b.collision_basis_.B.row(c.point_b).transpose()), -1.0);
+  visit(offsets_[static_cast<std::size_t>(c.body_b)], 4 * b.m_, b.collision_basis_.B.row(c.point_b), -1.0);
 }
 
 // What the Hessian at one state is made of, kept by evaluate() for products and assembly.
@@ -471,8 +471,8 @@ double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Hess
     if (!gradient) continue;
     // J_c = n^T [J_a, -J_b]; entries n_d B_a[p] on the d-block of body a (and minus for b).
     const double g1 = c.stiffness * first / c.radius;
-    for_each_contact_side(c, [&](int offset, int q, const Eigen::VectorXd& row, double sign) {
-      for (int d = 0; d < 3; ++d) gradient->segment(offset + d * q, q) += (g1 * sign * c.normal[d]) * row;
+    for_each_contact_side(c, [&](int offset, int q, const auto& row, double sign) {
+      for (int d = 0; d < 3; ++d) gradient->segment(offset + d * q, q) += (g1 * sign * c.normal[d]) * row.transpose();
     });
   }
   return energy;
@@ -507,9 +507,9 @@ void World::assemble_hessian(const HessianTerms& terms, Eigen::MatrixXd& hessian
   for (const auto& [index, contact_g2] : terms.contacts) {
     const Contact& c = contacts_[index];
     const double g2 = contact_g2;  // a copy: lambdas may not capture structured bindings (C++17, clang 14)
-    for_each_contact_side(c, [&](int so, int sq, const Eigen::VectorXd& srow, double ssign) {
-      for_each_contact_side(c, [&](int to, int tq, const Eigen::VectorXd& trow, double tsign) {
-        const Eigen::MatrixXd outer = (g2 * ssign * tsign) * srow * trow.transpose();
+    for_each_contact_side(c, [&](int so, int sq, const auto& srow, double ssign) {
+      for_each_contact_side(c, [&](int to, int tq, const auto& trow, double tsign) {
+        const Eigen::MatrixXd outer = (g2 * ssign * tsign) * srow.transpose() * trow;
         for (int d = 0; d < 3; ++d)
           for (int e = 0; e < 3; ++e)
             if (c.normal[d] * c.normal[e] != 0) hessian.block(so + d * sq, to + e * tq, sq, tq) += (c.normal[d] * c.normal[e]) * outer;
@@ -543,11 +543,11 @@ Eigen::VectorXd World::hessian_product(const HessianTerms& terms, const Eigen::V
     const Contact& c = contacts_[index];
     const double g2 = contact_g2;  // a copy: lambdas may not capture structured bindings (C++17, clang 14)
     double gap_change = 0;
-    for_each_contact_side(c, [&](int offset, int q, const Eigen::VectorXd& row, double sign) {
-      for (int d = 0; d < 3; ++d) gap_change += sign * c.normal[d] * row.dot(v.segment(offset + d * q, q));
+    for_each_contact_side(c, [&](int offset, int q, const auto& row, double sign) {
+      for (int d = 0; d < 3; ++d) gap_change += sign * c.normal[d] * row.transpose().dot(v.segment(offset + d * q, q));
     });
-    for_each_contact_side(c, [&](int offset, int q, const Eigen::VectorXd& row, double sign) {
-      for (int d = 0; d < 3; ++d) out.segment(offset + d * q, q) += (g2 * gap_change * sign * c.normal[d]) * row;
+    for_each_contact_side(c, [&](int offset, int q, const auto& row, double sign) {
+      for (int d = 0; d < 3; ++d) out.segment(offset + d * q, q) += (g2 * gap_change * sign * c.normal[d]) * row.transpose();
     });
   }
   return out;

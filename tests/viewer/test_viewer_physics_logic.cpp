@@ -136,8 +136,11 @@ TEST(PhysicsSessionLogic, PinnedEndHoldsAndTheDragPullsTheFreeEnd) {
   session.drag_to(target);
   for (int k = 0; k < 60; ++k) session.step();
   EXPECT_GT(session.grabbed_position().y() - tip.y(), 0.25 * (target.y() - tip.y()));  // pulled up
-  for (std::size_t v = 0; v < box.vertex_count(); ++v)
-    if (pinned[v] > 0) EXPECT_LT((session.vertices()[v] - box.positions[v]).norm(), 1e-6f);
+  for (std::size_t v = 0; v < box.vertex_count(); ++v) {
+    if (pinned[v] > 0) {
+      EXPECT_LT((session.vertices()[v] - box.positions[v]).norm(), 1e-6f);
+    }
+  }
   session.release();
   for (int k = 0; k < 240; ++k) session.step();
   EXPECT_LT(std::abs(session.position_of(tip).y() - tip.y()), 0.1);  // back near rest

@@ -237,7 +237,8 @@ class World {
   Eigen::VectorXd hessian_product(const HessianTerms& terms, const Eigen::VectorXd& v) const;
   bool refresh_preconditioner(const HessianTerms& terms);
   Direction newton_direction(const HessianTerms& terms, const Eigen::VectorXd& gradient, double negligible) const;
-  // visit(offset, q, B row of the point, sign) for the one or two deformable sides of a contact.
+  // visit(offset, q, B row of the point (a view, not a copy: CG products call this per iteration),
+  // sign) for the one or two deformable sides of a contact.
   template <class Visit>
   void for_each_contact_side(const Contact& c, Visit&& visit) const;
   void build_contacts();

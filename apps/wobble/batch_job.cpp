@@ -20,6 +20,7 @@
 
 #include "batch_record.hpp"
 #include "core/fail.hpp"
+#include "io/wait_status.hpp"
 
 namespace wobble::cli {
 
@@ -229,11 +230,7 @@ JobResult BakeProcess::finish(int wait_status) {
   result.status = JobResult::Status::Failed;
   result.error = error_from_log(job_log_path(job_));
   if (result.error.empty()) {
-    result.error = WIFSIGNALED(wait_status)
-                       ? fmt::format("wobble bake was killed by signal {} (see {})", WTERMSIG(wait_status),
-                                     job_log_path(job_).string())
-                       : fmt::format("wobble bake exited with code {} (see {})", WEXITSTATUS(wait_status),
-                                     job_log_path(job_).string());
+    result.error = fmt::format("wobble bake {} (see {})", describe_wait_status(wait_status), job_log_path(job_).string());
   }
   return result;
 }

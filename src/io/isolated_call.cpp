@@ -20,6 +20,7 @@
 #include <wobble/parse.hpp>
 #include <wobble/io/read_limits.hpp>
 #include "core/fail.hpp"
+#include "io/wait_status.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define WOBBLE_SANITIZED 1
@@ -114,11 +115,6 @@ void write_all(int fd, const std::string& bytes) {
   write_all(fd, reply);
   ::close(fd);
   _exit(0);  // no destructors or atexit handlers: they belong to the parent
-}
-
-std::string signal_text(int signal) {
-  const char* name = strsignal(signal);
-  return "signal " + std::to_string(signal) + (name ? std::string(", ") + name : std::string());
 }
 
 // Reads the child's reply until it closes the pipe, the deadline passes or it sends too much.

@@ -20,6 +20,7 @@
 
 #include <wobble/error.hpp>
 #include "core/fail.hpp"
+#include "io/wait_status.hpp"
 
 extern char** environ;
 
@@ -81,12 +82,6 @@ void forward_signals_to_ranks() {
   for (const int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
 }
 
-std::string describe(int status) {
-  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {}", WTERMSIG(status));
-  return "stopped";
-}
-
 }  // namespace
 
 int run_local_ranks(int processes, const std::vector<std::string>& arguments) {
@@ -125,7 +120,7 @@ int run_local_ranks(int processes, const std::vector<std::string>& arguments) {
       children[static_cast<std::size_t>(rank)] = 0;
       const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
       if (!ok && result == 0) {
-        spdlog::error("rank {} of {} {}", rank, processes, describe(status));
+        spdlog::error("rank {} of {} {}", rank, processes, describe_wait_status(status));
         result = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
         failed_at = std::chrono::steady_clock::now();
       }

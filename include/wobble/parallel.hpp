@@ -8,6 +8,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace wobble {
@@ -56,6 +57,13 @@ void parallel_for(ThreadPool* pool, std::size_t count, std::size_t grain, Body&&
   if (pool) return pool->parallel_for(count, grain, std::ref(body));
   grain = std::max<std::size_t>(grain, 1);
   for (std::size_t begin = 0; begin < count; begin += grain) body(begin, std::min(count, begin + grain));
+}
+
+// parallel_for over chunks of chunk_grain(count, max_grain): what the deformers' per-vertex
+// loops use.
+template <typename Body>
+void parallel_chunks(ThreadPool* pool, std::size_t count, std::size_t max_grain, Body&& body) {
+  parallel_for(pool, count, chunk_grain(count, max_grain), std::forward<Body>(body));
 }
 
 }  // namespace wobble

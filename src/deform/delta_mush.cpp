@@ -333,7 +333,7 @@ void DeltaMush::smooth_wobble(ThreadPool* pool) {
   for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
     const float* in = buffer_a_.data();
     float* out = buffer_b_.data();
-    parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) {
+    parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) {
       mush::sweep(*rows_, in, out, self_weight_.data(), uniform_weight_.data(), begin, end);
     });
     buffer_a_.swap(buffer_b_);
@@ -348,7 +348,7 @@ void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
   // the character stands.
   const Vec3f centre = centroid(positions);
   const bool welded = !welding_.identity();
-  parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) {
+  parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) {
     if (!welded) {  // no seams: a plain copy
       for (std::size_t i = begin; i < end; ++i) {
         const Vec3f p = positions[i] - centre;
@@ -383,14 +383,14 @@ void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& cen
   if (!smooth_only) {
     const float* s = buffer_a_.data();
     float* restored = buffer_b_.data();
-    parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) { mush::restore_details(corners, s, restored, begin, end); });
+    parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) { mush::restore_details(corners, s, restored, begin, end); });
     out = restored;
   }
   // Scatter to the original vertices (vertices without a usable corner keep their input). The
   // scale multiplies the correction Delta Mush makes: out = in + scale (mush - in), so that the
   // rest pose and rigid motions stay exact for any scale.
   const float scale = settings_.scale;
-  parallel_for(pool, positions.size(), chunk_grain(positions.size(), kGrain), [&](std::size_t begin, std::size_t end) {
+  parallel_chunks(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
     for (std::size_t v = begin; v < end; ++v) {
       const std::uint32_t w = welding_.welded_of[v];
       if (keep_input[w] && !smooth_only) continue;
@@ -410,7 +410,7 @@ void DeltaMush::evaluate_skinned(std::span<const Mat4f> skinning, std::span<Vec3
   const Vec3f centre = prepare_folded_palette(skinning);
   const float centre4[4] = {centre.x(), centre.y(), centre.z(), 0.0f};
   float* a = buffer_a_.data();
-  parallel_for(pool, skin.vertex_count(), chunk_grain(skin.vertex_count(), kGrain), [&](std::size_t begin, std::size_t end) {
+  parallel_chunks(pool, skin.vertex_count(), kGrain, [&](std::size_t begin, std::size_t end) {
     mush::blend_smoothed(skin, folded_palette_.data(), centre4, a, begin, end);
   });
   restore_and_scatter(positions, centre, *folded_corners_, folded_keep_input_, pool);

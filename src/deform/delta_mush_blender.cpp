@@ -192,7 +192,7 @@ void DeltaMush::smooth_blender(std::vector<Vec3f>& p, ThreadPool* pool) const {
       factor[v] = blender_weighted_ ? vertex_weight_[v] * lambda * share : lambda * share;
     }
     for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
-      parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) {
+      parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) {
         for (std::size_t v = begin; v < end; ++v) {
           Vec3f sum = Vec3f::Zero();
           for (std::uint32_t u : adjacency_.of(v)) sum += p[u] - p[v];
@@ -205,7 +205,7 @@ void DeltaMush::smooth_blender(std::vector<Vec3f>& p, ThreadPool* pool) const {
     const float eps = FLT_EPSILON * 10.0f;
     const float lambda2 = lambda * 2.0f;  // this weighting is about half as strong: doubled
     for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
-      parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) {
+      parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) {
         for (std::size_t v = begin; v < end; ++v) {
           Vec3f sum = Vec3f::Zero();
           float length_sum = 0.0f;
@@ -235,7 +235,7 @@ void DeltaMush::evaluate_blender(std::span<Vec3f> positions, ThreadPool* pool) {
     return;
   }
   const float scale = settings_.scale;
-  parallel_for(pool, n, chunk_grain(n, kGrain), [&](std::size_t begin, std::size_t end) {
+  parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) {
     constexpr std::size_t kMostCorners = 64;
     float weights[kMostCorners];
     BlenderMatrix frames[kMostCorners];

@@ -429,7 +429,7 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
                            lever_.data()};
   const ddm::Table& kernels = ddm::table();
   if (variant == DdmVariant::V3 && !with_rotations) {
-    parallel_for(pool, positions.size(), chunk_grain(positions.size(), kGrain), [&](std::size_t begin, std::size_t end) {
+    parallel_chunks(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
       kernels.evaluate_v3(view, skinning.data(), begin, end, positions.data());
       for (std::size_t v = begin; v < end; ++v) {
         if (!linear_fallback_[v]) continue;
@@ -441,7 +441,7 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
   }
   // v3 reporting rotations (a test path) takes the reference loop: its kernel never forms the matrix.
   const auto evaluate = variant == DdmVariant::V3 ? ddm::reference.evaluate : kernels.evaluate;
-  parallel_for(pool, positions.size(), chunk_grain(positions.size(), kGrain), [&](std::size_t begin, std::size_t end) {
+  parallel_chunks(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
     evaluate(view, skinning.data(), begin, end, positions.data(), with_rotations ? rotations.data() : nullptr);
   });
 }

@@ -107,7 +107,7 @@ void DqsJob::Run(std::size_t begin, std::size_t end) const {
 
 void DqsJob::Run(ThreadPool* pool) const {
   const std::size_t n = in_positions.size();
-  parallel_for(pool, n, chunk_grain(n, kGrain), [this](std::size_t begin, std::size_t end) { Run(begin, end); });
+  parallel_chunks(pool, n, kGrain, [this](std::size_t begin, std::size_t end) { Run(begin, end); });
 }
 
 namespace {

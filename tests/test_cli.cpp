@@ -177,6 +177,9 @@ TEST(Cli, BadValuesAreRefusedByFlagName) {
       {simulate + "--youngs -5", "--youngs: -5 is out of range"},
       {simulate + "--poisson 0.5", "--poisson: 0.5 is out of range [0, 0.4999]"},
       {"simulate " + shape + " -q -o " + out + " --frames 10000000000", "--frames: 10000000000 is out of range"},
+      {"simulate --rig " + wipf + " --clip 0 -q -o " + out + " --loop-tolerance 1e-3", "--loop-tolerance: needs --loop"},
+      {simulate + "--loop", "--loop: only with --rig CHARACTER"},
+      {simulate + "--loop-tolerance 1e-3", "--loop-tolerance: only with --rig CHARACTER"},
   };
   for (const Case& c : cases) {
     const auto result = run_wobble(c.arguments + " 2>&1 >/dev/null");

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <utility>
 
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
@@ -236,10 +237,13 @@ Runner add_simulate_command(CLI::App& app) {
     const MeshFields learned = neural_fields(o->subspace, o->neural_model, !o->rig.empty());
     if (!o->rig.empty()) {
       if (!o->input.empty()) fail(o->input, "give either INPUT or --rig, not both");
+      if (o->loop_tolerance && !o->loop.enabled()) fail_plain("--loop-tolerance: needs --loop");
       const OutputKind kind = output_kind(o->output);
       const Character character = load_character(o->rig);
       const std::size_t clip = character.require_clip(o->clip);
       const Clip& c = character.clips[clip];
+      // The loop's options are checked before the subspace is built (the expensive part).
+      const std::optional<Cycle> cycle = o->loop.cycle(character, clip);
       RigComplementaryOptions options;
       options.handles = o->handles;
       options.points = o->points;
@@ -260,11 +264,10 @@ Runner add_simulate_command(CLI::App& app) {
       if (!o->quiet)
         spdlog::info("{} fields, complementarity ||J_rig^T B|| / (||J_rig|| ||B||) = {:.3g} (0: exact)",
                      sim.body().handle_count(), sim.complementarity().relative);
-      if (const std::optional<Cycle> cycle = o->loop.cycle(character, clip)) {
+      if (cycle) {
         return simulate_rig_loop_to(o->output, kind, character, clip, *cycle, sim, o->fps, o->substeps,
                                     o->loop_tolerance.value_or(kDefaultLoopTolerance), o->quiet);
       }
-      if (o->loop_tolerance) fail_plain("--loop-tolerance: needs --loop");
       const int frames = clip_frame_count(c, o->fps);
       BakedFrames baked;
       Pose pose;
@@ -286,6 +289,12 @@ Runner add_simulate_command(CLI::App& app) {
       return 0;
     }
     if (o->input.empty()) fail_plain("simulate needs INPUT (a shape or SCENE.json) or --rig CHARACTER");
+    // A shape or a scene has no clip to loop: the loop flags would be ignored.
+    for (const auto& [given, flag] : {std::pair{o->loop.loop, "--loop"}, std::pair{o->loop.force, "--loop-force"},
+                                      std::pair{o->loop.period.has_value(), "--loop-period"},
+                                      std::pair{o->loop_tolerance.has_value(), "--loop-tolerance"}}) {
+      if (given) fail_plain("{}: only with --rig CHARACTER (a shape or a scene has no clip to loop)", flag);
+    }
     if (lower_extension(o->input) == ".json") {
       Scene scene = load_scene(o->input);
       return run_scene(scene, o->output, o->quiet);

@@ -43,6 +43,8 @@ BakeMotion bake_motion(const Character& character, const BakeOptions& options);
 // The times of the frames bake() writes: frame_times over [start, end] with the options' defaults
 // (the clip's first and last keys; one cycle, both ends, for a loop). Throws Error as bake().
 std::vector<double> bake_frame_times(const Character& character, const BakeOptions& options);
+// The same for a motion bake_motion(character, options) already made (it is not made again).
+std::vector<double> bake_frame_times(const Character& character, const BakeMotion& motion, const BakeOptions& options);
 
 // A loop whose stack has keyed parameters: the exact steady state (Deformer::start_periodic)
 // holds the parameters of the cycle's start, so the history settles over whole cycles run before

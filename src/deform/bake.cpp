@@ -100,7 +100,11 @@ BakeMotion bake_motion(const Character& character, const BakeOptions& options) {
 }
 
 std::vector<double> bake_frame_times(const Character& character, const BakeOptions& options) {
-  return frame_times_of(bake_clip(character, options), bake_motion(character, options), options);
+  return bake_frame_times(character, bake_motion(character, options), options);
+}
+
+std::vector<double> bake_frame_times(const Character& character, const BakeMotion& motion, const BakeOptions& options) {
+  return frame_times_of(bake_clip(character, options), motion, options);
 }
 
 void settle_keyed_loop(const Character& character, BakeMotion& motion, const StackDescription& stack,

@@ -139,7 +139,7 @@ int run_render(const RenderOptions& options) {
   const Clip& clip = character.clips[range.clip];
   // The frames as `wobble bake` has them (a loop: one cycle, both ends, by default).
   const BakeMotion motion = bake_motion(character, range);
-  const std::vector<double> times = bake_frame_times(character, range);
+  const std::vector<double> times = bake_frame_times(character, motion, range);
   const int panel_count = static_cast<int>(specs.size());
   std::unique_ptr<FrameSink> sink =
       make_frame_sink(options.output, options.sheet, times.size(), width * panel_count, height, range.fps);

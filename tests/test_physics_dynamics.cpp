@@ -221,3 +221,20 @@ TEST(PhysicsDynamics, TenThousandStepsStayFinite) {
   EXPECT_TRUE(world.body(0).z().allFinite());
   for (const Vec3d& p : world.body(0).positions()) ASSERT_TRUE(p.allFinite());
 }
+
+// Pin predicates nest at most 64 levels: deeper is refused by name (a fuzzed scene of 4,000 "("
+// once overflowed the parser's stack), and nesting within the limit still parses.
+TEST(PinPredicate, DeepNestingIsRefusedNotAStackOverflow) {
+  const std::string deep = std::string(4000, '(') + "x<0" + std::string(4000, ')');
+  try {
+    parse_predicate(deep);
+    ADD_FAILURE() << "4,000 levels accepted";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("nested more than 64 levels deep"), std::string::npos) << error.what();
+  }
+  const std::string shallow = std::string(20, '(') + "x<0" + std::string(20, ')') + " && -(-(y)) > " + std::string(20, '(') + "0" + std::string(20, ')');
+  const Predicate p = parse_predicate(shallow);
+  EXPECT_TRUE(p(Vec3d(-1, 1, 0)));
+  EXPECT_FALSE(p(Vec3d(1, 1, 0)));
+  EXPECT_FALSE(p(Vec3d(-1, -1, 0)));
+}

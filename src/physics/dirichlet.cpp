@@ -31,6 +31,19 @@ class Parser {
   [[noreturn]] void error(const char* what) const {
     fail_plain("pin predicate '{}': {} at position {}", s_, what, i_ + 1);
   }
+  // Nesting (parentheses, !, unary minus, abs) deeper than this is refused: the parser recurses
+  // once per level and a long enough "((((..." would overflow the stack.
+  static constexpr int kMaxNesting = 64;
+  struct Nesting {
+    explicit Nesting(Parser& parser) : p(parser) {
+      if (++p.depth_ > kMaxNesting) {
+        --p.depth_;
+        p.error("nested more than 64 levels deep");
+      }
+    }
+    ~Nesting() { --p.depth_; }
+    Parser& p;
+  };
   void skip() {
     while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
   }
@@ -60,6 +73,7 @@ class Parser {
     return left;
   }
   Predicate parse_cmp() {
+    const Nesting nesting(*this);
     if (eat("!")) {
       Predicate p = parse_cmp();
       return [p](const Vec3d& X) { return !p(X); };
@@ -136,6 +150,7 @@ class Parser {
     }
   }
   Scalar parse_factor() {
+    const Nesting nesting(*this);
     skip();
     if (eat("abs(")) {
       Scalar e = parse_expr();
@@ -173,6 +188,7 @@ class Parser {
   }
 
   std::string s_;
+  int depth_ = 0;
   std::size_t i_ = 0;
 };
 

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <functional>
 #include <optional>
-#include <utility>
 
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
@@ -41,6 +40,7 @@ namespace fs = std::filesystem;
 using namespace wobble::physics;
 
 constexpr double kDefaultLoopTolerance = 1e-4;  // --loop-tolerance, a share of the character size
+constexpr const char* kLoopTolerance = "--loop-tolerance";
 
 enum class OutputKind { Pc2, Gltf, Folder };
 
@@ -220,7 +220,7 @@ Runner add_simulate_command(CLI::App& app) {
   app.add_option("--clip", o->clip, "clip name or index (with --rig)")->capture_default_str();
   app.add_flag("--no-rig-inertia", o->no_rig_inertia, "with --rig: eq. 24 only, without the rig's inertial forcing");
   o->loop.add_to(app);
-  add_real_option(app, "--loop-tolerance", o->loop_tolerance,
+  add_real_option(app, kLoopTolerance, o->loop_tolerance,
                   "with --rig --loop: cycles are played until one differs from the one before by less than this share "
                   "of the character size (default 1e-4)", 0, 1);
   app.add_flag("-q,--quiet", o->quiet, "no progress or summary");
@@ -237,7 +237,7 @@ Runner add_simulate_command(CLI::App& app) {
     const MeshFields learned = neural_fields(o->subspace, o->neural_model, !o->rig.empty());
     if (!o->rig.empty()) {
       if (!o->input.empty()) fail(o->input, "give either INPUT or --rig, not both");
-      if (o->loop_tolerance && !o->loop.enabled()) fail_plain("--loop-tolerance: needs --loop");
+      if (o->loop_tolerance && !o->loop.enabled()) fail_plain("{}: needs --loop", kLoopTolerance);
       const OutputKind kind = output_kind(o->output);
       const Character character = load_character(o->rig);
       const std::size_t clip = character.require_clip(o->clip);
@@ -290,11 +290,8 @@ Runner add_simulate_command(CLI::App& app) {
     }
     if (o->input.empty()) fail_plain("simulate needs INPUT (a shape or SCENE.json) or --rig CHARACTER");
     // A shape or a scene has no clip to loop: the loop flags would be ignored.
-    for (const auto& [given, flag] : {std::pair{o->loop.loop, "--loop"}, std::pair{o->loop.force, "--loop-force"},
-                                      std::pair{o->loop.period.has_value(), "--loop-period"},
-                                      std::pair{o->loop_tolerance.has_value(), "--loop-tolerance"}}) {
-      if (given) fail_plain("{}: only with --rig CHARACTER (a shape or a scene has no clip to loop)", flag);
-    }
+    const char* loop_flag = o->loop.given_flag() ? o->loop.given_flag() : o->loop_tolerance ? kLoopTolerance : nullptr;
+    if (loop_flag) fail_plain("{}: only with --rig CHARACTER (a shape or a scene has no clip to loop)", loop_flag);
     if (lower_extension(o->input) == ".json") {
       Scene scene = load_scene(o->input);
       return run_scene(scene, o->output, o->quiet);

@@ -10,13 +10,23 @@ namespace wobble::cli {
 
 namespace {
 constexpr double kMinPeriod = 1e-3, kMaxPeriod = 1e6;  // seconds
+constexpr const char* kLoop = "--loop";
+constexpr const char* kPeriod = "--loop-period";
+constexpr const char* kForce = "--loop-force";
 }  // namespace
 
 void LoopOptions::add_to(CLI::App& app) {
-  app.add_flag("--loop", loop, "the clip is a cycle: bake its periodic steady state, seamless at the loop's seam");
-  add_real_option(app, "--loop-period", period, "the cycle's period, seconds (default: detected from the clip; implies --loop)",
+  app.add_flag(kLoop, loop, "the clip is a cycle: bake its periodic steady state, seamless at the loop's seam");
+  add_real_option(app, kPeriod, period, "the cycle's period, seconds (default: detected from the clip; implies --loop)",
                   kMinPeriod, kMaxPeriod);
-  app.add_flag("--loop-force", force, "loop the clip even though its end differs from its start (implies --loop)");
+  app.add_flag(kForce, force, "loop the clip even though its end differs from its start (implies --loop)");
+}
+
+const char* LoopOptions::given_flag() const {
+  if (loop) return kLoop;
+  if (force) return kForce;
+  if (period) return kPeriod;
+  return nullptr;
 }
 
 void LoopOptions::add_pre_roll_to(CLI::App& app) {

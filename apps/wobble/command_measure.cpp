@@ -57,14 +57,13 @@ Runner add_measure_command(CLI::App& app) {
   options->deformers.add_to(app);
 
   return [options] {
-    const StackSettings settings =
-        options->deformers.settings(options->against.empty() ? std::vector<std::string>{} : std::vector<std::string>{options->against});
+    std::vector<std::string> stacks = {options->deformers.stack_text()};
+    if (!options->against.empty()) stacks.push_back(options->against);
+    const StackSettings settings = options->deformers.settings({stacks.begin() + 1, stacks.end()});
     const Character character = load_character(options->input);
     const BakeOptions range = options->clip.bake_options(character);
     const std::size_t clip = range.clip;
     ThreadPool pool(options->clip.threads);
-    std::vector<std::string> stacks = {options->deformers.stack_text()};
-    if (!options->against.empty()) stacks.push_back(options->against);
 
     const QualityReference reference(character.mesh.positions, character.mesh.triangles);
     const double size = character.mesh.size();

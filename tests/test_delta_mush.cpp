@@ -223,7 +223,9 @@ TEST(DeltaMush, KeepsTheVolumeOfBentAndTwistedCylindersBetterThanLbs) {
                   pose.name, lbs_ratio, to_string(smoothing), mush_ratio, ql.detail_error, qm.detail_error);
       // Uniform smoothing shrinks the cylinder, so the deltas carry much of the radius and restore
       // the collapsed parts; cotangent smoothing barely shrinks a cylinder (printed, not asserted).
-      if (smoothing == MushSmoothing::Uniform) EXPECT_LT(std::abs(mush_ratio - 1), 0.5 * std::abs(lbs_ratio - 1)) << pose.name;
+      if (smoothing == MushSmoothing::Uniform) {
+        EXPECT_LT(std::abs(mush_ratio - 1), 0.5 * std::abs(lbs_ratio - 1)) << pose.name;
+      }
       for (const Vec3f& p : mushed) ASSERT_TRUE(p.allFinite());
     }
   }

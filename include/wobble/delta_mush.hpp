@@ -183,11 +183,10 @@ class DeltaMush {
   // Wobble mode: welded connectivity.
   Welding welding_;
   std::vector<std::uint32_t> weld_offsets_, weld_members_;   // welded vertex -> original vertices
-  // Smoothing operator without its diagonal (weights lambda * mask * w_ij / sum_j w_ij, none
-  // for uniform smoothing), in the kernels' layout. Immutable once bound.
+  // Smoothing operator (weights lambda * mask * w_ij / sum_j w_ij, none for uniform smoothing,
+  // and per vertex its self weight 1 - sum_j of the row and uniform smoothing's common row
+  // weight), in the kernels' layout. Immutable once bound.
   std::shared_ptr<const mush::SweepRows> rows_;
-  std::vector<float> self_weight_;                           // 1 - sum_j of the row
-  std::vector<float> uniform_weight_;                        // uniform: the common row weight
   // Corners per welded vertex, in groups of 8 vertices for the kernels: the two other corners
   // of the triangle, and the delta in the corner's frame, premultiplied by the corner's
   // normalised weight (src/deform/delta_mush_kernels.hpp). Immutable once bound.

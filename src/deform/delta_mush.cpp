@@ -24,9 +24,16 @@ namespace {
 constexpr std::size_t kGrain = 8192;  // the largest chunk (chunk_grain: the same chunks for any thread count)
 
 // The centroid of positions (double sums in a fixed order: the same bytes for any thread count).
+// Four sums taking the vertices in turn, so that the additions do not wait on each other.
 Vec3f centroid(std::span<const Vec3f> positions) {
-  Eigen::Vector3d sum = Eigen::Vector3d::Zero();
-  for (const Vec3f& p : positions) sum += p.cast<double>();
+  Eigen::Vector3d s0 = Eigen::Vector3d::Zero(), s1 = s0, s2 = s0, s3 = s0;
+  std::size_t v = 0;
+  for (; v + 4 <= positions.size(); v += 4) {
+    s0 += positions[v].cast<double>(), s1 += positions[v + 1].cast<double>();
+    s2 += positions[v + 2].cast<double>(), s3 += positions[v + 3].cast<double>();
+  }
+  for (; v < positions.size(); ++v) s0 += positions[v].cast<double>();
+  const Eigen::Vector3d sum = (s0 + s1) + (s2 + s3);
   return positions.empty() ? Vec3f::Zero() : Vec3f((sum / double(positions.size())).cast<float>());
 }
 
@@ -208,8 +215,7 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
   // Rows of the smoothing operator: new_i = self_i p_i + sum_j row_ij p_j.
   const float lambda = settings_.step;
   std::vector<float> row_weights(adjacency.neighbours.size(), 0.0f);
-  self_weight_.assign(n, 1.0f);
-  uniform_weight_.assign(n, 0.0f);
+  std::vector<float> self_weight(n, 1.0f), uniform_weight(n, 0.0f);
   const bool uniform = settings_.smoothing == MushSmoothing::Uniform;
   {
     // Per vertex, the weights of its edges in neighbour order.
@@ -230,21 +236,23 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
       for (std::uint32_t k = begin; k < end; ++k) {
         row_weights[k] = static_cast<float>(fallback ? step / (end - begin) : step * row[k] / sum);
       }
-      uniform_weight_[i] = static_cast<float>(step / (end - begin));
-      self_weight_[i] = static_cast<float>(1.0 - step);
+      uniform_weight[i] = static_cast<float>(step / (end - begin));
+      self_weight[i] = static_cast<float>(1.0 - step);
     }
   }
 
-  // Buffers: whole groups of vertices for the kernels, plus one group whose first row stays zero
-  // (the padding neighbour of short rows).
+  // Buffers: whole groups of vertices for the kernels, plus one group whose first two rows stay
+  // zero (the padding neighbour, or pair of neighbours, of short rows).
   const std::uint32_t zero_row = static_cast<std::uint32_t>(mush::padded_rows(n));
   {
     mush::SweepRows rows = mush::SweepRows::from_csr(
-        n, adjacency.offsets, adjacency.neighbours, uniform ? std::span<const float>() : std::span<const float>(row_weights),
-        zero_row);
+        adjacency.offsets, adjacency.neighbours, uniform ? std::span<const float>() : std::span<const float>(row_weights),
+        self_weight, uniform_weight, zero_row);
     rings_.clear();
-    if (settings_.iterations >= 2 && mush::plan_rings(rows, n)) {
+    if (settings_.iterations >= 2 && mush::plan_rings(rows)) {
       rings_.assign(std::size_t(settings_.iterations - 1) * 4 * (rows.ring_rows + mush::kLanes), 0.0f);
+    } else {
+      mush::plan_pairs(rows);  // uniform rows only
     }
     rows_ = std::make_shared<const mush::SweepRows>(std::move(rows));
   }
@@ -322,11 +330,10 @@ void DeltaMush::bind_corners(std::span<const Vec3f> rest, const Vec3f& centre, c
 }
 
 void DeltaMush::smooth_wobble(ThreadPool* pool) {
-  const std::size_t n = self_weight_.size();
+  const std::size_t n = rows_->vertex_count();
   if (!rings_.empty() && (!pool || pool->thread_count() == 1)) {
     // One thread: all sweeps in one cache-friendly pass (same arithmetic as the loop below).
-    mush::smooth_pipelined(*rows_, buffer_a_.data(), buffer_b_.data(), rings_.data(), settings_.iterations,
-                           self_weight_.data(), uniform_weight_.data(), n);
+    mush::smooth_pipelined(*rows_, buffer_a_.data(), buffer_b_.data(), rings_.data(), settings_.iterations);
     buffer_a_.swap(buffer_b_);
     return;
   }
@@ -334,14 +341,14 @@ void DeltaMush::smooth_wobble(ThreadPool* pool) {
     const float* in = buffer_a_.data();
     float* out = buffer_b_.data();
     parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) {
-      mush::sweep(*rows_, in, out, self_weight_.data(), uniform_weight_.data(), begin, end);
+      mush::sweep(*rows_, in, out, begin, end);
     });
     buffer_a_.swap(buffer_b_);
   }
 }
 
 void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
-  const std::size_t n = self_weight_.size();
+  const std::size_t n = rows_->vertex_count();
   float* a = buffer_a_.data();
   // Gather the input into the welded float4 buffer (seam copies: the common position, or their
   // mean where they differ), relative to the centroid so that precision does not depend on where
@@ -376,7 +383,7 @@ void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
 
 void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& centre, const mush::CornerBlocks& corners,
                                     const std::vector<std::uint8_t>& keep_input, ThreadPool* pool) {
-  const std::size_t n = self_weight_.size();
+  const std::size_t n = rows_->vertex_count();
   // Restore the deltas in the deformed corner frames (smooth only: the smoothed mesh itself).
   const bool smooth_only = settings_.smooth_only;
   const float* out = buffer_a_.data();

@@ -20,15 +20,10 @@ namespace {
 
 // One row of the sweep operator: new_i = self_i p_i + sum_k weight_k p_column_k.
 template <typename Visit>
-void for_each_neighbour(const mush::SweepRows& rows, const std::vector<float>& uniform_weight, std::uint32_t i,
-                        Visit&& visit) {
-  const std::size_t g = i / mush::kLanes, width = rows.widths[g];
-  const std::size_t base = rows.offsets[g] + (i % mush::kLanes) * width;
-  for (std::size_t k = 0; k < width; ++k) {
-    const std::uint32_t j = rows.columns[base + k] / 4;
-    if (j == rows.zero_row) continue;  // padding
-    visit(j, rows.weights.empty() ? double(uniform_weight[i]) : double(rows.weights[base + k]));
-  }
+void for_each_neighbour(const mush::SweepRows& rows, std::uint32_t i, Visit&& visit) {
+  rows.for_each_neighbour(i, [&](std::uint32_t j, std::size_t k) {
+    visit(j, rows.weights.empty() ? double(rows.uniform(i)) : double(rows.weights[k]));
+  });
 }
 
 struct Entry {
@@ -53,8 +48,8 @@ void DeltaMush::fold_skin(std::span<const Vec3f> rest, const PackedSkin& skin, s
   if (!(prune >= 0.0 && prune < 1.0)) fail_plain("delta mush: prune must be in [0, 1) (got {})", prune);
   folded_.reset();
   folded_corners_.reset();
-  const std::size_t n = self_weight_.size(), n_original = rest.size();
   const mush::SweepRows& rows = *rows_;
+  const std::size_t n = rows.vertex_count(), n_original = rest.size();
 
   auto result = std::make_shared<mush::SmoothedSkin>();
   result->joint_count = joint_count;
@@ -101,14 +96,14 @@ void DeltaMush::fold_skin(std::span<const Vec3f> rest, const PackedSkin& skin, s
       reached.clear();
       for (std::uint32_t i : active) {
         if (stamp[i] != generation) stamp[i] = generation, reached.push_back(i);
-        for_each_neighbour(rows, uniform_weight_, i, [&](std::uint32_t k, double) {
+        for_each_neighbour(rows, i, [&](std::uint32_t k, double) {
           if (stamp[k] != generation) stamp[k] = generation, reached.push_back(k);
         });
       }
       for (std::uint32_t i : reached) {
         std::array<double, 4> sum;
-        for (int c = 0; c < 4; ++c) sum[c] = double(self_weight_[i]) * current[i][c];
-        for_each_neighbour(rows, uniform_weight_, i, [&](std::uint32_t k, double weight) {
+        for (int c = 0; c < 4; ++c) sum[c] = double(rows.self(i)) * current[i][c];
+        for_each_neighbour(rows, i, [&](std::uint32_t k, double weight) {
           for (int c = 0; c < 4; ++c) sum[c] += weight * current[k][c];
         });
         next[i] = sum;

@@ -67,17 +67,20 @@ WOBBLE_SIMD_INLINE void column_pair(const std::uint32_t* columns, std::uint32_t&
   second = static_cast<std::uint32_t>(pair >> 32);
 }
 
+// The kernels below run vertices [begin, end) of consecutive groups that share one shape (width,
+// pairs): their rows follow each other in the columns, `width` entries a vertex, so a run needs
+// no work per group (begin is a group's first vertex).
+
 // Fully unrolled rows of kWidth neighbours (kWidth = 0: the width given at run time). Two
 // accumulators (even and odd neighbours) halve the chain of dependent additions.
 template <int kWidth, bool kUniform>
-void sweep_group(const SweepRows& rows, const Addressing& at, const float* in, float* out, const float* self,
-                 const float* uniform, std::size_t g, std::size_t lane_end) {
-  const std::size_t width = kWidth ? kWidth : rows.widths[g];
+void sweep_run(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
+               std::size_t end) {
+  const std::size_t g = begin / kLanes, width = kWidth ? kWidth : rows.widths[g];
   const std::uint32_t* columns = at.columns + rows.offsets[g];
   const float* weights = kUniform ? nullptr : rows.weights.data() + rows.offsets[g];
   const std::uint32_t in_mask = at.in_mask, out_mask = at.out_mask;  // not reloaded after each store
-  for (std::size_t l = 0; l < lane_end; ++l, columns += width) {
-    const std::size_t i = g * kLanes + l;
+  for (std::size_t i = begin; i < end; ++i, columns += width) {
     f32x4 even = f32x4::zero(), odd = f32x4::zero();
     std::size_t k = 0;
     for (; k + 1 < width; k += 2) {
@@ -94,37 +97,112 @@ void sweep_group(const SweepRows& rows, const Addressing& at, const float* in, f
     if (k < width) even = even + (kUniform ? row(in, columns[k]) : f32x4::splat(weights[k]) * row(in, columns[k]));
     f32x4 sum = even + odd;
     if constexpr (kUniform) {
-      sum = f32x4::splat(uniform[i]) * sum;
+      sum = f32x4::splat(rows.uniform(i)) * sum;
     } else {
       weights += width;
     }
     const std::uint32_t own_in = 4 * (std::uint32_t(i) & in_mask), own_out = 4 * (std::uint32_t(i) & out_mask);
-    (f32x4::splat(self[i]) * row(in, own_in) + sum).store_aligned(out + own_out);
+    (f32x4::splat(rows.self(i)) * row(in, own_in) + sum).store_aligned(out + own_out);
+  }
+}
+
+// Uniform rows laid out by plan_pairs (full buffers only: rings are never paired): per vertex its
+// pair entries (32-byte loads of two neighbour rows), then its single rows.
+
+// out_i = self_i in_i + uniform_i sum, with (self_i, uniform_i) from one 8-byte load.
+WOBBLE_SIMD_INLINE void store_uniform_sweep(const SweepRows& rows, const float* in, float* out, std::size_t i,
+                                            f32x4 sum) {
+  const f32x4 weights = f32x4::load2(rows.vertex_weights.data() + 2 * i);
+  (weights.splat_lane<0>() * row(in, std::uint32_t(4 * i)) + weights.splat_lane<1>() * sum).store_aligned(out + 4 * i);
+}
+
+// kPairs pairs and kSingles singles a vertex, fully unrolled, the indices two per 8-byte load.
+template <int kPairs, int kSingles>
+void sweep_paired_run(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
+  constexpr int kWidth = kPairs + kSingles;
+  const std::uint32_t* columns = rows.columns.data() + rows.offsets[begin / kLanes];
+  for (std::size_t i = begin; i < end; ++i, columns += kWidth) {
+    std::uint32_t c[kWidth];
+    for (int k = 0; k + 1 < kWidth; k += 2) column_pair(columns + k, c[k], c[k + 1]);
+    if constexpr (kWidth % 2 == 1) c[kWidth - 1] = columns[kWidth - 1];
+    f32x8 wide = f32x8::load(in + c[0]);
+    for (int k = 1; k < kPairs; ++k) wide = wide + f32x8::load(in + c[k]);
+    f32x4 narrow = wide.low() + wide.high();
+    for (int k = kPairs; k < kWidth; ++k) narrow = narrow + row(in, c[k]);
+    store_uniform_sweep(rows, in, out, i, narrow);
+  }
+}
+
+// Any paired shape, with loops sized at run time.
+void sweep_paired_any(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
+  const std::size_t g = begin / kLanes, pairs = rows.pairs[g], width = rows.widths[g];
+  const std::uint32_t* columns = rows.columns.data() + rows.offsets[g];
+  for (std::size_t i = begin; i < end; ++i, columns += width) {
+    f32x8 wide = f32x8::zero();
+    for (std::size_t k = 0; k < pairs; ++k) wide = wide + f32x8::load(in + columns[k]);
+    f32x4 narrow = wide.low() + wide.high();
+    for (std::size_t k = pairs; k < width; ++k) narrow = narrow + row(in, columns[k]);
+    store_uniform_sweep(rows, in, out, i, narrow);
+  }
+}
+
+// A paired run: the common shapes fully unrolled (1-3 pairs, 0-5 singles), any other at run time.
+void sweep_paired(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
+  const std::size_t g = begin / kLanes;
+  const std::uint32_t pairs = rows.pairs[g], singles = rows.widths[g] - pairs;
+  switch (singles < 8 ? pairs * 8 + singles : 0) {
+#define WOBBLE_PAIRED_CASE(P, S) \
+  case P * 8 + S: sweep_paired_run<P, S>(rows, in, out, begin, end); return;
+#define WOBBLE_PAIRED_CASES(P)                                                                    \
+  WOBBLE_PAIRED_CASE(P, 0) WOBBLE_PAIRED_CASE(P, 1) WOBBLE_PAIRED_CASE(P, 2) WOBBLE_PAIRED_CASE(P, 3) \
+  WOBBLE_PAIRED_CASE(P, 4) WOBBLE_PAIRED_CASE(P, 5)
+    WOBBLE_PAIRED_CASES(1) WOBBLE_PAIRED_CASES(2) WOBBLE_PAIRED_CASES(3)
+#undef WOBBLE_PAIRED_CASES
+#undef WOBBLE_PAIRED_CASE
+    default: sweep_paired_any(rows, in, out, begin, end); return;
   }
 }
 
 template <bool kUniform>
-void sweep_rows(const SweepRows& rows, const Addressing& at, const float* in, float* out, const float* self,
-                const float* uniform, std::size_t begin, std::size_t end) {
-  for (std::size_t g = begin / kLanes; g * kLanes < end; ++g) {
-    const std::size_t lanes = std::min(kLanes, end - g * kLanes);
-    switch (rows.widths[g]) {
+void sweep_unpaired(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
+                    std::size_t end) {
+  switch (rows.widths[begin / kLanes]) {
 #define WOBBLE_SWEEP_CASE(W) \
-  case W: sweep_group<W, kUniform>(rows, at, in, out, self, uniform, g, lanes); break;
-      WOBBLE_SWEEP_CASE(1) WOBBLE_SWEEP_CASE(2) WOBBLE_SWEEP_CASE(3) WOBBLE_SWEEP_CASE(4) WOBBLE_SWEEP_CASE(5)
-      WOBBLE_SWEEP_CASE(6) WOBBLE_SWEEP_CASE(7) WOBBLE_SWEEP_CASE(8) WOBBLE_SWEEP_CASE(9) WOBBLE_SWEEP_CASE(10)
+  case W: sweep_run<W, kUniform>(rows, at, in, out, begin, end); break;
+    WOBBLE_SWEEP_CASE(1) WOBBLE_SWEEP_CASE(2) WOBBLE_SWEEP_CASE(3) WOBBLE_SWEEP_CASE(4) WOBBLE_SWEEP_CASE(5)
+    WOBBLE_SWEEP_CASE(6) WOBBLE_SWEEP_CASE(7) WOBBLE_SWEEP_CASE(8) WOBBLE_SWEEP_CASE(9) WOBBLE_SWEEP_CASE(10)
 #undef WOBBLE_SWEEP_CASE
-      default: sweep_group<0, kUniform>(rows, at, in, out, self, uniform, g, lanes); break;
-    }
+    default: sweep_run<0, kUniform>(rows, at, in, out, begin, end); break;
   }
 }
 
-void sweep(const SweepRows& rows, const Addressing& at, const float* in, float* out, const float* self,
-           const float* uniform, std::size_t begin, std::size_t end) {
+// Whether groups g and h have the same shape.
+bool same_shape(const SweepRows& rows, std::size_t g, std::size_t h) {
+  return rows.widths[g] == rows.widths[h] && (rows.pairs.empty() || rows.pairs[g] == rows.pairs[h]);
+}
+
+template <bool kUniform>
+void sweep_rows(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
+                std::size_t end) {
+  for (std::size_t g = begin / kLanes; g * kLanes < end;) {
+    std::size_t next = g + 1;
+    while (next * kLanes < end && same_shape(rows, g, next)) ++next;
+    const std::size_t run_end = std::min(end, next * kLanes);
+    if (kUniform && !rows.pairs.empty() && rows.pairs[g] > 0) {
+      sweep_paired(rows, in, out, g * kLanes, run_end);
+    } else {
+      sweep_unpaired<kUniform>(rows, at, in, out, g * kLanes, run_end);
+    }
+    g = next;
+  }
+}
+
+void sweep(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
+           std::size_t end) {
   if (rows.weights.empty()) {
-    sweep_rows<true>(rows, at, in, out, self, uniform, begin, end);
+    sweep_rows<true>(rows, at, in, out, begin, end);
   } else {
-    sweep_rows<false>(rows, at, in, out, self, uniform, begin, end);
+    sweep_rows<false>(rows, at, in, out, begin, end);
   }
 }
 

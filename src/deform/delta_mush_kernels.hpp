@@ -54,12 +54,18 @@ void restore_details(const CornerBlocks& blocks, const float* s, float* out, std
 // ELLPACK): group g's vertex i (lane l) has its neighbours at columns[offsets[g] + l * width[g]
 // + k], k < width[g], stored as float offsets (4 x index) into a float4 buffer. Short rows are
 // padded with zero_row, a row that stays zero in every buffer, and weight 0. Fixed widths let the
-// sweep run fully unrolled loops.
+// sweep run fully unrolled loops. After plan_pairs, the first pairs[g] entries of each lane of
+// group g are pairs: the column names two consecutive rows j, j + 1 that are both neighbours,
+// read with one 32-byte load (padding: zero_row, whose next row stays zero too).
 struct SweepRows {
   std::vector<std::uint32_t> offsets{0};
   std::vector<std::uint32_t> widths;
+  std::vector<std::uint32_t> pairs;  // per group; empty: no pairs
   std::vector<std::uint32_t> columns;
   std::vector<float> weights;  // empty for uniform rows
+  // Per vertex (self_i, uniform_i), side by side so that one load brings both: new_i = self_i p_i
+  // + uniform_i sum_j p_j (uniform rows) or self_i p_i + sum_j w_ij p_j (weighted rows).
+  std::vector<float> vertex_weights;
   std::uint32_t zero_row = 0;
   // For pipelined sweeps (smooth_pipelined): the same columns as rows of a ring buffer of
   // ring_rows rows (index mod ring_rows; padding: row ring_rows, which stays zero); empty when
@@ -67,27 +73,50 @@ struct SweepRows {
   std::vector<std::uint32_t> ring_columns;
   std::uint32_t ring_rows = 0, chunk = 0;
 
-  // From CSR rows (row_weights empty: uniform). zero_row must be a row past the vertices.
-  static SweepRows from_csr(std::size_t vertex_count, std::span<const std::uint32_t> offsets,
-                            std::span<const std::uint32_t> columns, std::span<const float> row_weights,
-                            std::uint32_t zero_row);
+  // Visits vertex i's neighbours as (row j, entry k: where its weight is), a pair as both rows.
+  template <typename Visit>
+  void for_each_neighbour(std::size_t i, Visit&& visit) const {
+    const std::size_t g = i / kLanes, first = offsets[g] + (i % kLanes) * widths[g];
+    const std::size_t pair_end = first + (pairs.empty() ? 0 : pairs[g]);
+    for (std::size_t k = first; k < first + widths[g]; ++k) {
+      const std::uint32_t j = columns[k] / 4;
+      if (j == zero_row) continue;  // padding
+      visit(j, k);
+      if (k < pair_end) visit(j + 1, k);
+    }
+  }
+
+  float self(std::size_t i) const { return vertex_weights[2 * i]; }
+  float uniform(std::size_t i) const { return vertex_weights[2 * i + 1]; }
+  std::size_t vertex_count() const { return vertex_weights.size() / 2; }
+
+  // From CSR rows (row_weights empty: uniform) and per-vertex self and uniform weights. zero_row
+  // must be a row past the vertices.
+  static SweepRows from_csr(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> columns,
+                            std::span<const float> row_weights, std::span<const float> self,
+                            std::span<const float> uniform, std::uint32_t zero_row);
 };
 
 // One Jacobi sweep over vertices [begin, end) (begin a multiple of kLanes):
 // uniform rows: out_i = self_i in_i + uniform_i sum_j in_j; weighted: self_i in_i + sum_j w_ij in_j.
-void sweep(const SweepRows& rows, const float* in, float* out, const float* self, const float* uniform,
-           std::size_t begin, std::size_t end);
+void sweep(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end);
 
 // Sets up ring_columns when the rows' index bandwidth (max |i - j|) is small enough that
-// pipelined sweeps keep their working set in cache. Returns whether it did.
-bool plan_rings(SweepRows& rows, std::size_t vertex_count);
+// pipelined sweeps keep their working set in cache. Returns whether it did (never for paired rows).
+bool plan_rings(SweepRows& rows);
+
+// Lays uniform rows out in pairs where a vertex has two neighbours side by side in memory (rows
+// j and j + 1): the sweep is bound by load instructions, and a pair is one load. Per group it
+// keeps the number of leading pair entries that needs the fewest loads over its lanes (a lane
+// with more pairs reads its others as two single rows). Not for weighted rows or rings (a ring
+// splits pairs where it wraps). Returns how many entries (loads per sweep) it saved in all.
+std::size_t plan_pairs(SweepRows& rows);
 
 // `iterations` sweeps from in (full buffer) to out (full buffer), pipelined over chunks of
 // vertices (sweep k runs one chunk behind sweep k - 1), with the intermediate results in
 // rings: rings holds (iterations - 1) buffers of 4 (ring_rows + kLanes) floats whose row
 // ring_rows is zero. The arithmetic per vertex is exactly that of `iterations` sweep() calls.
-void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float* rings, int iterations,
-                      const float* self, const float* uniform, std::size_t vertex_count);
+void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float* rings, int iterations);
 
 // Delta Mush's sweeps folded into a linear blend skin (DeltaMush::fold_skin): per welded vertex
 // i, compressed rows of smoothed influences, entries [offsets[i], offsets[i + 1]): the joint as a
@@ -126,8 +155,8 @@ struct Table {
   void (*restore)(const CornerBlocks& blocks, const float* s, float* out, std::size_t group_begin,
                   std::size_t group_end);
   // One sweep over vertices [begin, end) (begin a multiple of kLanes), addressed by `at`.
-  void (*sweep)(const SweepRows& rows, const Addressing& at, const float* in, float* out, const float* self,
-                const float* uniform, std::size_t begin, std::size_t end);
+  void (*sweep)(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
+                std::size_t end);
   // blend_smoothed.
   void (*blend)(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out, std::size_t begin,
                 std::size_t end);

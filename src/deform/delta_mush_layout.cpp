@@ -140,11 +140,17 @@ void restore_details(const CornerBlocks& blocks, const float* s, float* out, std
   table().restore(blocks, s, out, begin / kLanes, (end + kLanes - 1) / kLanes);
 }
 
-SweepRows SweepRows::from_csr(std::size_t vertex_count, std::span<const std::uint32_t> offsets,
-                             std::span<const std::uint32_t> columns, std::span<const float> row_weights,
-                             std::uint32_t zero_row) {
+SweepRows SweepRows::from_csr(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> columns,
+                             std::span<const float> row_weights, std::span<const float> self,
+                             std::span<const float> uniform, std::uint32_t zero_row) {
   SweepRows rows;
+  const std::size_t vertex_count = offsets.size() - 1;
   rows.zero_row = zero_row;
+  rows.vertex_weights.resize(2 * vertex_count);
+  for (std::size_t i = 0; i < vertex_count; ++i) {
+    rows.vertex_weights[2 * i] = self[i];
+    rows.vertex_weights[2 * i + 1] = uniform[i];
+  }
   const std::size_t groups = padded_rows(vertex_count) / kLanes;
   rows.widths.assign(groups, 0);
   rows.offsets.assign(groups + 1, 0);
@@ -170,12 +176,109 @@ SweepRows SweepRows::from_csr(std::size_t vertex_count, std::span<const std::uin
 
 namespace {
 
+// One lane's neighbours as pairs of consecutive rows (j, j + 1) and single rows, from its sorted
+// neighbour rows: a run of m consecutive rows gives m / 2 pairs.
+struct LanePairs {
+  std::vector<std::uint32_t> pairs, singles;
+};
+
+LanePairs pair_up(std::vector<std::uint32_t> rows) {
+  std::sort(rows.begin(), rows.end());
+  LanePairs lane;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    if (k + 1 < rows.size() && rows[k + 1] == rows[k] + 1) {
+      lane.pairs.push_back(rows[k++]);
+    } else {
+      lane.singles.push_back(rows[k]);
+    }
+  }
+  return lane;
+}
+
+// Loads per lane when every lane of a group has `pairs` pair entries (more: split into singles).
+std::size_t group_loads(const std::array<LanePairs, kLanes>& lanes, std::size_t pairs) {
+  std::size_t singles = 0;
+  for (const LanePairs& lane : lanes) {
+    const std::size_t split = lane.pairs.size() > pairs ? lane.pairs.size() - pairs : 0;
+    singles = std::max(singles, lane.singles.size() + 2 * split);
+  }
+  return pairs + singles;
+}
+
+// Lane l of group g (a vertex, or padding past the last one): its neighbours' rows, paired up.
+LanePairs lane_pairs(const SweepRows& rows, std::size_t g, std::size_t l) {
+  std::vector<std::uint32_t> neighbours;
+  if (g * kLanes + l < rows.vertex_count()) {
+    const std::uint32_t* row = rows.columns.data() + rows.offsets[g] + l * rows.widths[g];
+    for (std::uint32_t k = 0; k < rows.widths[g]; ++k) {
+      if (row[k] != 4 * rows.zero_row) neighbours.push_back(row[k] / 4);
+    }
+  }
+  return pair_up(std::move(neighbours));
+}
+
+// A lane's `width` entries as float offsets: its first `pairs` pairs, then the rest of its pairs
+// as two singles each, then its singles; zero_row pads both parts.
+void append_entries(const LanePairs& lane, std::size_t pairs, std::size_t width, std::uint32_t zero_row,
+                    std::vector<std::uint32_t>& columns) {
+  std::vector<std::uint32_t> entries(width, zero_row);
+  std::size_t next = pairs;
+  for (std::size_t k = 0; k < lane.pairs.size(); ++k) {
+    if (k < pairs) {
+      entries[k] = lane.pairs[k];
+    } else {
+      entries[next++] = lane.pairs[k];
+      entries[next++] = lane.pairs[k] + 1;
+    }
+  }
+  for (std::uint32_t j : lane.singles) entries[next++] = j;
+  for (std::uint32_t j : entries) columns.push_back(4 * j);
+}
+
+}  // namespace
+
+std::size_t plan_pairs(SweepRows& rows) {
+  if (!rows.weights.empty() || !rows.ring_columns.empty() || !rows.pairs.empty()) return 0;
+  const std::size_t groups = rows.widths.size();
+  SweepRows paired;
+  paired.zero_row = rows.zero_row;
+  paired.vertex_weights = rows.vertex_weights;
+  paired.widths.assign(groups, 0);
+  paired.pairs.assign(groups, 0);
+  paired.offsets = std::vector<std::uint32_t>(groups + 1, 0);
+  std::size_t saved = 0;
+  std::array<LanePairs, kLanes> lanes;
+  for (std::size_t g = 0; g < groups; ++g) {
+    std::size_t most_pairs = 0;
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      lanes[l] = lane_pairs(rows, g, l);
+      most_pairs = std::max(most_pairs, lanes[l].pairs.size());
+    }
+    std::size_t pairs = 0;  // the count with the fewest loads (ties: fewer pairs)
+    for (std::size_t p = 1; p <= most_pairs; ++p) {
+      if (group_loads(lanes, p) < group_loads(lanes, pairs)) pairs = p;
+    }
+    const std::size_t width = group_loads(lanes, pairs);
+    saved += (rows.widths[g] - width) * kLanes;
+    paired.pairs[g] = static_cast<std::uint32_t>(pairs);
+    paired.widths[g] = static_cast<std::uint32_t>(width);
+    paired.offsets[g + 1] = paired.offsets[g] + static_cast<std::uint32_t>(width * kLanes);
+    for (const LanePairs& lane : lanes) append_entries(lane, pairs, width, rows.zero_row, paired.columns);
+  }
+  if (saved == 0) return 0;
+  rows = std::move(paired);
+  return saved;
+}
+
+namespace {
+
 // One Jacobi sweep, lane by lane (the SIMD variants' arithmetic, one float at a time).
-void sweep_scalar(const SweepRows& rows, const Addressing& at, const float* in, float* out, const float* self,
-                  const float* uniform, std::size_t begin, std::size_t end) {
+void sweep_scalar(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
+                  std::size_t end) {
   const bool uniform_rows = rows.weights.empty();
   for (std::size_t g = begin / kLanes; g * kLanes < end; ++g) {
     const std::size_t width = rows.widths[g], lanes = std::min(kLanes, end - g * kLanes);
+    const std::size_t pairs = rows.pairs.empty() ? 0 : rows.pairs[g];
     for (std::size_t l = 0; l < lanes; ++l) {
       const std::size_t i = g * kLanes + l, first = rows.offsets[g] + l * width;
       float sum[4] = {0, 0, 0, 0};
@@ -183,24 +286,30 @@ void sweep_scalar(const SweepRows& rows, const Addressing& at, const float* in, 
         const float* neighbour = in + at.columns[first + k];
         const float w = uniform_rows ? 1.0f : rows.weights[first + k];
         for (int c = 0; c < 4; ++c) sum[c] += uniform_rows ? neighbour[c] : w * neighbour[c];
+        if (k < pairs) {  // and the row after it
+          for (int c = 0; c < 4; ++c) sum[c] += neighbour[4 + c];
+        }
       }
       const float* own_in = in + 4 * (std::uint32_t(i) & at.in_mask);
       float* own_out = out + 4 * (std::uint32_t(i) & at.out_mask);
-      for (int c = 0; c < 4; ++c) own_out[c] = self[i] * own_in[c] + (uniform_rows ? uniform[i] * sum[c] : sum[c]);
+      for (int c = 0; c < 4; ++c) {
+        own_out[c] = rows.self(i) * own_in[c] + (uniform_rows ? rows.uniform(i) * sum[c] : sum[c]);
+      }
     }
   }
 }
 
 }  // namespace
 
-void sweep(const SweepRows& rows, const float* in, float* out, const float* self, const float* uniform,
-           std::size_t begin, std::size_t end) {
-  table().sweep(rows, {rows.columns.data(), ~0u, ~0u}, in, out, self, uniform, begin, end);
+void sweep(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
+  table().sweep(rows, {rows.columns.data(), ~0u, ~0u}, in, out, begin, end);
 }
 
-bool plan_rings(SweepRows& rows, std::size_t vertex_count) {
+bool plan_rings(SweepRows& rows) {
+  const std::size_t vertex_count = rows.vertex_count();
   rows.ring_columns.clear();
   rows.ring_rows = rows.chunk = 0;
+  if (!rows.pairs.empty()) return false;
   std::size_t bandwidth = 0;
   for (std::size_t g = 0; g + 1 < rows.offsets.size(); ++g) {
     for (std::uint32_t k = rows.offsets[g]; k < rows.offsets[g + 1]; ++k) {
@@ -229,8 +338,8 @@ bool plan_rings(SweepRows& rows, std::size_t vertex_count) {
   return true;
 }
 
-void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float* rings, int iterations,
-                      const float* self, const float* uniform, std::size_t vertex_count) {
+void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float* rings, int iterations) {
+  const std::size_t vertex_count = rows.vertex_count();
   const Table& kernels = table();
   const std::size_t chunk = rows.chunk, ring_floats = 4 * (std::size_t(rows.ring_rows) + kLanes);
   const std::uint32_t mask = rows.ring_rows - 1;
@@ -243,7 +352,7 @@ void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float*
       const Addressing at{first ? rows.columns.data() : rows.ring_columns.data(), first ? ~0u : mask, last ? ~0u : mask};
       const float* source = first ? in : rings + (k - 2) * ring_floats;
       float* target = last ? out : rings + (k - 1) * ring_floats;
-      kernels.sweep(rows, at, source, target, self, uniform, begin, end);
+      kernels.sweep(rows, at, source, target, begin, end);
     }
   }
 }

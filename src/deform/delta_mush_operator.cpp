@@ -11,19 +11,17 @@ namespace wobble {
 
 namespace {
 
-// Rows of the sliced-ELLPACK sweep layout without their padding (columns at the zero row).
-void unpack_rows(const mush::SweepRows& rows, std::span<const float> uniform_weight, std::size_t n,
-                 DeltaMushOperator& op) {
+// Rows of the sweep layout without their padding, a pair entry as its two rows.
+void unpack_rows(const mush::SweepRows& rows, DeltaMushOperator& op) {
+  const std::size_t n = rows.vertex_count();
   op.row_offsets.assign(n + 1, 0);
+  op.self_weights.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t g = i / mush::kLanes, width = rows.widths[g];
-    const std::size_t first = rows.offsets[g] + (i % mush::kLanes) * width;
-    for (std::size_t k = first; k < first + width; ++k) {
-      const std::uint32_t column = rows.columns[k] / 4;
-      if (column == rows.zero_row) continue;
-      op.row_columns.push_back(column);
-      op.row_weights.push_back(rows.weights.empty() ? uniform_weight[i] : rows.weights[k]);
-    }
+    op.self_weights[i] = rows.self(i);
+    rows.for_each_neighbour(i, [&](std::uint32_t j, std::size_t k) {
+      op.row_columns.push_back(j);
+      op.row_weights.push_back(rows.weights.empty() ? rows.uniform(i) : rows.weights[k]);
+    });
     op.row_offsets[i + 1] = static_cast<std::uint32_t>(op.row_columns.size());
   }
 }
@@ -52,14 +50,13 @@ DeltaMushOperator DeltaMush::plain_operator() const {
   if (settings_.mode != MushMode::Wobble) {
     fail_plain("delta mush: mode 'blender' has no fixed operator (its weights follow the current positions)");
   }
-  const std::size_t n = self_weight_.size();
+  const std::size_t n = rows_->vertex_count();
   DeltaMushOperator op;
   op.iterations = settings_.iterations;
   op.welded_of = welding_.welded_of;
   op.member_offsets = weld_offsets_;
   op.members = weld_members_;
-  op.self_weights = self_weight_;
-  unpack_rows(*rows_, uniform_weight_, n, op);
+  unpack_rows(*rows_, op);
   unpack_corners(*corners_, n, op);
   op.keep_input = keep_input_;
   return op;

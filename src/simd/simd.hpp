@@ -91,6 +91,10 @@ struct f32x4 {
   WOBBLE_SIMD_INLINE static f32x4 set(float x, float y, float z, float w) { return {simde_mm_setr_ps(x, y, z, w)}; }
   WOBBLE_SIMD_INLINE static f32x4 load(const float* p) { return {simde_mm_loadu_ps(p)}; }
   WOBBLE_SIMD_INLINE static f32x4 load_aligned(const float* p) { return {simde_mm_load_ps(p)}; }  // 16-byte aligned
+  // p[0], p[1] in lanes 0 and 1, zeros above: one 8-byte load.
+  WOBBLE_SIMD_INLINE static f32x4 load2(const float* p) {
+    return {simde_mm_castpd_ps(simde_mm_load_sd(reinterpret_cast<const double*>(p)))};
+  }
   WOBBLE_SIMD_INLINE void store(float* p) const { simde_mm_storeu_ps(p, v); }
   WOBBLE_SIMD_INLINE void store_aligned(float* p) const { simde_mm_store_ps(p, v); }
   // Lanes 0-2 only (p[3] untouched).
@@ -100,6 +104,11 @@ struct f32x4 {
     std::memcpy(p, lanes, 3 * sizeof(float));
   }
   WOBBLE_SIMD_INLINE float lane0() const { return simde_mm_cvtss_f32(v); }
+  // Lane k in all four lanes.
+  template <int k>
+  WOBBLE_SIMD_INLINE f32x4 splat_lane() const {
+    return {simde_mm_shuffle_ps(v, v, SIMDE_MM_SHUFFLE(k, k, k, k))};
+  }
 };
 
 WOBBLE_SIMD_INLINE f32x4 operator+(f32x4 a, f32x4 b) { return {simde_mm_add_ps(a.v, b.v)}; }

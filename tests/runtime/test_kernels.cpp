@@ -248,6 +248,84 @@ TEST(RuntimeKernels, DeltaMushCornerChainsRestoreEveryCornerOnce) {
   }
 }
 
+// Paired sweep rows (plan_pairs) compute the same sweep as the plain rows they came from, on
+// every instruction set, for groups whose lanes pair differently: a strip of a triangulated grid
+// (two pairs and two singles per vertex, the unrolled kernels), a vertex with 14 neighbours side
+// by side (7 pairs: the run-time kernel), lanes with one pair among singles (split or kept), a
+// vertex without neighbours, and a range that ends inside a group.
+TEST(RuntimeKernels, DeltaMushPairedSweepsEqualThePlainRows) {
+  const std::uint32_t columns = 24, rows_of_grid = 5, grid = columns * rows_of_grid;
+  std::vector<std::vector<std::uint32_t>> neighbours(grid + 20);
+  auto link = [&](std::uint32_t a, std::uint32_t b) {
+    neighbours[a].push_back(b);
+    neighbours[b].push_back(a);
+  };
+  for (std::uint32_t r = 0; r + 1 < rows_of_grid; ++r) {
+    for (std::uint32_t c = 0; c + 1 < columns; ++c) {
+      const std::uint32_t v = r * columns + c;
+      link(v, v + 1), link(v, v + columns), link(v + 1, v + columns), link(v + 1, v + columns + 1);
+    }
+  }
+  const std::uint32_t hub = grid;  // 14 neighbours side by side: grid + 2 ... grid + 15
+  for (std::uint32_t k = 2; k < 16; ++k) link(hub, grid + k);
+  link(grid + 16, grid + 3), link(grid + 16, grid + 9), link(grid + 17, grid + 18);  // grid + 19: none
+  const std::size_t n = neighbours.size();
+  std::vector<std::uint32_t> offsets{0}, flat;
+  std::vector<float> self(n), uniform(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& list = neighbours[i];
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    flat.insert(flat.end(), list.begin(), list.end());
+    offsets.push_back(static_cast<std::uint32_t>(flat.size()));
+    self[i] = list.empty() ? 1.0f : 0.4f + 0.01f * float(i % 7);
+    uniform[i] = list.empty() ? 0.0f : (1.0f - self[i]) / float(list.size());
+  }
+  const auto zero_row = static_cast<std::uint32_t>(mush::padded_rows(n));
+  const mush::SweepRows plain = mush::SweepRows::from_csr(offsets, flat, {}, self, uniform, zero_row);
+  mush::SweepRows paired = plain;
+  const std::size_t saved = mush::plan_pairs(paired);
+  ASSERT_FALSE(paired.pairs.empty());
+  EXPECT_GE(saved, std::size_t(grid)) << "a triangulated grid pairs most of its neighbours";
+  EXPECT_GT(*std::max_element(paired.pairs.begin(), paired.pairs.end()), 3u) << "the hub's group keeps its pairs";
+  for (std::size_t i = 0; i < n; ++i) {  // the same neighbours, each once
+    std::vector<std::uint32_t> visited;
+    paired.for_each_neighbour(i, [&](std::uint32_t j, std::size_t) { visited.push_back(j); });
+    std::sort(visited.begin(), visited.end());
+    EXPECT_EQ(visited, neighbours[i]) << "vertex " << i;
+  }
+  std::mt19937 random(9);
+  std::uniform_real_distribution<float> unit(-1, 1);
+  std::vector<float> in(4 * (zero_row + mush::kLanes), 0.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int c = 0; c < 3; ++c) in[4 * i + c] = unit(random);
+  }
+  for (std::size_t end : {n, n - 3}) {
+    std::vector<double> want(4 * n, 0.0);  // the sweep in double, from the lists
+    for (std::size_t i = 0; i < end; ++i) {
+      for (int c = 0; c < 4; ++c) {
+        double sum = 0;
+        for (std::uint32_t j : neighbours[i]) sum += in[4 * j + c];
+        want[4 * i + c] = double(self[i]) * in[4 * i + c] + double(uniform[i]) * sum;
+      }
+    }
+    EachIsa guard;
+    for (simd::Isa isa : EachIsa::all()) {
+      SCOPED_TRACE(simd::isa_name(isa));
+      simd::set_active_isa(isa);
+      std::vector<float> out(in.size(), 7.0f);
+      mush::sweep(paired, in.data(), out.data(), 0, end);
+      for (std::size_t i = 0; i < end; ++i) {
+        for (int c = 0; c < 4; ++c) EXPECT_NEAR(out[4 * i + c], want[4 * i + c], 1e-6) << "vertex " << i << ", end " << end;
+      }
+      for (std::size_t i = end; i < n; ++i) EXPECT_EQ(out[4 * i], 7.0f) << "vertex " << i << " is past the range";
+    }
+  }
+  mush::SweepRows weighted = plain;
+  weighted.weights.assign(weighted.columns.size(), 0.1f);
+  EXPECT_EQ(mush::plan_pairs(weighted), 0u) << "weighted rows stay as they are";
+}
+
 // The SVD solution of max trace(R^T m) with det R = +1.
 Eigen::Matrix3d rotation_by_svd(const Mat3f& m) {
   Eigen::JacobiSVD<Eigen::Matrix3d> svd(m.cast<double>(), Eigen::ComputeFullU | Eigen::ComputeFullV);

@@ -14,8 +14,9 @@
 // apart, BM_DeltaMush0 (no sweeps: gather, corner frames, scatter) and BM_DeltaMush10SmoothOnly
 // (gather, sweeps, scatter), with counters for the bytes each touches per vertex (from the bound
 // operator's sizes), against BM_MemoryCopy (bytes read plus written) at about the working set's
-// size (L3) and at 256 MiB (memory); and BM_SweepFloor, the least any sweep on float4 rows does
-// (bench/sweep_floor.hpp), on the same operator, as bound and all in L1.
+// size (L3) and at 256 MiB (memory); BM_SweepFloor, the least any sweep that reads each
+// neighbour's float4 row once does (bench/sweep_floor.hpp), on the same operator, as bound and
+// all in L1; and BM_Sweeps, the 10 sweeps alone on the rows bind lays out, paired or not.
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -32,6 +33,7 @@
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 
+#include "deform/delta_mush_kernels.hpp"
 #include "sweep_floor.hpp"
 
 using namespace wobble;
@@ -140,20 +142,51 @@ void BM_Lbs(benchmark::State& state) {
   counters(state, r);
 }
 
+// The sweep rows bind makes from the operator's rows (the same functions; uniform rows: the
+// operator's row weight is the uniform weight), with or without plan_pairs.
+mush::SweepRows sweep_rows(const DeltaMushOperator& op, bool uniform, bool pair) {
+  const std::size_t n = op.welded_count();
+  std::vector<float> row_uniform(n, 0.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (op.row_offsets[i + 1] > op.row_offsets[i]) row_uniform[i] = op.row_weights[op.row_offsets[i]];
+  }
+  mush::SweepRows rows = mush::SweepRows::from_csr(op.row_offsets, op.row_columns,
+                                                   uniform ? std::span<const float>() : op.row_weights,
+                                                   op.self_weights, row_uniform,
+                                                   static_cast<std::uint32_t>(mush::padded_rows(n)));
+  if (pair && (op.iterations < 2 || !mush::plan_rings(rows))) mush::plan_pairs(rows);  // as bind
+  return rows;
+}
+
+// Entries per vertex (row loads per sweep) of a layout.
+double entries_per_vertex(const mush::SweepRows& rows) {
+  const std::size_t n = rows.vertex_count();
+  double entries = 0;
+  for (std::size_t g = 0; g < rows.widths.size(); ++g) {
+    entries += double(rows.widths[g]) * double(std::min(mush::kLanes, n - g * mush::kLanes));
+  }
+  return entries / double(n);
+}
+
 // What one frame of Delta Mush on arbitrary input touches, per original vertex (identity weld:
 // the cylinder has no seams), from the bound operator:
 //   bytes_per_vertex  every array once, read plus written (the copy's convention): the LBS input
 //                     copied in (12 + 12), gathered into float4 rows (12 + 16), scattered back
 //                     (16 + 12 + 12 + the weld map 4); sweeps: rows in and out once (16 + 16: the
 //                     sweeps stay in cache, through pipelined rings past 200,000 vertices), the
-//                     columns (4 per neighbour) and weights (4 more unless uniform); corners: rows
-//                     in and out (16 + 16), the chained point and the delta (16 per corner)
+//                     self and uniform weights (8), the columns (4 per entry: a neighbour, or
+//                     two side by side in a uniform layout's pairs) and weights (4 per neighbour
+//                     unless uniform); corners: rows in and out (16 + 16), the chained point and
+//                     the delta (16 per corner)
 //   loads_per_vertex  load instructions of the kernels (src/deform/delta_mush_kernels.cpp), the
-//                     port bound on cache-resident data: per sweep a row and half an index (two
-//                     per 8-byte load) per neighbour, a weight each unless uniform, the vertex's
-//                     own row, its self and uniform weights; per corner one index and one row
-//                     (corners chained around their fan share their points), a 3/8 share of the
-//                     deltas' 8-lane loads; per vertex its own row and its chain's first point
+//                     port bound on cache-resident data: per sweep one row load and half an index
+//                     (two per 8-byte load) per entry, a weight per neighbour unless uniform, the
+//                     vertex's own row, its self and uniform weights (one load where paired);
+//                     per corner one index and one row (corners chained around their fan share
+//                     their points), a 3/8 share of the deltas' 8-lane loads; per vertex its own
+//                     row and its chain's first point
+//   entries           per vertex and sweep: the rows it reads by index (a pair counts once), as
+//                     bind lays them out (src/deform/delta_mush_kernels.hpp: SweepRows)
 //   flops_per_vertex  per sweep (neighbours + 1) multiply-adds on 3 coordinates; per corner
 //                     about 60 operations (two cross products, two inverse lengths, the blend)
 void roofline_counters(benchmark::State& state, const DeltaMush& mush, bool sweeps, bool restore) {
@@ -163,13 +196,19 @@ void roofline_counters(benchmark::State& state, const DeltaMush& mush, bool swee
   const double corners = static_cast<double>(op.corner_next.size()) / n;
   const double iterations = sweeps ? op.iterations : 0;
   const bool uniform = mush.settings().smoothing == MushSmoothing::Uniform;
-  const double entry_bytes = uniform ? 4 : 8, entry_loads = uniform ? 1.5 : 2.5, vertex_loads = uniform ? 3 : 2;
+  const mush::SweepRows rows = sweep_rows(op, uniform, true);
+  const double entries = entries_per_vertex(rows);
+  const double weight_bytes = uniform ? 0 : 4, weight_loads = uniform ? 0 : 1;
+  const double vertex_loads = !uniform || !rows.pairs.empty() ? 2 : 3;  // own row, weights
   state.counters["neighbours"] = neighbours;
+  state.counters["entries"] = entries;
   state.counters["corners"] = corners;
-  state.counters["bytes_per_vertex"] =
-      24 + 28 + 44 + (iterations > 0 ? 32 + entry_bytes * neighbours : 0) + (restore ? 32 + 16 * corners : 0);
+  state.counters["bytes_per_vertex"] = 24 + 28 + 44 +
+                                       (iterations > 0 ? 40 + 4 * entries + weight_bytes * neighbours : 0) +
+                                       (restore ? 32 + 16 * corners : 0);
   state.counters["loads_per_vertex"] =
-      iterations * (entry_loads * neighbours + vertex_loads) + (restore ? (2 + 3.0 / 8) * corners + 3 : 0);
+      iterations * (1.5 * entries + weight_loads * neighbours + vertex_loads) +
+      (restore ? (2 + 3.0 / 8) * corners + 3 : 0);
   state.counters["flops_per_vertex"] = iterations * 6 * (neighbours + 1) + (restore ? 60 * corners : 0);
 }
 
@@ -243,16 +282,23 @@ void BM_CoreClock(benchmark::State& state) {
 #endif
 }
 
-// The sweeps' floor (bench/sweep_floor.hpp) on the operator BM_DeltaMush10SmoothOnly binds:
-// 10 sweeps a frame, one thread; range(1) = 1 folds every index into the first 64 rows.
-void BM_SweepFloor(benchmark::State& state) {
-  Rig& r = rig(state.range(0));
+constexpr int kSweeps = 10;
+
+// The operator BM_DeltaMush10SmoothOnly binds (10 sweeps, step 0.5, uniform).
+DeltaMushOperator ten_sweeps_operator(const Rig& r) {
   DeltaMushSettings settings;
-  settings.iterations = 10;
+  settings.iterations = kSweeps;
   settings.step = 0.5f;
   DeltaMush mush;
   mush.bind(r.positions, r.triangles, settings);
-  const DeltaMushOperator op = mush.plain_operator();
+  return mush.plain_operator();
+}
+
+// The sweeps' floor (bench/sweep_floor.hpp) on that operator: 10 sweeps a frame, one thread;
+// range(1) = 1 folds every index into the first 64 rows.
+void BM_SweepFloor(benchmark::State& state) {
+  Rig& r = rig(state.range(0));
+  const DeltaMushOperator op = ten_sweeps_operator(r);
   const bench::FloorRows rows = bench::floor_rows(op.row_offsets, op.row_columns, state.range(1) == 1);
   std::vector<float> a(4 * (rows.vertices + 1), 0.0f), b = a;
   for (std::size_t i = 0; i < rows.vertices; ++i) std::copy_n(r.lbs[i].data(), 3, a.data() + 4 * i);
@@ -261,12 +307,30 @@ void BM_SweepFloor(benchmark::State& state) {
     return;
   }
   for (auto _ : state) {
-    bench::floor_sweeps(rows, a.data(), b.data(), settings.iterations);
+    bench::floor_sweeps(rows, a.data(), b.data(), kSweeps);
     benchmark::DoNotOptimize(b.data());
     benchmark::ClobberMemory();
   }
   state.counters["vertices"] = static_cast<double>(rows.vertices);
   state.counters["width"] = static_cast<double>(rows.width);
+}
+
+// The 10 sweeps alone (mush::sweep between two float4 buffers, one thread) on the rows bind
+// lays out, range(1) = 1: paired (plan_pairs), 0: not, in the same process: what pairing gives.
+void BM_Sweeps(benchmark::State& state) {
+  Rig& r = rig(state.range(0));
+  const mush::SweepRows rows = sweep_rows(ten_sweeps_operator(r), true, state.range(1) == 1);
+  std::vector<float> a(4 * (rows.zero_row + mush::kLanes), 0.0f), b = a;
+  for (std::size_t i = 0; i < rows.vertex_count(); ++i) std::copy_n(r.lbs[i].data(), 3, a.data() + 4 * i);
+  for (auto _ : state) {
+    for (int k = 0; k < kSweeps; ++k) {
+      mush::sweep(rows, k % 2 ? b.data() : a.data(), k % 2 ? a.data() : b.data(), 0, rows.vertex_count());
+    }
+    benchmark::DoNotOptimize(a.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["vertices"] = static_cast<double>(rows.vertex_count());
+  state.counters["entries"] = entries_per_vertex(rows);
 }
 
 struct FoldedMush {
@@ -424,6 +488,7 @@ BENCHMARK(BM_DeltaMushPart<10, true>)->Name("BM_DeltaMush10SmoothOnly")->Apply(s
 BENCHMARK(BM_MemoryCopy)->ArgName("MiB")->Arg(16)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_CoreClock)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SweepFloor)->ArgNames({"vertices", "l1"})->Args({100'000, 0})->Args({100'000, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Sweeps)->ArgNames({"vertices", "paired"})->Args({100'000, 0})->Args({100'000, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_DeltaMush10Folded)->Apply(sizes);
 BENCHMARK(BM_LbsDeltaMush10Stack<false>)->Name("BM_LbsDeltaMush10Stack")->Apply(sizes);
 BENCHMARK(BM_LbsDeltaMush10Stack<true>)->Name("BM_LbsDeltaMush10FoldedStack")->Apply(sizes);

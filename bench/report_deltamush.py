@@ -15,9 +15,7 @@ import re
 import sys
 
 
-def medians(path, cpu=False):
-    with open(path) as f:
-        data = json.load(f)
+def medians(data, cpu=False):
     out = {}
     extras = {}
     for b in data["benchmarks"]:
@@ -32,15 +30,13 @@ def medians(path, cpu=False):
         out[key] = ms
         extras[key] = {k: b[k] for k in ("bind_s", "pruning_error", "influences", "mean_influences", "fold_s",
                                          "fold_error", "bytes_per_vertex", "loads_per_vertex", "flops_per_vertex",
-                                         "vertices") if k in b}
+                                         "vertices", "neighbours", "entries") if k in b}
     return out, extras
 
 
-def copy_rates(path, cpu=False):
+def copy_rates(data, cpu=False):
     """MiB -> the median copy rate in bytes (read plus written) per wall (or CPU) second; and the
     core's clock in MHz: BM_CoreClock's where it ran, else the context's (nominal) figure."""
-    with open(path) as f:
-        data = json.load(f)
     rates = {}
     mhz = data["context"].get("mhz_per_cpu", 0)
     for b in data["benchmarks"]:
@@ -53,20 +49,30 @@ def copy_rates(path, cpu=False):
     return rates, mhz
 
 
-def sweep_floors(path, cpu=False):
-    """l1 (0: rows as bound, 1: all in L1) -> the median of BM_SweepFloor in ms."""
-    with open(path) as f:
-        data = json.load(f)
-    floors = {}
+def by_argument(data, pattern, cpu=False):
+    """The benchmark's last argument (an integer) -> its median in ms, for names matching pattern
+    (a regular expression whose group 1 is that argument)."""
+    out = {}
     for b in data["benchmarks"]:
-        m = re.match(r"BM_SweepFloor/vertices:\d+/l1:(\d)", b.get("run_name", b["name"]))
+        m = re.match(pattern, b.get("run_name", b["name"]))
         if m and b.get("aggregate_name", "median") == "median" and "error_occurred" not in b:
-            floors[int(m.group(1))] = b["cpu_time" if cpu else "real_time"]
-    return floors
+            out[int(m.group(1))] = b["cpu_time" if cpu else "real_time"]
+    return out
 
 
-def parts(m, floors, vertices=100_000, threads=1):
-    """The frame in parts from the three timings, against the sweeps' floor: what the target needs."""
+def sweeps_alone(data, cpu=False):
+    """paired (0 or 1) -> the median of BM_Sweeps in ms (the 10 sweeps on bind's rows)."""
+    return by_argument(data, r"BM_Sweeps/vertices:\d+/paired:(\d)", cpu)
+
+
+def sweep_floors(data, cpu=False):
+    """l1 (0: rows as bound, 1: all in L1) -> the median of BM_SweepFloor in ms."""
+    return by_argument(data, r"BM_SweepFloor/vertices:\d+/l1:(\d)", cpu)
+
+
+def parts(m, extras, floors, vertices=100_000, threads=1):
+    """The frame in parts from the three timings, against the floor of sweeps that read each
+    neighbour's row once (BM_SweepFloor): what the target needs."""
     whole, smooth, frames = (m.get((name, vertices, threads)) for name in
                              ("BM_DeltaMush10", "BM_DeltaMush10SmoothOnly", "BM_DeltaMush0"))
     if None in (whole, smooth, frames) or 0 not in floors:
@@ -75,9 +81,13 @@ def parts(m, floors, vertices=100_000, threads=1):
     rest = frames - restore         # gather, scatter, the input's copy
     sweeps = smooth - rest
     floor = floors[0]
-    print(f"  parts: sweeps {sweeps:.2f} ms ({sweeps / floor:.2f}x their floor {floor:.2f} ms, "
-          f"{floors.get(1, float('nan')):.2f} ms with every row in L1), corner frames {restore:.2f} ms, "
-          f"gather, scatter and copy {rest:.2f} ms; with the sweeps at their floor the frame takes "
+    e = extras.get(("BM_DeltaMush10", vertices, threads), {})
+    if "entries" in e:
+        print(f"  sweep layout: {e['entries']:.2f} row loads per vertex for {e['neighbours']:.2f} neighbours "
+              f"(pairs of rows side by side read as one)")
+    print(f"  parts: sweeps {sweeps:.2f} ms ({sweeps / floor:.2f}x the floor of reading each neighbour row once, "
+          f"{floor:.2f} ms; {floors.get(1, float('nan')):.2f} ms with every row in L1), corner frames {restore:.2f} ms, "
+          f"gather, scatter and copy {rest:.2f} ms; with the sweeps at that floor the frame takes "
           f"{floor + restore + rest:.2f} ms")
 
 
@@ -108,7 +118,10 @@ def roofline(m, extras, rates, mhz, vertices=100_000, threads=1):
 
 def main():
     args = [a for a in sys.argv[1:] if a != "--cpu"]
-    m, extras = medians(args[0], "--cpu" in sys.argv)
+    cpu = "--cpu" in sys.argv
+    with open(args[0]) as f:
+        data = json.load(f)
+    m, extras = medians(data, cpu)
     blender_ms = float(args[1]) if len(args) > 1 else None
     names = sorted({k[0] for k in m})
     for vertices in sorted({k[1] for k in m}):
@@ -139,10 +152,18 @@ def main():
                 if "pruning_error" in extra:
                     line += f"; pruning error {extra['pruning_error']:.1e} of the size"
                 print(line)
-    rates, mhz = copy_rates(args[0], "--cpu" in sys.argv)
+    rates, mhz = copy_rates(data, cpu)
     if ("BM_DeltaMush10", 100_000, 1) in m:
         roofline(m, extras, rates, mhz)
-        parts(m, sweep_floors(args[0], "--cpu" in sys.argv))
+        floors = sweep_floors(data, cpu)
+        parts(m, extras, floors)
+        alone = sweeps_alone(data, cpu)
+        if alone:
+            line = "  the 10 sweeps alone (BM_Sweeps): " + ", ".join(
+                f"{'paired' if k else 'unpaired'} {v:.2f} ms" for k, v in sorted(alone.items()))
+            if 0 in floors:
+                line += f"; floor {floors[0]:.2f} ms"
+            print(line)
 
 
 if __name__ == "__main__":

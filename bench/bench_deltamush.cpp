@@ -143,7 +143,7 @@ void BM_Lbs(benchmark::State& state) {
 }
 
 // The sweep rows bind makes from the operator's rows (the same functions; uniform rows: the
-// operator's row weight is the uniform weight), with or without plan_pairs.
+// operator's row weight is the uniform weight), laid out as bind does (plan_layout) or not.
 mush::SweepRows sweep_rows(const DeltaMushOperator& op, bool uniform, bool pair) {
   const std::size_t n = op.welded_count();
   std::vector<float> row_uniform(n, 0.0f);
@@ -154,7 +154,7 @@ mush::SweepRows sweep_rows(const DeltaMushOperator& op, bool uniform, bool pair)
                                                    uniform ? std::span<const float>() : op.row_weights,
                                                    op.self_weights, row_uniform,
                                                    static_cast<std::uint32_t>(mush::padded_rows(n)));
-  if (pair && (op.iterations < 2 || !mush::plan_rings(rows))) mush::plan_pairs(rows);  // as bind
+  if (pair) mush::plan_layout(rows, op.iterations);
   return rows;
 }
 

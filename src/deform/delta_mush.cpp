@@ -249,10 +249,8 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
         adjacency.offsets, adjacency.neighbours, uniform ? std::span<const float>() : std::span<const float>(row_weights),
         self_weight, uniform_weight, zero_row);
     rings_.clear();
-    if (settings_.iterations >= 2 && mush::plan_rings(rows)) {
+    if (mush::plan_layout(rows, settings_.iterations)) {
       rings_.assign(std::size_t(settings_.iterations - 1) * 4 * (rows.ring_rows + mush::kLanes), 0.0f);
-    } else {
-      mush::plan_pairs(rows);  // uniform rows only
     }
     rows_ = std::make_shared<const mush::SweepRows>(std::move(rows));
   }

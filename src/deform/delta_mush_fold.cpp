@@ -18,14 +18,6 @@ namespace wobble {
 
 namespace {
 
-// One row of the sweep operator: new_i = self_i p_i + sum_k weight_k p_column_k.
-template <typename Visit>
-void for_each_neighbour(const mush::SweepRows& rows, std::uint32_t i, Visit&& visit) {
-  rows.for_each_neighbour(i, [&](std::uint32_t j, std::size_t k) {
-    visit(j, rows.weights.empty() ? double(rows.uniform(i)) : double(rows.weights[k]));
-  });
-}
-
 struct Entry {
   std::uint32_t joint;
   std::array<double, 4> q;
@@ -96,15 +88,15 @@ void DeltaMush::fold_skin(std::span<const Vec3f> rest, const PackedSkin& skin, s
       reached.clear();
       for (std::uint32_t i : active) {
         if (stamp[i] != generation) stamp[i] = generation, reached.push_back(i);
-        for_each_neighbour(rows, i, [&](std::uint32_t k, double) {
+        rows.for_each_neighbour(i, [&](std::uint32_t k, float) {
           if (stamp[k] != generation) stamp[k] = generation, reached.push_back(k);
         });
       }
       for (std::uint32_t i : reached) {
         std::array<double, 4> sum;
         for (int c = 0; c < 4; ++c) sum[c] = double(rows.self(i)) * current[i][c];
-        for_each_neighbour(rows, i, [&](std::uint32_t k, double weight) {
-          for (int c = 0; c < 4; ++c) sum[c] += weight * current[k][c];
+        rows.for_each_neighbour(i, [&](std::uint32_t k, float weight) {
+          for (int c = 0; c < 4; ++c) sum[c] += double(weight) * current[k][c];
         });
         next[i] = sum;
       }

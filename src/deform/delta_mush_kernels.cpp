@@ -133,7 +133,8 @@ void sweep_paired_run(const SweepRows& rows, const float* in, float* out, std::s
   }
 }
 
-// Any paired shape, with loops sized at run time.
+// Any paired shape, with loops sized at run time. (Not sweep_paired_run with run-time sizes: its
+// fixed width is what lets it load the indices two at a time, 17 % faster on the bench cylinder.)
 void sweep_paired_any(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   const std::size_t g = begin / kLanes, pairs = rows.pairs[g], width = rows.widths[g];
   const std::uint32_t* columns = rows.columns.data() + rows.offsets[g];

@@ -73,7 +73,8 @@ struct SweepRows {
   std::vector<std::uint32_t> ring_columns;
   std::uint32_t ring_rows = 0, chunk = 0;
 
-  // Visits vertex i's neighbours as (row j, entry k: where its weight is), a pair as both rows.
+  // Visits vertex i's neighbours as (row j, its weight w_ij: uniform_i for uniform rows), a pair
+  // as both rows.
   template <typename Visit>
   void for_each_neighbour(std::size_t i, Visit&& visit) const {
     const std::size_t g = i / kLanes, first = offsets[g] + (i % kLanes) * widths[g];
@@ -81,8 +82,9 @@ struct SweepRows {
     for (std::size_t k = first; k < first + widths[g]; ++k) {
       const std::uint32_t j = columns[k] / 4;
       if (j == zero_row) continue;  // padding
-      visit(j, k);
-      if (k < pair_end) visit(j + 1, k);
+      const float w = weights.empty() ? uniform(i) : weights[k];
+      visit(j, w);
+      if (k < pair_end) visit(j + 1, w);
     }
   }
 
@@ -111,6 +113,10 @@ bool plan_rings(SweepRows& rows);
 // with more pairs reads its others as two single rows). Not for weighted rows or rings (a ring
 // splits pairs where it wraps). Returns how many entries (loads per sweep) it saved in all.
 std::size_t plan_pairs(SweepRows& rows);
+
+// What bind lays out for `iterations` sweeps: rings where they pay (plan_rings), else pairs
+// (plan_pairs, uniform rows). Returns whether it planned rings.
+bool plan_layout(SweepRows& rows, int iterations);
 
 // `iterations` sweeps from in (full buffer) to out (full buffer), pipelined over chunks of
 // vertices (sweep k runs one chunk behind sweep k - 1), with the intermediate results in

@@ -208,12 +208,8 @@ std::size_t group_loads(const std::array<LanePairs, kLanes>& lanes, std::size_t 
 // Lane l of group g (a vertex, or padding past the last one): its neighbours' rows, paired up.
 LanePairs lane_pairs(const SweepRows& rows, std::size_t g, std::size_t l) {
   std::vector<std::uint32_t> neighbours;
-  if (g * kLanes + l < rows.vertex_count()) {
-    const std::uint32_t* row = rows.columns.data() + rows.offsets[g] + l * rows.widths[g];
-    for (std::uint32_t k = 0; k < rows.widths[g]; ++k) {
-      if (row[k] != 4 * rows.zero_row) neighbours.push_back(row[k] / 4);
-    }
-  }
+  const std::size_t i = g * kLanes + l;
+  if (i < rows.vertex_count()) rows.for_each_neighbour(i, [&](std::uint32_t j, float) { neighbours.push_back(j); });
   return pair_up(std::move(neighbours));
 }
 
@@ -336,6 +332,12 @@ bool plan_rings(SweepRows& rows) {
     rows.ring_columns[k] = 4 * (j == rows.zero_row ? std::uint32_t(ring) : j & std::uint32_t(ring - 1));
   }
   return true;
+}
+
+bool plan_layout(SweepRows& rows, int iterations) {
+  if (iterations >= 2 && plan_rings(rows)) return true;
+  plan_pairs(rows);
+  return false;
 }
 
 void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float* rings, int iterations) {

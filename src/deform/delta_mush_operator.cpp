@@ -18,9 +18,9 @@ void unpack_rows(const mush::SweepRows& rows, DeltaMushOperator& op) {
   op.self_weights.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     op.self_weights[i] = rows.self(i);
-    rows.for_each_neighbour(i, [&](std::uint32_t j, std::size_t k) {
+    rows.for_each_neighbour(i, [&](std::uint32_t j, float weight) {
       op.row_columns.push_back(j);
-      op.row_weights.push_back(rows.weights.empty() ? rows.uniform(i) : rows.weights[k]);
+      op.row_weights.push_back(weight);
     });
     op.row_offsets[i + 1] = static_cast<std::uint32_t>(op.row_columns.size());
   }

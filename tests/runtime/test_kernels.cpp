@@ -290,7 +290,7 @@ TEST(RuntimeKernels, DeltaMushPairedSweepsEqualThePlainRows) {
   EXPECT_GT(*std::max_element(paired.pairs.begin(), paired.pairs.end()), 3u) << "the hub's group keeps its pairs";
   for (std::size_t i = 0; i < n; ++i) {  // the same neighbours, each once
     std::vector<std::uint32_t> visited;
-    paired.for_each_neighbour(i, [&](std::uint32_t j, std::size_t) { visited.push_back(j); });
+    paired.for_each_neighbour(i, [&](std::uint32_t j, float) { visited.push_back(j); });
     std::sort(visited.begin(), visited.end());
     EXPECT_EQ(visited, neighbours[i]) << "vertex " << i;
   }

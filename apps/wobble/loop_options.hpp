@@ -24,9 +24,9 @@ struct LoopOptions {
   void add_pre_roll_to(CLI::App& app);
   // The bake's motion options (loop, period or force, pre-roll); throws Error for bad values.
   MotionOptions motion() const;
-  bool enabled() const { return loop || force || period.has_value(); }
   // The first loop flag given (as written on the command line), or null: for messages.
   const char* given_flag() const;
+  bool enabled() const { return given_flag() != nullptr; }
   // The clip's cycle when looping (nullopt otherwise). Throws Error for a clip that is no cycle
   // (the message says how far apart its ends are).
   std::optional<Cycle> cycle(const Character& character, std::size_t clip) const;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
 
 #include <wobble/error.hpp>
 
@@ -28,7 +29,7 @@ class Parser {
   }
 
  private:
-  [[noreturn]] void error(const char* what) const {
+  [[noreturn]] void error(std::string_view what) const {
     fail_plain("pin predicate '{}': {} at position {}", s_, what, i_ + 1);
   }
   // Nesting (parentheses, !, unary minus, abs) deeper than this is refused: the parser recurses
@@ -38,7 +39,7 @@ class Parser {
     explicit Nesting(Parser& parser) : p(parser) {
       if (++p.depth_ > kMaxNesting) {
         --p.depth_;
-        p.error("nested more than 64 levels deep");
+        p.error(fmt::format("nested more than {} levels deep", kMaxNesting));
       }
     }
     ~Nesting() { --p.depth_; }

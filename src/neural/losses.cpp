@@ -143,4 +143,13 @@ torch::Tensor config_update(const std::vector<torch::Tensor>& gradients) {
   return magnitude * d_hat;
 }
 
+torch::Tensor config_update_with_penalty(std::vector<torch::Tensor> gradients, std::ptrdiff_t penalty) {
+  if (penalty < 0) return config_update(gradients);
+  if (penalty >= static_cast<std::ptrdiff_t>(gradients.size()) || gradients.size() < 2)
+    fail_plain("config_update_with_penalty: no gradient {} beside the others among {}", penalty, gradients.size());
+  const torch::Tensor added = gradients[penalty];
+  gradients.erase(gradients.begin() + penalty);
+  return config_update(gradients) + added;
+}
+
 }  // namespace wobble::neural

@@ -92,4 +92,8 @@ torch::Tensor complementarity_loss(const torch::Tensor& W, const torch::Tensor& 
 // (sum_i g_i . d^) d^. Zero gradients are left out; none left gives zeros.
 torch::Tensor config_update(const std::vector<torch::Tensor>& gradients);
 
+// ConFIG over the gradients except gradients[penalty], plus that one as it is: a loss that acts
+// as a weighted penalty (L_orth) beside losses ConFIG balances. penalty < 0: ConFIG over all.
+torch::Tensor config_update_with_penalty(std::vector<torch::Tensor> gradients, std::ptrdiff_t penalty);
+
 }  // namespace wobble::neural

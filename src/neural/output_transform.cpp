@@ -40,6 +40,15 @@ ColumnTransform centred_orthonormal_basis(const torch::Tensor& W) {
   return {-torch::mm(mean, T), T};
 }
 
+// centred_orthonormal_basis with at least `keep` directions, else DependentFields.
+ColumnTransform basis_keeping(const torch::Tensor& W, int keep) {
+  ColumnTransform basis = centred_orthonormal_basis(W.detach());
+  if (basis.transform.size(1) < keep)
+    throw DependentFields(fmt::format("neural fields: only {} of the {} candidate fields are independent on {} points, {} needed",
+                                      basis.transform.size(1), W.size(1), W.size(0), keep));
+  return basis;
+}
+
 ColumnTransform output_transform(const std::function<torch::Tensor(const torch::Tensor&)>& raw, const torch::Tensor& cubature,
                                  const OutputOptions& options) {
   if (options.keep == 0) {
@@ -54,12 +63,21 @@ ColumnTransform output_transform(const std::function<torch::Tensor(const torch::
   const torch::Tensor X = cubature.detach().clone().requires_grad_(true);
   const torch::Tensor W = raw(X);
   const torch::Tensor dW = spatial_gradients(W, X, false).detach();
-  const ColumnTransform basis = centred_orthonormal_basis(W.detach());
-  if (basis.transform.size(1) < options.keep)
-    throw DependentFields(fmt::format("neural fields: only {} of the {} candidate fields are independent on {} points, {} needed",
-                                      basis.transform.size(1), W.size(1), cubature.size(0), options.keep));
-  const ColumnTransform kept = rayleigh_ritz(basis, dW, options.keep);
+  const ColumnTransform kept = rayleigh_ritz(basis_keeping(W, options.keep), dW, options.keep);
   return {kept.offset.to(W.scalar_type()), kept.transform.to(W.scalar_type())};
+}
+
+FieldBatch kept_subspace(const torch::Tensor& W, const torch::Tensor& dW, int keep) {
+  torch::Tensor V;
+  {
+    torch::NoGradGuard no_grad;
+    V = rayleigh_ritz(basis_keeping(W, keep), dW.detach(), keep).transform.to(W.scalar_type());
+  }
+  const torch::Tensor centred = torch::mm(W - W.mean(0, true), V);
+  const torch::Tensor scale = centred.pow(2).mean(0, true).sqrt();  // 1 at the selection; carries the normalisation's gradient
+  const auto n = W.size(0);
+  return {torch::cat({torch::ones({n, 1}, W.options()), centred / scale}, 1),
+          torch::cat({torch::zeros({n, 1, 3}, W.options()), torch::einsum("pjc,ji->pic", {dW, V}) / scale.unsqueeze(2)}, 1)};
 }
 
 }  // namespace wobble::neural

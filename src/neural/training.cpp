@@ -75,6 +75,11 @@ ColumnNormalization output_normalization_of(const TrainingConfig& config) {
 ColumnNormalization normalization_of(const TrainingConfig& config) {
   return config.losses.normalize ? output_normalization_of(config) : ColumnNormalization::none;
 }
+// Orthonormalised columns make L_orth zero up to rounding; its unit-normalised rounding noise
+// would take a full share of a ConFIG step, so it is left out.
+bool orthogonality_active(const TrainingConfig& config) {
+  return config.losses.orthogonality && normalization_of(config) != ColumnNormalization::orthonormal;
+}
 
 // Losses at a random batch of the shape's cubature points (drawn with `generator`), fields given
 // by `raw` (N x 3 -> N x m).
@@ -95,12 +100,11 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
     computed.dW = by_autograd ? spatial_gradients(computed.W, X, create_graph) : torch::zeros({n, computed.W.size(1), 3});
   }
   const ColumnNormalization normalization = normalization_of(config);
-  const FieldBatch fields = assemble_fields(computed.W, computed.dW, normalization, true);
+  const FieldBatch fields = o.kept_subspace ? kept_subspace(computed.W, computed.dW, NetworkConfig::from_json(config.network, "network").handles)
+                                            : assemble_fields(computed.W, computed.dW, normalization, true);
   BatchLosses out;
   if (o.smooth) out.smooth = o.weight_smooth * smoothness_loss(fields);
-  // Orthonormalised columns make L_orth zero up to rounding; its unit-normalised rounding noise
-  // would take a full share of a ConFIG step, so it is left out.
-  if (o.orthogonality && normalization != ColumnNormalization::orthonormal) out.orthogonality = o.weight_orthogonality * orthogonality_loss(fields);
+  if (orthogonality_active(config)) out.orthogonality = o.weight_orthogonality * orthogonality_loss(fields);
   if (shape.rig_weights.defined()) {
     // The learned (complementary) columns only; divided by N^2 so the weight is batch-size free.
     out.complementarity = o.weight_complementarity / static_cast<double>(n * n) *
@@ -115,7 +119,21 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
   return out;
 }
 
-bool per_loss_of(const TrainingConfig& config) { return config.losses.config; }
+// How a step combines its per-loss gradients: the gradient of their sum (one backward pass), or
+// ConFIG over them, optionally with L_orth's gradient (row penalty_row) added to the ConFIG update
+// of the others instead of taking part in it.
+struct GradientCombination {
+  bool per_loss = false;
+  std::ptrdiff_t penalty_row = -1;
+};
+
+GradientCombination combination_of(const TrainingConfig& config) {
+  const LossOptions& o = config.losses;
+  GradientCombination c{o.config};
+  const int before = (o.smooth ? 1 : 0) + (o.potential ? 1 : 0);  // L_orth's row follows theirs (BatchLosses::active())
+  if (o.config && o.orthogonality_penalty && orthogonality_active(config) && before > 0) c.penalty_row = before;
+  return c;
+}
 
 // The gradients one step combines, flattened over the parameters: one per active loss for
 // ConFIG, else the gradient of their sum (one backward pass).
@@ -142,17 +160,16 @@ std::vector<torch::Tensor> loss_gradients(const BatchLosses& losses, const std::
 // The number of gradients loss_gradients returns under this configuration (batch_losses' rule).
 std::int64_t gradient_rows(const TrainingConfig& config) {
   const LossOptions& o = config.losses;
-  if (!per_loss_of(config)) return 1;
-  const bool orthonormal = normalization_of(config) == ColumnNormalization::orthonormal;
-  return (o.smooth ? 1 : 0) + (o.potential ? 1 : 0) + (o.orthogonality && !orthonormal ? 1 : 0) + (config.rig.empty() ? 0 : 1);
+  if (!o.config) return 1;
+  return (o.smooth ? 1 : 0) + (o.potential ? 1 : 0) + (orthogonality_active(config) ? 1 : 0) + (config.rig.empty() ? 0 : 1);
 }
 
 // The step's update from the batch-averaged gradients (rows of `averaged`, in double): ConFIG
-// over the per-loss gradients, or the gradient of the sum as it is.
-void set_update(const torch::Tensor& averaged, const std::vector<torch::Tensor>& parameters, bool per_loss) {
+// over the per-loss gradients (plus the penalty's), or the gradient of the sum as it is.
+void set_update(const torch::Tensor& averaged, const std::vector<torch::Tensor>& parameters, const GradientCombination& how) {
   std::vector<torch::Tensor> rows;
   for (std::int64_t k = 0; k < averaged.size(0); ++k) rows.push_back(averaged[k]);
-  const torch::Tensor update = per_loss && rows.size() > 1 ? config_update(rows) : rows.front();
+  const torch::Tensor update = how.per_loss && rows.size() > 1 ? config_update_with_penalty(rows, how.penalty_row) : rows.front();
   std::int64_t offset = 0;
   for (const torch::Tensor& p : parameters) {
     p.mutable_grad() = update.slice(0, offset, offset + p.numel()).view_as(p).to(p.scalar_type());
@@ -337,7 +354,7 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
     if (!l.is_object()) fail(source, "'losses' must be an object");
     reject_unknown(l, {"smooth", "potential", "orthogonality", "normalize", "config", "weight_smooth", "weight_potential",
                        "weight_orthogonality", "weight_complementarity", "youngs_modulus", "poisson_ratio", "blend_fraction",
-                       "autograd_gradients", "difference_step"},
+                       "autograd_gradients", "difference_step", "orthogonality_penalty", "kept_subspace"},
                    source, "'losses'");
     LossOptions& o = c.losses;
     read(l, "smooth", o.smooth, source);
@@ -354,6 +371,8 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
     read(l, "blend_fraction", o.blend_fraction, source);
     read(l, "autograd_gradients", o.autograd_gradients, source);
     read(l, "difference_step", o.difference_step, source);
+    read(l, "orthogonality_penalty", o.orthogonality_penalty, source);
+    read(l, "kept_subspace", o.kept_subspace, source);
     if (!(o.difference_step > 0 && o.difference_step < 0.1)) fail(source, "losses.difference_step must be in (0, 0.1)");
     if (!(o.youngs_modulus > 0) || !(o.poisson_ratio >= 0 && o.poisson_ratio < 0.5))
       fail(source, "losses need youngs_modulus > 0 and 0 <= poisson_ratio < 0.5");
@@ -395,6 +414,8 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
                  "checkpoint_every, distributed_timeout and point counts must be positive");
   if (c.procedural_shapes == 0 && c.real_train.empty() && c.rig.empty())
     fail(source, "no training shapes (procedural_shapes is 0 and real_train is empty)");
+  if (c.losses.kept_subspace && (NetworkConfig::from_json(c.network, source.string()).candidate_fields == 0 || !c.losses.normalize))
+    fail(source, "losses.kept_subspace needs network.candidate_fields (and losses.normalize)");
   return c;
 }
 
@@ -449,7 +470,7 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   }
   if (group.is_root()) fs::create_directories(config.output);
 
-  const bool per_loss = per_loss_of(config);
+  const GradientCombination combination = combination_of(config);
   const int items = config.shapes_per_step, world = group.size();
   const std::int64_t parameter_total = report.parameters;
   const auto start = std::chrono::steady_clock::now();
@@ -479,7 +500,7 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
       } catch (const DependentFields&) {
         continue;  // fields that cannot be orthonormalised on this batch: the item is left out (logged)
       }
-      gradients += torch::stack(loss_gradients(batch, parameters, per_loss)).to(torch::kFloat64);
+      gradients += torch::stack(loss_gradients(batch, parameters, combination.per_loss)).to(torch::kFloat64);
       losses.slice(0, 0, 4) += batch.values();
       losses[4] += 1;
     }
@@ -491,7 +512,7 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
     const int skipped = world * items - static_cast<int>(used);
     report.skipped_items += skipped;
     if (used > 0) {
-      set_update(gradients / used, parameters, per_loss);
+      set_update(gradients / used, parameters, combination);
       optimizer.step();
     }
 
@@ -560,13 +581,13 @@ PerObjectResult train_per_object(const ShapeSample& shape, int handles, int step
   const std::vector<torch::Tensor> parameters = (*mlp)->parameters();
   const ShapeTensors t(shape);
   const auto raw = [mlp](const torch::Tensor& X) { return (*mlp)->forward(X); };
-  const bool per_loss = per_loss_of(local);
+  const GradientCombination combination = combination_of(local);
   for (int step = 0; step < steps; ++step) {
     for (auto& group : optimizer.param_groups())
       static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate_at(local, step));
     ItemRandom item(seed, step, 0);
     const BatchLosses batch = batch_losses(raw, t, local, blend_at(local, step), true, item.generator);
-    set_update(torch::stack(loss_gradients(batch, parameters, per_loss)).to(torch::kFloat64), parameters, per_loss);
+    set_update(torch::stack(loss_gradients(batch, parameters, combination.per_loss)).to(torch::kFloat64), parameters, combination);
     optimizer.step();
   }
   PerObjectResult result;

@@ -271,6 +271,63 @@ TEST(NeuralLosses, ConfigProjectionsAreEqualAndPositive) {
   EXPECT_NEAR(update.norm().item<double>(), std::abs(magnitude), 1e-9 * std::abs(magnitude));
 }
 
+TEST(NeuralLosses, ConfigWithPenaltyBalancesTheOthersAndAddsThePenalty) {
+  torch::manual_seed(8);
+  const std::vector<torch::Tensor> g{torch::randn({6}, torch::kFloat64) * 10, torch::randn({6}, torch::kFloat64),
+                                     torch::randn({6}, torch::kFloat64) * 3};
+  const torch::Tensor penalty = g[1];
+  const torch::Tensor balanced = config_update_with_penalty(g, 1) - penalty;
+  // What is left is ConFIG over g0 and g2 alone: equal, positive projections on their unit vectors.
+  const double p0 = torch::dot(balanced, g[0] / g[0].norm()).item<double>(), p2 = torch::dot(balanced, g[2] / g[2].norm()).item<double>();
+  EXPECT_GT(p0, 0);
+  EXPECT_NEAR(p0, p2, 1e-9 * p0);
+  EXPECT_LT((balanced - config_update({g[0], g[2]})).abs().max().item<double>(), 1e-12);
+  EXPECT_LT((config_update_with_penalty(g, -1) - config_update(g)).abs().max().item<double>(), 1e-12);
+  EXPECT_THROW(config_update_with_penalty(g, 3), wobble::Error);
+}
+
+// kept_subspace (training's Rayleigh-Ritz selection) keeps the smoothest span, orthonormal, and its
+// L_smooth, the sum of the kept generalised eigenvalues (Ky Fan), has the exact gradient although
+// the directions are held constant: checked against central differences of the eigenvalue sum,
+// computed another way (Cholesky-orthonormalised fields, eigvalsh).
+TEST(NeuralLosses, KeptSubspaceIsTheSmoothestSpanAndCarriesTheEigenvalueSumsGradient) {
+  const torch::Tensor axis = (torch::arange(8, torch::kFloat64) + 0.5) / 4 - 1;
+  const auto grid = torch::meshgrid({axis, axis, axis}, "ij");
+  const torch::Tensor X = torch::stack({grid[0].reshape(-1), grid[1].reshape(-1), grid[2].reshape(-1)}, 1);
+  const auto n = X.size(0);
+  // Candidates x + t cos(3y), cos(4z), y, z^2 + 0.5 x, 2y - 1 (dependent on the third and the
+  // constant) with their exact gradients; t moves the subspace.
+  auto raw = [&](const torch::Tensor& t) {
+    const torch::Tensor x = X.select(1, 0), y = X.select(1, 1), z = X.select(1, 2), zero = torch::zeros_like(x), one = torch::ones_like(x);
+    const torch::Tensor W = torch::stack({x + t * torch::cos(3 * y), torch::cos(4 * z), y, z * z + 0.5 * x, 2 * y - 1}, 1);
+    const torch::Tensor dW = torch::stack({torch::stack({one, -3 * t * torch::sin(3 * y), zero}, 1),
+                                           torch::stack({zero, zero, -4 * torch::sin(4 * z)}, 1), torch::stack({zero, one, zero}, 1),
+                                           torch::stack({0.5 * one, zero, 2 * z}, 1), torch::stack({zero, 2 * one, zero}, 1)},
+                                          1);
+    return FieldBatch{W, dW};
+  };
+  auto eigenvalue_sum = [&](double t) {  // the four independent candidates, orthonormalised by Cholesky
+    const FieldBatch r = raw(torch::tensor(t, torch::kFloat64));
+    const FieldBatch f = assemble_fields(r.W.slice(1, 0, 4), r.dW.slice(1, 0, 4), ColumnNormalization::orthonormal, false);
+    const torch::Tensor D = torch::einsum("pic,pjc->ij", {f.dW, f.dW}) / static_cast<double>(n);
+    return torch::linalg::eigvalsh(D, "L").slice(0, 0, 2).sum().item<double>();
+  };
+  const torch::Tensor t = torch::tensor(0.3, torch::kFloat64).requires_grad_(true);
+  const FieldBatch r = raw(t);
+  const FieldBatch kept = kept_subspace(r.W, r.dW, 2);
+  ASSERT_EQ(kept.W.size(1), 3);
+  const torch::Tensor Y = kept.W.detach();
+  EXPECT_EQ((Y.select(1, 0) - 1).abs().max().item<double>(), 0);  // the constant column first, exactly 1
+  EXPECT_LT((torch::mm(Y.t(), Y) / static_cast<double>(n) - torch::eye(3, torch::kFloat64)).abs().max().item<double>(), 1e-9);
+  const torch::Tensor value = smoothness_loss(kept);
+  EXPECT_NEAR(value.item<double>(), eigenvalue_sum(0.3), 1e-9);
+  const double gradient = torch::autograd::grad({value}, {t})[0].item<double>(), h = 1e-5;
+  const double difference = (eigenvalue_sum(0.3 + h) - eigenvalue_sum(0.3 - h)) / (2 * h);
+  EXPECT_GT(std::abs(difference), 1e-3);  // the subspace does move with t
+  EXPECT_NEAR(gradient, difference, 1e-6 * (1 + std::abs(difference)));
+  EXPECT_THROW(kept_subspace(r.W.detach(), r.dW.detach(), 5), DependentFields);  // 4 independent
+}
+
 TEST(NeuralLosses, ComplementarityMatchesExplicitKroneckerProducts) {
   torch::manual_seed(17);
   const int N = 5, m = 2, b = 3;

@@ -79,6 +79,12 @@ TEST(NeuralTraining, BadConfigurationsNameTheProblem) {
   EXPECT_THROW(TrainingConfig::from_json({{"stepz", 3}}, "x.json"), Error);
   EXPECT_THROW(TrainingConfig::from_json({{"network", {{"width", 30}, {"heads", 4}}}}, "x.json"), Error);
   EXPECT_THROW(TrainingConfig::load("/nonexistent/config.json"), Error);
+  try {  // the Rayleigh-Ritz losses need candidate fields
+    TrainingConfig::from_json({{"losses", {{"kept_subspace", true}}}}, "kept.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("kept_subspace needs network.candidate_fields"), std::string::npos) << e.what();
+  }
   try {
     TrainingConfig::from_json({{"losses", {{"poisson_ratio", 0.7}}}}, "bad.json");
     FAIL();

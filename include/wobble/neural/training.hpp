@@ -48,6 +48,14 @@ struct LossOptions {
   double weight_complementarity = 1;                 // L_comp (III-E), with a rig only
   double youngs_modulus = 1, poisson_ratio = 0.45;  // energy scales with E: E only rescales lambda_pot
   double blend_fraction = 0.5;                       // linear -> Neo-Hookean over this part of training
+  // With ConFIG: L_orth's gradient added to the ConFIG update of the other losses (a penalty of
+  // weight weight_orthogonality) instead of taking an equal share of the direction, which lets the
+  // fields drift into collapse (docs/neural.md, "ConFIG and L_orth").
+  bool orthogonality_penalty = false;
+  // With candidate fields (network.candidate_fields): L_smooth and L_pot on the batch's
+  // Rayleigh-Ritz selection, the `handles` smoothest orthonormal directions inference keeps,
+  // instead of on every candidate.
+  bool kept_subspace = false;
   // Spatial gradients of the fields: central differences of this step (normalised units, the
   // reference's choice; first-order autograd only), or exact autograd with a double backward.
   bool autograd_gradients = false;

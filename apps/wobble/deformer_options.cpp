@@ -51,7 +51,7 @@ StackSettings DeformerOptions::settings(const std::vector<std::string>& other_st
     if (!read_by_a_stack(target->deformer->name)) {
       fail_plain("--{} sets a parameter of deformer '{}', which is {}", flag, target->deformer->name, nowhere);
     }
-    settings.set_flag(flag, text);
+    settings.set_flag(flag, *target, text);
   }
   return settings;
 }

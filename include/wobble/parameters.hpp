@@ -197,6 +197,13 @@ class DeformerSettings {
   std::vector<KeyedParameter> keyed_;
 };
 
+// A parameter reached by its command-line flag, over all deformers.
+struct FlagTarget {
+  const DeformerDescription* deformer;
+  const ParameterDescription* parameter;
+};
+std::optional<FlagTarget> find_flag(std::string_view flag);
+
 // The settings of every deformer, by name (a deformer not mentioned has its defaults). The JSON
 // form is the `--settings` file: {"dynamic": {"frequency": 2}, "deltamush": {...}}.
 class StackSettings {
@@ -214,6 +221,8 @@ class StackSettings {
   DeformerSettings get(std::string_view deformer) const;
   // Sets from a command-line flag's text (the flag names the deformer and the parameter).
   void set_flag(std::string_view flag, std::string_view text);
+  // The same for a flag already looked up with find_flag.
+  void set_flag(std::string_view flag, const FlagTarget& target, std::string_view text);
   // Merges `other` over this: its changed keys replace ours.
   void merge(const StackSettings& other);
   std::vector<std::string> deformers() const;  // names with a section, in registry order
@@ -222,13 +231,6 @@ class StackSettings {
  private:
   std::map<std::string, DeformerSettings, std::less<>> sections_;
 };
-
-// A parameter reached by its command-line flag, over all deformers.
-struct FlagTarget {
-  const DeformerDescription* deformer;
-  const ParameterDescription* parameter;
-};
-std::optional<FlagTarget> find_flag(std::string_view flag);
 
 // Reads a command-line value for a parameter: numbers whole (parse.hpp), booleans from the
 // fixed set, choices exactly, JSON for arrays, tables and keys ('{"keys": ...}'); `what` is the

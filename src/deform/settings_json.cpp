@@ -183,10 +183,14 @@ DeformerSettings StackSettings::get(std::string_view deformer) const {
 }
 
 void StackSettings::set_flag(std::string_view flag, std::string_view text) {
-  const std::string what = "--" + std::string(flag);
   const std::optional<FlagTarget> target = find_flag(flag);
-  if (!target) throw Error(what + ": not a deformer parameter");
-  section(target->deformer->name).set(target->parameter->key, parse_parameter_text(*target->parameter, text, what), what);
+  if (!target) throw Error("--" + std::string(flag) + ": not a deformer parameter");
+  set_flag(flag, *target, text);
+}
+
+void StackSettings::set_flag(std::string_view flag, const FlagTarget& target, std::string_view text) {
+  const std::string what = "--" + std::string(flag);
+  section(target.deformer->name).set(target.parameter->key, parse_parameter_text(*target.parameter, text, what), what);
 }
 
 void StackSettings::merge(const StackSettings& other) {

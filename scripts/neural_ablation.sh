@@ -5,14 +5,14 @@
 # data-parallel job of PROCESSES local ranks, JOBS variants at a time, measures every variant, the
 # shipped model, its network untrained and the baselines on the validation split with `wobble fields metrics --json`, and
 # prints the markdown tables (also written to OUT/table.md).
-# Environment: STEPS (default 1000), PROCESSES (2), JOBS (1), BASELINE_STEPS (2000, the per-object
+# Environment: STEPS (default 2000), PROCESSES (2), JOBS (1), BASELINE_STEPS (2000, the per-object
 # fits), SHIPPED (models/physskin_small.pt), NICE (19). Finished variants (OUT/NAME/model.pt) and
 # measurements (OUT/*.metrics.json) are kept: delete them to redo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
 out="${2:-runs/ablation}"
-steps="${STEPS:-1000}"
+steps="${STEPS:-2000}"
 processes="${PROCESSES:-2}"
 jobs="${JOBS:-1}"
 baseline_steps="${BASELINE_STEPS:-2000}"
@@ -24,6 +24,7 @@ mkdir -p "$out"
 # name and the overrides of configs/paper_recipe.json (JSON merged into it: objects key by key).
 variants=(
   'full={}'
+  'config_all_losses={"losses": {"orthogonality_penalty": false}}'
   'no_smooth={"losses": {"smooth": false}}'
   'no_orth={"losses": {"orthogonality": false}}'
   'no_normalization={"losses": {"normalize": false}}'

@@ -49,9 +49,9 @@ struct LossOptions {
   double youngs_modulus = 1, poisson_ratio = 0.45;  // energy scales with E: E only rescales lambda_pot
   double blend_fraction = 0.5;                       // linear -> Neo-Hookean over this part of training
   // With ConFIG: L_orth's gradient added to the ConFIG update of the other losses (a penalty of
-  // weight weight_orthogonality) instead of taking an equal share of the direction, which lets the
-  // fields drift into collapse (docs/neural.md, "ConFIG and L_orth").
-  bool orthogonality_penalty = false;
+  // weight weight_orthogonality); false: L_orth takes an equal share of the ConFIG direction, as
+  // the paper words it, which lets the fields drift into collapse (docs/neural.md, "ConFIG and L_orth").
+  bool orthogonality_penalty = true;
   // With candidate fields (network.candidate_fields): L_smooth and L_pot on the batch's
   // Rayleigh-Ritz selection, the `handles` smoothest orthonormal directions inference keeps,
   // instead of on every candidate.

@@ -40,8 +40,9 @@ ColumnTransform rayleigh_ritz(const ColumnTransform& orthonormal, const torch::T
 
 // The same selection for training, from the raw fields W (N x m) and their gradients dW (N x m x 3)
 // at a batch: [1, (W - mean) V / s] and its gradients (constant column first), V the kept
-// directions (held constant; dependent candidates cannot make it fail) and s each column's root
-// mean square, normalised on the fly. L_smooth of the result is then the sum of the kept
+// directions (held constant; found from the centred basis, which drops dependent candidates, so
+// only fewer than `keep` independent ones throw DependentFields) and s each column's root mean
+// square, normalised on the fly. L_smooth of the result is then the sum of the kept
 // Rayleigh quotients, whose gradient at the selection is the exact gradient of the sum of the
 // `keep` smallest eigenvalues (Ky Fan): the subspace inference keeps is what training smooths.
 FieldBatch kept_subspace(const torch::Tensor& W, const torch::Tensor& dW, int keep);

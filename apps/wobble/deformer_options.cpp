@@ -46,12 +46,11 @@ StackSettings DeformerOptions::settings(const std::vector<std::string>& other_st
     if (!read_by_a_stack(name)) spdlog::warn("{}: section '{}' is ignored: that deformer is {}", settings_file_, name, nowhere);
   }
   for (const auto& [flag, text] : values_) {
-    const std::optional<FlagTarget> target = find_flag(flag);
-    if (!target) throw Error("--" + flag + ": not a deformer parameter");
-    if (!read_by_a_stack(target->deformer->name)) {
-      fail_plain("--{} sets a parameter of deformer '{}', which is {}", flag, target->deformer->name, nowhere);
+    const FlagTarget target = flag_target(flag);
+    if (!read_by_a_stack(target.deformer->name)) {
+      fail_plain("--{} sets a parameter of deformer '{}', which is {}", flag, target.deformer->name, nowhere);
     }
-    settings.set_flag(flag, *target, text);
+    settings.set_flag(flag, target, text);
   }
   return settings;
 }

@@ -203,6 +203,8 @@ struct FlagTarget {
   const ParameterDescription* parameter;
 };
 std::optional<FlagTarget> find_flag(std::string_view flag);
+// find_flag's target, or an Error "--FLAG: not a deformer parameter".
+FlagTarget flag_target(std::string_view flag);
 
 // The settings of every deformer, by name (a deformer not mentioned has its defaults). The JSON
 // form is the `--settings` file: {"dynamic": {"frequency": 2}, "deltamush": {...}}.

@@ -302,4 +302,9 @@ std::optional<FlagTarget> find_flag(std::string_view flag) {
   return std::nullopt;
 }
 
+FlagTarget flag_target(std::string_view flag) {
+  if (const std::optional<FlagTarget> target = find_flag(flag)) return *target;
+  throw Error("--" + std::string(flag) + ": not a deformer parameter");
+}
+
 }  // namespace wobble

@@ -183,9 +183,7 @@ DeformerSettings StackSettings::get(std::string_view deformer) const {
 }
 
 void StackSettings::set_flag(std::string_view flag, std::string_view text) {
-  const std::optional<FlagTarget> target = find_flag(flag);
-  if (!target) throw Error("--" + std::string(flag) + ": not a deformer parameter");
-  set_flag(flag, *target, text);
+  set_flag(flag, flag_target(flag), text);
 }
 
 void StackSettings::set_flag(std::string_view flag, const FlagTarget& target, std::string_view text) {

@@ -47,12 +47,12 @@ std::vector<StackSettings> panel_settings(const DeformerOptions& shared, const s
   for (const PanelSpec& panel : panels) {
     StackSettings settings = common;
     for (const auto& [flag, value] : panel.overrides) {
-      const std::optional<FlagTarget> target = find_flag(flag);  // known: parse_panel_spec checked it
-      if (!panel.stack.contains(target->deformer->name)) {
+      const FlagTarget target = flag_target(flag);  // parse_panel_spec has refused unknown flags by name
+      if (!panel.stack.contains(target.deformer->name)) {
         fail_plain("--compare '{}': --{} sets a parameter of deformer '{}', which is not in the panel's stack", panel.text,
-                   flag, target->deformer->name);
+                   flag, target.deformer->name);
       }
-      settings.set_flag(flag, *target, value);
+      settings.set_flag(flag, target, value);
     }
     result.push_back(std::move(settings));
   }

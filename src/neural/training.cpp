@@ -127,10 +127,13 @@ struct GradientCombination {
   std::ptrdiff_t penalty_row = -1;
 };
 
+// Per-loss gradient rows come in BatchLosses::active()'s order: L_smooth, L_pot, L_orth, L_comp.
+int physics_rows(const LossOptions& o) { return (o.smooth ? 1 : 0) + (o.potential ? 1 : 0); }
+
 GradientCombination combination_of(const TrainingConfig& config) {
   const LossOptions& o = config.losses;
   GradientCombination c{o.config};
-  const int before = (o.smooth ? 1 : 0) + (o.potential ? 1 : 0);  // L_orth's row follows theirs (BatchLosses::active())
+  const int before = physics_rows(o);  // L_orth's row follows theirs
   if (o.config && o.orthogonality_penalty && orthogonality_active(config) && before > 0) c.penalty_row = before;
   return c;
 }
@@ -161,7 +164,7 @@ std::vector<torch::Tensor> loss_gradients(const BatchLosses& losses, const std::
 std::int64_t gradient_rows(const TrainingConfig& config) {
   const LossOptions& o = config.losses;
   if (!o.config) return 1;
-  return (o.smooth ? 1 : 0) + (o.potential ? 1 : 0) + (orthogonality_active(config) ? 1 : 0) + (config.rig.empty() ? 0 : 1);
+  return physics_rows(o) + (orthogonality_active(config) ? 1 : 0) + (config.rig.empty() ? 0 : 1);
 }
 
 // The step's update from the batch-averaged gradients (rows of `averaged`, in double): ConFIG

@@ -23,6 +23,13 @@ torch::Tensor from_eigen(const Eigen::Matrix3d& m) {
   return t;
 }
 
+// The centres of a cells^3 grid over [-1, 1]^3 (symmetric about 0), cells even: N x 3.
+torch::Tensor symmetric_grid(int cells) {
+  const torch::Tensor axis = (torch::arange(cells, torch::kFloat64) + 0.5) / (cells / 2) - 1;
+  const auto grid = torch::meshgrid({axis, axis, axis}, "ij");
+  return torch::stack({grid[0].reshape(-1), grid[1].reshape(-1), grid[2].reshape(-1)}, 1);
+}
+
 NetworkConfig tiny_config() {
   NetworkConfig c;
   c.width = 16;
@@ -101,9 +108,7 @@ TEST(NeuralLosses, RayleighRitzKeepsTheSmoothestOrthonormalDirections) {
   // Candidates mixing the linear fields x, y, z with two rough even ones on a grid symmetric about
   // 0, where both products (values and gradients) between odd and even functions vanish: span{x,
   // y, z} is then exactly invariant, and with the smallest energies it is what is kept.
-  const torch::Tensor axis = (torch::arange(16, torch::kFloat64) + 0.5) / 8 - 1;
-  const auto grid = torch::meshgrid({axis, axis, axis}, "ij");
-  const torch::Tensor X = torch::stack({grid[0].reshape(-1), grid[1].reshape(-1), grid[2].reshape(-1)}, 1);
+  const torch::Tensor X = symmetric_grid(16);
   auto raw = [](const torch::Tensor& P) {
     const torch::Tensor x = P.select(1, 0), y = P.select(1, 1), z = P.select(1, 2);
     const torch::Tensor pure = torch::stack({x, torch::cos(6 * y), y + 0.2, torch::cos(5 * x) * torch::cos(5 * z), z}, 1);
@@ -291,9 +296,7 @@ TEST(NeuralLosses, ConfigWithPenaltyBalancesTheOthersAndAddsThePenalty) {
 // the directions are held constant: checked against central differences of the eigenvalue sum,
 // computed another way (Cholesky-orthonormalised fields, eigvalsh).
 TEST(NeuralLosses, KeptSubspaceIsTheSmoothestSpanAndCarriesTheEigenvalueSumsGradient) {
-  const torch::Tensor axis = (torch::arange(8, torch::kFloat64) + 0.5) / 4 - 1;
-  const auto grid = torch::meshgrid({axis, axis, axis}, "ij");
-  const torch::Tensor X = torch::stack({grid[0].reshape(-1), grid[1].reshape(-1), grid[2].reshape(-1)}, 1);
+  const torch::Tensor X = symmetric_grid(8);
   const auto n = X.size(0);
   // Candidates x + t cos(3y), cos(4z), y, z^2 + 0.5 x, 2y - 1 (dependent on the third and the
   // constant) with their exact gradients; t moves the subspace.

@@ -16,7 +16,8 @@
 // operator's sizes), against BM_MemoryCopy (bytes read plus written) at about the working set's
 // size (L3) and at 256 MiB (memory); BM_SweepFloor, the least any sweep that reads each
 // neighbour's float4 row once does (bench/sweep_floor.hpp), on the same operator, as bound and
-// all in L1; and BM_Sweeps, the 10 sweeps alone on the rows bind lays out, paired or not.
+// all in L1; and BM_Sweeps, the 10 sweeps alone on the plain group layout or the one bind plans
+// (pairs and twins: one 32-byte load for two rows, which takes twins below that floor).
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -160,12 +161,14 @@ mush::SweepRows sweep_rows(const DeltaMushOperator& op, bool uniform, bool pair)
 
 // Entries per vertex (row loads per sweep) of a layout.
 double entries_per_vertex(const mush::SweepRows& rows) {
-  const std::size_t n = rows.vertex_count();
-  double entries = 0;
-  for (std::size_t g = 0; g < rows.widths.size(); ++g) {
-    entries += double(rows.widths[g]) * double(std::min(mush::kLanes, n - g * mush::kLanes));
-  }
-  return entries / double(n);
+  return double(rows.row_loads()) / double(rows.vertex_count());
+}
+
+// The share of vertices in twins (one load of their own rows, weights and one store per two).
+double twinned_share(const mush::SweepRows& rows) {
+  std::size_t twinned = 0;
+  for (std::size_t g = 0; g < rows.widths.size(); ++g) twinned += rows.twinned(g) ? mush::kLanes : 0;
+  return double(twinned) / double(rows.vertex_count());
 }
 
 // What one frame of Delta Mush on arbitrary input touches, per original vertex (identity weld:
@@ -173,7 +176,7 @@ double entries_per_vertex(const mush::SweepRows& rows) {
 //   bytes_per_vertex  every array once, read plus written (the copy's convention): the LBS input
 //                     copied in (12 + 12), gathered into float4 rows (12 + 16), scattered back
 //                     (16 + 12 + 12 + the weld map 4); sweeps: rows in and out once (16 + 16: the
-//                     sweeps stay in cache, through pipelined rings past 200,000 vertices), the
+//                     sweeps stay in cache, swept as a wavefront from 50,000 vertices), the
 //                     self and uniform weights (8), the columns (4 per entry: a neighbour, or
 //                     two side by side in a uniform layout's pairs) and weights (4 per neighbour
 //                     unless uniform); corners: rows in and out (16 + 16), the chained point and
@@ -181,12 +184,14 @@ double entries_per_vertex(const mush::SweepRows& rows) {
 //   loads_per_vertex  load instructions of the kernels (src/deform/delta_mush_kernels.cpp), the
 //                     port bound on cache-resident data: per sweep one row load and half an index
 //                     (two per 8-byte load) per entry, a weight per neighbour unless uniform, the
-//                     vertex's own row, its self and uniform weights (one load where paired);
+//                     vertex's own row, its self and uniform weights (one load where paired,
+//                     and both for two vertices in twins);
 //                     per corner one index and one row (corners chained around their fan share
 //                     their points), a 3/8 share of the deltas' 8-lane loads; per vertex its own
 //                     row and its chain's first point
-//   entries           per vertex and sweep: the rows it reads by index (a pair counts once), as
-//                     bind lays them out (src/deform/delta_mush_kernels.hpp: SweepRows)
+//   entries           per vertex and sweep: the row loads by index (a pair counts once, a twin's
+//                     shared entry half for each), as bind lays them out
+//                     (src/deform/delta_mush_kernels.hpp: SweepRows)
 //   flops_per_vertex  per sweep (neighbours + 1) multiply-adds on 3 coordinates; per corner
 //                     about 60 operations (two cross products, two inverse lengths, the blend)
 void roofline_counters(benchmark::State& state, const DeltaMush& mush, bool sweeps, bool restore) {
@@ -199,7 +204,8 @@ void roofline_counters(benchmark::State& state, const DeltaMush& mush, bool swee
   const mush::SweepRows rows = sweep_rows(op, uniform, true);
   const double entries = entries_per_vertex(rows);
   const double weight_bytes = uniform ? 0 : 4, weight_loads = uniform ? 0 : 1;
-  const double vertex_loads = !uniform || !rows.pairs.empty() ? 2 : 3;  // own row, weights
+  const double own_loads = !uniform || !rows.pairs.empty() ? 2 : 3;  // own row, weights
+  const double vertex_loads = twinned_share(rows) * 1 + (1 - twinned_share(rows)) * own_loads;
   state.counters["neighbours"] = neighbours;
   state.counters["entries"] = entries;
   state.counters["corners"] = corners;
@@ -315,16 +321,23 @@ void BM_SweepFloor(benchmark::State& state) {
   state.counters["width"] = static_cast<double>(rows.width);
 }
 
-// The 10 sweeps alone (mush::sweep between two float4 buffers, one thread) on the rows bind
-// lays out, range(1) = 1: paired (plan_pairs), 0: not, in the same process: what pairing gives.
+// The 10 sweeps alone (mush::sweep between two float4 buffers, one thread), range(1) = 1: on the
+// layout bind plans (plan_layout: pairs and twins), 0: the plain group layout, in the same
+// process: what the planning gives.
 void BM_Sweeps(benchmark::State& state) {
   Rig& r = rig(state.range(0));
   const mush::SweepRows rows = sweep_rows(ten_sweeps_operator(r), true, state.range(1) == 1);
   std::vector<float> a(4 * (rows.zero_row + mush::kLanes), 0.0f), b = a;
   for (std::size_t i = 0; i < rows.vertex_count(); ++i) std::copy_n(r.lbs[i].data(), 3, a.data() + 4 * i);
+  const bool wavefront = state.range(2) == 1;
+  if (wavefront && rows.chunk == 0) return state.SkipWithError("no wavefront for this mesh");
   for (auto _ : state) {
-    for (int k = 0; k < kSweeps; ++k) {
-      mush::sweep(rows, k % 2 ? b.data() : a.data(), k % 2 ? a.data() : b.data(), 0, rows.vertex_count());
+    if (wavefront) {
+      mush::smooth_wavefront(rows, a.data(), b.data(), kSweeps);
+    } else {
+      for (int k = 0; k < kSweeps; ++k) {
+        mush::sweep(rows, k % 2 ? b.data() : a.data(), k % 2 ? a.data() : b.data(), 0, rows.vertex_count());
+      }
     }
     benchmark::DoNotOptimize(a.data());
     benchmark::ClobberMemory();
@@ -488,7 +501,7 @@ BENCHMARK(BM_DeltaMushPart<10, true>)->Name("BM_DeltaMush10SmoothOnly")->Apply(s
 BENCHMARK(BM_MemoryCopy)->ArgName("MiB")->Arg(16)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_CoreClock)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SweepFloor)->ArgNames({"vertices", "l1"})->Args({100'000, 0})->Args({100'000, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Sweeps)->ArgNames({"vertices", "paired"})->Args({100'000, 0})->Args({100'000, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Sweeps)->ArgNames({"vertices", "planned", "wavefront"})->Args({100'000, 0, 0})->Args({100'000, 1, 0})->Args({100'000, 1, 1})->Args({1'000'000, 1, 0})->Args({1'000'000, 1, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_DeltaMush10Folded)->Apply(sizes);
 BENCHMARK(BM_LbsDeltaMush10Stack<false>)->Name("BM_LbsDeltaMush10Stack")->Apply(sizes);
 BENCHMARK(BM_LbsDeltaMush10Stack<true>)->Name("BM_LbsDeltaMush10FoldedStack")->Apply(sizes);

@@ -61,8 +61,9 @@ def by_argument(data, pattern, cpu=False):
 
 
 def sweeps_alone(data, cpu=False):
-    """paired (0 or 1) -> the median of BM_Sweeps in ms (the 10 sweeps on bind's rows)."""
-    return by_argument(data, r"BM_Sweeps/vertices:\d+/paired:(\d)", cpu)
+    """planned (0 or 1) -> the median of BM_Sweeps in ms (the 10 sweeps on the plain layout or
+    the one bind plans: pairs and twins)."""
+    return by_argument(data, r"BM_Sweeps/vertices:\d+/planned:(\d)", cpu)
 
 
 def sweep_floors(data, cpu=False):
@@ -72,7 +73,8 @@ def sweep_floors(data, cpu=False):
 
 def parts(m, extras, floors, vertices=100_000, threads=1):
     """The frame in parts from the three timings, against the floor of sweeps that read each
-    neighbour's row once (BM_SweepFloor): what the target needs."""
+    neighbour's row once per vertex (BM_SweepFloor; twins read one row for two vertices and can
+    go below it)."""
     whole, smooth, frames = (m.get((name, vertices, threads)) for name in
                              ("BM_DeltaMush10", "BM_DeltaMush10SmoothOnly", "BM_DeltaMush0"))
     if None in (whole, smooth, frames) or 0 not in floors:
@@ -84,7 +86,7 @@ def parts(m, extras, floors, vertices=100_000, threads=1):
     e = extras.get(("BM_DeltaMush10", vertices, threads), {})
     if "entries" in e:
         print(f"  sweep layout: {e['entries']:.2f} row loads per vertex for {e['neighbours']:.2f} neighbours "
-              f"(pairs of rows side by side read as one)")
+              f"(pairs of rows side by side, and twins' shared rows, read as one)")
     print(f"  parts: sweeps {sweeps:.2f} ms ({sweeps / floor:.2f}x the floor of reading each neighbour row once, "
           f"{floor:.2f} ms; {floors.get(1, float('nan')):.2f} ms with every row in L1), corner frames {restore:.2f} ms, "
           f"gather, scatter and copy {rest:.2f} ms; with the sweeps at that floor the frame takes "
@@ -160,7 +162,7 @@ def main():
         alone = sweeps_alone(data, cpu)
         if alone:
             line = "  the 10 sweeps alone (BM_Sweeps): " + ", ".join(
-                f"{'paired' if k else 'unpaired'} {v:.2f} ms" for k, v in sorted(alone.items()))
+                f"{'planned (pairs, twins)' if k else 'plain groups'} {v:.2f} ms" for k, v in sorted(alone.items()))
             if 0 in floors:
                 line += f"; floor {floors[0]:.2f} ms"
             print(line)

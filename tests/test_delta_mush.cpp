@@ -369,10 +369,10 @@ TEST(DeltaMush, IdenticalBytesForAnyThreadCount) {
   }
 }
 
-TEST(DeltaMush, PipelinedSweepsGiveTheSameBytesAsPlainSweeps) {
-  // An open tube numbered ring by ring (index bandwidth 41, 208,000 vertices: rings only pay off
-  // past 200,000): one thread runs all sweeps pipelined through small rings, several threads run
-  // them one after another.
+TEST(DeltaMush, WavefrontSweepsGiveTheSameBytesAsPlainSweeps) {
+  // An open tube numbered ring by ring (index bandwidth 41, 208,000 vertices: the wavefront pays
+  // from 50,000): one thread runs all sweeps as one wavefront over chunks, several threads run
+  // them one after another. Uniform rows in pairs and twins, and weighted rows.
   const int sides = 40, rings = 5200;
   std::vector<Vec3f> rest;
   std::vector<Triangle> triangles;

@@ -192,7 +192,6 @@ class DeltaMush {
   // normalised weight (src/deform/delta_mush_kernels.hpp). Immutable once bound.
   std::shared_ptr<const mush::CornerBlocks> corners_;
   std::vector<std::uint8_t> keep_input_;                     // welded vertex without usable corners
-  std::vector<float> rings_;                                 // pipelined sweeps' intermediate rings (one thread)
   std::vector<float> buffer_a_, buffer_b_;                   // float4 per welded vertex (padded; see bind_wobble)
   std::shared_ptr<const mush::SmoothedSkin> folded_;         // fold_skin()'s influences; null: none
   std::vector<float> folded_palette_;                        // per joint, per frame (evaluate_skinned)

@@ -248,10 +248,7 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
     mush::SweepRows rows = mush::SweepRows::from_csr(
         adjacency.offsets, adjacency.neighbours, uniform ? std::span<const float>() : std::span<const float>(row_weights),
         self_weight, uniform_weight, zero_row);
-    rings_.clear();
-    if (mush::plan_layout(rows, settings_.iterations)) {
-      rings_.assign(std::size_t(settings_.iterations - 1) * 4 * (rows.ring_rows + mush::kLanes), 0.0f);
-    }
+    mush::plan_layout(rows, settings_.iterations);
     rows_ = std::make_shared<const mush::SweepRows>(std::move(rows));
   }
   buffer_a_.assign(4 * (std::size_t(zero_row) + mush::kLanes), 0.0f);
@@ -329,10 +326,10 @@ void DeltaMush::bind_corners(std::span<const Vec3f> rest, const Vec3f& centre, c
 
 void DeltaMush::smooth_wobble(ThreadPool* pool) {
   const std::size_t n = rows_->vertex_count();
-  if (!rings_.empty() && (!pool || pool->thread_count() == 1)) {
-    // One thread: all sweeps in one cache-friendly pass (same arithmetic as the loop below).
-    mush::smooth_pipelined(*rows_, buffer_a_.data(), buffer_b_.data(), rings_.data(), settings_.iterations);
-    buffer_a_.swap(buffer_b_);
+  if (rows_->chunk > 0 && (!pool || pool->thread_count() == 1)) {
+    // One thread: all sweeps in one cache-friendly wavefront (same arithmetic as the loop below).
+    mush::smooth_wavefront(*rows_, buffer_a_.data(), buffer_b_.data(), settings_.iterations);
+    if (settings_.iterations % 2) buffer_a_.swap(buffer_b_);
     return;
   }
   for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
@@ -354,10 +351,13 @@ void DeltaMush::evaluate_wobble(std::span<Vec3f> positions, ThreadPool* pool) {
   const Vec3f centre = centroid(positions);
   const bool welded = !welding_.identity();
   parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) {
-    if (!welded) {  // no seams: a plain copy
+    if (!welded) {  // no seams: a plain copy (from locals: the stores could alias the captures)
+      const float cx = centre.x(), cy = centre.y(), cz = centre.z();
+      const Vec3f* from = positions.data();
+      float* to = a;
       for (std::size_t i = begin; i < end; ++i) {
-        const Vec3f p = positions[i] - centre;
-        a[4 * i] = p.x(), a[4 * i + 1] = p.y(), a[4 * i + 2] = p.z(), a[4 * i + 3] = 0;
+        to[4 * i] = from[i].x() - cx, to[4 * i + 1] = from[i].y() - cy, to[4 * i + 2] = from[i].z() - cz;
+        to[4 * i + 3] = 0;
       }
       return;
     }
@@ -395,12 +395,21 @@ void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& cen
   // scale multiplies the correction Delta Mush makes: out = in + scale (mush - in), so that the
   // rest pose and rigid motions stay exact for any scale.
   const float scale = settings_.scale;
+  const bool blend = !(scale == 1.0f || smooth_only), keep = !smooth_only;
+  const std::uint32_t* welded_of = welding_.identity() ? nullptr : welding_.welded_of.data();
   parallel_chunks(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
+    // Locals, not captures: the stores to positions could alias them and force reloads.
+    const float cx = centre.x(), cy = centre.y(), cz = centre.z(), s = scale;
+    const bool blend_in = blend, keep_some = keep;
+    const std::uint32_t* weld = welded_of;
+    const std::uint8_t* kept = keep_input.data();
+    const float* mush = out;
+    Vec3f* target = positions.data();
     for (std::size_t v = begin; v < end; ++v) {
-      const std::uint32_t w = welding_.welded_of[v];
-      if (keep_input[w] && !smooth_only) continue;
-      const Vec3f mushed = Vec3f(out[4 * w], out[4 * w + 1], out[4 * w + 2]) + centre;
-      positions[v] = scale == 1.0f || smooth_only ? mushed : Vec3f(positions[v] + scale * (mushed - positions[v]));
+      const std::size_t w = weld ? weld[v] : v;
+      if (keep_some && kept[w]) continue;
+      const Vec3f mushed(mush[4 * w] + cx, mush[4 * w + 1] + cy, mush[4 * w + 2] + cz);
+      target[v] = blend_in ? Vec3f(target[v] + s * (mushed - target[v])) : mushed;
     }
   });
 }

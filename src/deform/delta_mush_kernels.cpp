@@ -74,12 +74,10 @@ WOBBLE_SIMD_INLINE void column_pair(const std::uint32_t* columns, std::uint32_t&
 // Fully unrolled rows of kWidth neighbours (kWidth = 0: the width given at run time). Two
 // accumulators (even and odd neighbours) halve the chain of dependent additions.
 template <int kWidth, bool kUniform>
-void sweep_run(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
-               std::size_t end) {
+void sweep_run(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   const std::size_t g = begin / kLanes, width = kWidth ? kWidth : rows.widths[g];
-  const std::uint32_t* columns = at.columns + rows.offsets[g];
+  const std::uint32_t* columns = rows.columns.data() + rows.offsets[g];
   const float* weights = kUniform ? nullptr : rows.weights.data() + rows.offsets[g];
-  const std::uint32_t in_mask = at.in_mask, out_mask = at.out_mask;  // not reloaded after each store
   for (std::size_t i = begin; i < end; ++i, columns += width) {
     f32x4 even = f32x4::zero(), odd = f32x4::zero();
     std::size_t k = 0;
@@ -101,24 +99,24 @@ void sweep_run(const SweepRows& rows, const Addressing& at, const float* in, flo
     } else {
       weights += width;
     }
-    const std::uint32_t own_in = 4 * (std::uint32_t(i) & in_mask), own_out = 4 * (std::uint32_t(i) & out_mask);
-    (f32x4::splat(rows.self(i)) * row(in, own_in) + sum).store_aligned(out + own_out);
+    (f32x4::splat(rows.self(i)) * row(in, std::uint32_t(4 * i)) + sum).store_aligned(out + 4 * i);
   }
 }
 
-// Uniform rows laid out by plan_pairs (full buffers only: rings are never paired): per vertex its
-// pair entries (32-byte loads of two neighbour rows), then its single rows.
+// Uniform rows laid out by plan_pairs: per vertex its pair entries (32-byte loads of two
+// neighbour rows), then its single rows.
 
 // out_i = self_i in_i + uniform_i sum, with (self_i, uniform_i) from one 8-byte load.
-WOBBLE_SIMD_INLINE void store_uniform_sweep(const SweepRows& rows, const float* in, float* out, std::size_t i,
-                                            f32x4 sum) {
+WOBBLE_SIMD_INLINE void store_uniform_sweep(const SweepRows& rows, const float* in, float* out,
+                                            std::size_t i, f32x4 sum) {
   const f32x4 weights = f32x4::load2(rows.vertex_weights.data() + 2 * i);
   (weights.splat_lane<0>() * row(in, std::uint32_t(4 * i)) + weights.splat_lane<1>() * sum).store_aligned(out + 4 * i);
 }
 
 // kPairs pairs and kSingles singles a vertex, fully unrolled, the indices two per 8-byte load.
 template <int kPairs, int kSingles>
-void sweep_paired_run(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
+void sweep_paired_run(const SweepRows& rows, const float* in, float* out, std::size_t begin,
+                      std::size_t end) {
   constexpr int kWidth = kPairs + kSingles;
   const std::uint32_t* columns = rows.columns.data() + rows.offsets[begin / kLanes];
   for (std::size_t i = begin; i < end; ++i, columns += kWidth) {
@@ -135,7 +133,8 @@ void sweep_paired_run(const SweepRows& rows, const float* in, float* out, std::s
 
 // Any paired shape, with loops sized at run time. (Not sweep_paired_run with run-time sizes: its
 // fixed width is what lets it load the indices two at a time, 17 % faster on the bench cylinder.)
-void sweep_paired_any(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
+void sweep_paired_any(const SweepRows& rows, const float* in, float* out, std::size_t begin,
+                      std::size_t end) {
   const std::size_t g = begin / kLanes, pairs = rows.pairs[g], width = rows.widths[g];
   const std::uint32_t* columns = rows.columns.data() + rows.offsets[g];
   for (std::size_t i = begin; i < end; ++i, columns += width) {
@@ -148,7 +147,8 @@ void sweep_paired_any(const SweepRows& rows, const float* in, float* out, std::s
 }
 
 // A paired run: the common shapes fully unrolled (1-3 pairs, 0-5 singles), any other at run time.
-void sweep_paired(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
+void sweep_paired(const SweepRows& rows, const float* in, float* out, std::size_t begin,
+                  std::size_t end) {
   const std::size_t g = begin / kLanes;
   const std::uint32_t pairs = rows.pairs[g], singles = rows.widths[g] - pairs;
   switch (singles < 8 ? pairs * 8 + singles : 0) {
@@ -164,46 +164,131 @@ void sweep_paired(const SweepRows& rows, const float* in, float* out, std::size_
   }
 }
 
+// Twins (uniform rows laid out by plan_twins): one 32-byte load per shared entry serves both
+// vertices, and so do the loads of their own rows, their weights and the store.
+
+// out rows i, i + 1 = self in + uniform sum, with (self_i, uniform_i, self_i+1, uniform_i+1) from
+// one 16-byte load (weights: the rows' vertex_weights).
+WOBBLE_SIMD_INLINE void store_twin_sweep(const float* weights, const float* in, float* out,
+                                         std::size_t i, f32x8 sum) {
+  const f32x8 self = f32x8::splat_halves<0>(weights + 2 * i), uniform = f32x8::splat_halves<1>(weights + 2 * i);
+  (self * f32x8::load(in + 4 * i) + uniform * sum).store(out + 4 * i);
+}
+
+// Twins from begin to end, `sum` giving each twin's neighbour sums; where the range ends between
+// a twin's two vertices, the first alone.
+template <typename TwinSum>
+WOBBLE_SIMD_INLINE void sweep_twins(const SweepRows& rows, const float* in, float* out,
+                                    std::size_t begin, std::size_t end, TwinSum&& sum) {
+  const float* weights = rows.vertex_weights.data();  // locals: not reloaded after each store
+  std::size_t i = begin;
+  for (; i + 2 <= end; i += 2) store_twin_sweep(weights, in, out, i, sum());
+  if (i < end) store_uniform_sweep(rows, in, out, i, sum().low());
+}
+
+// kShared shared entries and kSingles singles per vertex, fully unrolled; two accumulators.
+template <int kShared, int kSingles>
+void sweep_twin_run(const SweepRows& rows, const float* in, float* out, std::size_t begin,
+                    std::size_t end) {
+  constexpr int kWidth = kShared + 2 * kSingles;
+  const std::uint32_t* columns = rows.columns.data() + rows.offsets[begin / kLanes];
+  sweep_twins(rows, in, out, begin, end, [&] {
+    std::uint32_t c[kWidth];
+    for (int k = 0; k + 1 < kWidth; k += 2) column_pair(columns + k, c[k], c[k + 1]);
+    if constexpr (kWidth % 2 == 1) c[kWidth - 1] = columns[kWidth - 1];
+    f32x8 even = f32x8::load(in + c[0]), odd = f32x8::zero();
+    for (int k = 1; k < kShared; ++k) (k % 2 ? odd : even) = (k % 2 ? odd : even) + f32x8::load(in + c[k]);
+    f32x8 sum = even + odd;
+    if constexpr (kSingles > 0) {
+      f32x4 first = row(in, c[kShared]), second = row(in, c[kShared + kSingles]);
+      for (int k = 1; k < kSingles; ++k) {
+        first = first + row(in, c[kShared + k]);
+        second = second + row(in, c[kShared + kSingles + k]);
+      }
+      sum = sum + f32x8::combine(first, second);
+    }
+    columns += kWidth;
+    return sum;
+  });
+}
+
+// Any twinned shape, with loops sized at run time.
+void sweep_twin_any(const SweepRows& rows, const float* in, float* out, std::size_t begin,
+                    std::size_t end) {
+  const std::size_t g = begin / kLanes, shared = rows.shared[g], singles = rows.widths[g];
+  const std::uint32_t* columns = rows.columns.data() + rows.offsets[g];
+  sweep_twins(rows, in, out, begin, end, [&] {
+    f32x8 sum = f32x8::zero();
+    for (std::size_t k = 0; k < shared; ++k) sum = sum + f32x8::load(in + columns[k]);
+    f32x4 first = f32x4::zero(), second = f32x4::zero();
+    for (std::size_t k = 0; k < singles; ++k) {
+      first = first + row(in, columns[shared + k]);
+      second = second + row(in, columns[shared + singles + k]);
+    }
+    columns += shared + 2 * singles;
+    return sum + f32x8::combine(first, second);
+  });
+}
+
+// A twinned run: the common shapes fully unrolled (2-7 shared, 0-2 singles), any other at run time.
+void sweep_twinned(const SweepRows& rows, const float* in, float* out, std::size_t begin,
+                   std::size_t end) {
+  const std::size_t g = begin / kLanes;
+  const std::uint32_t shared = rows.shared[g], singles = rows.widths[g];
+  switch (singles < 8 ? shared * 8 + singles : 0) {
+#define WOBBLE_TWIN_CASE(S, U) \
+  case S * 8 + U: sweep_twin_run<S, U>(rows, in, out, begin, end); return;
+#define WOBBLE_TWIN_CASES(S) WOBBLE_TWIN_CASE(S, 0) WOBBLE_TWIN_CASE(S, 1) WOBBLE_TWIN_CASE(S, 2)
+    WOBBLE_TWIN_CASES(2) WOBBLE_TWIN_CASES(3) WOBBLE_TWIN_CASES(4) WOBBLE_TWIN_CASES(5) WOBBLE_TWIN_CASES(6)
+    WOBBLE_TWIN_CASES(7)
+#undef WOBBLE_TWIN_CASES
+#undef WOBBLE_TWIN_CASE
+    default: sweep_twin_any(rows, in, out, begin, end); return;
+  }
+}
+
 template <bool kUniform>
-void sweep_unpaired(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
+void sweep_unpaired(const SweepRows& rows, const float* in, float* out, std::size_t begin,
                     std::size_t end) {
   switch (rows.widths[begin / kLanes]) {
 #define WOBBLE_SWEEP_CASE(W) \
-  case W: sweep_run<W, kUniform>(rows, at, in, out, begin, end); break;
+  case W: sweep_run<W, kUniform>(rows, in, out, begin, end); break;
     WOBBLE_SWEEP_CASE(1) WOBBLE_SWEEP_CASE(2) WOBBLE_SWEEP_CASE(3) WOBBLE_SWEEP_CASE(4) WOBBLE_SWEEP_CASE(5)
     WOBBLE_SWEEP_CASE(6) WOBBLE_SWEEP_CASE(7) WOBBLE_SWEEP_CASE(8) WOBBLE_SWEEP_CASE(9) WOBBLE_SWEEP_CASE(10)
 #undef WOBBLE_SWEEP_CASE
-    default: sweep_run<0, kUniform>(rows, at, in, out, begin, end); break;
+    default: sweep_run<0, kUniform>(rows, in, out, begin, end); break;
   }
 }
 
 // Whether groups g and h have the same shape.
 bool same_shape(const SweepRows& rows, std::size_t g, std::size_t h) {
-  return rows.widths[g] == rows.widths[h] && (rows.pairs.empty() || rows.pairs[g] == rows.pairs[h]);
+  return rows.widths[g] == rows.widths[h] && (rows.pairs.empty() || rows.pairs[g] == rows.pairs[h]) &&
+         (rows.shared.empty() || rows.shared[g] == rows.shared[h]);
 }
 
 template <bool kUniform>
-void sweep_rows(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
+void sweep_rows(const SweepRows& rows, const float* in, float* out, std::size_t begin,
                 std::size_t end) {
   for (std::size_t g = begin / kLanes; g * kLanes < end;) {
     std::size_t next = g + 1;
     while (next * kLanes < end && same_shape(rows, g, next)) ++next;
     const std::size_t run_end = std::min(end, next * kLanes);
-    if (kUniform && !rows.pairs.empty() && rows.pairs[g] > 0) {
+    if (kUniform && rows.twinned(g)) {
+      sweep_twinned(rows, in, out, g * kLanes, run_end);
+    } else if (kUniform && !rows.pairs.empty() && rows.pairs[g] > 0) {
       sweep_paired(rows, in, out, g * kLanes, run_end);
     } else {
-      sweep_unpaired<kUniform>(rows, at, in, out, g * kLanes, run_end);
+      sweep_unpaired<kUniform>(rows, in, out, g * kLanes, run_end);
     }
     g = next;
   }
 }
 
-void sweep(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
-           std::size_t end) {
+void sweep(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   if (rows.weights.empty()) {
-    sweep_rows<true>(rows, at, in, out, begin, end);
+    sweep_rows<true>(rows, in, out, begin, end);
   } else {
-    sweep_rows<false>(rows, at, in, out, begin, end);
+    sweep_rows<false>(rows, in, out, begin, end);
   }
 }
 

@@ -57,26 +57,32 @@ void restore_details(const CornerBlocks& blocks, const float* s, float* out, std
 // sweep run fully unrolled loops. After plan_pairs, the first pairs[g] entries of each lane of
 // group g are pairs: the column names two consecutive rows j, j + 1 that are both neighbours,
 // read with one 32-byte load (padding: zero_row, whose next row stays zero too).
+// After plan_twins, a group g with shared[g] > 0 is laid out by twins instead: lanes 2t and 2t + 1
+// (vertices i and i + 1, rows side by side) share entries. Twin t's shared[g] + 2 widths[g]
+// entries start at offsets[g] + t (shared[g] + 2 widths[g]): first shared[g] columns j that name
+// row j for i and row j + 1 for i + 1 (one 32-byte load for both, and one for their own rows and
+// one store), then widths[g] single rows of i, then widths[g] of i + 1. On a mesh whose vertex
+// order repeats its stencil (a grid, rings stored in order) most neighbours are shared.
 struct SweepRows {
   std::vector<std::uint32_t> offsets{0};
   std::vector<std::uint32_t> widths;
-  std::vector<std::uint32_t> pairs;  // per group; empty: no pairs
+  std::vector<std::uint32_t> pairs;   // per group; empty: no pairs
+  std::vector<std::uint32_t> shared;  // per group; empty: no twins
   std::vector<std::uint32_t> columns;
   std::vector<float> weights;  // empty for uniform rows
   // Per vertex (self_i, uniform_i), side by side so that one load brings both: new_i = self_i p_i
   // + uniform_i sum_j p_j (uniform rows) or self_i p_i + sum_j w_ij p_j (weighted rows).
   std::vector<float> vertex_weights;
   std::uint32_t zero_row = 0;
-  // For pipelined sweeps (smooth_pipelined): the same columns as rows of a ring buffer of
-  // ring_rows rows (index mod ring_rows; padding: row ring_rows, which stays zero); empty when
-  // the mesh's index bandwidth is too large for rings to pay off.
-  std::vector<std::uint32_t> ring_columns;
-  std::uint32_t ring_rows = 0, chunk = 0;
+  // For sweeps as a wavefront (smooth_wavefront): vertices per chunk, at least the mesh's index
+  // bandwidth; 0 where the wavefront does not pay (plan_wavefront).
+  std::uint32_t chunk = 0;
 
   // Visits vertex i's neighbours as (row j, its weight w_ij: uniform_i for uniform rows), a pair
   // as both rows.
   template <typename Visit>
   void for_each_neighbour(std::size_t i, Visit&& visit) const {
+    if (twinned(i / kLanes)) return for_each_twin_neighbour(i, visit);
     const std::size_t g = i / kLanes, first = offsets[g] + (i % kLanes) * widths[g];
     const std::size_t pair_end = first + (pairs.empty() ? 0 : pairs[g]);
     for (std::size_t k = first; k < first + widths[g]; ++k) {
@@ -88,12 +94,29 @@ struct SweepRows {
     }
   }
 
+  bool twinned(std::size_t g) const { return !shared.empty() && shared[g] > 0; }
+  // Row loads one sweep of all vertices makes (a pair or a shared entry is one load).
+  std::size_t row_loads() const;
+
   float self(std::size_t i) const { return vertex_weights[2 * i]; }
   float uniform(std::size_t i) const { return vertex_weights[2 * i + 1]; }
   std::size_t vertex_count() const { return vertex_weights.size() / 2; }
 
   // From CSR rows (row_weights empty: uniform) and per-vertex self and uniform weights. zero_row
   // must be a row past the vertices.
+  template <typename Visit>
+  void for_each_twin_neighbour(std::size_t i, Visit& visit) const {
+    const std::size_t g = i / kLanes, side = i % 2, singles = widths[g];
+    const std::size_t first = offsets[g] + (i % kLanes / 2) * (shared[g] + 2 * singles);
+    for (std::size_t k = first; k < first + shared[g]; ++k) {
+      if (columns[k] / 4 != zero_row) visit(columns[k] / 4 + std::uint32_t(side), uniform(i));
+    }
+    const std::size_t own = first + shared[g] + side * singles;
+    for (std::size_t k = own; k < own + singles; ++k) {
+      if (columns[k] / 4 != zero_row) visit(columns[k] / 4, uniform(i));
+    }
+  }
+
   static SweepRows from_csr(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> columns,
                             std::span<const float> row_weights, std::span<const float> self,
                             std::span<const float> uniform, std::uint32_t zero_row);
@@ -103,26 +126,35 @@ struct SweepRows {
 // uniform rows: out_i = self_i in_i + uniform_i sum_j in_j; weighted: self_i in_i + sum_j w_ij in_j.
 void sweep(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end);
 
-// Sets up ring_columns when the rows' index bandwidth (max |i - j|) is small enough that
-// pipelined sweeps keep their working set in cache. Returns whether it did (never for paired rows).
-bool plan_rings(SweepRows& rows);
+// Sets chunk when the mesh is large enough for its two full buffers to leave the core's cache and
+// its index bandwidth (max |i - j|) small enough that a wavefront of `iterations` sweeps keeps
+// its working set there. Returns whether it did. Any layout.
+bool plan_wavefront(SweepRows& rows, int iterations);
 
 // Lays uniform rows out in pairs where a vertex has two neighbours side by side in memory (rows
 // j and j + 1): the sweep is bound by load instructions, and a pair is one load. Per group it
 // keeps the number of leading pair entries that needs the fewest loads over its lanes (a lane
-// with more pairs reads its others as two single rows). Not for weighted rows or rings (a ring
-// splits pairs where it wraps). Returns how many entries (loads per sweep) it saved in all.
+// with more pairs reads its others as two single rows). Not for weighted rows. Returns how many
+// entries (loads per sweep) it saved in all.
 std::size_t plan_pairs(SweepRows& rows);
 
-// What bind lays out for `iterations` sweeps: rings where they pay (plan_rings), else pairs
-// (plan_pairs, uniform rows). Returns whether it planned rings.
-bool plan_layout(SweepRows& rows, int iterations);
+// Lays out as twins (see SweepRows) the whole groups of uniform rows where that needs no more
+// row loads than their present layout: per twin (i, i + 1), the neighbours j of i whose shifted
+// row j + 1 neighbours i + 1 are shared; per group the number of shared entries with the fewest
+// loads over its twins. Not for weighted rows. Returns the row loads it saved in all.
+std::size_t plan_twins(SweepRows& rows);
 
-// `iterations` sweeps from in (full buffer) to out (full buffer), pipelined over chunks of
-// vertices (sweep k runs one chunk behind sweep k - 1), with the intermediate results in
-// rings: rings holds (iterations - 1) buffers of 4 (ring_rows + kLanes) floats whose row
-// ring_rows is zero. The arithmetic per vertex is exactly that of `iterations` sweep() calls.
-void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float* rings, int iterations);
+// What bind lays out for `iterations` sweeps: pairs and twins (plan_pairs, plan_twins: uniform
+// rows), and the wavefront's chunk where it pays (plan_wavefront).
+void plan_layout(SweepRows& rows, int iterations);
+
+// `iterations` sweeps between the two full buffers a and b (sweep k reads a where k is odd and
+// writes b, and the other way round), as a wavefront over chunks of rows.chunk vertices: sweep k
+// runs one chunk behind sweep k - 1, so each chunk is swept while its neighbours' rows are still
+// in cache. Chunks at least as long as the index bandwidth keep every row a sweep reads written by
+// the sweep before it and not yet overwritten by the one after: the arithmetic and the result are
+// exactly those of `iterations` sweep() calls.
+void smooth_wavefront(const SweepRows& rows, float* a, float* b, int iterations);
 
 // Delta Mush's sweeps folded into a linear blend skin (DeltaMush::fold_skin): per welded vertex
 // i, compressed rows of smoothed influences, entries [offsets[i], offsets[i + 1]): the joint as a
@@ -149,20 +181,12 @@ void blend_smoothed(const SmoothedSkin& skin, const float* palette, const float*
 
 // ---- the kernels behind the functions above ----
 
-// Where a sweep reads and writes: neighbour columns (full or ring), and the masks that map a
-// vertex to its own row in the input and the output (all ones: full buffer; ring_rows - 1: ring).
-struct Addressing {
-  const std::uint32_t* columns;
-  std::uint32_t in_mask, out_mask;
-};
-
 struct Table {
   // restore_details over whole groups [group_begin, group_end).
   void (*restore)(const CornerBlocks& blocks, const float* s, float* out, std::size_t group_begin,
                   std::size_t group_end);
-  // One sweep over vertices [begin, end) (begin a multiple of kLanes), addressed by `at`.
-  void (*sweep)(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
-                std::size_t end);
+  // sweep().
+  void (*sweep)(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end);
   // blend_smoothed.
   void (*blend)(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out, std::size_t begin,
                 std::size_t end);

@@ -1,4 +1,4 @@
-// Delta Mush's kernel data (corner blocks, sweep rows, rings), the scalar reference loops and the
+// Delta Mush's kernel data (corner blocks, sweep rows, their layouts), the scalar reference loops and the
 // functions that dispatch to the SIMD variants (delta_mush_kernels.cpp).
 #include "deform/delta_mush_kernels.hpp"
 
@@ -6,6 +6,7 @@
 #include <array>
 #include <cfloat>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 namespace wobble::mush {
@@ -234,7 +235,7 @@ void append_entries(const LanePairs& lane, std::size_t pairs, std::size_t width,
 }  // namespace
 
 std::size_t plan_pairs(SweepRows& rows) {
-  if (!rows.weights.empty() || !rows.ring_columns.empty() || !rows.pairs.empty()) return 0;
+  if (!rows.weights.empty() || !rows.pairs.empty()) return 0;
   const std::size_t groups = rows.widths.size();
   SweepRows paired;
   paired.zero_row = rows.zero_row;
@@ -268,28 +269,156 @@ std::size_t plan_pairs(SweepRows& rows) {
 
 namespace {
 
+// Twin (i, i + 1)'s neighbours: rows j of i whose row j + 1 neighbours i + 1 (shared), and the
+// rest of each (first: of i, second: of i + 1).
+struct TwinRows {
+  std::vector<std::uint32_t> shared, first, second;
+};
+
+std::vector<std::uint32_t> sorted_neighbours(const SweepRows& rows, std::size_t i) {
+  std::vector<std::uint32_t> neighbours;
+  rows.for_each_neighbour(i, [&](std::uint32_t j, float) { neighbours.push_back(j); });
+  std::sort(neighbours.begin(), neighbours.end());
+  return neighbours;
+}
+
+TwinRows split_twin(const SweepRows& rows, std::size_t i) {
+  const std::vector<std::uint32_t> a = sorted_neighbours(rows, i), b = sorted_neighbours(rows, i + 1);
+  std::vector<std::uint8_t> taken(b.size(), 0);
+  TwinRows twin;
+  for (std::uint32_t j : a) {
+    auto k = static_cast<std::size_t>(std::lower_bound(b.begin(), b.end(), j + 1) - b.begin());
+    while (k < b.size() && b[k] == j + 1 && taken[k]) ++k;  // a repeated neighbour: the next copy
+    if (k < b.size() && b[k] == j + 1) {
+      taken[k] = 1;
+      twin.shared.push_back(j);
+    } else {
+      twin.first.push_back(j);
+    }
+  }
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    if (!taken[k]) twin.second.push_back(b[k]);
+  }
+  return twin;
+}
+
+using GroupTwins = std::array<TwinRows, kLanes / 2>;
+
+// Single rows per vertex when every twin of a group has `count` shared entries (more: read as
+// singles, fewer: padded).
+std::size_t twin_singles(const GroupTwins& twins, std::size_t count) {
+  std::size_t singles = 0;
+  for (const TwinRows& twin : twins) {
+    const std::size_t split = twin.shared.size() > count ? twin.shared.size() - count : 0;
+    singles = std::max({singles, twin.first.size() + split, twin.second.size() + split});
+  }
+  return singles;
+}
+
+// A twin's entries as float offsets: `count` shared (zero_row pads), then `singles` of each vertex.
+void append_twin(const TwinRows& twin, std::size_t count, std::size_t singles, std::uint32_t zero_row,
+                 std::vector<std::uint32_t>& columns) {
+  std::vector<std::uint32_t> entries(count + 2 * singles, zero_row);
+  std::size_t first = count, second = count + singles;
+  for (std::size_t k = 0; k < twin.shared.size(); ++k) {
+    if (k < count) {
+      entries[k] = twin.shared[k];
+    } else {
+      entries[first++] = twin.shared[k];
+      entries[second++] = twin.shared[k] + 1;
+    }
+  }
+  for (std::uint32_t j : twin.first) entries[first++] = j;
+  for (std::uint32_t j : twin.second) entries[second++] = j;
+  for (std::uint32_t j : entries) columns.push_back(4 * j);
+}
+
+// Group g as twins with the fewest row loads (0 shared: not worth it), and those loads.
+std::pair<std::size_t, std::size_t> best_sharing(const GroupTwins& twins) {
+  std::size_t most = 0;
+  for (const TwinRows& twin : twins) most = std::max(most, twin.shared.size());
+  std::size_t count = 0, loads = ~std::size_t(0);
+  for (std::size_t c = 1; c <= most; ++c) {
+    const std::size_t l = twins.size() * (c + 2 * twin_singles(twins, c));
+    if (l < loads) count = c, loads = l;
+  }
+  return {count, loads};
+}
+
+}  // namespace
+
+std::size_t SweepRows::row_loads() const {
+  std::size_t loads = 0;
+  for (std::size_t g = 0; g < widths.size(); ++g) {
+    const std::size_t lanes = std::min(kLanes, vertex_count() - g * kLanes);
+    loads += twinned(g) ? kLanes / 2 * (shared[g] + 2 * widths[g]) : lanes * widths[g];
+  }
+  return loads;
+}
+
+std::size_t plan_twins(SweepRows& rows) {
+  if (!rows.weights.empty() || !rows.shared.empty()) return 0;
+  const std::size_t groups = rows.widths.size(), whole_groups = rows.vertex_count() / kLanes;
+  SweepRows twinned = rows;
+  twinned.columns.clear();
+  twinned.shared.assign(groups, 0);
+  std::size_t before = rows.row_loads();
+  bool any = false;
+  GroupTwins twins;
+  for (std::size_t g = 0; g < groups; ++g) {
+    std::size_t count = 0, loads = 0;
+    if (g < whole_groups) {  // twins need both vertices
+      for (std::size_t t = 0; t < twins.size(); ++t) twins[t] = split_twin(rows, g * kLanes + 2 * t);
+      std::tie(count, loads) = best_sharing(twins);
+    }
+    // Ties go to twins: they also halve the loads of own rows and the stores.
+    if (count > 0 && loads <= kLanes * rows.widths[g]) {
+      const std::size_t singles = twin_singles(twins, count);
+      for (const TwinRows& twin : twins) append_twin(twin, count, singles, rows.zero_row, twinned.columns);
+      twinned.shared[g] = static_cast<std::uint32_t>(count);
+      twinned.widths[g] = static_cast<std::uint32_t>(singles);
+      if (!twinned.pairs.empty()) twinned.pairs[g] = 0;
+      any = true;
+    } else {
+      twinned.columns.insert(twinned.columns.end(), rows.columns.begin() + rows.offsets[g],
+                             rows.columns.begin() + rows.offsets[g + 1]);
+    }
+    twinned.offsets[g + 1] = static_cast<std::uint32_t>(twinned.columns.size());
+  }
+  if (!any) return 0;
+  rows = std::move(twinned);
+  return before - rows.row_loads();
+}
+
+namespace {
+
 // One Jacobi sweep, lane by lane (the SIMD variants' arithmetic, one float at a time).
-void sweep_scalar(const SweepRows& rows, const Addressing& at, const float* in, float* out, std::size_t begin,
-                  std::size_t end) {
+void sweep_scalar(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   const bool uniform_rows = rows.weights.empty();
   for (std::size_t g = begin / kLanes; g * kLanes < end; ++g) {
     const std::size_t width = rows.widths[g], lanes = std::min(kLanes, end - g * kLanes);
     const std::size_t pairs = rows.pairs.empty() ? 0 : rows.pairs[g];
     for (std::size_t l = 0; l < lanes; ++l) {
-      const std::size_t i = g * kLanes + l, first = rows.offsets[g] + l * width;
+      const std::size_t i = g * kLanes + l;
       float sum[4] = {0, 0, 0, 0};
-      for (std::size_t k = 0; k < width; ++k) {
-        const float* neighbour = in + at.columns[first + k];
-        const float w = uniform_rows ? 1.0f : rows.weights[first + k];
+      auto add = [&](std::size_t k, float w, std::size_t row) {  // entry k's row (0) or the row after it (1)
+        const float* neighbour = in + rows.columns[k] + 4 * row;
         for (int c = 0; c < 4; ++c) sum[c] += uniform_rows ? neighbour[c] : w * neighbour[c];
-        if (k < pairs) {  // and the row after it
-          for (int c = 0; c < 4; ++c) sum[c] += neighbour[4 + c];
+      };
+      if (rows.twinned(g)) {  // uniform rows: shared entries (row j for lane 2t, j + 1 for 2t + 1), then singles
+        const std::size_t shared = rows.shared[g], first = rows.offsets[g] + l / 2 * (shared + 2 * width);
+        for (std::size_t k = first; k < first + shared; ++k) add(k, 1.0f, l % 2);
+        const std::size_t own = first + shared + l % 2 * width;
+        for (std::size_t k = own; k < own + width; ++k) add(k, 1.0f, 0);
+      } else {
+        const std::size_t first = rows.offsets[g] + l * width;
+        for (std::size_t k = first; k < first + width; ++k) {
+          add(k, uniform_rows ? 1.0f : rows.weights[k], 0);
+          if (k < first + pairs) add(k, 1.0f, 1);  // and the row after it
         }
       }
-      const float* own_in = in + 4 * (std::uint32_t(i) & at.in_mask);
-      float* own_out = out + 4 * (std::uint32_t(i) & at.out_mask);
       for (int c = 0; c < 4; ++c) {
-        own_out[c] = rows.self(i) * own_in[c] + (uniform_rows ? rows.uniform(i) * sum[c] : sum[c]);
+        out[4 * i + c] = rows.self(i) * in[4 * i + c] + (uniform_rows ? rows.uniform(i) * sum[c] : sum[c]);
       }
     }
   }
@@ -298,63 +427,43 @@ void sweep_scalar(const SweepRows& rows, const Addressing& at, const float* in, 
 }  // namespace
 
 void sweep(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
-  table().sweep(rows, {rows.columns.data(), ~0u, ~0u}, in, out, begin, end);
+  table().sweep(rows, in, out, begin, end);
 }
 
-bool plan_rings(SweepRows& rows) {
+bool plan_wavefront(SweepRows& rows, int iterations) {
   const std::size_t vertex_count = rows.vertex_count();
-  rows.ring_columns.clear();
-  rows.ring_rows = rows.chunk = 0;
-  if (!rows.pairs.empty()) return false;
+  rows.chunk = 0;
   std::size_t bandwidth = 0;
-  for (std::size_t g = 0; g + 1 < rows.offsets.size(); ++g) {
-    for (std::uint32_t k = rows.offsets[g]; k < rows.offsets[g + 1]; ++k) {
-      const std::size_t i = g * kLanes + (k - rows.offsets[g]) / std::max<std::uint32_t>(1, rows.widths[g]);
-      const std::size_t j = rows.columns[k] / 4;
-      if (j != rows.zero_row) bandwidth = std::max(bandwidth, i > j ? i - j : j - i);
-    }
+  for (std::size_t i = 0; i < vertex_count; ++i) {
+    rows.for_each_neighbour(i, [&](std::uint32_t j, float) { bandwidth = std::max(bandwidth, i > j ? i - j : j - i); });
   }
-  // Chunks at least as long as the bandwidth; the ring holds two chunks plus the bandwidth.
   const std::size_t chunk = std::max<std::size_t>(512, padded_rows(bandwidth));
-  std::size_t ring = 1;
-  while (ring < 2 * chunk + bandwidth + kLanes) ring *= 2;
-  // Worth it when the rings (one per sweep, ~10) fit in a core's cache and are much smaller
-  // than the mesh, and when the mesh's two full buffers (32 bytes a vertex) no longer stay in
-  // cache by themselves: on the Zen 4 of docs/benchmarks.md ten sweeps of a 100,000-vertex tube
-  // run 12 % faster without rings, 200,000 about even, 300,000 20 % faster with them.
-  constexpr std::size_t kRingMinimumVertices = 200'000;
-  if (vertex_count < kRingMinimumVertices || ring > 4096 || 4 * ring > vertex_count) return false;
+  // Worth it when the two full buffers (32 bytes a vertex: 1.6 MB at 50,000 vertices) no longer
+  // stay in a core's cache, and when the wavefront's rows (about iterations + 2 chunks of both
+  // buffers) do. Measured on the bench cylinder (BM_Sweeps, one process): 12 % faster at 100,000
+  // vertices, 2.1x at 1,000,000.
+  constexpr std::size_t kMinimumVertices = 50'000, kMaximumBytes = 512 * 1024;
+  const std::size_t bytes = std::size_t(iterations + 2) * chunk * 32;
+  if (iterations < 2 || vertex_count < kMinimumVertices || bytes > kMaximumBytes) return false;
   rows.chunk = static_cast<std::uint32_t>(chunk);
-  rows.ring_rows = static_cast<std::uint32_t>(ring);
-  rows.ring_columns.resize(rows.columns.size());
-  for (std::size_t k = 0; k < rows.columns.size(); ++k) {
-    const std::uint32_t j = rows.columns[k] / 4;
-    rows.ring_columns[k] = 4 * (j == rows.zero_row ? std::uint32_t(ring) : j & std::uint32_t(ring - 1));
-  }
   return true;
 }
 
-bool plan_layout(SweepRows& rows, int iterations) {
-  if (iterations >= 2 && plan_rings(rows)) return true;
+void plan_layout(SweepRows& rows, int iterations) {
   plan_pairs(rows);
-  return false;
+  plan_twins(rows);
+  plan_wavefront(rows, iterations);
 }
 
-void smooth_pipelined(const SweepRows& rows, const float* in, float* out, float* rings, int iterations) {
-  const std::size_t vertex_count = rows.vertex_count();
-  const Table& kernels = table();
-  const std::size_t chunk = rows.chunk, ring_floats = 4 * (std::size_t(rows.ring_rows) + kLanes);
-  const std::uint32_t mask = rows.ring_rows - 1;
+void smooth_wavefront(const SweepRows& rows, float* a, float* b, int iterations) {
+  const std::size_t vertex_count = rows.vertex_count(), chunk = rows.chunk;
   const std::size_t chunks = (vertex_count + chunk - 1) / chunk;
+  const Table& kernels = table();
   for (std::size_t t = 0; t + 1 < chunks + std::size_t(iterations); ++t) {
-    for (int k = 1; k <= iterations; ++k) {
+    for (int k = 1; k <= iterations; ++k) {  // in order: sweep k reads what sweep k - 1 just wrote
       if (t < std::size_t(k - 1) || t - (k - 1) >= chunks) continue;
       const std::size_t begin = (t - (k - 1)) * chunk, end = std::min(vertex_count, begin + chunk);
-      const bool first = k == 1, last = k == iterations;
-      const Addressing at{first ? rows.columns.data() : rows.ring_columns.data(), first ? ~0u : mask, last ? ~0u : mask};
-      const float* source = first ? in : rings + (k - 2) * ring_floats;
-      float* target = last ? out : rings + (k - 1) * ring_floats;
-      kernels.sweep(rows, at, source, target, begin, end);
+      kernels.sweep(rows, k % 2 ? a : b, k % 2 ? b : a, begin, end);
     }
   }
 }

@@ -173,6 +173,14 @@ struct f32x8 {
   }
   // low in lanes 0-3, high in lanes 4-7.
   WOBBLE_SIMD_INLINE static f32x8 combine(f32x4 low, f32x4 high) { return {simde_mm256_set_m128(high.v, low.v)}; }
+  // p[k] in lanes 0-3 and p[k + 2] in lanes 4-7 (k = 0 or 1): from one 16-byte load, a value of
+  // each of two rows side by side (Delta Mush's twins).
+  template <int k>
+  WOBBLE_SIMD_INLINE static f32x8 splat_halves(const float* p) {
+    static_assert(k == 0 || k == 1);
+    const simde__m256 both = simde_mm256_broadcast_ps(reinterpret_cast<const simde__m128*>(p));
+    return {simde_mm256_permutevar_ps(both, simde_mm256_setr_epi32(k, k, k, k, k + 2, k + 2, k + 2, k + 2))};
+  }
   WOBBLE_SIMD_INLINE void store(float* p) const { simde_mm256_storeu_ps(p, v); }
   WOBBLE_SIMD_INLINE void store_aligned(float* p) const { simde_mm256_store_ps(p, v); }
   WOBBLE_SIMD_INLINE f32x4 low() const { return {simde_mm256_castps256_ps128(v)}; }

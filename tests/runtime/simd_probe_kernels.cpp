@@ -66,10 +66,12 @@ void transposes(const float* rows, float* lanes, float* rows_stored, float* rows
 }
 
 void gathers(const float* base, const std::uint16_t* index16, const std::uint32_t* index32, float* gathered,
-             float* row_lanes) {
+             float* row_lanes, float* halves) {
   f32x8::gather(base, i32x8::load(index16)).store(gathered);
   const Lanes4 t = gather_rows(base, index32);
   t.x.store(row_lanes), t.y.store(row_lanes + 8), t.z.store(row_lanes + 16), t.w.store(row_lanes + 24);
+  f32x8::splat_halves<0>(base).store(halves);
+  f32x8::splat_halves<1>(base).store(halves + 8);
 }
 
 int mask_bits(const float* a, const float* b) {

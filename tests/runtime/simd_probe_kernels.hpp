@@ -21,9 +21,9 @@ struct Table {
   // 8 rows of 4 floats -> lanes[4][8] (load_rows), back to rows by store_rows and by transpose_lanes.
   void (*transposes)(const float* rows, float* lanes, float* rows_stored, float* rows_transposed);
   // gathered[l] = base[index16[l]] (f32x8::gather of widened indices); row_lanes[4][8] from the
-  // float4 rows base + 4 index32[l] (gather_rows).
+  // float4 rows base + 4 index32[l] (gather_rows); halves[16]: f32x8::splat_halves<0> and <1> of base.
   void (*gathers)(const float* base, const std::uint16_t* index16, const std::uint32_t* index32, float* gathered,
-                  float* row_lanes);
+                  float* row_lanes, float* halves);
   // Bit l: a[l] < b[l]; bit 8: all; bit 9: any.
   int (*mask_bits)(const float* a, const float* b);
 };

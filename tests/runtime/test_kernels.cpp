@@ -2,6 +2,7 @@
 // scalar reference (Isa::scalar), on procedural meshes; and identical bytes for any thread count.
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <vector>
 
@@ -248,65 +249,79 @@ TEST(RuntimeKernels, DeltaMushCornerChainsRestoreEveryCornerOnce) {
   }
 }
 
-// Paired sweep rows (plan_pairs) compute the same sweep as the plain rows they came from, on
-// every instruction set, for groups whose lanes pair differently: a strip of a triangulated grid
-// (two pairs and two singles per vertex, the unrolled kernels), a vertex with 14 neighbours side
-// by side (7 pairs: the run-time kernel), lanes with one pair among singles (split or kept), a
-// vertex without neighbours, and a range that ends inside a group.
-TEST(RuntimeKernels, DeltaMushPairedSweepsEqualThePlainRows) {
-  const std::uint32_t columns = 24, rows_of_grid = 5, grid = columns * rows_of_grid;
-  std::vector<std::vector<std::uint32_t>> neighbours(grid + 20);
+// Sweep rows for the layout tests: a strip of a triangulated grid (rows of 24 vertices: two
+// pairs and two singles per vertex, and twins that share all six neighbours), a vertex with 14
+// neighbours side by side (7 pairs: the run-time kernel), lanes with one pair among singles
+// (split or kept) and a vertex without neighbours.
+struct SweepCase {
+  std::vector<std::vector<std::uint32_t>> neighbours;  // sorted
+  std::vector<float> self, uniform;
+  std::uint32_t grid = 0, zero_row = 0;
+  mush::SweepRows plain;
+};
+
+SweepCase sweep_case() {
+  SweepCase c;
+  const std::uint32_t columns = 24, rows_of_grid = 5;
+  c.grid = columns * rows_of_grid;
+  auto& neighbours = c.neighbours;
+  neighbours.resize(c.grid + 20);
   auto link = [&](std::uint32_t a, std::uint32_t b) {
     neighbours[a].push_back(b);
     neighbours[b].push_back(a);
   };
   for (std::uint32_t r = 0; r + 1 < rows_of_grid; ++r) {
-    for (std::uint32_t c = 0; c + 1 < columns; ++c) {
-      const std::uint32_t v = r * columns + c;
+    for (std::uint32_t k = 0; k + 1 < columns; ++k) {
+      const std::uint32_t v = r * columns + k;
       link(v, v + 1), link(v, v + columns), link(v + 1, v + columns), link(v + 1, v + columns + 1);
     }
   }
-  const std::uint32_t hub = grid;  // 14 neighbours side by side: grid + 2 ... grid + 15
+  const std::uint32_t grid = c.grid, hub = grid;  // 14 neighbours side by side: grid + 2 ... grid + 15
   for (std::uint32_t k = 2; k < 16; ++k) link(hub, grid + k);
   link(grid + 16, grid + 3), link(grid + 16, grid + 9), link(grid + 17, grid + 18);  // grid + 19: none
   const std::size_t n = neighbours.size();
   std::vector<std::uint32_t> offsets{0}, flat;
-  std::vector<float> self(n), uniform(n);
   for (std::size_t i = 0; i < n; ++i) {
     auto& list = neighbours[i];
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
     flat.insert(flat.end(), list.begin(), list.end());
     offsets.push_back(static_cast<std::uint32_t>(flat.size()));
-    self[i] = list.empty() ? 1.0f : 0.4f + 0.01f * float(i % 7);
-    uniform[i] = list.empty() ? 0.0f : (1.0f - self[i]) / float(list.size());
+    c.self.push_back(list.empty() ? 1.0f : 0.4f + 0.01f * float(i % 7));
+    c.uniform.push_back(list.empty() ? 0.0f : (1.0f - c.self[i]) / float(list.size()));
   }
-  const auto zero_row = static_cast<std::uint32_t>(mush::padded_rows(n));
-  const mush::SweepRows plain = mush::SweepRows::from_csr(offsets, flat, {}, self, uniform, zero_row);
-  mush::SweepRows paired = plain;
-  const std::size_t saved = mush::plan_pairs(paired);
-  ASSERT_FALSE(paired.pairs.empty());
-  EXPECT_GE(saved, std::size_t(grid)) << "a triangulated grid pairs most of its neighbours";
-  EXPECT_GT(*std::max_element(paired.pairs.begin(), paired.pairs.end()), 3u) << "the hub's group keeps its pairs";
-  for (std::size_t i = 0; i < n; ++i) {  // the same neighbours, each once
+  c.zero_row = static_cast<std::uint32_t>(mush::padded_rows(n));
+  c.plain = mush::SweepRows::from_csr(offsets, flat, {}, c.self, c.uniform, c.zero_row);
+  return c;
+}
+
+// Every vertex visits the same neighbours in `rows` as in the lists, each once.
+void expect_same_neighbours(const mush::SweepRows& rows, const SweepCase& c) {
+  for (std::size_t i = 0; i < c.neighbours.size(); ++i) {
     std::vector<std::uint32_t> visited;
-    paired.for_each_neighbour(i, [&](std::uint32_t j, float) { visited.push_back(j); });
+    rows.for_each_neighbour(i, [&](std::uint32_t j, float) { visited.push_back(j); });
     std::sort(visited.begin(), visited.end());
-    EXPECT_EQ(visited, neighbours[i]) << "vertex " << i;
+    EXPECT_EQ(visited, c.neighbours[i]) << "vertex " << i;
   }
+}
+
+// mush::sweep over [0, end) on `rows`, on every instruction set, against the sweep computed in
+// double from the lists; rows past the range stay untouched.
+void expect_sweeps_match(const mush::SweepRows& rows, const SweepCase& c, std::initializer_list<std::size_t> ends) {
+  const std::size_t n = c.neighbours.size();
   std::mt19937 random(9);
   std::uniform_real_distribution<float> unit(-1, 1);
-  std::vector<float> in(4 * (zero_row + mush::kLanes), 0.0f);
+  std::vector<float> in(4 * (c.zero_row + mush::kLanes), 0.0f);
   for (std::size_t i = 0; i < n; ++i) {
-    for (int c = 0; c < 3; ++c) in[4 * i + c] = unit(random);
+    for (int k = 0; k < 3; ++k) in[4 * i + k] = unit(random);
   }
-  for (std::size_t end : {n, n - 3}) {
-    std::vector<double> want(4 * n, 0.0);  // the sweep in double, from the lists
+  for (std::size_t end : ends) {
+    std::vector<double> want(4 * n, 0.0);
     for (std::size_t i = 0; i < end; ++i) {
-      for (int c = 0; c < 4; ++c) {
+      for (int k = 0; k < 4; ++k) {
         double sum = 0;
-        for (std::uint32_t j : neighbours[i]) sum += in[4 * j + c];
-        want[4 * i + c] = double(self[i]) * in[4 * i + c] + double(uniform[i]) * sum;
+        for (std::uint32_t j : c.neighbours[i]) sum += in[4 * j + k];
+        want[4 * i + k] = double(c.self[i]) * in[4 * i + k] + double(c.uniform[i]) * sum;
       }
     }
     EachIsa guard;
@@ -314,16 +329,59 @@ TEST(RuntimeKernels, DeltaMushPairedSweepsEqualThePlainRows) {
       SCOPED_TRACE(simd::isa_name(isa));
       simd::set_active_isa(isa);
       std::vector<float> out(in.size(), 7.0f);
-      mush::sweep(paired, in.data(), out.data(), 0, end);
+      mush::sweep(rows, in.data(), out.data(), 0, end);
       for (std::size_t i = 0; i < end; ++i) {
-        for (int c = 0; c < 4; ++c) EXPECT_NEAR(out[4 * i + c], want[4 * i + c], 1e-6) << "vertex " << i << ", end " << end;
+        for (int k = 0; k < 4; ++k) EXPECT_NEAR(out[4 * i + k], want[4 * i + k], 1e-6) << "vertex " << i << ", end " << end;
       }
       for (std::size_t i = end; i < n; ++i) EXPECT_EQ(out[4 * i], 7.0f) << "vertex " << i << " is past the range";
     }
   }
-  mush::SweepRows weighted = plain;
+}
+
+// Paired sweep rows (plan_pairs) compute the same sweep as the plain rows they came from, also
+// for a range that ends inside a group.
+TEST(RuntimeKernels, DeltaMushPairedSweepsEqualThePlainRows) {
+  const SweepCase c = sweep_case();
+  mush::SweepRows paired = c.plain;
+  const std::size_t saved = mush::plan_pairs(paired);
+  ASSERT_FALSE(paired.pairs.empty());
+  EXPECT_GE(saved, std::size_t(c.grid)) << "a triangulated grid pairs most of its neighbours";
+  EXPECT_GT(*std::max_element(paired.pairs.begin(), paired.pairs.end()), 3u) << "the hub's group keeps its pairs";
+  expect_same_neighbours(paired, c);
+  expect_sweeps_match(paired, c, {c.neighbours.size(), c.neighbours.size() - 3});
+  mush::SweepRows weighted = c.plain;
   weighted.weights.assign(weighted.columns.size(), 0.1f);
   EXPECT_EQ(mush::plan_pairs(weighted), 0u) << "weighted rows stay as they are";
+}
+
+// Twinned rows (plan_twins, after plan_pairs or on plain rows) compute the same sweep: the grid's
+// twins share their neighbours (one load for two rows), the other groups keep their layout, and a
+// range may end between the two vertices of a twin.
+TEST(RuntimeKernels, DeltaMushTwinnedSweepsEqualThePlainRows) {
+  const SweepCase c = sweep_case();
+  for (bool paired_first : {true, false}) {
+    SCOPED_TRACE(paired_first ? "after plan_pairs" : "on plain rows");
+    mush::SweepRows twinned = c.plain;
+    if (paired_first) mush::plan_pairs(twinned);
+    const std::size_t before = twinned.row_loads();
+    const std::size_t saved = mush::plan_twins(twinned);
+    ASSERT_FALSE(twinned.shared.empty());
+    EXPECT_EQ(twinned.row_loads(), before - saved);
+    EXPECT_GT(saved, 0u);
+    for (std::size_t g : {4, 7, 10}) {  // the middle groups of the grid's inner rows: 6 shared, no singles
+      EXPECT_EQ(twinned.shared[g], 6u) << "group " << g;
+      EXPECT_EQ(twinned.widths[g], 0u) << "group " << g;
+    }
+    EXPECT_FALSE(twinned.twinned(c.grid / mush::kLanes)) << "the hub's group shares nothing";
+    EXPECT_FALSE(twinned.twinned(twinned.widths.size() - 1)) << "a partial group is never twinned";
+    expect_same_neighbours(twinned, c);
+    expect_sweeps_match(twinned, c, {c.neighbours.size(), c.neighbours.size() - 3, 8 * 5 + 3});
+    EXPECT_EQ(mush::plan_twins(twinned), 0u) << "twins are planned once";
+  }
+  mush::SweepRows weighted = c.plain;
+  weighted.weights.assign(weighted.columns.size(), 0.1f);
+  EXPECT_EQ(mush::plan_twins(weighted), 0u) << "weighted rows stay as they are";
+  EXPECT_TRUE(weighted.shared.empty());
 }
 
 // The SVD solution of max trace(R^T m) with det R = +1.

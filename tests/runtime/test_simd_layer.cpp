@@ -63,10 +63,12 @@ void transposes_reference(const float* rows, float* lanes, float* rows_stored, f
 }
 
 void gathers_reference(const float* base, const std::uint16_t* index16, const std::uint32_t* index32, float* gathered,
-                       float* row_lanes) {
+                       float* row_lanes, float* halves) {
   for (int l = 0; l < 8; ++l) {
     gathered[l] = base[index16[l]];
     for (int k = 0; k < 4; ++k) row_lanes[8 * k + l] = base[4 * index32[l] + k];
+    halves[l] = base[l < 4 ? 0 : 2];
+    halves[8 + l] = base[l < 4 ? 1 : 3];
   }
 }
 
@@ -204,11 +206,12 @@ TEST(SimdLayer, DotProductsTransposesGathersAndMasksMatchTheScalarDefinition) {
     EXPECT_EQ(0, std::memcmp(lanes, want_lanes, sizeof lanes));
     EXPECT_EQ(0, std::memcmp(stored, want_stored, sizeof stored));
     EXPECT_EQ(0, std::memcmp(transposed, want_transposed, sizeof transposed));
-    float gathered[8], row_lanes[32], want_gathered[8], want_row_lanes[32];
-    table_for(isa).gathers(rows.data(), index16, index32, gathered, row_lanes);
-    reference.gathers(rows.data(), index16, index32, want_gathered, want_row_lanes);
+    float gathered[8], row_lanes[32], halves[16], want_gathered[8], want_row_lanes[32], want_halves[16];
+    table_for(isa).gathers(rows.data(), index16, index32, gathered, row_lanes, halves);
+    reference.gathers(rows.data(), index16, index32, want_gathered, want_row_lanes, want_halves);
     EXPECT_EQ(0, std::memcmp(gathered, want_gathered, sizeof gathered));
     EXPECT_EQ(0, std::memcmp(row_lanes, want_row_lanes, sizeof row_lanes));
+    EXPECT_EQ(0, std::memcmp(halves, want_halves, sizeof halves));
     for (int trial = 0; trial < 3; ++trial) {
       float a[8], b[8];
       for (int l = 0; l < 8; ++l) a[l] = unit(random), b[l] = trial == 0 ? 10.0f : trial == 1 ? -10.0f : unit(random);

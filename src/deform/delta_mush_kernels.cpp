@@ -115,8 +115,7 @@ WOBBLE_SIMD_INLINE void store_uniform_sweep(const SweepRows& rows, const float* 
 
 // kPairs pairs and kSingles singles a vertex, fully unrolled, the indices two per 8-byte load.
 template <int kPairs, int kSingles>
-void sweep_paired_run(const SweepRows& rows, const float* in, float* out, std::size_t begin,
-                      std::size_t end) {
+void sweep_paired_run(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   constexpr int kWidth = kPairs + kSingles;
   const std::uint32_t* columns = rows.columns.data() + rows.offsets[begin / kLanes];
   for (std::size_t i = begin; i < end; ++i, columns += kWidth) {
@@ -133,8 +132,7 @@ void sweep_paired_run(const SweepRows& rows, const float* in, float* out, std::s
 
 // Any paired shape, with loops sized at run time. (Not sweep_paired_run with run-time sizes: its
 // fixed width is what lets it load the indices two at a time, 17 % faster on the bench cylinder.)
-void sweep_paired_any(const SweepRows& rows, const float* in, float* out, std::size_t begin,
-                      std::size_t end) {
+void sweep_paired_any(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   const std::size_t g = begin / kLanes, pairs = rows.pairs[g], width = rows.widths[g];
   const std::uint32_t* columns = rows.columns.data() + rows.offsets[g];
   for (std::size_t i = begin; i < end; ++i, columns += width) {
@@ -147,8 +145,7 @@ void sweep_paired_any(const SweepRows& rows, const float* in, float* out, std::s
 }
 
 // A paired run: the common shapes fully unrolled (1-3 pairs, 0-5 singles), any other at run time.
-void sweep_paired(const SweepRows& rows, const float* in, float* out, std::size_t begin,
-                  std::size_t end) {
+void sweep_paired(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   const std::size_t g = begin / kLanes;
   const std::uint32_t pairs = rows.pairs[g], singles = rows.widths[g] - pairs;
   switch (singles < 8 ? pairs * 8 + singles : 0) {
@@ -169,8 +166,7 @@ void sweep_paired(const SweepRows& rows, const float* in, float* out, std::size_
 
 // out rows i, i + 1 = self in + uniform sum, with (self_i, uniform_i, self_i+1, uniform_i+1) from
 // one 16-byte load (weights: the rows' vertex_weights).
-WOBBLE_SIMD_INLINE void store_twin_sweep(const float* weights, const float* in, float* out,
-                                         std::size_t i, f32x8 sum) {
+WOBBLE_SIMD_INLINE void store_twin_sweep(const float* weights, const float* in, float* out, std::size_t i, f32x8 sum) {
   const f32x8 self = f32x8::splat_halves<0>(weights + 2 * i), uniform = f32x8::splat_halves<1>(weights + 2 * i);
   (self * f32x8::load(in + 4 * i) + uniform * sum).store(out + 4 * i);
 }
@@ -188,8 +184,7 @@ WOBBLE_SIMD_INLINE void sweep_twins(const SweepRows& rows, const float* in, floa
 
 // kShared shared entries and kSingles singles per vertex, fully unrolled; two accumulators.
 template <int kShared, int kSingles>
-void sweep_twin_run(const SweepRows& rows, const float* in, float* out, std::size_t begin,
-                    std::size_t end) {
+void sweep_twin_run(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   constexpr int kWidth = kShared + 2 * kSingles;
   const std::uint32_t* columns = rows.columns.data() + rows.offsets[begin / kLanes];
   sweep_twins(rows, in, out, begin, end, [&] {
@@ -213,8 +208,7 @@ void sweep_twin_run(const SweepRows& rows, const float* in, float* out, std::siz
 }
 
 // Any twinned shape, with loops sized at run time.
-void sweep_twin_any(const SweepRows& rows, const float* in, float* out, std::size_t begin,
-                    std::size_t end) {
+void sweep_twin_any(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   const std::size_t g = begin / kLanes, shared = rows.shared[g], singles = rows.widths[g];
   const std::uint32_t* columns = rows.columns.data() + rows.offsets[g];
   sweep_twins(rows, in, out, begin, end, [&] {
@@ -231,8 +225,7 @@ void sweep_twin_any(const SweepRows& rows, const float* in, float* out, std::siz
 }
 
 // A twinned run: the common shapes fully unrolled (2-7 shared, 0-2 singles), any other at run time.
-void sweep_twinned(const SweepRows& rows, const float* in, float* out, std::size_t begin,
-                   std::size_t end) {
+void sweep_twinned(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   const std::size_t g = begin / kLanes;
   const std::uint32_t shared = rows.shared[g], singles = rows.widths[g];
   switch (singles < 8 ? shared * 8 + singles : 0) {
@@ -248,8 +241,7 @@ void sweep_twinned(const SweepRows& rows, const float* in, float* out, std::size
 }
 
 template <bool kUniform>
-void sweep_unpaired(const SweepRows& rows, const float* in, float* out, std::size_t begin,
-                    std::size_t end) {
+void sweep_unpaired(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   switch (rows.widths[begin / kLanes]) {
 #define WOBBLE_SWEEP_CASE(W) \
   case W: sweep_run<W, kUniform>(rows, in, out, begin, end); break;
@@ -267,8 +259,7 @@ bool same_shape(const SweepRows& rows, std::size_t g, std::size_t h) {
 }
 
 template <bool kUniform>
-void sweep_rows(const SweepRows& rows, const float* in, float* out, std::size_t begin,
-                std::size_t end) {
+void sweep_rows(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   for (std::size_t g = begin / kLanes; g * kLanes < end;) {
     std::size_t next = g + 1;
     while (next * kLanes < end && same_shape(rows, g, next)) ++next;

@@ -362,7 +362,7 @@ std::size_t plan_twins(SweepRows& rows) {
   SweepRows twinned = rows;
   twinned.columns.clear();
   twinned.shared.assign(groups, 0);
-  std::size_t before = rows.row_loads();
+  const std::size_t before = rows.row_loads();
   bool any = false;
   GroupTwins twins;
   for (std::size_t g = 0; g < groups; ++g) {
@@ -440,8 +440,8 @@ bool plan_wavefront(SweepRows& rows, int iterations) {
   const std::size_t chunk = std::max<std::size_t>(512, padded_rows(bandwidth));
   // Worth it when the two full buffers (32 bytes a vertex: 1.6 MB at 50,000 vertices) no longer
   // stay in a core's cache, and when the wavefront's rows (about iterations + 2 chunks of both
-  // buffers) do. Measured on the bench cylinder (BM_Sweeps, one process): 12 % faster at 100,000
-  // vertices, 2.1x at 1,000,000.
+  // buffers) do. Measured on the bench cylinder (BM_Sweeps, one process, two runs): 1-12 % faster at
+  // 100,000 vertices, 1.6-2.1x at 1,000,000.
   constexpr std::size_t kMinimumVertices = 50'000, kMaximumBytes = 512 * 1024;
   const std::size_t bytes = std::size_t(iterations + 2) * chunk * 32;
   if (iterations < 2 || vertex_count < kMinimumVertices || bytes > kMaximumBytes) return false;

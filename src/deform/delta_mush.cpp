@@ -385,6 +385,15 @@ void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& cen
   // Restore the deltas in the deformed corner frames (smooth only: the smoothed mesh itself).
   const bool smooth_only = settings_.smooth_only;
   const float* out = buffer_a_.data();
+  if (!smooth_only && settings_.scale == 1.0f && welding_.identity()) {
+    // Nothing to blend or weld: restore straight into the positions (32 bytes a vertex fewer).
+    const float centre4[4] = {centre.x(), centre.y(), centre.z(), 0.0f};
+    const std::span<float> points(positions.data()->data(), 3 * positions.size());
+    parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) {
+      mush::restore_points(corners, out, centre4, keep_input, points, begin, end);
+    });
+    return;
+  }
   if (!smooth_only) {
     const float* s = buffer_a_.data();
     float* restored = buffer_b_.data();

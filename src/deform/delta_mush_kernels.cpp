@@ -21,33 +21,63 @@ namespace {
 // 1/sqrt(x), 0 where x <= FLT_MIN.
 WOBBLE_SIMD_INLINE f32x8 inverse_length(f32x8 squared) { return keep(squared > f32x8::splat(FLT_MIN), rsqrt(squared)); }
 
-// Along each lane's chain, slot k's previous point is slot k + 1's next point: one gather per
-// slot, and the edge to it (b) becomes the next slot's edge a.
+// Group g's restored points, lane l = vertex 8 g + l. Along each lane's chain, slot k's previous
+// point is slot k + 1's next point: one gather per slot, and the edge to it (b) becomes the next
+// slot's edge a.
+WOBBLE_SIMD_INLINE Lanes4 restored_group(const CornerBlocks& blocks, const float* s, std::size_t g) {
+  const Lanes4 p = load_rows(s + 4 * kLanes * g, 4);
+  const std::uint32_t* points = blocks.group_points(g);
+  const Lanes4 first = gather_rows(s, points);
+  f32x8 ax = first.x - p.x, ay = first.y - p.y, az = first.z - p.z;
+  f32x8 rx = f32x8::zero(), ry = f32x8::zero(), rz = f32x8::zero();
+  for (std::size_t slot = blocks.slot_offsets[g]; slot < blocks.slot_offsets[g + 1]; ++slot) {
+    const std::size_t c = slot * kLanes;
+    points += kLanes;
+    const Lanes4 pp = gather_rows(s, points);
+    const f32x8 bx = pp.x - p.x, by = pp.y - p.y, bz = pp.z - p.z;
+    const f32x8 nx = fms(ay, bz, az * by), ny = fms(az, bx, ax * bz), nz = fms(ax, by, ay * bx);
+    const f32x8 ia = inverse_length(fma(ax, ax, fma(ay, ay, az * az)));
+    const f32x8 in = inverse_length(fma(nx, nx, fma(ny, ny, nz * nz)));
+    const f32x8 kx = f32x8::load(blocks.dx.data() + c) * ia;
+    const f32x8 ky = f32x8::load(blocks.dy.data() + c) * (ia * in);
+    const f32x8 kz = f32x8::load(blocks.dz.data() + c) * in;
+    const f32x8 yx = fms(ny, az, nz * ay), yy = fms(nz, ax, nx * az), yz = fms(nx, ay, ny * ax);
+    rx = fma(ax, kx, fma(yx, ky, fma(nx, kz, rx)));
+    ry = fma(ay, kx, fma(yy, ky, fma(ny, kz, ry)));
+    rz = fma(az, kx, fma(yz, ky, fma(nz, kz, rz)));
+    ax = bx, ay = by, az = bz;
+  }
+  return {p.x + rx, p.y + ry, p.z + rz, f32x8::zero()};
+}
+
 void restore(const CornerBlocks& blocks, const float* s, float* out, std::size_t group_begin, std::size_t group_end) {
   for (std::size_t g = group_begin; g < group_end; ++g) {
-    const Lanes4 p = load_rows(s + 4 * kLanes * g, 4);
-    const std::uint32_t* points = blocks.group_points(g);
-    const Lanes4 first = gather_rows(s, points);
-    f32x8 ax = first.x - p.x, ay = first.y - p.y, az = first.z - p.z;
-    f32x8 rx = f32x8::zero(), ry = f32x8::zero(), rz = f32x8::zero();
-    for (std::size_t slot = blocks.slot_offsets[g]; slot < blocks.slot_offsets[g + 1]; ++slot) {
-      const std::size_t c = slot * kLanes;
-      points += kLanes;
-      const Lanes4 pp = gather_rows(s, points);
-      const f32x8 bx = pp.x - p.x, by = pp.y - p.y, bz = pp.z - p.z;
-      const f32x8 nx = fms(ay, bz, az * by), ny = fms(az, bx, ax * bz), nz = fms(ax, by, ay * bx);
-      const f32x8 ia = inverse_length(fma(ax, ax, fma(ay, ay, az * az)));
-      const f32x8 in = inverse_length(fma(nx, nx, fma(ny, ny, nz * nz)));
-      const f32x8 kx = f32x8::load(blocks.dx.data() + c) * ia;
-      const f32x8 ky = f32x8::load(blocks.dy.data() + c) * (ia * in);
-      const f32x8 kz = f32x8::load(blocks.dz.data() + c) * in;
-      const f32x8 yx = fms(ny, az, nz * ay), yy = fms(nz, ax, nx * az), yz = fms(nx, ay, ny * ax);
-      rx = fma(ax, kx, fma(yx, ky, fma(nx, kz, rx)));
-      ry = fma(ay, kx, fma(yy, ky, fma(ny, kz, ry)));
-      rz = fma(az, kx, fma(yz, ky, fma(nz, kz, rz)));
-      ax = bx, ay = by, az = bz;
+    const Lanes4 r = restored_group(blocks, s, g);
+    store_rows(out + 4 * kLanes * g, r.x, r.y, r.z, r.w);
+  }
+}
+
+// The same points plus centre4, straight into the caller's xyz points (3 floats each) of the
+// vertices below vertex_count whose keep flag is 0.
+void restore_points(const CornerBlocks& blocks, const float* s, const float* centre4, const std::uint8_t* keep,
+                    std::size_t vertex_count, float* points, std::size_t group_begin, std::size_t group_end) {
+  const f32x4 centre = f32x4::load(centre4);
+  for (std::size_t g = group_begin; g < group_end; ++g) {
+    const Lanes4 r = restored_group(blocks, s, g);
+    const Rows8 rows = transpose_lanes(r.x, r.y, r.z, r.w);
+    float* out = points + 3 * kLanes * g;
+    std::uint64_t kept = 1;
+    if ((g + 1) * kLanes <= vertex_count) std::memcpy(&kept, keep + kLanes * g, sizeof kept);
+    if (kept == 0) {
+      // A 4-wide store writes one float into the next vertex, which the next store rewrites; the
+      // group's last vertex never touches the next group (it may belong to another thread).
+      for (std::size_t l = 0; l + 1 < kLanes; ++l) (rows.row[l] + centre).store(out + 3 * l);
+      (rows.row[kLanes - 1] + centre).store3(out + 3 * (kLanes - 1));
+      continue;
     }
-    store_rows(out + 4 * kLanes * g, p.x + rx, p.y + ry, p.z + rz, f32x8::zero());
+    for (std::size_t l = 0; l < kLanes && kLanes * g + l < vertex_count; ++l) {  // the last group, or kept vertices
+      if (!keep[kLanes * g + l]) (rows.row[l] + centre).store3(out + 3 * l);
+    }
   }
 }
 
@@ -308,6 +338,6 @@ void blend(const SmoothedSkin& skin, const float* palette, const float* centre4,
 
 }  // namespace
 
-extern const Table table = {restore, sweep, blend};
+extern const Table table = {restore, restore_points, sweep, blend};
 
 }  // namespace wobble::mush::WOBBLE_SIMD_ISA

@@ -49,6 +49,11 @@ inline std::size_t padded_rows(std::size_t vertex_count) { return (vertex_count 
 // to the next corner, Z = unit normal of the corner's triangle, Y = Z x X; a degenerate edge or
 // normal contributes nothing along it.
 void restore_details(const CornerBlocks& blocks, const float* s, float* out, std::size_t begin, std::size_t end);
+// The same restored points plus centre4 (x, y, z, 0) written straight into points (x, y, z per
+// vertex, vertex_count of them) for the vertices whose keep flag is 0, the others untouched: the
+// frame's scatter fused into the restoration where the weld is the identity.
+void restore_points(const CornerBlocks& blocks, const float* s, const float* centre4, std::span<const std::uint8_t> keep,
+                    std::span<float> points, std::size_t begin, std::size_t end);
 
 // The smoothing operator's rows in groups of kLanes vertices that share one width (sliced
 // ELLPACK): group g's vertex i (lane l) has its neighbours at columns[offsets[g] + l * width[g]
@@ -185,6 +190,9 @@ struct Table {
   // restore_details over whole groups [group_begin, group_end).
   void (*restore)(const CornerBlocks& blocks, const float* s, float* out, std::size_t group_begin,
                   std::size_t group_end);
+  // restore_points over whole groups [group_begin, group_end) of vertex_count vertices.
+  void (*restore_points)(const CornerBlocks& blocks, const float* s, const float* centre4, const std::uint8_t* keep,
+                         std::size_t vertex_count, float* points, std::size_t group_begin, std::size_t group_end);
   // sweep().
   void (*sweep)(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end);
   // blend_smoothed.

@@ -6,6 +6,7 @@
 #include <array>
 #include <cfloat>
 #include <cmath>
+#include <stdexcept>
 #include <tuple>
 #include <utility>
 
@@ -18,31 +19,51 @@ namespace {
 // Per corner, with a = next - s, b = prev - s, n = a x b, written without normalising first:
 //   F d = a (dx / |a|) + (n x a) (dy / (|n| |a|)) + n (dz / |n|).
 
+// Vertex 8 g + l restored: out[0..2].
+void restore_vertex_scalar(const CornerBlocks& blocks, const float* s, std::size_t g, std::size_t l, float* out) {
+  auto inverse_length = [](float squared) { return squared > FLT_MIN ? 1.0f / std::sqrt(squared) : 0.0f; };
+  const std::uint32_t* points = blocks.group_points(g);
+  const std::size_t i = g * kLanes + l;
+  const float sx = s[4 * i], sy = s[4 * i + 1], sz = s[4 * i + 2];
+  float rx = 0, ry = 0, rz = 0;
+  for (std::size_t slot = blocks.slot_offsets[g], k = 0; slot < blocks.slot_offsets[g + 1]; ++slot, ++k) {
+    const std::size_t c = slot * kLanes + l;
+    const float* pn = s + 4 * std::size_t(points[k * kLanes + l]);
+    const float* pp = s + 4 * std::size_t(points[(k + 1) * kLanes + l]);
+    const float ax = pn[0] - sx, ay = pn[1] - sy, az = pn[2] - sz;
+    const float bx = pp[0] - sx, by = pp[1] - sy, bz = pp[2] - sz;
+    const float nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
+    const float ia = inverse_length(ax * ax + ay * ay + az * az);
+    const float in = inverse_length(nx * nx + ny * ny + nz * nz);
+    const float kx = blocks.dx[c] * ia, ky = blocks.dy[c] * ia * in, kz = blocks.dz[c] * in;
+    const float yx = ny * az - nz * ay, yy = nz * ax - nx * az, yz = nx * ay - ny * ax;
+    rx += ax * kx + yx * ky + nx * kz;
+    ry += ay * kx + yy * ky + ny * kz;
+    rz += az * kx + yz * ky + nz * kz;
+  }
+  out[0] = sx + rx, out[1] = sy + ry, out[2] = sz + rz;
+}
+
 void restore_scalar(const CornerBlocks& blocks, const float* s, float* out, std::size_t group_begin,
                     std::size_t group_end) {
-  auto inverse_length = [](float squared) { return squared > FLT_MIN ? 1.0f / std::sqrt(squared) : 0.0f; };
   for (std::size_t g = group_begin; g < group_end; ++g) {
-    const std::uint32_t* points = blocks.group_points(g);
     for (std::size_t l = 0; l < kLanes; ++l) {
+      float* row = out + 4 * (g * kLanes + l);
+      restore_vertex_scalar(blocks, s, g, l, row);
+      row[3] = 0.0f;
+    }
+  }
+}
+
+void restore_points_scalar(const CornerBlocks& blocks, const float* s, const float* centre4, const std::uint8_t* keep,
+                           std::size_t vertex_count, float* points, std::size_t group_begin, std::size_t group_end) {
+  for (std::size_t g = group_begin; g < group_end; ++g) {
+    for (std::size_t l = 0; l < kLanes && g * kLanes + l < vertex_count; ++l) {
       const std::size_t i = g * kLanes + l;
-      const float sx = s[4 * i], sy = s[4 * i + 1], sz = s[4 * i + 2];
-      float rx = 0, ry = 0, rz = 0;
-      for (std::size_t slot = blocks.slot_offsets[g], k = 0; slot < blocks.slot_offsets[g + 1]; ++slot, ++k) {
-        const std::size_t c = slot * kLanes + l;
-        const float* pn = s + 4 * std::size_t(points[k * kLanes + l]);
-        const float* pp = s + 4 * std::size_t(points[(k + 1) * kLanes + l]);
-        const float ax = pn[0] - sx, ay = pn[1] - sy, az = pn[2] - sz;
-        const float bx = pp[0] - sx, by = pp[1] - sy, bz = pp[2] - sz;
-        const float nx = ay * bz - az * by, ny = az * bx - ax * bz, nz = ax * by - ay * bx;
-        const float ia = inverse_length(ax * ax + ay * ay + az * az);
-        const float in = inverse_length(nx * nx + ny * ny + nz * nz);
-        const float kx = blocks.dx[c] * ia, ky = blocks.dy[c] * ia * in, kz = blocks.dz[c] * in;
-        const float yx = ny * az - nz * ay, yy = nz * ax - nx * az, yz = nx * ay - ny * ax;
-        rx += ax * kx + yx * ky + nx * kz;
-        ry += ay * kx + yy * ky + ny * kz;
-        rz += az * kx + yz * ky + nz * kz;
-      }
-      out[4 * i] = sx + rx, out[4 * i + 1] = sy + ry, out[4 * i + 2] = sz + rz, out[4 * i + 3] = 0.0f;
+      if (keep[i]) continue;
+      float restored[3];
+      restore_vertex_scalar(blocks, s, g, l, restored);
+      for (int c = 0; c < 3; ++c) points[3 * i + c] = restored[c] + centre4[c];
     }
   }
 }
@@ -139,6 +160,14 @@ CornerBlocks CornerBlocks::from_corners(std::size_t vertex_count, std::span<cons
 
 void restore_details(const CornerBlocks& blocks, const float* s, float* out, std::size_t begin, std::size_t end) {
   table().restore(blocks, s, out, begin / kLanes, (end + kLanes - 1) / kLanes);
+}
+
+void restore_points(const CornerBlocks& blocks, const float* s, const float* centre4, std::span<const std::uint8_t> keep,
+                    std::span<float> points, std::size_t begin, std::size_t end) {
+  const std::size_t vertex_count = points.size() / 3;
+  if (keep.size() != vertex_count) throw std::logic_error("restore_points: one keep flag per point");
+  table().restore_points(blocks, s, centre4, keep.data(), vertex_count, points.data(), begin / kLanes,
+                         (end + kLanes - 1) / kLanes);
 }
 
 SweepRows SweepRows::from_csr(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> columns,
@@ -491,7 +520,7 @@ void blend_smoothed(const SmoothedSkin& skin, const float* palette, const float*
   table().blend(skin, palette, centre4, out, begin, end);
 }
 
-extern const Table reference = {restore_scalar, sweep_scalar, blend_scalar};
+extern const Table reference = {restore_scalar, restore_points_scalar, sweep_scalar, blend_scalar};
 WOBBLE_SIMD_DEFINE_TABLE_FOR
 
 }  // namespace wobble::mush

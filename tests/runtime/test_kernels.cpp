@@ -246,6 +246,21 @@ TEST(RuntimeKernels, DeltaMushCornerChainsRestoreEveryCornerOnce) {
       const Eigen::Vector3d got(out[4 * i], out[4 * i + 1], out[4 * i + 2]);
       EXPECT_LT((got - want).norm(), 1e-5) << "vertex " << i;
     }
+    // Straight into xyz points plus a centre: the same values, kept vertices and what lies past
+    // the last point untouched (none kept: the full group's overlapping 4-wide stores).
+    const float centre4[4] = {10.0f, -20.0f, 0.5f, 0.0f};
+    for (const std::vector<std::uint32_t>& kept : {std::vector<std::uint32_t>{}, {3, 9}}) {
+      std::vector<std::uint8_t> keep(n, 0);
+      for (std::uint32_t k : kept) keep[k] = 1;
+      std::vector<float> points(3 * n + 1, -7.0f);
+      mush::restore_points(blocks, s.data(), centre4, keep, std::span(points).first(3 * n), 0, n);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        for (int c = 0; c < 3; ++c) {
+          EXPECT_EQ(points[3 * i + c], keep[i] ? -7.0f : out[4 * i + c] + centre4[c]) << "vertex " << i << " of " << kept.size();
+        }
+      }
+      EXPECT_EQ(points[3 * n], -7.0f) << "nothing written past the points";
+    }
   }
 }
 

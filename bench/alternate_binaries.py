@@ -12,6 +12,8 @@ import statistics
 import subprocess
 import sys
 
+from report_common import milliseconds
+
 DEFAULT_FILTER = ('(BM_Lbs|BM_DeltaMush10|BM_DeltaMush0|BM_DeltaMush10SmoothOnly|BM_DeltaMush10Folded)'
                   '/vertices:100000/threads:1/real_time$')
 
@@ -22,7 +24,7 @@ def run_once(binary, benchmark_filter):
                             capture_output=True, text=True)
     if result.returncode != 0 or not result.stdout.strip():
         sys.exit(f'{binary}: exit status {result.returncode}: {result.stderr.strip() or "no output"}')
-    return [(b['run_name'], b['real_time']) for b in json.loads(result.stdout)['benchmarks']
+    return [(b['run_name'], milliseconds(b)) for b in json.loads(result.stdout)['benchmarks']
             if b.get('run_type') == 'iteration']
 
 

@@ -384,8 +384,10 @@ void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& cen
   const std::size_t n = rows_->vertex_count();
   // Restore the deltas in the deformed corner frames (smooth only: the smoothed mesh itself).
   const bool smooth_only = settings_.smooth_only;
+  const float scale = settings_.scale;
+  const bool blend = scale != 1.0f && !smooth_only;
   const float* out = buffer_a_.data();
-  if (!smooth_only && settings_.scale == 1.0f && welding_.identity()) {
+  if (!smooth_only && !blend && welding_.identity()) {
     // Nothing to blend or weld: restore straight into the positions (32 bytes a vertex fewer).
     const float centre4[4] = {centre.x(), centre.y(), centre.z(), 0.0f};
     const std::span<float> points(positions.data()->data(), 3 * positions.size());
@@ -403,12 +405,11 @@ void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& cen
   // Scatter to the original vertices (vertices without a usable corner keep their input). The
   // scale multiplies the correction Delta Mush makes: out = in + scale (mush - in), so that the
   // rest pose and rigid motions stay exact for any scale.
-  const float scale = settings_.scale;
   const std::uint32_t* welded_of = welding_.identity() ? nullptr : welding_.welded_of.data();
   parallel_chunks(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
     // Locals, not captures: the stores to positions could alias them and force reloads.
     const float cx = centre.x(), cy = centre.y(), cz = centre.z(), s = scale;
-    const bool blend = !(s == 1.0f || smooth_only), keep_some = !smooth_only;
+    const bool blend_in = blend, keep_some = !smooth_only;
     const std::uint32_t* weld = welded_of;
     const std::uint8_t* kept = keep_input.data();
     const float* mush = out;
@@ -417,7 +418,7 @@ void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& cen
       const std::size_t w = weld ? weld[v] : v;
       if (keep_some && kept[w]) continue;
       const Vec3f mushed(mush[4 * w] + cx, mush[4 * w + 1] + cy, mush[4 * w + 2] + cz);
-      target[v] = blend ? Vec3f(target[v] + s * (mushed - target[v])) : mushed;
+      target[v] = blend_in ? Vec3f(target[v] + s * (mushed - target[v])) : mushed;
     }
   });
 }

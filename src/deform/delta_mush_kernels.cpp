@@ -282,17 +282,15 @@ void sweep_unpaired(const SweepRows& rows, const float* in, float* out, std::siz
   }
 }
 
-// Whether groups g and h have the same shape.
-bool same_shape(const SweepRows& rows, std::size_t g, std::size_t h) {
-  return rows.widths[g] == rows.widths[h] && (rows.pairs.empty() || rows.pairs[g] == rows.pairs[h]) &&
-         (rows.shared.empty() || rows.shared[g] == rows.shared[h]);
-}
-
 template <bool kUniform>
 void sweep_rows(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   for (std::size_t g = begin / kLanes; g * kLanes < end;) {
     std::size_t next = g + 1;
-    while (next * kLanes < end && same_shape(rows, g, next)) ++next;
+    if (!rows.run_ends.empty()) {
+      next = rows.run_ends[g];
+    } else {
+      while (next * kLanes < end && rows.same_shape(g, next)) ++next;
+    }
     const std::size_t run_end = std::min(end, next * kLanes);
     if (kUniform && rows.twinned(g)) {
       sweep_twinned(rows, in, out, g * kLanes, run_end);

@@ -82,6 +82,9 @@ struct SweepRows {
   // For sweeps as a wavefront (smooth_wavefront): vertices per chunk, at least the mesh's index
   // bandwidth; 0 where the wavefront does not pay (plan_wavefront).
   std::uint32_t chunk = 0;
+  // Per group: the first group after its run of same-shape groups (plan_runs), so that a sweep
+  // does not compare shapes group by group; empty: the sweep finds the runs itself.
+  std::vector<std::uint32_t> run_ends;
 
   // Visits vertex i's neighbours as (row j, its weight w_ij: uniform_i for uniform rows), a pair
   // as both rows.
@@ -100,6 +103,10 @@ struct SweepRows {
   }
 
   bool twinned(std::size_t g) const { return !shared.empty() && shared[g] > 0; }
+  // Whether groups g and h have the same shape (width, pairs, shared): one kernel runs both.
+  bool same_shape(std::size_t g, std::size_t h) const {
+    return widths[g] == widths[h] && (pairs.empty() || pairs[g] == pairs[h]) && (shared.empty() || shared[g] == shared[h]);
+  }
   // Row loads one sweep of all vertices makes (a pair or a shared entry is one load).
   std::size_t row_loads() const;
 
@@ -149,8 +156,12 @@ std::size_t plan_pairs(SweepRows& rows);
 // loads over its twins. Not for weighted rows. Returns the row loads it saved in all.
 std::size_t plan_twins(SweepRows& rows);
 
+// Sets run_ends from the groups' shapes (widths, pairs, shared). Any layout; plan_pairs and
+// plan_twins clear it, as they change the shapes.
+void plan_runs(SweepRows& rows);
+
 // What bind lays out for `iterations` sweeps: pairs and twins (plan_pairs, plan_twins: uniform
-// rows), and the wavefront's chunk where it pays (plan_wavefront).
+// rows), the wavefront's chunk where it pays (plan_wavefront), and the runs (plan_runs).
 void plan_layout(SweepRows& rows, int iterations);
 
 // `iterations` sweeps between the two full buffers a and b (sweep k reads a where k is odd and

@@ -390,6 +390,7 @@ std::size_t plan_twins(SweepRows& rows) {
   const std::size_t groups = rows.widths.size(), whole_groups = rows.vertex_count() / kLanes;
   SweepRows twinned = rows;
   twinned.columns.clear();
+  twinned.run_ends.clear();
   twinned.shared.assign(groups, 0);
   const std::size_t before = rows.row_loads();
   bool any = false;
@@ -478,10 +479,20 @@ bool plan_wavefront(SweepRows& rows, int iterations) {
   return true;
 }
 
+void plan_runs(SweepRows& rows) {
+  const std::size_t groups = rows.widths.size();
+  rows.run_ends.assign(groups, static_cast<std::uint32_t>(groups));
+  for (std::size_t g = groups; g-- > 1;) {
+    if (rows.same_shape(g - 1, g)) rows.run_ends[g - 1] = rows.run_ends[g];
+    else rows.run_ends[g - 1] = static_cast<std::uint32_t>(g);
+  }
+}
+
 void plan_layout(SweepRows& rows, int iterations) {
   plan_pairs(rows);
   plan_twins(rows);
   plan_wavefront(rows, iterations);
+  plan_runs(rows);
 }
 
 void smooth_wavefront(const SweepRows& rows, float* a, float* b, int iterations) {

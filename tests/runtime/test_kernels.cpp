@@ -399,6 +399,48 @@ TEST(RuntimeKernels, DeltaMushTwinnedSweepsEqualThePlainRows) {
   EXPECT_TRUE(weighted.shared.empty());
 }
 
+// Planned runs (plan_runs) name, per group, the first later group of another shape, as a scan
+// finds it; sweeps that look them up compute exactly what sweeps that scan for them do, also
+// over a range that starts and ends inside a run. Replanning pairs or twins drops them.
+TEST(RuntimeKernels, DeltaMushPlannedRunsEqualTheScan) {
+  const SweepCase c = sweep_case();
+  mush::SweepRows planned = c.plain;
+  mush::plan_pairs(planned);
+  mush::plan_twins(planned);
+  mush::plan_runs(planned);
+  const std::size_t groups = planned.widths.size();
+  ASSERT_EQ(planned.run_ends.size(), groups);
+  std::size_t runs = 0;
+  for (std::size_t g = 0; g < groups; ++g) {
+    std::size_t h = g + 1;
+    while (h < groups && planned.same_shape(g, h)) ++h;
+    EXPECT_EQ(planned.run_ends[g], h) << "group " << g;
+    runs += g == 0 || !planned.same_shape(g - 1, g);
+  }
+  EXPECT_LT(runs, groups) << "some runs span several groups";
+  mush::SweepRows scanned = planned;
+  scanned.run_ends.clear();
+  std::vector<float> in(4 * (std::size_t(planned.zero_row) + mush::kLanes), 0.0f);
+  for (std::size_t i = 0; i < planned.vertex_count(); ++i) {
+    for (int k = 0; k < 3; ++k) in[4 * i + k] = float((i * 7 + k * 3) % 11);
+  }
+  EachIsa guard;
+  for (simd::Isa isa : EachIsa::all()) {
+    SCOPED_TRACE(simd::isa_name(isa));
+    simd::set_active_isa(isa);
+    for (auto [begin, end] : {std::pair<std::size_t, std::size_t>{0, planned.vertex_count()}, {8 * 3, 8 * 9 + 5}}) {
+      std::vector<float> looked_up(in.size(), 7.0f), scanning(in.size(), 7.0f);
+      mush::sweep(planned, in.data(), looked_up.data(), begin, end);
+      mush::sweep(scanned, in.data(), scanning.data(), begin, end);
+      EXPECT_EQ(looked_up, scanning) << "vertices [" << begin << ", " << end << ")";
+    }
+  }
+  mush::SweepRows replanned = c.plain;
+  mush::plan_runs(replanned);
+  ASSERT_GT(mush::plan_twins(replanned), 0u);
+  EXPECT_TRUE(replanned.run_ends.empty()) << "plan_twins changed the shapes: no stale runs";
+}
+
 // The SVD solution of max trace(R^T m) with det R = +1.
 Eigen::Matrix3d rotation_by_svd(const Mat3f& m) {
   Eigen::JacobiSVD<Eigen::Matrix3d> svd(m.cast<double>(), Eigen::ComputeFullU | Eigen::ComputeFullV);

@@ -482,9 +482,8 @@ bool plan_wavefront(SweepRows& rows, int iterations) {
 void plan_runs(SweepRows& rows) {
   const std::size_t groups = rows.widths.size();
   rows.run_ends.assign(groups, static_cast<std::uint32_t>(groups));
-  for (std::size_t g = groups; g-- > 1;) {
-    if (rows.same_shape(g - 1, g)) rows.run_ends[g - 1] = rows.run_ends[g];
-    else rows.run_ends[g - 1] = static_cast<std::uint32_t>(g);
+  for (std::size_t g = groups; g-- > 1;) {  // backwards: a run ends where the group after it ends
+    rows.run_ends[g - 1] = rows.same_shape(g - 1, g) ? rows.run_ends[g] : static_cast<std::uint32_t>(g);
   }
 }
 

@@ -125,6 +125,33 @@ wobble_status wobble_stack_reset(wobble_stack* stack);
 /* The character's vertex and joint counts (for sizing buffers). */
 wobble_status wobble_character_counts(const wobble_character* character, uint32_t* vertex_count, uint32_t* joint_count);
 
+/* ---- hosts with their own rig (an animation package such as Blender: blender/wobble_blender) ---- */
+
+/* Joint names, for the settings that name joints (a per-joint table such as dynamic's "joints":
+ * {"hand.L": {"frequency": 3}}); without them joint j is "joint<j>". names: count (the joint count)
+ * strings, each non-empty and unique; copied. Stacks created afterwards see them. */
+wobble_status wobble_character_set_joint_names(wobble_character* character, const char* const* names, uint32_t count);
+
+/* The host's animation at any time: writes the joints' world matrices at `time` (s; 16 floats per
+ * joint, as wobble_frame's) and returns 0, or nonzero when it cannot (the call that asked fails). */
+typedef int (*wobble_pose_sampler)(double time, float* joint_world_matrices, uint32_t joint_count, void* user_data);
+/* Effects that read the motion at times other than the frame's (Dynamic Skinning samples it at
+ * 60 Hz, as `wobble bake` samples a clip) ask the sampler, on the calling thread, from inside
+ * wobble_stack_evaluate and wobble_stack_start_periodic. NULL (the default): they use the frames
+ * given so far. */
+wobble_status wobble_stack_set_pose_sampler(wobble_stack* stack, wobble_pose_sampler sampler, void* user_data);
+
+/* Seamless loops: starts the history in the periodic steady state of a cycle of `period` s from
+ * `cycle_start`, the motion being the pose sampler's (required) over that cycle, repeated forever.
+ * Evaluate the frames from cycle_start on. */
+wobble_status wobble_stack_start_periodic(wobble_stack* stack, double cycle_start, double period);
+
+/* Every setting at once (settings JSON as wobble_stack_create's, NULL or "" for the defaults):
+ * live values keep the deformers' state (the wobble goes on); a deformer whose bind values differ
+ * is rebound, and its history starts again. *rebound (may be NULL): the names of the rebound
+ * deformers, comma-separated ("" when none); belongs to the stack, valid until its next call. */
+wobble_status wobble_stack_update(wobble_stack* stack, const char* settings_json, const char** rebound);
+
 #ifdef __cplusplus
 }
 #endif

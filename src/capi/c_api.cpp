@@ -9,6 +9,8 @@
 #include <new>
 #include <span>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include <wobble/character.hpp>
@@ -21,6 +23,7 @@
 
 #include "capi/arrays.hpp"
 #include "capi/frame_pose.hpp"
+#include "capi/host_motion.hpp"
 #include "capi/stack_settings.hpp"
 #include "core/fail.hpp"
 
@@ -33,8 +36,10 @@ struct wobble_stack {
   wobble::DeformerStack stack;
   std::unique_ptr<wobble::ThreadPool> pool;
   wobble::capi::FramePose pose;
+  wobble::capi::HostMotion motion;                // the host's pose sampler, if any
   std::vector<wobble::Vec3f> positions, normals;  // the stack's output, for callers' buffers with strides
   std::string settings_json;                      // wobble_stack_settings' text
+  std::string rebound;                            // wobble_stack_update's answer
 };
 
 namespace {
@@ -50,6 +55,9 @@ wobble_status guarded(wobble_status status, Body&& body) {
   } catch (const wobble::capi::SettingsError& e) {
     last_error = e.what();
     return WOBBLE_INVALID_SETTINGS;
+  } catch (const wobble::capi::HostFailure& e) {
+    last_error = e.what();
+    return WOBBLE_FAILED;
   } catch (const std::bad_alloc&) {
     last_error = "out of memory";
     return WOBBLE_OUT_OF_MEMORY;
@@ -182,7 +190,8 @@ wobble_status wobble_stack_evaluate(wobble_stack* stack, const wobble_frame* fra
     const std::size_t position_step = wobble::capi::row_stride(positions_stride, "positions");
     const std::size_t normal_step = normals ? wobble::capi::row_stride(normals_stride, "normals") : 0;
     stack->pose.set(character.rig, *frame);
-    const wobble::FrameInput input{character, stack->pose.pose, frame->time, {}, stack->pool.get()};
+    const wobble::FrameInput input{character, stack->pose.pose, frame->time, stack->motion.sampler(character.rig),
+                                   stack->pool.get()};
     const std::size_t n = character.mesh.vertex_count();
     if (position_step == sizeof(wobble::Vec3f) && (!normals || normal_step == sizeof(wobble::Vec3f))) {
       // Packed rows: straight into the caller's buffers.
@@ -202,6 +211,52 @@ wobble_status wobble_stack_reset(wobble_stack* stack) {
   return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
     require(stack, "stack");
     stack->stack.reset();
+  });
+}
+
+wobble_status wobble_character_set_joint_names(wobble_character* character, const char* const* names, uint32_t count) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(character, "character");
+    require(names, "names");
+    wobble::Rig& rig = character->character.rig;
+    if (count != rig.joint_count()) wobble::fail_plain("joint names: {} names for {} joints", count, rig.joint_count());
+    std::vector<std::string> named;
+    std::unordered_set<std::string_view> seen;
+    for (uint32_t j = 0; j < count; ++j) {
+      if (!names[j] || !*names[j]) wobble::fail_plain("joint names: the name of joint {} is empty", j);
+      if (!seen.insert(names[j]).second) {
+        wobble::fail_plain("joint names: '{}' names two joints (joint {} and an earlier one)", names[j], j);
+      }
+      named.emplace_back(names[j]);
+    }
+    rig.names = std::move(named);
+  });
+}
+
+wobble_status wobble_stack_set_pose_sampler(wobble_stack* stack, wobble_pose_sampler sampler, void* user_data) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(stack, "stack");
+    stack->motion.set(sampler, user_data, stack->owner->character.rig);
+  });
+}
+
+wobble_status wobble_stack_start_periodic(wobble_stack* stack, double cycle_start, double period) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    require(stack, "stack");
+    if (stack->motion.empty()) wobble::fail_plain("start_periodic: the stack has no pose sampler (wobble_stack_set_pose_sampler)");
+    if (!std::isfinite(cycle_start) || !(period > 0) || !std::isfinite(period)) {
+      wobble::fail_plain("start_periodic: cycle_start {} and period {} s: both finite, the period positive", cycle_start, period);
+    }
+    stack->stack.start_periodic(stack->motion.sampler(stack->owner->character.rig), cycle_start, period);
+  });
+}
+
+wobble_status wobble_stack_update(wobble_stack* stack, const char* settings_json, const char** rebound) {
+  return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
+    if (rebound) *rebound = nullptr;
+    require(stack, "stack");
+    stack->rebound = wobble::capi::update_settings(stack->stack, settings_json);
+    if (rebound) *rebound = stack->rebound.c_str();
   });
 }
 

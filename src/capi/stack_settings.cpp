@@ -37,13 +37,16 @@ StackSettings changed(const DeformerStack& stack, const std::string& deformer, c
   return settings;
 }
 
+// NULL or "": the defaults.
+StackSettings settings_from(const char* settings_json) {
+  return settings_json && *settings_json ? StackSettings::from_json(settings_json, "settings") : StackSettings{};
+}
+
 }  // namespace
 
 DeformerStack parse_stack(const char* stack, const char* settings_json) {
   return as_settings_error([&] {
-    const StackSettings settings =
-        settings_json && *settings_json ? StackSettings::from_json(settings_json, "settings") : StackSettings{};
-    return DeformerStack::parse(stack, settings);
+    return DeformerStack::parse(stack, settings_from(settings_json));
   });
 }
 
@@ -68,6 +71,20 @@ void set_live_parameter_json(DeformerStack& stack, const char* deformer, const c
     stack.update(changed(stack, deformer, key, where, [&](const ParameterDescription& parameter) {
       return parameter_from_json(parameter, json, where);
     }));
+  });
+}
+
+std::string update_settings(DeformerStack& stack, const char* settings_json) {
+  return as_settings_error([&] {
+    const StackSettings next = settings_from(settings_json);
+    std::string rebound;
+    for (const StackEntry& entry : stack.description().entries()) {
+      const std::string& name = entry.deformer->name;
+      if (!next.get(name).bind_differs(stack.settings().get(name))) continue;
+      rebound += (rebound.empty() ? "" : ",") + name;
+    }
+    stack.update(next);
+    return rebound;
   });
 }
 

@@ -3,6 +3,7 @@
 // "" for none), and live changes of one parameter. Problems throw SettingsError
 // (WOBBLE_INVALID_SETTINGS), naming the key.
 #include <stdexcept>
+#include <string>
 
 #include <wobble/deformer.hpp>
 
@@ -19,5 +20,8 @@ DeformerStack parse_stack(const char* stack, const char* settings_json);
 void set_live_parameter(DeformerStack& stack, const char* deformer, const char* key, double value);
 // The same from a JSON value: any type ("true", "\"uniform\"", "[0.1, 0.2]", keyframes).
 void set_live_parameter_json(DeformerStack& stack, const char* deformer, const char* key, const char* json);
+// Every setting at once (DeformerStack::update: deformers whose bind values differ are rebound);
+// returns the rebound deformers' names, comma-separated ("" when none).
+std::string update_settings(DeformerStack& stack, const char* settings_json);
 
 }  // namespace wobble::capi

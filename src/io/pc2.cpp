@@ -109,7 +109,9 @@ void write_pc2(const std::filesystem::path& path, const BakedFrames& baked, floa
   output.commit();
 }
 
-std::vector<std::vector<Vec3f>> read_pc2(const std::filesystem::path& path) {
+std::vector<std::vector<Vec3f>> read_pc2(const std::filesystem::path& path) { return read_point_cache(path).frames; }
+
+PointCache read_point_cache(const std::filesystem::path& path) {
   const std::vector<std::uint8_t> file = read_regular_file(path, "a PC2 file");
   const std::vector<char> bytes(file.begin(), file.end());
 
@@ -135,7 +137,11 @@ std::vector<std::vector<Vec3f>> read_pc2(const std::filesystem::path& path) {
   if (points == 0 && samples > 0 && static_cast<std::uint64_t>(samples) > read_allocation_ceiling(bytes.size()) / 24)
     fail(path, "{} samples of no points: more frames than reading this file may allocate", samples);
 
-  std::vector<std::vector<Vec3f>> frames(static_cast<std::size_t>(samples));
+  PointCache cache;
+  cache.start_frame = get_f32(bytes, 20);
+  cache.sample_step = get_f32(bytes, 24);
+  std::vector<std::vector<Vec3f>>& frames = cache.frames;
+  frames.resize(static_cast<std::size_t>(samples));
   std::size_t at = kHeaderSize;
   for (auto& frame : frames) {
     frame.resize(static_cast<std::size_t>(points));
@@ -144,7 +150,7 @@ std::vector<std::vector<Vec3f>> read_pc2(const std::filesystem::path& path) {
       at += 12;
     }
   }
-  return frames;
+  return cache;
 }
 
 }  // namespace wobble

@@ -36,6 +36,12 @@ void write_gltf(const std::filesystem::path& path, const Character& character,
 void write_pc2(const std::filesystem::path& path, const BakedFrames& baked, float frame_rate);
 // Reads a PC2 back (for tests and tools): [frame][vertex].
 std::vector<std::vector<Vec3f>> read_pc2(const std::filesystem::path& path);
+// The same with the header's timing: sample k is at frame start_frame + k * sample_step.
+struct PointCache {
+  float start_frame = 0, sample_step = 1;
+  std::vector<std::vector<Vec3f>> frames;
+};
+PointCache read_point_cache(const std::filesystem::path& path);
 
 // One Wavefront OBJ (positions, uvs, normals if given, triangles).
 void write_obj(const std::filesystem::path& path, const Mesh& mesh, std::span<const Vec3f> positions);

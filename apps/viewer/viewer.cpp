@@ -4,12 +4,11 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/render/framing.hpp>
@@ -377,13 +376,7 @@ void Viewer::write_recording(const std::filesystem::path& path, double fps) cons
 
 void Viewer::save_settings() {
   try {
-    AtomicOutput output(save_path_);
-    {
-      std::ofstream out(output.temporary());
-      out << stack_editor_.stack_settings().to_json() << "\n";
-      if (!out) fail(save_path_, "cannot write the settings");
-    }
-    output.commit();
+    write_output(save_path_, stack_editor_.stack_settings().to_json() + "\n");
     offer_download(save_path_);
     error_ = "saved " + save_path_;
   } catch (const std::exception& e) {

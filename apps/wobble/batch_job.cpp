@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 
 #include <wobble/error.hpp>
+#include <wobble/io/output_file.hpp>
 
 #include "core/json_values.hpp"
 
@@ -84,7 +85,7 @@ fs::path output_target(const BatchJob& job) {
 }
 
 // Removes what an interrupted bake of this output left behind (AtomicOutput's temporary
-// siblings, ".NAME.tmp-NUMBER"), and the old sidecar: from now on the output is not known good.
+// siblings, ".NAME.tmp-HOST-PID-NUMBER"), and the old sidecar: from now on the output is not known good.
 void clear_old_records(const BatchJob& job) {
   std::error_code ignored;
   fs::remove(job_sidecar_path(job), ignored);
@@ -100,9 +101,9 @@ fs::path write_settings_file(const BatchJob& job, const json& settings) {
   std::random_device random;
   const fs::path file =
       fs::temp_directory_path() / fmt::format("wobble-batch-{}-{}-{}.json", getpid(), job.index, random() % 1000000);
-  std::ofstream out(file);
-  out << settings.dump() << "\n";
-  if (!out) fail(file, "cannot write the job's settings file");
+  OutputFile out(file, file);
+  out.write(settings.dump() + "\n");
+  out.close();
   return file;
 }
 

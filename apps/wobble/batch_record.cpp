@@ -5,7 +5,7 @@
 
 #include <fmt/core.h>
 
-#include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 
 #include "core/fail.hpp"
@@ -124,15 +124,10 @@ bool job_is_up_to_date(const BatchJob& job, const std::string& fingerprint) {
 }
 
 void record_finished_job(const BatchJob& job, const json& dependencies, const std::string& command) {
-  AtomicOutput out(job_sidecar_path(job));
-  {
-    std::ofstream file(out.temporary());
-    file << json{{"fingerprint", fingerprint_of(dependencies)}, {"command", command}, {"depends_on", dependencies}}
-                .dump(2)
-         << "\n";
-    if (!file) fail(out.target(), "cannot write the job record");
-  }
-  out.commit();
+  write_output(job_sidecar_path(job),
+               json{{"fingerprint", fingerprint_of(dependencies)}, {"command", command}, {"depends_on", dependencies}}
+                       .dump(2) +
+                   "\n");
 }
 
 }  // namespace wobble::cli

@@ -1,8 +1,7 @@
 #include "batch_report.hpp"
 
-#include <fstream>
 
-#include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 
 #include "batch_record.hpp"
@@ -35,19 +34,13 @@ void write_report(const fs::path& file, const Manifest& manifest, const std::vec
   }
   std::error_code error;
   if (!file.parent_path().empty()) fs::create_directories(file.parent_path(), error);
-  AtomicOutput out(file);
-  {
-    std::ofstream stream(out.temporary());
-    stream << json{{"manifest", fs::absolute(manifest.path).string()},
-                   {"wobble", WOBBLE_VERSION_TEXT},
-                   {"seconds", seconds},
-                   {"counts", counts},
-                   {"jobs", jobs}}
-                  .dump(2)
-           << "\n";
-    if (!stream) fail(file, "cannot write the report");
-  }
-  out.commit();
+  write_output(file, json{{"manifest", fs::absolute(manifest.path).string()},
+                          {"wobble", WOBBLE_VERSION_TEXT},
+                          {"seconds", seconds},
+                          {"counts", counts},
+                          {"jobs", jobs}}
+                             .dump(2) +
+                         "\n");
 }
 
 }  // namespace wobble::cli

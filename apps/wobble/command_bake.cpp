@@ -7,6 +7,7 @@
 
 #include <wobble/bake.hpp>
 #include <wobble/error.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/seam.hpp>
@@ -81,6 +82,7 @@ Runner add_bake_command(CLI::App& app) {
   return [options] {
     if (options->quiet) spdlog::set_level(spdlog::level::err);  // quiet: errors only
     const OutputKind kind = output_kind(options->output);
+    AtomicOutput::check(options->output, kind == OutputKind::ObjSequence);  // before the work, not after
     const StackSettings settings = options->deformers.settings();
     const Character character = load_character(options->input);
     BakeOptions bake_options = options->clip.bake_options(character);

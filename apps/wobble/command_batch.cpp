@@ -12,6 +12,7 @@
 #include <csignal>
 
 #include <wobble/error.hpp>
+#include <wobble/io/atomic_file.hpp>
 
 #include "batch_local.hpp"
 #include "batch_report.hpp"
@@ -67,7 +68,15 @@ int run_one_job(const Manifest& manifest, const BatchCommandOptions& options) {
   return result.status == JobResult::Status::Failed ? 1 : 0;
 }
 
+// The report's folder, made and checked before any job runs rather than found unwritable after.
+void prepare_report(const fs::path& report) {
+  std::error_code ignored;
+  if (!report.parent_path().empty()) fs::create_directories(report.parent_path(), ignored);
+  AtomicOutput::check(report);
+}
+
 int run_here(const Manifest& manifest, const BatchCommandOptions& options) {
+  if (!options.report.empty()) prepare_report(options.report);
   LocalBatchOptions local;
   local.jobs = options.jobs ? options.jobs : cores();
   local.threads_per_bake = threads_per_bake(local.jobs);

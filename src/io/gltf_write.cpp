@@ -6,14 +6,13 @@
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 
@@ -681,15 +680,7 @@ void write_gltf(const std::filesystem::path& path, const Character& character, c
     bytes += '\n';
   }
 
-  AtomicOutput output(path);
-  {
-    std::ofstream out(output.temporary(), std::ios::binary | std::ios::trunc);
-    if (!out) fail(path, "cannot write: cannot open a temporary file next to it");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) fail(path, "cannot write: writing failed (disk full?)");
-  }
-  output.commit();
+  write_output(path, bytes);
   if (!writer.diagnostics().empty()) writer.diagnostics().log_warnings(path.string());
 }
 

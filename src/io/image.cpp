@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 #ifdef __EMSCRIPTEN__
@@ -21,7 +20,7 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 
-#include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 
 #include "core/fail.hpp"
@@ -106,13 +105,7 @@ std::vector<std::uint8_t> encode_png(const RgbaImage& image) {
 
 void write_png(const std::filesystem::path& path, const RgbaImage& image) {
   const std::vector<std::uint8_t> bytes = encode_png(image);
-  AtomicOutput output(path);
-  {
-    std::ofstream out(output.temporary(), std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out) fail(path, "cannot write the PNG file");
-  }
-  output.commit();
+  write_output(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 RgbaImage decode_image(const std::vector<std::uint8_t>& encoded, std::string_view what) {

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/io/read_limits.hpp>
@@ -612,21 +613,16 @@ std::string obj_text(const Mesh& mesh, std::span<const Vec3f> positions) {
 }
 
 void write_text_file(const fs::path& shown_path, const fs::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) fail(shown_path, "cannot open {} for writing", file.string());
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.flush();
-  if (!out) fail(shown_path, "write failed (disk full?)");
+  OutputFile out(file, shown_path);
+  out.write(text);
+  out.close();
 }
 
 }  // namespace
 
 void write_obj(const fs::path& path, const Mesh& mesh, std::span<const Vec3f> positions) {
   check_mesh(path, mesh, positions);
-  const std::string text = obj_text(mesh, positions);
-  AtomicOutput output(path);
-  write_text_file(path, output.temporary(), text);
-  output.commit();
+  write_output(path, obj_text(mesh, positions));
 }
 
 void write_obj_sequence(const fs::path& folder, const Mesh& mesh, const BakedFrames& baked) {

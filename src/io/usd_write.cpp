@@ -5,13 +5,13 @@
 #include <wobble/io/usd_write.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <iterator>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/mesh_topology.hpp>
 
@@ -181,17 +181,17 @@ void write_uvs(Buffer& out, const Mesh& mesh) {
 
 // `TYPE NAME.timeSamples = { code: value, ... }`, one frame at a time into the stream.
 template <typename Value>
-void write_time_samples(std::ofstream& stream, const char* declaration, const std::vector<double>& codes, Value&& value_of) {
-  stream << "        " << declaration << ".timeSamples = {\n";
+void write_time_samples(OutputFile& stream, const char* declaration, const std::vector<double>& codes, Value&& value_of) {
   Buffer frame;
+  put(frame, "        {}.timeSamples = {{\n", declaration);
   for (std::size_t f = 0; f < codes.size(); ++f) {
-    frame.clear();
     put(frame, "            {}: ", codes[f]);
     value_of(f, frame);
     put(frame, ",\n");
-    stream.write(frame.data(), static_cast<std::streamsize>(frame.size()));
+    stream.write(std::string_view(frame.data(), frame.size()));
+    frame.clear();
   }
-  stream << "        }\n";
+  stream.write("        }\n");
 }
 
 }  // namespace
@@ -208,14 +208,13 @@ void write_usda(const std::filesystem::path& path, const Character& character, c
 
   AtomicOutput output(path);
   {
-    std::ofstream stream(output.temporary(), std::ios::binary | std::ios::trunc);
-    if (!stream) fail(path, "cannot open a temporary file for writing");
+    OutputFile stream(output.temporary(), output.target());
     Buffer head;
     write_stage_header(head, root, description, frame_rate, codes.front(), codes.back());
     put(head, "def Xform {}\n{{\n    def Mesh {}\n    {{\n", quoted(root),
                    quoted(mesh_name == root ? mesh_name + "_mesh" : mesh_name));
     write_topology(head, mesh);
-    stream.write(head.data(), static_cast<std::streamsize>(head.size()));
+    stream.write(std::string_view(head.data(), head.size()));
     write_time_samples(stream, "float3[] extent", codes, [&](std::size_t f, Buffer& out) {
       Eigen::AlignedBox3f box;
       for (const Vec3f& p : baked.positions[f]) box.extend(p);
@@ -225,18 +224,17 @@ void write_usda(const std::filesystem::path& path, const Character& character, c
       append_vec3(out, box.max());
       out.push_back(']');
     });
-    stream << "        normal3f[] normals (\n            interpolation = \"vertex\"\n        )\n";
+    stream.write("        normal3f[] normals (\n            interpolation = \"vertex\"\n        )\n");
     write_time_samples(stream, "normal3f[] normals", codes,
                        [&](std::size_t f, Buffer& out) { append_vec3_array(out, normals.of(baked.positions[f])); });
-    stream << "        uniform token orientation = \"rightHanded\"\n";
+    stream.write("        uniform token orientation = \"rightHanded\"\n");
     write_time_samples(stream, "point3f[] points", codes,
                        [&](std::size_t f, Buffer& out) { append_vec3_array(out, baked.positions[f]); });
     Buffer tail;
     write_uvs(tail, mesh);
     put(tail, "        uniform token subdivisionScheme = \"none\"\n    }}\n}}\n");
-    stream.write(tail.data(), static_cast<std::streamsize>(tail.size()));
-    stream.flush();
-    if (!stream) fail(path, "write failed (disk full?)");
+    stream.write(std::string_view(tail.data(), tail.size()));
+    stream.close();
   }
   output.commit();
 }

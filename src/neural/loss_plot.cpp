@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/image.hpp>
 #include <wobble/parse.hpp>
@@ -52,9 +52,8 @@ std::vector<double> LossCurves::series(const std::string& column) const {
 }
 
 void LossCurves::write_csv(const std::filesystem::path& file) const {
-  AtomicOutput out(file);
+  std::ostringstream f;
   {
-    std::ofstream f(out.temporary());
     f << "step";
     for (const auto& c : columns_) f << ',' << c;
     f << '\n';
@@ -66,9 +65,8 @@ void LossCurves::write_csv(const std::filesystem::path& file) const {
       }
       f << '\n';
     }
-    if (!f) fail(file, "write failed");
   }
-  out.commit();
+  write_output(file, f.str());
 }
 
 LossCurves read_loss_csv(const std::filesystem::path& file, int up_to_step) {

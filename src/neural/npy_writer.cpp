@@ -4,13 +4,13 @@
 
 #include <bit>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 
 #include "core/fail.hpp"
@@ -29,15 +29,13 @@ void write_npy(const std::filesystem::path& file, const Eigen::MatrixXd& values)
     for (Eigen::Index c = 0; c < values.cols(); ++c)
       data[static_cast<std::size_t>(r * values.cols() + c)] = static_cast<float>(values(r, c));
   AtomicOutput out(file);
-  {
-    std::ofstream f(out.temporary(), std::ios::binary);
-    f.write("\x93NUMPY\x01\x00", 8);
-    const char length_bytes[2] = {static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
-    f.write(length_bytes, 2);
-    f.write(header.data(), static_cast<std::streamsize>(header.size()));
-    f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * sizeof(float)));
-    if (!f) fail(file, "write failed");
-  }
+  OutputFile f(out.temporary(), out.target());
+  f.write("\x93NUMPY\x01\x00", 8);
+  const char length_bytes[2] = {static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
+  f.write(length_bytes, 2);
+  f.write(header);
+  f.write(data.data(), data.size() * sizeof(float));
+  f.close();
   out.commit();
 }
 

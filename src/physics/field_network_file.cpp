@@ -6,9 +6,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
-#include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/regular_file.hpp>
 
@@ -124,14 +123,7 @@ std::vector<std::uint8_t> serialize_field_network_file(const FieldNetworkFile& f
 
 void write_field_network_file(const std::filesystem::path& path, const FieldNetworkFile& file) {
   const std::vector<std::uint8_t> bytes = serialize_field_network_file(file);
-  AtomicOutput output(path);
-  {
-    std::ofstream out(output.temporary(), std::ios::binary);
-    if (!out) fail(path, "cannot open for writing");
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out) fail(path, "write error");
-  }
-  output.commit();
+  write_output(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 }  // namespace wobble::physics

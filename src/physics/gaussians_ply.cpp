@@ -12,6 +12,7 @@
 #include <Eigen/Geometry>
 
 #include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
 #include <wobble/io/read_limits.hpp>
@@ -167,16 +168,14 @@ GaussianCloud read_gaussian_ply(const std::filesystem::path& path) {
 }
 
 void write_gaussian_ply(const std::filesystem::path& path, const GaussianCloud& cloud) {
+  std::string header = "ply\nformat binary_little_endian 1.0\nelement vertex " + std::to_string(cloud.count()) + "\n";
+  for (const auto& name : cloud.properties) header += "property float " + name + "\n";
+  header += "end_header\n";
   AtomicOutput output(path);
-  {
-    std::ofstream out(output.temporary(), std::ios::binary);
-    if (!out) fail(path, "cannot open for writing");
-    out << "ply\nformat binary_little_endian 1.0\nelement vertex " << cloud.count() << "\n";
-    for (const auto& name : cloud.properties) out << "property float " << name << "\n";
-    out << "end_header\n";
-    out.write(reinterpret_cast<const char*>(cloud.values.data()), static_cast<std::streamsize>(cloud.values.size() * sizeof(float)));
-    if (!out) fail(path, "write error");
-  }
+  OutputFile out(output.temporary(), output.target());
+  out.write(header);
+  out.write(cloud.values.data(), cloud.values.size() * sizeof(float));
+  out.close();
   output.commit();
 }
 

@@ -9,6 +9,8 @@ class AtomicOutput {
  public:
   // Checks that the parent folder exists and is writable; throws Error naming `target` if not.
   explicit AtomicOutput(std::filesystem::path target, bool is_directory = false);
+  // The same checks alone, creating nothing: for a command to refuse an output before its work.
+  static void check(const std::filesystem::path& target, bool is_directory = false);
   ~AtomicOutput();  // removes the temporary if commit() was not reached
   AtomicOutput(const AtomicOutput&) = delete;
   AtomicOutput& operator=(const AtomicOutput&) = delete;

@@ -461,7 +461,8 @@ std::string base64(const std::string& bytes) {
 }
 
 // A one-triangle, two-joint skinned glTF with one rotation clip, as JSON that a test may edit
-// before writing it (buffers as a base64 data URI).
+// before writing it (buffers as a base64 data URI, or without a URI and the bytes in *bin_out,
+// for a GLB's BIN chunk).
 struct TinySkinnedGltf {
   std::vector<float> positions = {0, 0, 0, 1, 0, 0, 0, 2, 0};
   std::vector<std::uint8_t> joints = {0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0};
@@ -470,7 +471,7 @@ struct TinySkinnedGltf {
   bool with_normals = true;
   bool with_skin = true;
 
-  json build() const {
+  json build(std::string* bin_out = nullptr) const {
     std::string bin;
     json views = json::array(), accessors = json::array();
     auto add = [&](const void* data, std::size_t size, int component, std::size_t count, const char* type) {
@@ -528,7 +529,10 @@ struct TinySkinnedGltf {
     mesh["primitives"] = json::array({primitive});
     json buffer = json::object();
     buffer["byteLength"] = bin.size();
-    buffer["uri"] = "data:application/octet-stream;base64," + base64(bin);
+    if (bin_out)
+      *bin_out = bin;
+    else
+      buffer["uri"] = "data:application/octet-stream;base64," + base64(bin);
     json scene = json::object();
     scene["nodes"] = json::array({0, 1});
 
@@ -563,6 +567,25 @@ struct TinySkinnedGltf {
     return gltf;
   }
 };
+
+void append_u32(std::string& out, std::uint32_t value) {
+  for (int i = 0; i < 4; ++i) out += static_cast<char>((value >> (8 * i)) & 0xffu);
+}
+
+// A GLB of a JSON chunk and a BIN chunk (glTF 2.0, section 4.4).
+std::string glb_bytes(const json& gltf, std::string bin) {
+  std::string text = gltf.dump();
+  while (text.size() % 4) text += ' ';
+  while (bin.size() % 4) bin += '\0';
+  std::string out = "glTF";
+  append_u32(out, 2);
+  append_u32(out, static_cast<std::uint32_t>(12 + 8 + text.size() + 8 + bin.size()));
+  append_u32(out, static_cast<std::uint32_t>(text.size()));
+  out += "JSON" + text;
+  append_u32(out, static_cast<std::uint32_t>(bin.size()));
+  out += std::string("BIN\0", 4) + bin;
+  return out;
+}
 
 fs::path write_json(const ScratchDir& dir, const std::string& name, const json& gltf) {
   const fs::path path = dir / name;
@@ -896,6 +919,79 @@ TEST(GltfBadInput, StaticMeshGetsWorldPositions) {
   write_gltf(dir / "static_out.glb", c);
   EXPECT_TRUE(passes_validator(dir / "static_out.glb"));
   EXPECT_EQ(read_gltf(dir / "static_out.glb").mesh.positions[1], Vec3f(11, 0, 0));
+}
+
+// ------------------------------------------------------------------ indices into the file's arrays
+
+// Debian's tinygltf copies a GLB's BIN chunk with data.at(0) into a buffer of byteLength bytes: a
+// byteLength of 0 escaped as "vector::_M_range_check: __n (which is 0) >= this->size() (which is 0)",
+// naming neither the file nor the element (issue 36's outside campaign; also
+// fuzz/regressions/gltf/empty-buffer-bufferview-817.glb, with an accessor on bufferView 817).
+TEST(GltfIndices, GlbBufferOfByteLengthZeroIsNamed) {
+  ScratchDir dir;
+  std::string bin;
+  json gltf = TinySkinnedGltf{}.build(&bin);
+  const fs::path good = dir / "good.glb";
+  test::write_bytes(good, glb_bytes(gltf, bin));
+  EXPECT_EQ(read_gltf(good).mesh.vertex_count(), 3u);
+  gltf["buffers"][0]["byteLength"] = 0;
+  gltf["accessors"][6]["bufferView"] = 817;
+  const fs::path path = dir / "empty_buffer.glb";
+  test::write_bytes(path, glb_bytes(gltf, bin));
+  expect_error(path, "buffers[0].byteLength: 0 is below glTF's minimum of 1");
+}
+
+struct BadIndex {
+  const char* pointer;  // JSON pointer into TinySkinnedGltf's document
+  int value;
+  const char* message;  // what the one-line error must hold besides the file's name
+};
+void PrintTo(const BadIndex& bad, std::ostream* os) { *os << bad.pointer << " = " << bad.value; }
+
+class GltfIndexOutOfRange : public ::testing::TestWithParam<BadIndex> {};
+
+// Every index a glTF file gives into one of its arrays, out of range: an error that names the file,
+// the element and the index, never a library's exception or a crash.
+TEST_P(GltfIndexOutOfRange, IsAnErrorNamingTheElement) {
+  ScratchDir dir;
+  json gltf = TinySkinnedGltf{}.build();
+  gltf[json::json_pointer(GetParam().pointer)] = GetParam().value;
+  expect_error(write_json(dir, "bad_index.gltf", gltf), GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryKind, GltfIndexOutOfRange,
+    ::testing::Values(
+        BadIndex{"/animations/0/samplers/0/output", 817, "animation 0 ('bend') channel 0 output: accessor 817 does not exist (7 accessors)"},
+        BadIndex{"/animations/0/samplers/0/input", 817, "animation 0 ('bend') channel 0 input: accessor 817 does not exist (7 accessors)"},
+        BadIndex{"/animations/0/channels/0/sampler", 3, "animation 0 ('bend') channel 0: sampler 3 out of range (1 samplers)"},
+        BadIndex{"/animations/0/channels/0/target/node", 9, "animation 0 ('bend') channel 0: target node 9 out of range (3 nodes)"},
+        BadIndex{"/accessors/6/bufferView", 817, "accessor 6 refers to missing bufferView 817"},
+        BadIndex{"/bufferViews/6/buffer", 4, "bufferView 6 refers to missing buffer 4"},
+        BadIndex{"/meshes/0/primitives/0/attributes/POSITION", 817, "mesh 0 primitive 0 POSITION: accessor 817 does not exist"},
+        BadIndex{"/meshes/0/primitives/0/attributes/NORMAL", 817, "mesh 0 primitive 0 NORMAL: accessor 817 does not exist"},
+        BadIndex{"/meshes/0/primitives/0/attributes/JOINTS_0", 817, "mesh 0 primitive 0 JOINTS_0: accessor 817 does not exist"},
+        BadIndex{"/meshes/0/primitives/0/attributes/WEIGHTS_0", 817, "mesh 0 primitive 0 WEIGHTS_0: accessor 817 does not exist"},
+        BadIndex{"/meshes/0/primitives/0/indices", 817, "primitive indices accessor out of bounds"},
+        BadIndex{"/skins/0/inverseBindMatrices", 817, "skin 0 inverseBindMatrices: accessor 817 does not exist"},
+        BadIndex{"/skins/0/joints/1", 9, "skin 0 joint 1 refers to node 9 out of range (3 nodes)"},
+        BadIndex{"/nodes/0/skin", 2, "node 0 ('body') refers to skin 2 out of range (1 skins)"},
+        BadIndex{"/nodes/0/mesh", 2, "node 0 ('body') refers to mesh 2 out of range (1 meshes)"},
+        BadIndex{"/nodes/1/children/0", 9, "node 1 ('root') has child index 9 out of range (3 nodes)"},
+        BadIndex{"/skins/0/skeleton", 9, "skin 0 skeleton: node 9 does not exist (3 nodes)"},
+        BadIndex{"/scenes/0/nodes/1", 9, "scenes[0].nodes[1]: node 9 does not exist (3 nodes)"},
+        BadIndex{"/scene", 2, "scene: scene 2 does not exist (1 scenes)"}));
+
+// Indices to optional parts (a material, a texture) are repairs, each reported.
+TEST(GltfIndices, MissingMaterialAndTextureAreReportedRepairs) {
+  ScratchDir dir;
+  json gltf = TinySkinnedGltf{}.build();
+  gltf["meshes"][0]["primitives"][0]["material"] = 1;
+  gltf["materials"] = json::array({{{"pbrMetallicRoughness", {{"baseColorTexture", {{"index", 5}}}}}}});
+  const Character c = read_gltf(write_json(dir, "optional.gltf", gltf));
+  EXPECT_EQ(c.diagnostics.count("material_missing"), 1u);
+  EXPECT_EQ(c.diagnostics.count("texture_missing"), 1u);
+  EXPECT_EQ(c.mesh.primitives[0].material, -1);
 }
 
 }  // namespace

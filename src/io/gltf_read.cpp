@@ -8,8 +8,10 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <new>
 #include <queue>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@
 
 #include "core/fail.hpp"
 #include "core/json_values.hpp"
+#include "glb_preflight.hpp"
 #include "gltf_external_files.hpp"
 
 namespace wobble {
@@ -71,6 +74,7 @@ class GltfReader {
   void read() {
     check_required_extensions();
     build_node_parents();
+    check_scene_indices();
     const int skinned_node = find_skinned_mesh_node();
     if (skinned_node >= 0) {
       read_skinned(skinned_node);
@@ -286,6 +290,19 @@ class GltfReader {
     }
   }
 
+  // wobble reads every node whatever the scenes list, but a scene's index into the nodes (or the
+  // default scene's into the scenes) that points nowhere is an error all the same.
+  void check_scene_indices() const {
+    if (model_.defaultScene >= 0 && static_cast<std::size_t>(model_.defaultScene) >= model_.scenes.size())
+      fail(path_, "scene: scene {} does not exist ({} scenes)", model_.defaultScene, model_.scenes.size());
+    for (std::size_t s = 0; s < model_.scenes.size(); ++s)
+      for (std::size_t k = 0; k < model_.scenes[s].nodes.size(); ++k) {
+        const int node = model_.scenes[s].nodes[k];
+        if (node < 0 || static_cast<std::size_t>(node) >= model_.nodes.size())
+          fail(path_, "scenes[{}].nodes[{}]: node {} does not exist ({} nodes)", s, k, node, model_.nodes.size());
+      }
+  }
+
   Transform node_local(int node_index) const {
     const tinygltf::Node& node = model_.nodes[static_cast<std::size_t>(node_index)];
     if (node.matrix.size() == 16) {
@@ -485,8 +502,9 @@ class GltfReader {
         fallback_joint_ = static_cast<std::uint32_t>(j);
       }
     }
-    if (skin.skeleton >= 0 && static_cast<std::size_t>(skin.skeleton) < n &&
-        skin_slot[static_cast<std::size_t>(skin.skeleton)] >= 0)
+    if (skin.skeleton >= 0 && static_cast<std::size_t>(skin.skeleton) >= n)
+      fail(path_, "skin {} skeleton: node {} does not exist ({} nodes)", skin_index, skin.skeleton, n);
+    if (skin.skeleton >= 0 && skin_slot[static_cast<std::size_t>(skin.skeleton)] >= 0)
       fallback_joint_ = static_cast<std::uint32_t>(node_to_joint_[static_cast<std::size_t>(skin.skeleton)]);
   }
 
@@ -1016,13 +1034,22 @@ Character read_gltf(const std::filesystem::path& path) {
   const std::string folder = fs::absolute(path).parent_path().string();
   // Binary by magic; a .glb without the magic is truncated or mislabelled.
   bool ok = false;
-  if (has_glb_magic(bytes)) {
-    ok = loader.LoadBinaryFromMemory(&model, &error, &warning, bytes.data(), static_cast<unsigned int>(bytes.size()),
-                                     folder);
-  } else {
-    if (extension == ".glb") fail(path, "not a GLB file (no 'glTF' magic; truncated or not binary glTF)");
-    ok = loader.LoadASCIIFromString(&model, &error, &warning, reinterpret_cast<const char*>(bytes.data()),
-                                    static_cast<unsigned int>(bytes.size()), folder);
+  try {
+    if (has_glb_magic(bytes)) {
+      check_glb_before_tinygltf(path, bytes);
+      ok = loader.LoadBinaryFromMemory(&model, &error, &warning, bytes.data(), static_cast<unsigned int>(bytes.size()),
+                                       folder);
+    } else {
+      if (extension == ".glb") fail(path, "not a GLB file (no 'glTF' magic; truncated or not binary glTF)");
+      ok = loader.LoadASCIIFromString(&model, &error, &warning, reinterpret_cast<const char*>(bytes.data()),
+                                      static_cast<unsigned int>(bytes.size()), folder);
+    }
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& failure) {  // a check tinygltf lacks and check_glb_before_tinygltf does not know yet
+    fail(path, "cannot read glTF: tinygltf stopped on an inconsistency it does not check ({})", one_line(failure.what()));
   }
   if (!files.refusal().empty()) fail(path, "{}", files.refusal());
   if (!ok) {

@@ -46,10 +46,14 @@ struct SmoothedSkin;
 
 enum class MushSmoothing { Uniform, Length, Cotangent };
 enum class MushMode { Wobble, Blender };
+// Blender mode: the Blender whose Corrective Smooth to match (their edge orders differ, and with
+// them the sums on ill-conditioned vertices: src/deform/blender_mesh_edges.hpp).
+enum class BlenderVersion { V3_4, V4_3 };
 
 // The settings' names of the choices (one table each; parse and to_string read it).
 const std::vector<std::pair<std::string, MushSmoothing>>& mush_smoothing_names();  // uniform, length, cotangent
 const std::vector<std::pair<std::string, MushMode>>& mush_mode_names();            // wobble, blender
+const std::vector<std::pair<std::string, BlenderVersion>>& blender_version_names();  // 3.4, 4.3
 MushSmoothing parse_mush_smoothing(std::string_view text);  // throws Error naming the choices
 MushMode parse_mush_mode(std::string_view text);
 const char* to_string(MushSmoothing smoothing);
@@ -65,6 +69,7 @@ struct DeltaMushSettings {
   float scale = 1.0f;
   bool smooth_only = false;     // output the smoothed mesh, no detail restored
   MushMode mode = MushMode::Wobble;
+  BlenderVersion blender_version = BlenderVersion::V4_3;  // blender mode: the newest tested
   std::vector<float> mask;      // per-vertex smoothing weight in [0, 1]; empty: 1 everywhere
   bool invert_mask = false;     // use 1 - mask
 

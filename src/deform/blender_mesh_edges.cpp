@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <unordered_set>
 
 namespace wobble {
 
@@ -25,7 +26,7 @@ class EdgeMap {
     }
   }
 
-  void append_in_slot_order(std::vector<BlenderEdge>& out) const {
+  void append_in_order(std::vector<BlenderEdge>& out) const {  // slot order
     for (const Slot& slot : slots_)
       if (slot.occupied) out.push_back(slot.edge);
   }
@@ -84,26 +85,47 @@ class EdgeMap {
   std::uint64_t mask_ = 0, usable_ = 0, size_ = 0;
 };
 
-}  // namespace
+// Blender 4.3's groups: each edge where a face first reaches it.
+class FirstSeenEdges {
+ public:
+  void add(const BlenderEdge& edge) {
+    const std::uint64_t key = (std::uint64_t{edge[0]} << 32) | edge[1];
+    if (seen_.insert(key).second) edges_.push_back(edge);
+  }
+  void append_in_order(std::vector<BlenderEdge>& out) const { out.insert(out.end(), edges_.begin(), edges_.end()); }
 
-std::vector<BlenderEdge> blender_mesh_edges(std::span<const Triangle> triangles, std::uint32_t maps) {
-  maps = std::max<std::uint32_t>(1, maps);
-  const std::uint64_t reserved = 2 * static_cast<std::uint64_t>(triangles.size()) / maps;
-  std::vector<EdgeMap> edge_maps(maps, EdgeMap(reserved));
+ private:
+  std::unordered_set<std::uint64_t> seen_;
+  std::vector<BlenderEdge> edges_;
+};
+
+// Every face's edges, from its last corner to its first, then around, into the edge's group.
+template <typename Group>
+std::vector<BlenderEdge> grouped_edges(std::span<const Triangle> triangles, std::vector<Group> groups) {
+  const auto count = static_cast<std::uint32_t>(groups.size());
   for (const Triangle& t : triangles) {
-    // A face's edges from its last corner to its first, then around.
     std::uint32_t previous = t[2];
     for (std::uint32_t next : t) {
       if (previous != next) {
         const BlenderEdge edge{std::min(previous, next), std::max(previous, next)};
-        edge_maps[edge[0] & (maps - 1)].add(edge);
+        groups[edge[0] & (count - 1)].add(edge);
       }
       previous = next;
     }
   }
   std::vector<BlenderEdge> edges;
-  for (const EdgeMap& map : edge_maps) map.append_in_slot_order(edges);
+  for (const Group& group : groups) group.append_in_order(edges);
   return edges;
+}
+
+}  // namespace
+
+std::vector<BlenderEdge> blender_mesh_edges(std::span<const Triangle> triangles, BlenderVersion version,
+                                            std::uint32_t maps) {
+  maps = std::max<std::uint32_t>(1, maps);
+  if (version == BlenderVersion::V4_3) return grouped_edges(triangles, std::vector<FirstSeenEdges>(maps));
+  const std::uint64_t reserved = 2 * static_cast<std::uint64_t>(triangles.size()) / maps;
+  return grouped_edges(triangles, std::vector<EdgeMap>(maps, EdgeMap(reserved)));
 }
 
 }  // namespace wobble

@@ -51,6 +51,12 @@ const std::vector<std::pair<std::string, MushMode>>& mush_mode_names() {
   return names;
 }
 
+const std::vector<std::pair<std::string, BlenderVersion>>& blender_version_names() {
+  static const std::vector<std::pair<std::string, BlenderVersion>> names = {{"3.4", BlenderVersion::V3_4},
+                                                                             {"4.3", BlenderVersion::V4_3}};
+  return names;
+}
+
 namespace {
 
 template <typename Enum>
@@ -578,6 +584,10 @@ const DeformerDescription& delta_mush_description() {
     f.choice("mode", [](auto& p) -> auto& { return p.mush.mode; }, mush_mode_names())
         .flag("mush-mode").bind()
         .help("wobble welds seams and smooths with a fixed operator; blender reproduces Blender's Corrective Smooth");
+    f.choice("blender_version", [](auto& p) -> auto& { return p.mush.blender_version; }, blender_version_names())
+        .flag("mush-blender-version").bind()
+        .help("blender mode: the Blender whose Corrective Smooth to match bit for bit at one thread (their edge "
+              "orders differ)");
     f.vertex_array("mask", [](auto& p) -> auto& { return p.mask; })
         .flag("mush-mask").bind().range(0, 1).attribute_allowed()
         .help("per-vertex smoothing weight in [0, 1]: a JSON array, or a per-vertex attribute's name (none: no mask; "

@@ -1,21 +1,24 @@
-// Delta Mush in Blender mode: Blender 3.4's Corrective Smooth modifier, reproduced operation by
-// operation in float so that results agree to float rounding on every vertex of every frame.
+// Delta Mush in Blender mode: Blender's Corrective Smooth modifier, 3.4's or 4.3's
+// (settings.blender_version: they differ in their edge order and in the corner angle's acos),
+// reproduced operation by operation in float so that results are Blender's bit for bit on every
+// vertex of every frame.
 //
 // What matching Blender takes beyond the method itself (each was a visible difference):
 // - Smoothing sums each vertex's neighbours in the order of Blender's edge list
-//   (blender_mesh_edges.hpp). Where smoothing folds a thin triangle flat (clonk's triangle 0 at
+//   (blender_mesh_edges.hpp; settings.blender_version says whose). Where smoothing folds a thin triangle flat (clonk's triangle 0 at
 //   vertex 0 in the Walk: the two edge directions exactly opposite), the corner's frame comes from
 //   the cross product of nearly opposite vectors, that is from the last bits of the smoothed
 //   positions, and the corner weighs pi: another summation order moved that vertex by up to
-//   0.53 units. (Blender itself gives another result there on another number of threads, which is
-//   why the parity test runs it with one.)
+//   0.53 units. (Blender itself gives another result there on another number of threads and in
+//   another version, which is why the parity test runs it with one, in both versions.)
 // - Bind: the stored delta of a corner is inverse(frame) * (rest - smoothed), the inverse computed
 //   as Blender does (adjugate over determinant; the transpose only when the determinant is 0), not
 //   the transpose: a near-degenerate corner's frame is far from orthonormal.
-// - Corner weights are fabsf(acosf(dot(dir_next, dir_prev))), as in Blender 3.4 (the results agree
+// - Corner weights are fabsf(acosf(dot(dir_next, dir_prev))) in Blender 3.4 (the results agree
 //   to the bit only with this formula). When the dot product of two nearly equal unit vectors
 //   rounds above 1, acosf gives NaN, Blender adds it to the vertex's weight total, every corner of
 //   that vertex then fails its "weight > 0" test and the vertex keeps its smoothed position.
+//   Blender 4.3 takes a polynomial approximation of acos instead (acos_approx), 0 above 1.
 // - Each corner's delta is added to the vertex in corner order, scaled as Blender scales it
 //   ((delta * (weight / total)) * scale), and the Simple smoothing factor with a vertex group or
 //   pinning is (weight * lambda) * (1 / edges), in that order.
@@ -23,6 +26,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <numbers>
 
 #include <wobble/mesh_topology.hpp>
 #include <wobble/parallel.hpp>
@@ -104,10 +108,21 @@ BlenderMatrix inverse(const BlenderMatrix& m) {
   return r;
 }
 
-// The corner's frame and weight: fabsf(acosf(dot)), NaN when the dot product rounds above 1;
-// 0 for a degenerate corner.
-float corner_weight(const Vec3f& dir_prev, const Vec3f& dir_next, BlenderMatrix& frame) {
-  return corner_frame(dir_prev, dir_next, frame) ? std::fabs(std::acos(dot(dir_next, dir_prev))) : 0.0f;
+// Blender 4.3's angle: an approximation of acos in float (max error 4.5e-5: sqrt(1 - |x|) times a
+// cubic in |x|, mirrored for x < 0; 0 at |x| >= 1 instead of NaN), its math::safe_acos_approx.
+float acos_approx(float x) {
+  const float f = std::abs(x);
+  const float m = f < 1.0f ? 1.0f - (1.0f - f) : 1.0f;  // clamped, denormals crushed
+  const float a = std::sqrt(1.0f - m) * (1.5707963267f + m * (-0.213300989f + m * (0.077980478f + m * -0.02164095f)));
+  return x < 0.0f ? static_cast<float>(std::numbers::pi) - a : a;
+}
+
+// The corner's frame and weight, the angle between its edges: Blender 3.4's fabsf(acosf(dot)), NaN
+// when the dot product rounds above 1, or 4.3's fabsf(acos_approx(dot)); 0 for a degenerate corner.
+float corner_weight(const Vec3f& dir_prev, const Vec3f& dir_next, BlenderMatrix& frame, BlenderVersion version) {
+  if (!corner_frame(dir_prev, dir_next, frame)) return 0.0f;
+  const float cosine = dot(dir_next, dir_prev);
+  return std::fabs(version == BlenderVersion::V3_4 ? std::acos(cosine) : acos_approx(cosine));
 }
 
 // The corner's directions at positions p, each normalised.
@@ -121,8 +136,8 @@ void corner_directions(std::span<const Vec3f> p, std::uint32_t prev, std::uint32
 
 // Each vertex's neighbours in the order of Blender's edge list, so that sums over them are
 // Blender's sums bit for bit.
-Adjacency blender_adjacency(std::size_t vertex_count, std::span<const Triangle> triangles) {
-  const std::vector<BlenderEdge> edges = blender_mesh_edges(triangles);
+Adjacency blender_adjacency(std::size_t vertex_count, std::span<const Triangle> triangles, BlenderVersion version) {
+  const std::vector<BlenderEdge> edges = blender_mesh_edges(triangles, version);
   Adjacency adjacency;
   adjacency.offsets.assign(vertex_count + 1, 0);
   for (const BlenderEdge& e : edges) ++adjacency.offsets[e[0] + 1], ++adjacency.offsets[e[1] + 1];
@@ -141,7 +156,7 @@ Adjacency blender_adjacency(std::size_t vertex_count, std::span<const Triangle> 
 void DeltaMush::bind_blender(std::span<const Vec3f> rest) {
   const std::size_t n = rest.size();
   const std::vector<Edge> edges = unique_edges(triangles_);
-  adjacency_ = blender_adjacency(n, triangles_);
+  adjacency_ = blender_adjacency(n, triangles_, settings_.blender_version);
   blender_weighted_ = !settings_.mask.empty() || settings_.pin_boundary;  // Blender's smooth_weights != NULL
   vertex_weight_.assign(n, 1.0f);
   if (!settings_.mask.empty()) vertex_weight_ = settings_.mask;
@@ -248,7 +263,7 @@ void DeltaMush::evaluate_blender(std::span<Vec3f> positions, ThreadPool* pool) {
         Vec3f dir_prev, dir_next;
         corner_directions(work_, vcorner_prev_[c], static_cast<std::uint32_t>(v), vcorner_next_[c], dir_prev, dir_next);
         BlenderMatrix frame;
-        const float weight = corner_weight(dir_prev, dir_next, frame);
+        const float weight = corner_weight(dir_prev, dir_next, frame, settings_.blender_version);
         total += weight;
         if (k < kMostCorners) weights[k] = weight, frames[k] = frame;
       }
@@ -260,7 +275,7 @@ void DeltaMush::evaluate_blender(std::span<Vec3f> positions, ThreadPool* pool) {
         } else {
           Vec3f dir_prev, dir_next;
           corner_directions(work_, vcorner_prev_[c], static_cast<std::uint32_t>(v), vcorner_next_[c], dir_prev, dir_next);
-          weight = corner_weight(dir_prev, dir_next, frame);
+          weight = corner_weight(dir_prev, dir_next, frame, settings_.blender_version);
         }
         const float share = weight / total;
         if (!(share > 0.0f)) continue;  // zero weight, a zero total, or NaN anywhere in the total

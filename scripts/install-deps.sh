@@ -23,6 +23,8 @@ core_packages=(
 test_packages=(
   libgtest-dev libbenchmark-dev assimp-testmodels assimp-utils nodejs npm
   blender xvfb xauth
+  # the Blender 4 tree of the add-on's tests (scripts/install-blender4.sh: Debian 13 inside)
+  debootstrap
   # the browser build of the viewer and its test
   emscripten chromium
   # the runtime's tests on ARM64: cross compiler, run under qemu-user
@@ -74,4 +76,13 @@ fi
 if [ "$profile" != core ] && [ ! -d tests/usd/node_modules/tinyusdz ]; then
   echo "install-deps: installing tinyusdz and playwright-core (npm) for the USD test"
   (cd tests/usd && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# Blender 4.3 for the add-on's tests: Debian 13's, in a tree of its own (scripts/install-blender4.sh,
+# about 4 minutes once). Started in the background so that it overlaps the build; the
+# Blender 4 tests wait for it (install-blender4.sh --wait) and fail with its log if it failed.
+if [ "$profile" != core ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo scripts/install-blender4.sh --background
 fi

@@ -1,10 +1,7 @@
-# The Python package `wobble` (pybind11) and the Blender add-on zips that carry it.
+# The Python package `wobble` (pybind11); the Blender add-on has its own native library
+# (cmake/blender.cmake).
 #   wobble_python  -> BUILD/python/wobble/: python/wobble/*.py and the compiled _wobble.cpython-311-*.so
 #                     (import with PYTHONPATH=BUILD/python)
-#   blender_addon  -> BUILD/blender/wobble_blender.zip (Blender 4.2+ extension: manifest + wheel) and
-#                     BUILD/blender/wobble_blender_legacy.zip (Blender 3.x add-on: bl_info), same sources
-# Debian's Python 3.11 (/usr/bin/python3) is the interpreter Debian's Blender 3.4 embeds, so one
-# module serves both.
 set(Python_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python for the wobble module (Debian's, with numpy)")
 find_package(Python 3.11 EXACT REQUIRED COMPONENTS Interpreter Development.Module)
 set(PYBIND11_FINDPYTHON ON)
@@ -48,25 +45,12 @@ if(WOBBLE_PYTHON_NEURAL)
   target_compile_definitions(wobble_python PRIVATE WOBBLE_HAVE_NEURAL)
 endif()
 
-# The add-on: python files from blender/wobble_blender plus the package, zipped by a small
-# Python script (no zip tool needed).
-file(GLOB WOBBLE_BLENDER_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/blender/wobble_blender/*)
-set(WOBBLE_BLENDER_ZIP ${PROJECT_BINARY_DIR}/blender/wobble_blender.zip)
-set(WOBBLE_BLENDER_LEGACY_ZIP ${PROJECT_BINARY_DIR}/blender/wobble_blender_legacy.zip)
-add_custom_command(OUTPUT ${WOBBLE_BLENDER_ZIP} ${WOBBLE_BLENDER_LEGACY_ZIP}
-  COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/blender/package_addon.py
-          ${PROJECT_SOURCE_DIR}/blender/wobble_blender ${WOBBLE_PYTHON_PACKAGE} ${PROJECT_BINARY_DIR}/blender
-  DEPENDS wobble_python ${WOBBLE_BLENDER_FILES} ${WOBBLE_PYTHON_PACKAGE_FILES} ${PROJECT_SOURCE_DIR}/blender/package_addon.py
-  VERBATIM
-  COMMENT "Packaging the Blender add-on (blender/wobble_blender.zip, blender/wobble_blender_legacy.zip)")
-add_custom_target(blender_addon ALL DEPENDS ${WOBBLE_BLENDER_ZIP} ${WOBBLE_BLENDER_LEGACY_ZIP})
-
 if(WOBBLE_BUILD_TESTS)
   # Python tests: Debian's python3 with numpy, the module from this build, the CLI for parity.
   add_test(NAME python.module
     COMMAND ${Python_EXECUTABLE} -m unittest discover -v -s ${PROJECT_SOURCE_DIR}/python/tests -p "test_*.py")
   # Timeouts only stop a hang: on a shared, loaded 2-core machine these tests ran 5 to 10 times
-  # longer than idle (python.module ~60 s, batch ~20 s, blender.addon ~45 s idle).
+  # longer than idle (python.module ~60 s, batch ~20 s idle).
   set_tests_properties(python.module PROPERTIES
     TIMEOUT 1200
     ENVIRONMENT "OMP_NUM_THREADS=1;PYTHONPATH=${PROJECT_BINARY_DIR}/python;WOBBLE_CLI=$<TARGET_FILE:wobble>;WOBBLE_BUNDLED_ASSETS=${WOBBLE_BUNDLED_ASSETS};WOBBLE_SHARED_ASSETS=${PROJECT_SOURCE_DIR}/../shared/assets")
@@ -77,26 +61,4 @@ if(WOBBLE_BUILD_TESTS)
   set_tests_properties(python.batch_dask PROPERTIES
     TIMEOUT 1200
     ENVIRONMENT "OMP_NUM_THREADS=1;PYTHONPATH=${PROJECT_BINARY_DIR}/python;WOBBLE_CLI=$<TARGET_FILE:wobble>;WOBBLE_BUNDLED_ASSETS=${WOBBLE_BUNDLED_ASSETS};WOBBLE_SHARED_ASSETS=${PROJECT_SOURCE_DIR}/../shared/assets")
-  # Blender tests: headless Blender installs the add-on from the zip into a scratch user folder
-  # and runs tests/blender_addon/SCRIPT.py on the bundled character.
-  function(wobble_blender_test name script timeout)
-    add_test(NAME ${name}
-      COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/blender_addon/run_blender_test.py
-              --zip ${WOBBLE_BLENDER_LEGACY_ZIP} --cli $<TARGET_FILE:wobble>
-              --character ${WOBBLE_BUNDLED_ASSETS}/clonk.glb
-              --script ${PROJECT_SOURCE_DIR}/tests/blender_addon/${script}.py --timeout ${timeout})
-    math(EXPR ctest_timeout "${timeout} + 60")  # Blender's own limit comes first and says so
-    set_tests_properties(${name} PROPERTIES TIMEOUT ${ctest_timeout})
-  endfunction()
-  # Plays and bakes: the preview equals `wobble bake`.
-  wobble_blender_test(blender.addon addon_parity 1200)
-  # The properties are the deformers' descriptions; keyframed and live-tuned parameters bake as
-  # `wobble bake` with the same keys; refused values report wobble's messages.
-  wobble_blender_test(blender.parameters addon_parameters 900)
-  # The two zips against Blender's documented extension manifest and wheel layout (no Blender 4.2 here).
-  add_test(NAME blender.extension_package
-    COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/blender_addon/test_extension_package.py)
-  set_tests_properties(blender.extension_package PROPERTIES
-    TIMEOUT 120
-    ENVIRONMENT "WOBBLE_ADDON_DIR=${PROJECT_SOURCE_DIR}/blender/wobble_blender;WOBBLE_BLENDER_ZIPS=${PROJECT_BINARY_DIR}/blender;WOBBLE_CHARACTER=${WOBBLE_BUNDLED_ASSETS}/clonk.glb")
 endif()

@@ -8,7 +8,7 @@ import bpy
 import numpy as np
 from bpy.props import EnumProperty
 
-from . import playback
+from . import actions, pc2, playback
 from .module import wobble
 from .rig_bridge import armature_modifier
 
@@ -77,13 +77,11 @@ def switch_to_baked(obj):
 
 def bake(context, obj, path):
     """Writes the PC2 and sets up the Mesh Cache modifier; returns the number of frames."""
-    scene = context.scene
     start, frames = play_frames(context, obj)
-    fps = scene.render.fps / scene.render.fps_base
     directory = os.path.dirname(path)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    wobble.write_pc2(path, frames, fps, start / fps)
+    pc2.write(path, frames, start)
 
     # Play the cache instead of the live effect.
     switch_to_baked(obj)
@@ -116,11 +114,9 @@ def bake_shape_keys(context, obj):
     for name in muted:
         key.key_blocks[name].mute = True
     obj[MUTED_KEYS] = muted
-    if key.animation_data is None:
-        key.animation_data_create()
-    if key.animation_data.action is None:
-        key.animation_data.action = bpy.data.actions.new(f"{obj.name} wobble shape keys")
-    action = key.animation_data.action
+    curves = actions.fcurves(key.animation_data)
+    if curves is None:
+        curves = actions.new_action(key, f"{obj.name} wobble shape keys")
     last = start + len(frames) - 1
     for k, positions in enumerate(frames):
         frame = start + k
@@ -128,7 +124,7 @@ def bake_shape_keys(context, obj):
         block.data.foreach_set("co", positions.ravel())
         block.value = 0.0
         keys = [(f, 1.0 if f == frame else 0.0) for f in (frame - 1, frame, frame + 1) if start <= f <= last]
-        curve = action.fcurves.new(f'key_blocks["{block.name}"].value')
+        curve = curves.new(f'key_blocks["{block.name}"].value')
         curve.keyframe_points.add(len(keys))
         curve.keyframe_points.foreach_set("co", np.asarray(keys, dtype=np.float32).ravel())
         for point in curve.keyframe_points:
@@ -143,12 +139,11 @@ def remove_shape_keys(obj):
     key = obj.data.shape_keys
     if key is None:
         return
-    action = key.animation_data.action if key.animation_data is not None else None
+    curves = actions.fcurves(key.animation_data)
     for block in [b for b in key.key_blocks if b.name.startswith(SHAPE_KEY_PREFIX)]:
-        if action is not None:
-            curve = action.fcurves.find(f'key_blocks["{block.name}"].value')
-            if curve is not None:
-                action.fcurves.remove(curve)
+        curve = curves.find(f'key_blocks["{block.name}"].value') if curves is not None else None
+        if curve is not None:
+            curves.remove(curve)
         obj.shape_key_remove(block)
     for name in obj.get(MUTED_KEYS, []):
         if name in key.key_blocks:

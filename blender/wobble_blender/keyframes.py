@@ -16,23 +16,15 @@ Only the object's active action is read (not NLA strips). A driver is refused: i
 other frames is not known without evaluating the scene there."""
 import math
 
+from . import actions
 from .values import number
 
 EXACT = {'LINEAR': None, 'CONSTANT': "step"}
 
 
 def object_fcurves(obj):
-    """The F-curves of the object's active action."""
-    animation = obj.animation_data
-    action = animation.action if animation is not None else None
-    if action is None:
-        return None
-    curves = getattr(action, "fcurves", None)  # Blender 3.x and 4.x
-    if curves is None:  # Blender 5: layered actions only (not tried: there is no Blender 5 here)
-        from bpy_extras import anim_utils
-        channelbag = anim_utils.action_get_channelbag_for_slot(action, animation.action_slot)
-        curves = channelbag.fcurves if channelbag is not None else None
-    return curves
+    """The F-curves of the object's active action (its slot's, where actions are layered)."""
+    return actions.fcurves(obj.animation_data)
 
 
 def fcurve(obj, data_path):

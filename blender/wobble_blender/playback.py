@@ -28,6 +28,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
+from . import actions
 from .module import wobble
 from .rig_bridge import CharacterBridge, armature_modifier
 from .settings import motion_of, stack_and_settings
@@ -277,8 +278,7 @@ def moves_rig(action):
     those reach the stack through the settings, see settings.py). Forgetting the samples would
     make the next frame sample the rig again, setting the scene's frame, which puts animated
     properties back at their curves' values: an edited, not yet keyed value would be lost."""
-    curves = getattr(action, "fcurves", None)
-    return curves is None or any(not c.data_path.startswith("wobble.") for c in curves)
+    return any(not c.data_path.startswith("wobble.") for c in actions.every_fcurve(action))
 
 
 def on_depsgraph_update(scene, depsgraph):

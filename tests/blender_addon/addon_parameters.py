@@ -5,7 +5,7 @@ the motion's history, and refused values are reported with wobble's messages.
     blender -b -noaudio --factory-startup --python-exit-code 1 --python addon_parameters.py -- \
         ADDON.zip WOBBLE_CLI CHARACTER.glb SCRATCH_DIR
 
-1. Every parameter of the add-on's deformers (wobble.deformers(), read here independently of the
+1. Every parameter of the add-on's deformers (`wobble deformers --json`, read here independently of the
    add-on) is a property of Object.wobble.NAME with the description's type, default, allowed range
    (hard min/max), slider range (soft min/max), choices, unit and help; a per-joint table is a
    collection whose entries carry the nested description's fields.
@@ -29,8 +29,8 @@ import time
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_clip import (CliBake, checker, import_character, install_addon, key_clip_on_samples, np,  # noqa: E402
-                          play, snapshot_keys)
+from blender_clip import (CliBake, checker, cli_json, import_character, install_addon, key_clip_on_samples,  # noqa: E402
+                          np, play, read_pc2, snapshot_keys)
 
 zip_path, cli, character_path, scratch = sys.argv[sys.argv.index("--") + 1:][:4]
 FPS, CLIP, LAST_FRAME = 30, "Walk", 30
@@ -40,12 +40,11 @@ KEY_FROM, KEY_TO = 12, 18  # frames of the amplitude's two keys
 started = time.time()
 check = checker("addon_parameters")
 
-install_addon(zip_path)
-from wobble_blender import playback, settings as addon_settings  # noqa: E402
-from wobble_blender.module import wobble  # noqa: E402
+addon = install_addon(zip_path)
+playback, addon_settings = addon.playback, addon.settings
 
-# --- 1. the properties are the descriptions ---
-descriptions = {d["name"]: d for d in wobble.deformers()}
+# --- 1. the properties are the descriptions (the CLI's, `wobble deformers --json`) ---
+descriptions = {d["name"]: d for d in cli_json(cli, "deformers", "--json")}
 group_types = {p.identifier: p.fixed_type for p in bpy.types.Object.bl_rna.properties["wobble"].fixed_type.properties
                if p.type == 'POINTER'}
 FLT_MAX = float(np.finfo(np.float32).max)
@@ -152,9 +151,10 @@ check(counted == sum(1 for d in ("dlbs", "dynamic", "deltamush") for p in descri
 mesh_obj = import_character(character_path, CLIP, FPS, 0, LAST_FRAME)
 scene = bpy.context.scene
 key_clip_on_samples(scene, snapshot_keys(scene), LAST_FRAME / FPS, FPS)
-reference_character = wobble.load(character_path)
-used = np.unique(reference_character.triangles)
-size = reference_character.size
+reference_character = cli_json(cli, "info", character_path, "--json")
+check(reference_character["vertices"] == len(mesh_obj.data.vertices), "Blender has the file's vertices")
+used = np.arange(len(mesh_obj.data.vertices))
+size = reference_character["size"]
 cli_bake = CliBake(cli, character_path, CLIP, scratch, used)
 s = mesh_obj.wobble
 for key, value in SETTINGS.items():
@@ -193,7 +193,7 @@ def bake():
     with bpy.context.temp_override(object=mesh_obj, active_object=mesh_obj):
         result = bpy.ops.wobble.bake()
     check(result == {'FINISHED'}, "the Bake operator finished")
-    baked = wobble.read_pc2(s.bake_path)
+    baked = read_pc2(s.bake_path)
     world, _ = play(mesh_obj, frames)
     scene.frame_set(0)
     with bpy.context.temp_override(object=mesh_obj, active_object=mesh_obj):

@@ -20,8 +20,8 @@ import time
 import bpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_clip import (CliBake, checker, import_character, install_addon, key_clip_on_samples, np,  # noqa: E402
-                          play as play_frames, snapshot_keys, world_positions as positions_of)
+from blender_clip import (CliBake, checker, cli_json, import_character, install_addon, key_clip_on_samples,  # noqa: E402
+                          np, play as play_frames, read_pc2, snapshot_keys, world_positions as positions_of)
 
 zip_path, cli, character_path, scratch = sys.argv[sys.argv.index("--") + 1:][:4]
 FPS, CLIP, LAST_FRAME = 10, "Walk", 20
@@ -29,23 +29,20 @@ SETTINGS = {"frequency": 2.0, "damping": 0.4, "amplitude": 0.5, "drag": 0.2}
 started = time.time()
 check = checker("addon_parity")
 
-install_addon(zip_path)
-import wobble_blender  # noqa: E402
-from wobble_blender import playback  # noqa: E402
-from wobble_blender.module import wobble  # noqa: E402
-
-check(os.path.dirname(wobble.__file__).startswith(os.environ["BLENDER_USER_SCRIPTS"]),
-      f"the compiled module comes from the installed zip ({wobble.__file__})")
+addon = install_addon(zip_path)
+playback, wobble = addon.playback, addon.module.wobble
+check(os.path.dirname(wobble.__file__).startswith(os.environ["WOBBLE_ADDON_HOME"]),
+      f"wobble's library comes from the installed zip ({wobble.__file__}, wobble {wobble.__version__})")
 
 mesh_obj = import_character(character_path, CLIP, FPS, 0, LAST_FRAME)
 scene = bpy.context.scene
 vertex_count = len(mesh_obj.data.vertices)
 
-reference_character = wobble.load(character_path)
-check(len(reference_character.clip_names) > 0 and CLIP in reference_character.clip_names, f"clip {CLIP} in the file")
-used = np.unique(reference_character.triangles)
-check(len(used) == vertex_count, f"Blender has the file's {vertex_count} used vertices")
-size = reference_character.size
+reference_character = cli_json(cli, "info", character_path, "--json")
+check(CLIP in [c["name"] for c in reference_character["clips"]], f"clip {CLIP} in the file")
+check(reference_character["vertices"] == vertex_count, f"Blender has the file's {vertex_count} vertices")
+used = np.arange(vertex_count)
+size = reference_character["size"]
 bake_clip = CliBake(cli, character_path, CLIP, scratch, used)
 
 
@@ -135,7 +132,7 @@ check(cache is not None and cache.type == 'MESH_CACHE' and list(mesh_obj.modifie
       "a Mesh Cache modifier plays the bake, first in the stack")
 check(not s.enabled and not next(m for m in mesh_obj.modifiers if m.type == 'ARMATURE').show_viewport,
       "the live effect and the Armature modifier are off")
-baked = wobble.read_pc2(s.bake_path)
+baked = read_pc2(s.bake_path)
 check(baked.shape == (LAST_FRAME + 1, vertex_count, 3), f"the PC2 holds {baked.shape[0]} frames")
 check(np.array_equal(baked, played_local), "the PC2 holds exactly the positions shown during playback")
 _, replayed = play()

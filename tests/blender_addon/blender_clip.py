@@ -3,7 +3,10 @@ the bundled character with one clip on every object it animates, playing frames,
 Blender interpolates as glTF does, and `wobble bake` of the same clip in Blender's axes.
 
 Imported by the test scripts, which Blender runs with --python (so: sys.path gets this folder)."""
+import importlib
+import json
 import os
+import struct
 import subprocess
 
 import bpy
@@ -28,9 +31,40 @@ def checker(name):
 
 
 def install_addon(zip_path):
-    """Installs and enables the add-on from its zip (the user's way: Preferences > Add-ons > Install)."""
-    bpy.ops.preferences.addon_install(filepath=zip_path, overwrite=True)
-    bpy.ops.preferences.addon_enable(module="wobble_blender")
+    """Enables the add-on and returns its package. Blender 3.x: installed here from the legacy zip
+    (the user's way: Preferences > Add-ons > Install). Blender 4.x: the test driver installed the
+    extension zip with `blender --command extension install-file` and names its module in
+    WOBBLE_ADDON_MODULE (bl_ext.user_default.wobble_blender)."""
+    module = os.environ.get("WOBBLE_ADDON_MODULE")
+    if module is None:
+        bpy.ops.preferences.addon_install(filepath=zip_path, overwrite=True)
+        module = "wobble_blender"
+    bpy.ops.preferences.addon_enable(module=module)
+    return importlib.import_module(module)
+
+
+def host_command(argv):
+    """A command of this machine: in Blender 4.3's tree (scripts/blender4.sh) the host's own root
+    is at WOBBLE_HOST_ROOT, where the wobble CLI built here finds its libraries."""
+    host = os.environ.get("WOBBLE_HOST_ROOT")
+    return ["chroot", host, *argv] if host else list(argv)
+
+
+def cli_json(cli, *arguments):
+    """The JSON a `wobble` command prints (`wobble deformers --json`, `wobble info FILE --json`)."""
+    result = subprocess.run(host_command([cli, *arguments]), check=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    return json.loads(result.stdout)
+
+
+def read_pc2(path):
+    """A PC2 point cache's frames (F, N, 3) float32 (its 32-byte header, then xyz float32)."""
+    with open(path, "rb") as file:
+        data = file.read()
+    if data[:12] != b"POINTCACHE2\0":
+        raise SystemExit(f"{path}: not a PC2 file")
+    _, points, _, _, samples = struct.unpack("<iiffi", data[12:32])
+    return np.frombuffer(data, dtype="<f4", offset=32).reshape(samples, points, 3)
 
 
 def import_character(character_path, clip, fps, first_frame, last_frame):
@@ -151,14 +185,14 @@ def key_clip_on_samples(scene, keys, span_seconds, fps):
 
 class CliBake:
     """`wobble bake` of a clip's frames 0..last_frame at fps, in Blender's axes, on the vertices
-    Blender's importer keeps (per primitive, the used ones in index order)."""
+    Blender's importer keeps (`used`: per primitive, the used ones in index order)."""
 
     def __init__(self, cli, character_path, clip, scratch, used):
         self.cli, self.character_path, self.clip, self.scratch, self.used = cli, character_path, clip, scratch, used
 
     def __call__(self, stack, flags, name, fps, last_frame):
         out = os.path.join(self.scratch, name)
-        subprocess.run([self.cli, "bake", self.character_path, "--clip", self.clip, "--fps", str(fps),
-                        "--end", str(last_frame / fps), "--deformer", stack, *flags, "--quiet", "-o", out], check=True)
-        import wobble_blender.module
-        return (wobble_blender.module.wobble.read_pc2(out).astype(np.float64) @ Y_UP_TO_Z_UP.T)[:, self.used]
+        subprocess.run(host_command([self.cli, "bake", self.character_path, "--clip", self.clip, "--fps", str(fps),
+                                     "--end", str(last_frame / fps), "--deformer", stack, *flags, "--quiet", "-o", out]),
+                       check=True)
+        return (read_pc2(out).astype(np.float64) @ Y_UP_TO_Z_UP.T)[:, self.used]

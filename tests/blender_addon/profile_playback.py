@@ -1,21 +1,23 @@
 """Times the add-on's live playback in headless Blender, part by part (not a test: figures for
 docs/blender.md).
 
-    PYTHONPATH=build/python blender -b -noaudio --factory-startup --python \
-        tests/blender_addon/profile_playback.py -- build/assets/clonk.glb [FRAMES] [--mush]
+    blender -b -noaudio --factory-startup --python tests/blender_addon/profile_playback.py -- \
+        build/blender/wobble_blender_legacy.zip build/assets/clonk.glb [FRAMES] [--mush]
 
 Imports the character, plays its Walk clip at 30 fps with the Armature modifier alone, then with
 wobble (lbs,dynamic; with --mush also deltamush), and prints the median per frame of: the whole
 frame change plus reading the evaluated mesh, and inside the add-on's frame handler each part
 (settings check, reading the pose, the two wobble calls, the offsets' arithmetic, writing the
 attribute). "depsgraph" is what the frame costs beyond the handler and the Armature-only frame:
-the mesh evaluated again because the attribute changed. Uses the add-on from blender/ and the
-module from PYTHONPATH (a development build), not the zip.
+the mesh evaluated again because the attribute changed. Imports the add-on unpacked from the
+legacy zip (its files and libwobble_blender.so) without installing it.
 """
 import os
 import statistics
 import sys
+import tempfile
 import time
+import zipfile
 
 import bpy
 import numpy
@@ -24,10 +26,12 @@ numpy.bool = bool  # Debian 12's glTF importer with numpy 1.24 (outside the add-
 np = numpy
 
 arguments = sys.argv[sys.argv.index("--") + 1:]
-character_path = arguments[0]
-FRAMES = int(arguments[1]) if len(arguments) > 1 and arguments[1].isdigit() else 60
+zip_path, character_path = arguments[:2]
+FRAMES = int(arguments[2]) if len(arguments) > 2 and arguments[2].isdigit() else 60
 MUSH = "--mush" in arguments
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "blender"))
+unpacked = tempfile.mkdtemp(prefix="wobble-profile-")
+zipfile.ZipFile(zip_path).extractall(unpacked)
+sys.path.insert(0, unpacked)
 import wobble_blender  # noqa: E402
 from wobble_blender import playback, rig_bridge, timeline  # noqa: E402
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds wobble-viewer for the browser (WebAssembly + WebGL 2, Emscripten) into BUILD/site:
 # index.html, wobble-viewer.js, wobble-viewer.wasm and wobble-viewer.data (the bundled characters,
-# the .wfield neural fields and a few shapes for the physics mode).
+# the .wfield neural fields and a few shapes for the physics mode), then the npm package
+# @wobble-fx/three into web/npm/dist (scripts/build-npm-package.sh).
 # Usage: scripts/build-web.sh [BUILD]   (default build-web; git-ignored). Incremental: a second
 # run that changes nothing only checks timestamps.
 set -euo pipefail
@@ -65,3 +66,6 @@ if [ ! -f "$build/cmake/build.ninja" ]; then
 fi
 cmake --build "$build/cmake" -j "${JOBS:-$(nproc)}"
 echo "build-web: $build/site (serve it statically, e.g. python3 -m http.server -d $build/site)"
+
+# 5. The npm package @wobble-fx/three (web/npm/dist, ready for npm pack; its CMake build in BUILD/npm).
+"$root/scripts/build-npm-package.sh" "$build"

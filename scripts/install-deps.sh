@@ -78,6 +78,13 @@ if [ "$profile" != core ] && [ ! -d tests/usd/node_modules/tinyusdz ]; then
   (cd tests/usd && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# three, @types/three, typescript and playwright-core for the npm package's test (npm, pinned);
+# the test's fresh project installs three from the npm cache this fills.
+if [ "$profile" != core ] && [ ! -d tests/npm/node_modules/three ]; then
+  echo "install-deps: installing three, typescript and playwright-core (npm) for the npm package's test"
+  (cd tests/npm && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 # Blender 4.3 for the add-on's tests: Debian 13's, in a tree of its own (scripts/install-blender4.sh,
 # about 4 minutes once). Started in the background so that it overlaps the build; the
 # Blender 4 tests wait for it (install-blender4.sh --wait) and fail with its log if it failed.

@@ -99,11 +99,13 @@ void AtomicOutput::commit() {
     // Swap the finished folder with the previous one in one step, then remove the previous one: a
     // kill in between leaves a whole folder in place and the old one under a temporary's name
     // (removed by the next writer), never no folder at all.
+#ifdef RENAME_EXCHANGE  // Linux's; Emscripten's libc has no exchange and takes the path below
     if (renameat2(AT_FDCWD, temporary_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) == 0) {
       committed_ = true;
       fs::remove_all(temporary_, error);
       return;
     }
+#endif
   }
   if (is_directory_ && fs::exists(fs::symlink_status(target_, error))) fs::remove_all(target_, error);  // no exchange here
   fs::rename(temporary_, target_, error);

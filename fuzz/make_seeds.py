@@ -6,7 +6,7 @@
 OUT_FOLDER/TARGET/ gets: small glTF/GLB files (Debian's assimp-testmodels and the shared
 characters; external buffers embedded as data URIs, and GLB twins of the .gltf files), OFF and OBJ
 files, assimp test models as assimp_scene byte strings (through ASSIMP_SEEDS_TOOL), small PC2 and
-3DGS PLY files, settings and scene JSON, and flag values.
+3DGS PLY files, mesh animations (a PC2 or OBJ frames), settings and scene JSON, and flag values.
 """
 import base64
 import json
@@ -107,6 +107,21 @@ def binary_seeds(out):
         put(out / "gaussian_ply", "splats_%d.ply" % count, header.encode() + rows)
 
 
+def mesh_animation_seeds(out):
+    """For mesh_animation: a first byte (bit 0: 0 a PC2, 1 OBJ frames; bits 1-2: the frame rate),
+    then a PC2 with its header's timing, or OBJ frames separated by "#frame\n"."""
+    def pc2(points, samples, start, step):
+        header = b"POINTCACHE2\0" + struct.pack("<iiffi", 1, points, start, step, samples)
+        return header + b"".join(struct.pack("<fff", p + s, s * 0.5, -p) for s in range(samples) for p in range(points))
+    folder = out / "mesh_animation"
+    put(folder, "pc2_24fps", b"\x00" + pc2(3, 4, 0.0, 1.0))
+    put(folder, "pc2_offset_30fps", b"\x02" + pc2(5, 6, 10.0, 0.5))
+    frames = ["v 0 0 %d\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n" % k for k in range(3)]
+    put(folder, "obj_frames_24fps", b"\x01" + "#frame\n".join(frames).encode())
+    quads = ["o frame\nv 0 0 0\nv 1 %d 0\nv 1 1 0\nv 0 1 0\nvn 0 0 1\nf 1//1 2//1 3//1 4//1\n" % k for k in range(2)]
+    put(folder, "obj_quads_60fps", b"\x05" + "#frame\n".join(quads).encode())
+
+
 def json_seeds(out):
     settings = {
         "dynamic.json": ("lbs,dynamic", {"dynamic": {"frequency": 2.5, "damping": 0.3, "amplitude": 0.25, "drag": 0.08,
@@ -176,6 +191,7 @@ def main():
     gltf_seeds(out, shared)
     text_seeds(out, shared)
     binary_seeds(out)
+    mesh_animation_seeds(out)
     json_seeds(out)
     wfield_seeds(out, Path(__file__).resolve().parent.parent / "models")
     assimp_seeds(out, tool)

@@ -15,6 +15,7 @@ Runner add_measure_command(CLI::App& app);
 Runner add_simulate_command(CLI::App& app);
 Runner add_deformers_command(CLI::App& app);
 Runner add_batch_command(CLI::App& app);  // command_batch.cpp, batch_*.cpp
+Runner add_decompose_command(CLI::App& app);
 #ifdef WOBBLE_HAVE_RENDER
 Runner add_render_command(CLI::App& app);  // apps/wobble/render/ (cmake/render.cmake)
 #endif

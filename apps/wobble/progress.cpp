@@ -12,7 +12,7 @@ Progress::Progress(std::string label, bool quiet) : label_(std::move(label)) {
 
 Progress::~Progress() { finish(); }
 
-void Progress::update(std::size_t done, std::size_t total) {
+void Progress::update(std::size_t done, std::size_t total, const std::string& note) {
   if (!enabled_ || total == 0) return;
   const auto now = std::chrono::steady_clock::now();
   if (done < total && now - last_draw_ < std::chrono::milliseconds(100)) return;
@@ -21,8 +21,8 @@ void Progress::update(std::size_t done, std::size_t total) {
   constexpr int kWidth = 30;
   const int filled = static_cast<int>(kWidth * done / total);
   const double seconds = std::chrono::duration<double>(now - start_).count();
-  std::fprintf(stderr, "\r%s [%.*s%*s] %zu/%zu  %.1f s", label_.c_str(), filled, "##############################",
-               kWidth - filled, "", done, total, seconds);
+  std::fprintf(stderr, "\r%s [%.*s%*s] %zu/%zu  %.1f s  %s\033[K", label_.c_str(), filled,
+               "##############################", kWidth - filled, "", done, total, seconds, note.c_str());
   std::fflush(stderr);
 }
 

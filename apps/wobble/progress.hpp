@@ -11,7 +11,8 @@ class Progress {
  public:
   Progress(std::string label, bool quiet);
   ~Progress();
-  void update(std::size_t done, std::size_t total);
+  // `note` follows the bar ("RMSE 0.012").
+  void update(std::size_t done, std::size_t total, const std::string& note = {});
   void finish();
 
  private:

@@ -57,7 +57,7 @@ std::string assimp_extensions() {
 Character read_by_extension(const fs::path& path) {
 
   const std::string name = lower(path.filename().string());
-  const std::string extension = lower(path.extension().string());
+  const std::string extension = lowercase_extension(path);
   Character character;
   if (extension == ".gltf" || extension == ".glb") {
     character = read_gltf(path);
@@ -81,6 +81,8 @@ Character read_by_extension(const fs::path& path) {
 }
 
 }  // namespace
+
+std::string lowercase_extension(const fs::path& path) { return lower(path.extension().string()); }
 
 Character load_character(const fs::path& path) {
   require_regular_file(path, "a character or mesh file");

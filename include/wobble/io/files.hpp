@@ -17,6 +17,9 @@ namespace wobble {
 // meshes); .fbx, .dae, .x, .mesh.xml/.mesh (Ogre), .b3d, .md5mesh, .bvh and the rest through
 // assimp. Repairs are recorded in Character::diagnostics and logged once each as warnings.
 Character load_character(const std::filesystem::path& path);
+// The path's extension in lower case, with its dot (".glb"; "" for none): what the readers and
+// writers choose by.
+std::string lowercase_extension(const std::filesystem::path& path);
 
 Character read_gltf(const std::filesystem::path& path);
 // In a child process: a crash, a hang (WOBBLE_IMPORT_SECONDS, default 300) or exhausted memory in

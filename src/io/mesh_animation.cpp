@@ -1,0 +1,77 @@
+// Mesh animations for `wobble decompose`: PC2 point caches and folders of OBJ frames.
+#include <wobble/io/mesh_animation.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <wobble/io/files.hpp>
+
+#include "core/fail.hpp"
+
+namespace wobble {
+namespace {
+
+namespace fs = std::filesystem;
+
+BakedFrames from_point_cache(const fs::path& path, double fps) {
+  PointCache cache = read_point_cache(path);
+  if (!std::isfinite(cache.start_frame) || !std::isfinite(cache.sample_step) || !(cache.sample_step > 0))
+    fail(path, "the header's start frame {} and sample step {} do not give increasing frame times", cache.start_frame,
+         cache.sample_step);
+  BakedFrames baked;
+  for (std::size_t k = 0; k < cache.frames.size(); ++k)
+    baked.times.push_back(static_cast<float>((cache.start_frame + static_cast<double>(k) * cache.sample_step) / fps));
+  baked.positions = std::move(cache.frames);
+  return baked;
+}
+
+// The folder's .obj files, by name.
+std::vector<fs::path> obj_frames(const fs::path& folder) {
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    if (lowercase_extension(it->path()) == ".obj" && it->is_regular_file(error)) files.push_back(it->path());
+  }
+  if (error) fail(folder, "cannot list the folder: {}", error.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+BakedFrames from_obj_folder(const fs::path& folder, double fps) {
+  BakedFrames baked;
+  for (const fs::path& file : obj_frames(folder)) {
+    Character frame = read_obj(file);
+    if (!baked.positions.empty() && frame.mesh.vertex_count() != baked.positions.front().size())
+      fail(file, "{} vertices, the folder's first frame has {}", frame.mesh.vertex_count(), baked.positions.front().size());
+    baked.times.push_back(static_cast<float>(static_cast<double>(baked.positions.size()) / fps));
+    baked.positions.push_back(std::move(frame.mesh.positions));
+  }
+  if (baked.positions.empty()) fail(folder, "no .obj files in the folder (a mesh animation's frames)");
+  return baked;
+}
+
+}  // namespace
+
+BakedFrames read_mesh_animation(const fs::path& path, double fps) {
+  if (!std::isfinite(fps) || !(fps > 0)) fail(path, "the frame rate must be a positive number of frames per second, got {}", fps);
+  std::error_code error;
+  BakedFrames baked;
+  if (fs::is_directory(path, error)) {
+    baked = from_obj_folder(path, fps);
+  } else if (lowercase_extension(path) == ".pc2") {
+    baked = from_point_cache(path, fps);
+  } else {
+    fail(path, "unknown mesh animation '{}' (use a .pc2 point cache or a folder of .obj frames)",
+         path.extension().string());
+  }
+  if (baked.positions.empty()) fail(path, "the animation has no frames");
+  for (std::size_t f = 0; f < baked.positions.size(); ++f)
+    for (std::size_t v = 0; v < baked.positions[f].size(); ++v)
+      if (!baked.positions[f][v].allFinite()) fail(path, "frame {} vertex {} is not finite", f, v);
+  return baked;
+}
+
+}  // namespace wobble

@@ -1,0 +1,155 @@
+// `wobble decompose` end to end: an animation made of two rigid parts comes back exactly as two
+// bones, through OBJ frames and PC2 alike; the glTF it writes is valid and plays the animation
+// back under plain LBS; bad input is one line naming the file or flag, with no output left.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include <wobble/io/files.hpp>
+
+#include "box_mesh.hpp"
+#include "test_util.hpp"
+
+using namespace wobble;
+using wobble::test::run_wobble;
+using wobble::test::ScratchDir;
+
+namespace {
+
+std::string quote(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+constexpr int kFrames = 12;
+
+// Two boxes apart: the left one slides and turns about y, the right one swings about z around
+// x = 3. Rigid parts: two bones with one influence each reproduce every frame exactly.
+Mesh two_boxes() {
+  Mesh left = test::box_mesh(0.5f, 0.5f, 0.5f), right = test::box_mesh(1.0f, 0.25f, 0.25f);
+  Mesh mesh = left;
+  for (Vec3f& p : mesh.positions) p.x() -= 2.0f;
+  for (const Vec3f& p : right.positions) mesh.positions.push_back(p + Vec3f(3.0f, 0.0f, 0.0f));
+  for (const auto& t : right.triangles) mesh.triangles.push_back({t[0] + 8, t[1] + 8, t[2] + 8});
+  return mesh;
+}
+
+std::vector<Vec3f> frame_of(const Mesh& mesh, int frame) {
+  const Eigen::AngleAxisf turn(0.05f * frame, Vec3f::UnitY()), swing(0.12f * frame, Vec3f::UnitZ());
+  const Vec3f pivot(3.0f, 0.0f, 0.0f);
+  std::vector<Vec3f> out;
+  for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
+    const Vec3f& p = mesh.positions[v];
+    out.push_back(p.x() < 0 ? Vec3f(turn * p + Vec3f(0.0f, 0.1f * frame, 0.0f)) : Vec3f(swing * (p - pivot) + pivot));
+  }
+  return out;
+}
+
+BakedFrames animation_of(const Mesh& mesh) {
+  BakedFrames baked;
+  for (int f = 0; f < kFrames; ++f) {
+    baked.times.push_back(f / 60.0f);
+    baked.positions.push_back(frame_of(mesh, f));
+  }
+  return baked;
+}
+
+double largest_gap(const std::vector<std::vector<Vec3f>>& a, const std::vector<std::vector<Vec3f>>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double gap = 0;
+  for (std::size_t f = 0; f < std::min(a.size(), b.size()); ++f)
+    for (std::size_t v = 0; v < a[f].size(); ++v) gap = std::max(gap, double((a[f][v] - b[f][v]).norm()));
+  return gap;
+}
+
+struct Scene {
+  ScratchDir dir;
+  Mesh mesh;
+  BakedFrames animation;
+  // The caches number the vertices as wobble reads rest.obj (an OBJ's face-corner order).
+  Scene() {
+    const Mesh boxes = two_boxes();
+    write_obj(dir / "rest.obj", boxes, boxes.positions);
+    mesh = read_obj(dir / "rest.obj").mesh;
+    animation = animation_of(mesh);
+    std::filesystem::create_directory(dir / "frames");
+    for (int f = 0; f < kFrames; ++f)
+      write_obj(dir / "frames" / fmt_frame(f), mesh, animation.positions[static_cast<std::size_t>(f)]);
+    write_pc2(dir / "anim.pc2", animation, 60.0f);
+  }
+  static std::string fmt_frame(int f) { return "frame_" + std::string(f < 10 ? "000" : "00") + std::to_string(f) + ".obj"; }
+};
+
+}  // namespace
+
+TEST(CliDecompose, RigidPartsComeBackAsTwoBonesFromObjFrames) {
+  Scene scene;
+  const auto result = run_wobble("decompose " + quote(scene.dir / "rest.obj") + " --cache " + quote(scene.dir / "frames") +
+                                 " --bones 2 --influences 1 --threads 2 -o " + quote(scene.dir / "out.glb") + " -o " +
+                                 quote(scene.dir / "out.pc2") + " 2>&1");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("2 bones"), std::string::npos) << result.output;
+
+  // The reconstruction is the animation, and so is the glTF played with plain LBS by wobble bake.
+  EXPECT_LT(largest_gap(read_pc2(scene.dir / "out.pc2"), scene.animation.positions), 1e-4);
+  const auto replay = run_wobble("bake " + quote(scene.dir / "out.glb") + " --deformer lbs -q -o " + quote(scene.dir / "replay.pc2"));
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_LT(largest_gap(read_pc2(scene.dir / "replay.pc2"), scene.animation.positions), 1e-4);
+
+  const Character character = read_gltf(scene.dir / "out.glb");
+  EXPECT_EQ(character.rig.joint_count(), 3u);  // the root and two bones
+  EXPECT_EQ(character.clips.size(), 1u);
+  const auto validation = test::validate_gltf(scene.dir / "out.glb");
+  EXPECT_EQ(validation.exit_code, 0) << validation.output;
+}
+
+TEST(CliDecompose, PointCacheInputAndEightInfluences) {
+  Scene scene;
+  const auto result = run_wobble("decompose " + quote(scene.dir / "rest.obj") + " --cache " + quote(scene.dir / "anim.pc2") +
+                                 " --bones 3 --influences 8 -q -o " + quote(scene.dir / "out.gltf") + " -o " +
+                                 quote(scene.dir / "out.pc2"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_LT(largest_gap(read_pc2(scene.dir / "out.pc2"), scene.animation.positions), 1e-4);
+  const auto validation = test::validate_gltf(scene.dir / "out.gltf");
+  EXPECT_EQ(validation.exit_code, 0) << validation.output;
+}
+
+TEST(CliDecompose, BadInputIsOneLineNamingTheFileOrFlag) {
+  Scene scene;
+  Mesh fewer = scene.mesh;
+  fewer.positions.resize(8);
+  fewer.triangles.resize(12);
+  write_obj(scene.dir / "fewer.obj", fewer, fewer.positions);
+  std::vector<char> nan_cache = test::read_bytes(scene.dir / "anim.pc2");  // frame 3, vertex 5, y: a NaN
+  const float nan = std::nanf("");
+  std::memcpy(nan_cache.data() + 32 + (3 * 16 + 5) * 12 + 4, &nan, sizeof nan);
+  test::write_bytes(scene.dir / "nan.pc2", std::string(nan_cache.begin(), nan_cache.end()));
+  std::filesystem::create_directory(scene.dir / "empty");
+
+  const std::string rest = quote(scene.dir / "rest.obj"), pc2 = " --cache " + quote(scene.dir / "anim.pc2");
+  const std::string out = " -q -o " + quote(scene.dir / "out.glb");
+  struct Case {
+    std::string arguments, expected;
+  };
+  const Case cases[] = {
+      {"decompose " + quote(scene.dir / "fewer.obj") + pc2 + out, "anim.pc2: 16 vertices a frame"},
+      {"decompose " + rest + " --cache " + quote(scene.dir / "nan.pc2") + out, "nan.pc2: frame 3 vertex 5 is not finite"},
+      {"decompose " + rest + " --cache " + quote(scene.dir / "empty") + out, "empty: no .obj files"},
+      {"decompose " + rest + " --cache " + quote(scene.dir / "missing.pc2") + out, "missing.pc2"},
+      {"decompose " + rest + " --cache " + quote(scene.dir / "rest.obj") + out, "unknown mesh animation '.obj'"},
+      {"decompose " + rest + pc2 + " --bones 0" + out, "--bones: 0 is out of range"},
+      {"decompose " + rest + pc2 + " --bones 2abc" + out, "--bones: '2abc'"},
+      {"decompose " + rest + pc2 + " --bones 17" + out, "--bones: 17 bones for 16 vertices"},
+      {"decompose " + rest + pc2 + " --influences 9" + out, "--influences: 9 is out of range"},
+      {"decompose " + rest + pc2 + " --tolerance nan" + out, "--tolerance: 'nan'"},
+      {"decompose " + rest + pc2 + " --fps 0" + out, "--fps: 0 is out of range"},
+      {"decompose " + rest + pc2 + " -q -o " + quote(scene.dir / "out.fbx"), "unknown output type '.fbx'"},
+  };
+  for (const Case& c : cases) {
+    const auto result = run_wobble(c.arguments + " 2>&1 >/dev/null");
+    EXPECT_EQ(result.exit_code, 1) << c.arguments << "\n" << result.output;
+    EXPECT_NE(result.output.find(c.expected), std::string::npos) << c.arguments << "\n" << result.output;
+    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << c.arguments << "\n" << result.output;
+    EXPECT_FALSE(std::filesystem::exists(scene.dir / "out.glb")) << c.arguments;
+  }
+}

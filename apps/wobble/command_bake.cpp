@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "core/fail.hpp"
 #include "deformer_options.hpp"
+#include "helper_bone_options.hpp"
 #include "loop_options.hpp"
 #include "progress.hpp"
 
@@ -66,6 +67,7 @@ Runner add_bake_command(CLI::App& app) {
     bool quiet = false, seam = false;
     DeformerOptions deformers;
     LoopOptions loop;
+    HelperBoneOptions helpers;
   };
   auto options = std::make_shared<Options>();
   app.add_option("IN", options->input, "skinned character (glTF, FBX, Collada, ...)")->required();
@@ -75,6 +77,7 @@ Runner add_bake_command(CLI::App& app) {
   options->deformers.add_to(app);
   options->loop.add_to(app);
   options->loop.add_pre_roll_to(app);
+  options->helpers.add_to(app);
   app.add_flag("--seam", options->seam,
                "print how the baked cycle meets itself: the effect's largest jump from the cycle's last frame to its "
                "first, against the largest between frames inside (bakes the base skinning alone once more)");
@@ -82,6 +85,7 @@ Runner add_bake_command(CLI::App& app) {
   return [options] {
     if (options->quiet) spdlog::set_level(spdlog::level::err);  // quiet: errors only
     const OutputKind kind = output_kind(options->output);
+    options->helpers.check(options->output);
     AtomicOutput::check(options->output, kind == OutputKind::ObjSequence);  // before the work, not after
     const StackSettings settings = options->deformers.settings();
     const Character character = load_character(options->input);
@@ -100,7 +104,13 @@ Runner add_bake_command(CLI::App& app) {
     if (options->seam) print_seam(character, bake_options, baked);
 
     switch (kind) {
-      case OutputKind::Gltf: write_gltf(options->output, character, &baked, clip); break;
+      case OutputKind::Gltf:
+        if (options->helpers.enabled()) {
+          options->helpers.write(options->output, character, clip, baked, bake_options.motion.loop, pool, options->quiet);
+        } else {
+          write_gltf(options->output, character, &baked, clip);
+        }
+        break;
       case OutputKind::Pc2: write_pc2(options->output, baked, static_cast<float>(options->clip.fps)); break;
       case OutputKind::Usda:
         write_usda(options->output, character, baked, options->clip.fps,

@@ -6,6 +6,8 @@
 //   (c) a live setParameter equals the bake whose settings key that change (history kept);
 //   (d) bad inputs raise Errors with the C API's messages; a disposed effect throws;
 //   (e) tsc --noEmit checks the example against index.d.ts;
+//   (f) a helper-bone bake (`wobble bake --helper-bones`) played by three.js alone, its own
+//       skinning, equals wobble's plain LBS of the same file;
 // and the example page runs (sliders from wobble.deformers(), a picture). Distances are shares
 // of clonk's size (its rest bounding-box diagonal). Needs `make web` (web/npm/dist).
 // Usage: node npm_package_test.mjs WOBBLE_CLI CLONK_GLB [--screenshot OUT.png]
@@ -87,6 +89,23 @@ function framesOf(data, vertices) {
   return frames;
 }
 
+// (f): the engine-ready bake. three.js plays the file with its own skinning (no wobble) and
+// must give what wobble's reader and LBS give for the same file, within 1e-4 of the size.
+async function checkHelperBones(page, project) {
+  const file = path.join(project, 'helpers.glb');
+  run(cli, ['bake', clonkGlb, '--clip', 'Walk', '--fps', '60', '--deformer', 'lbs,dynamic', '--helper-bones', '8', '--quiet', '-o', file]);
+  const reference = path.join(project, 'helpers.pc2');
+  run(cli, ['bake', file, '--clip', '0', '--fps', '60', '--deformer', 'lbs', '--quiet', '-o', reference]);
+  const expected = readPc2(reference);
+  const size = JSON.parse(run(cli, ['info', file, '--json'])).size;
+  const got = await page.evaluate(() => window.checks.playPlain({ url: '/helpers.glb', fps: 60 }));
+  check(got.helpers === 8 && !got.morphTargets && got.frames === expected.frames.length && 3 * got.vertices === expected.frames[0].length,
+        `(f) helpers.glb in three.js: ${got.helpers} helper bones, morph targets: ${got.morphTargets}, ${got.frames} frames ` +
+        `(wobble: ${expected.frames.length}), ${got.vertices} vertices in ${got.meshes} meshes, ${got.tracks} tracks`);
+  const f = compareFrames(floats(got.positions), expected.frames, size);
+  check(f.largest <= 1e-4, `(f) three.js's skinning of helpers.glb against wobble's LBS of it: largest distance ${f.largest.toExponential(2)} of the size (frame ${f.frame}), at most 1e-4`);
+}
+
 async function checkBadInputs(page) {
   const got = await page.evaluate(() => window.checks.badInputs());
   const expected = {
@@ -146,9 +165,10 @@ function checkTypes(project) {
 }
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wobble-npm-'));
-let server, browser;
+let server, browser, project;
 try {
-  const { project, packed } = freshProject(work, [clonkGlb]);
+  let packed;
+  ({ project, packed } = freshProject(work, [clonkGlb]));
   check(packed.files.some((f) => f.path === 'dist/wobble-wasm.wasm') && packed.files.some((f) => f.path === 'index.d.ts'),
         `npm pack: ${packed.filename}, ${packed.files.length} files, ${(packed.size / 1e6).toFixed(2)} MB`);
   checkTypes(project);
@@ -164,6 +184,7 @@ try {
   await checkShape(page);
   await checkAgainstBakes(page, work);
   await checkBadInputs(page);
+  await checkHelperBones(page, project);
   await checkExample(page, `${base}/index.html`);
   if (screenshotAt > 0) {
     await page.screenshot({ path: process.argv[screenshotAt + 1] });

@@ -201,5 +201,46 @@ async function bench({ url = '/clonk.glb', clip = 'Walk', stacks = ['lbs,dynamic
   return result;
 }
 
-window.checks = { play, badInputs, shape, bench };
+// A plain glTF as any three.js page plays it, without wobble (the helper-bone bakes of
+// `wobble bake --helper-bones`): its first animation through a mixer, every SkinnedMesh skinned
+// on the CPU by three itself (getVertexPosition: the shader's skinning), world positions of the
+// frames k / fps in the scene's order of meshes, as wobble's PC2 concatenates primitives.
+async function playPlain({ url, fps }) {
+  const gltf = await new GLTFLoader().loadAsync(url);
+  const scene = new THREE.Scene();
+  scene.add(gltf.scene);
+  const meshes = [];
+  gltf.scene.traverse((object) => { if (object.isSkinnedMesh) meshes.push(object); });
+  const clip = gltf.animations[0];
+  const mixer = new THREE.AnimationMixer(gltf.scene);
+  const action = mixer.clipAction(clip);
+  action.setLoop(THREE.LoopOnce, 1);
+  action.clampWhenFinished = true;
+  action.play();
+  const frames = Math.floor(clip.duration * fps + 1e-9) + 1;
+  const vertices = meshes.reduce((n, mesh) => n + mesh.geometry.attributes.position.count, 0);
+  const out = new Float32Array(3 * vertices * frames);
+  const v = new THREE.Vector3();
+  let at = 0;
+  for (let k = 0; k < frames; ++k) {
+    mixer.setTime(k / fps);
+    scene.updateMatrixWorld();
+    for (const mesh of meshes) {
+      mesh.skeleton.update();
+      for (let i = 0; i < mesh.geometry.attributes.position.count; ++i, at += 3) {
+        mesh.getVertexPosition(i, v).applyMatrix4(mesh.matrixWorld);
+        out.set([v.x, v.y, v.z], at);
+      }
+    }
+  }
+  const bones = meshes.length ? meshes[0].skeleton.bones : [];
+  return {
+    frames, vertices, meshes: meshes.length, tracks: clip.tracks.length,
+    helpers: bones.filter((bone) => bone.name.startsWith('wobble_helper_')).length,
+    morphTargets: meshes.some((mesh) => Object.keys(mesh.geometry.morphAttributes).length > 0),
+    positions: base64([out]),
+  };
+}
+
+window.checks = { play, playPlain, badInputs, shape, bench };
 window.checksReady = true;

@@ -11,14 +11,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <string>
 #include <system_error>
 #include <vector>
 
-#include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/io/read_limits.hpp>
@@ -98,15 +97,7 @@ void write_pc2(const std::filesystem::path& path, const BakedFrames& baked, floa
       put_f32(bytes, p.z());
     }
 
-  AtomicOutput output(path);
-  {
-    std::ofstream out(output.temporary(), std::ios::binary | std::ios::trunc);
-    if (!out) fail(path, "cannot open a temporary file for writing");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) fail(path, "write failed (disk full?)");
-  }
-  output.commit();
+  write_output(path, std::string_view(bytes.data(), bytes.size()));
 }
 
 std::vector<std::vector<Vec3f>> read_pc2(const std::filesystem::path& path) { return read_point_cache(path).frames; }

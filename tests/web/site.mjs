@@ -13,7 +13,8 @@ export function requireSite(site) {
   }
 }
 
-export async function serve(site) {
+// headers: added to every response (e.g. cross-origin isolation, for precise timers).
+export async function serve(site, headers = {}) {
   const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.data': 'application/octet-stream' };
   const server = http.createServer((request, response) => {
     const name = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
@@ -22,7 +23,7 @@ export async function serve(site) {
       response.writeHead(404).end('not found');
       return;
     }
-    response.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream' });
+    response.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream', ...headers });
     fs.createReadStream(file).pipe(response);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -448,6 +448,10 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
 
 namespace {
 
+// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
+// vertices, docs/benchmarks.md).
+constexpr double kNanosecondsPerVertex = 117.0;
+
 class DirectDeltaMushDeformer final : public Deformer {
  public:
   explicit DirectDeltaMushDeformer(const DirectDeltaMushSettings& settings) : settings_(settings) {}
@@ -469,16 +473,17 @@ class DirectDeltaMushDeformer final : public Deformer {
       ddm_.check_same_mesh(mesh.positions, mesh.triangles);
       bound_ = &frame.character;
     }
+    ThreadPool* pool = pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex);
     ddm_positions_.resize(positions.size());
     lbs_positions_.resize(positions.size());
-    ddm_.evaluate(frame.pose.skinning, ddm_positions_, frame.pool);
+    ddm_.evaluate(frame.pose.skinning, ddm_positions_, pool);
     LbsJob job;
     job.skinning_matrices = frame.pose.skinning;
     job.skin = &skin_;
     job.in_positions = mesh.positions;
     job.out_positions = lbs_positions_;
     if (std::string problem = job.Validate(); !problem.empty()) fail_plain("ddm: {}", problem);
-    job.Run(frame.pool);
+    job.Run(pool);
     for (std::size_t v = 0; v < positions.size(); ++v) positions[v] = ddm_positions_[v] + (positions[v] - lbs_positions_[v]);
     if (!normals.empty() && normals.size() == positions.size()) {
       area_weighted_normals(mesh.triangles, positions, normals, normal_scratch_);

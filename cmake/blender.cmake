@@ -57,7 +57,8 @@ endfunction()
 # Plays and bakes: the preview equals `wobble bake`.
 wobble_blender_test(addon addon_parity 1200)
 # The properties are the deformers' descriptions; keyframed and live-tuned parameters bake as
-# `wobble bake` with the same keys; refused values report wobble's messages.
+# `wobble bake` with the same keys, and so do per-bone overrides; refused values report wobble's
+# messages.
 wobble_blender_test(parameters addon_parameters 900)
 # The two zips against Blender's documented extension manifest; the 4.3 run also with Blender's
 # own `extension validate`.

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <new>
+#include <optional>
 #include <queue>
 #include <set>
 #include <stdexcept>
@@ -102,96 +103,92 @@ class GltfReader {
       fail(path_, "{}: accessor {} does not exist ({} accessors)", what, index, model_.accessors.size());
     const tinygltf::Accessor& accessor = model_.accessors[static_cast<std::size_t>(index)];
     const int components = tinygltf::GetNumComponentsInType(static_cast<std::uint32_t>(accessor.type));
-    const int component_size =
-        tinygltf::GetComponentSizeInBytes(static_cast<std::uint32_t>(accessor.componentType));
+    const int component_size = tinygltf::GetComponentSizeInBytes(static_cast<std::uint32_t>(accessor.componentType));
     if (components <= 0 || component_size <= 0)
       fail(path_, "{}: accessor {} has an invalid type or component type", what, index);
     const std::size_t count = accessor.count;
     const std::size_t element_size = static_cast<std::size_t>(components) * component_size;
     const std::string label = fmt::format("{}: accessor {}", what, index);
-
-    const unsigned char* base = nullptr;
-    std::size_t stride = element_size;
-    if (accessor.bufferView >= 0 && count > 0) {
-      if (static_cast<std::size_t>(accessor.bufferView) >= model_.bufferViews.size())
-        fail(path_, "{} refers to missing bufferView {}", label, accessor.bufferView);
-      const auto& view = model_.bufferViews[static_cast<std::size_t>(accessor.bufferView)];
-      if (view.byteStride != 0 && view.byteStride < element_size)
-        fail(path_, "{} has byteStride {} smaller than its element ({} bytes)", label, view.byteStride, element_size);
-      if (view.byteStride != 0) stride = view.byteStride;
-      // Bytes read: byteOffset + stride * (count - 1) + element_size, without overflow.
-      const std::size_t most = std::numeric_limits<std::size_t>::max();
-      if (accessor.byteOffset > most - element_size || count - 1 > (most - element_size - accessor.byteOffset) / stride)
-        fail(path_, "{}: {} elements of {} bytes cannot fit in any buffer", label, count, stride);
-      const std::size_t span = accessor.byteOffset + stride * (count - 1) + element_size;
-      base = view_bytes(label, accessor.bufferView, accessor.byteOffset, span - accessor.byteOffset, "data");
-    }
+    const StridedBytes data = accessor_bytes(accessor, label, element_size);
     const SparseRanges sparse = sparse_ranges(accessor, label, count, element_size);
     budget_.charge(count, static_cast<std::uint64_t>(components) * sizeof(double), label);
     std::vector<double> values(count * static_cast<std::size_t>(components), 0.0);
-
-    auto decode = [&](const unsigned char* p) -> double {
-      switch (accessor.componentType) {
-        case TINYGLTF_COMPONENT_TYPE_BYTE: {
-          std::int8_t v;
-          std::memcpy(&v, p, 1);
-          return accessor.normalized ? std::max(v / 127.0, -1.0) : v;
-        }
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: {
-          std::uint8_t v;
-          std::memcpy(&v, p, 1);
-          return accessor.normalized ? v / 255.0 : v;
-        }
-        case TINYGLTF_COMPONENT_TYPE_SHORT: {
-          std::int16_t v;
-          std::memcpy(&v, p, 2);
-          return accessor.normalized ? std::max(v / 32767.0, -1.0) : v;
-        }
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
-          std::uint16_t v;
-          std::memcpy(&v, p, 2);
-          return accessor.normalized ? v / 65535.0 : v;
-        }
-        case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {
-          std::uint32_t v;
-          std::memcpy(&v, p, 4);
-          return v;
-        }
-        case TINYGLTF_COMPONENT_TYPE_FLOAT: {
-          float v;
-          std::memcpy(&v, p, 4);
-          return v;
-        }
-        default:
-          fail(path_, "{} has unsupported component type {}", label, accessor.componentType);
-      }
-    };
-
-    if (base) {
-      for (std::size_t i = 0; i < count; ++i)
-        for (int c = 0; c < components; ++c)
-          values[i * components + c] = decode(base + i * stride + static_cast<std::size_t>(c) * component_size);
-    }
-    for (std::size_t s = 0; s < sparse.count; ++s) {
-      std::uint32_t target = 0;
-      if (sparse.index_size == 1) {
-        target = sparse.indices[s];
-      } else if (sparse.index_size == 2) {
-        std::uint16_t v;
-        std::memcpy(&v, sparse.indices + 2 * s, 2);
-        target = v;
-      } else {
-        std::memcpy(&target, sparse.indices + 4 * s, 4);
-      }
-      if (target >= count)
-        fail(path_, "{} sparse index {} is out of range ({} elements)", label, target, count);
+    const auto decode_element = [&](const unsigned char* element, std::size_t i) {
       for (int c = 0; c < components; ++c)
-        values[target * components + c] =
-            decode(sparse.values + s * element_size + static_cast<std::size_t>(c) * component_size);
+        values[i * components + c] = decode(accessor, element + static_cast<std::size_t>(c) * component_size, label);
+    };
+    if (data.base)
+      for (std::size_t i = 0; i < count; ++i) decode_element(data.base + i * data.stride, i);
+    for (std::size_t s = 0; s < sparse.count; ++s) {
+      const std::uint32_t target = sparse_index(sparse, s);
+      if (target >= count) fail(path_, "{} sparse index {} is out of range ({} elements)", label, target, count);
+      decode_element(sparse.values + s * element_size, target);
     }
     if (components_out) *components_out = components;
     if (count_out) *count_out = count;
     return values;
+  }
+
+  struct StridedBytes {
+    const unsigned char* base = nullptr;  // null: no buffer view (zeros, or sparse values only)
+    std::size_t stride = 0;
+  };
+
+  // The accessor's elements in its buffer view, every byte of them checked to lie in the view and
+  // its buffer (byteOffset + stride * (count - 1) + element_size, without overflow).
+  StridedBytes accessor_bytes(const tinygltf::Accessor& accessor, const std::string& label,
+                              std::size_t element_size) const {
+    const std::size_t count = accessor.count;
+    StridedBytes data{nullptr, element_size};
+    if (accessor.bufferView < 0 || count == 0) return data;
+    if (static_cast<std::size_t>(accessor.bufferView) >= model_.bufferViews.size())
+      fail(path_, "{} refers to missing bufferView {}", label, accessor.bufferView);
+    const auto& view = model_.bufferViews[static_cast<std::size_t>(accessor.bufferView)];
+    if (view.byteStride != 0 && view.byteStride < element_size)
+      fail(path_, "{} has byteStride {} smaller than its element ({} bytes)", label, view.byteStride, element_size);
+    if (view.byteStride != 0) data.stride = view.byteStride;
+    const std::size_t most = std::numeric_limits<std::size_t>::max();
+    if (accessor.byteOffset > most - element_size || count - 1 > (most - element_size - accessor.byteOffset) / data.stride)
+      fail(path_, "{}: {} elements of {} bytes cannot fit in any buffer", label, count, data.stride);
+    const std::size_t span = accessor.byteOffset + data.stride * (count - 1) + element_size;
+    data.base = view_bytes(label, accessor.bufferView, accessor.byteOffset, span - accessor.byteOffset, "data");
+    return data;
+  }
+
+  // One component as a double: normalized integers by glTF 2.0's section 3.11 conversion.
+  double decode(const tinygltf::Accessor& accessor, const unsigned char* p, const std::string& label) const {
+    const bool normalized = accessor.normalized;
+    switch (accessor.componentType) {
+      case TINYGLTF_COMPONENT_TYPE_BYTE: {
+        const auto v = load<std::int8_t>(p);
+        return normalized ? std::max(v / 127.0, -1.0) : v;
+      }
+      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: {
+        const auto v = load<std::uint8_t>(p);
+        return normalized ? v / 255.0 : v;
+      }
+      case TINYGLTF_COMPONENT_TYPE_SHORT: {
+        const auto v = load<std::int16_t>(p);
+        return normalized ? std::max(v / 32767.0, -1.0) : v;
+      }
+      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
+        const auto v = load<std::uint16_t>(p);
+        return normalized ? v / 65535.0 : v;
+      }
+      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
+        return load<std::uint32_t>(p);
+      case TINYGLTF_COMPONENT_TYPE_FLOAT:
+        return load<float>(p);
+      default:
+        fail(path_, "{} has unsupported component type {}", label, accessor.componentType);
+    }
+  }
+
+  template <typename T>
+  static T load(const unsigned char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
   }
 
   // The bytes [offset, offset + length) of a buffer view, checked against the view and its buffer.
@@ -240,6 +237,12 @@ class GltfReader {
     ranges.values = view_bytes(label, sparse.values.bufferView, static_cast<std::size_t>(sparse.values.byteOffset),
                                ranges.count * element_size, "sparse values");
     return ranges;
+  }
+
+  static std::uint32_t sparse_index(const SparseRanges& sparse, std::size_t s) {
+    if (sparse.index_size == 1) return sparse.indices[s];
+    if (sparse.index_size == 2) return load<std::uint16_t>(sparse.indices + 2 * s);
+    return load<std::uint32_t>(sparse.indices + 4 * s);
   }
 
   // An accessor that must have `components` components per element; returns its element count.
@@ -544,163 +547,195 @@ class GltfReader {
   void read_mesh(int node, const Eigen::Matrix4d* world, bool skinned) {
     const int mesh_index = model_.nodes[static_cast<std::size_t>(node)].mesh;
     const tinygltf::Mesh& mesh = model_.meshes[static_cast<std::size_t>(mesh_index)];
-    Mesh& out = character_.mesh;
-    for (std::size_t p = 0; p < mesh.primitives.size(); ++p) {
-      const tinygltf::Primitive& primitive = mesh.primitives[p];
-      const std::string where = fmt::format("mesh {} primitive {}", mesh_index, p);
-      const int mode = primitive.mode < 0 ? TINYGLTF_MODE_TRIANGLES : primitive.mode;
-      if (mode != TINYGLTF_MODE_TRIANGLES && mode != TINYGLTF_MODE_TRIANGLE_STRIP &&
-          mode != TINYGLTF_MODE_TRIANGLE_FAN) {
-        diagnostics_.repair("primitive_skipped",
-                            fmt::format("{} draws points or lines (mode {}); skipped", where, mode));
-        continue;
-      }
-      const auto attribute = [&](const std::string& name) {
-        const auto it = primitive.attributes.find(name);
-        return it == primitive.attributes.end() ? -1 : it->second;
-      };
-      const int position_accessor = attribute("POSITION");
-      if (position_accessor < 0) fail(path_, "{} has no POSITION attribute", where);
-      std::size_t n = 0;
-      const auto positions = read_elements(position_accessor, 3, where + " POSITION", n);
-      if (n == 0) {
-        diagnostics_.repair("primitive_skipped", fmt::format("{} has no vertices; skipped", where));
-        continue;
-      }
-      if (out.positions.size() + n > std::numeric_limits<std::uint32_t>::max())
-        fail(path_, "{}: too many vertices", where);
-      const std::uint32_t first = static_cast<std::uint32_t>(out.positions.size());
-      Eigen::Matrix3d normal_matrix = Eigen::Matrix3d::Identity();
-      if (world) normal_matrix = world->topLeftCorner<3, 3>().inverse().transpose();
+    for (std::size_t p = 0; p < mesh.primitives.size(); ++p)
+      read_primitive(node, mesh_index, p, world, skinned);
+  }
 
-      for (std::size_t v = 0; v < n; ++v) {
-        Eigen::Vector3d x(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]);
-        if (!x.allFinite()) fail(path_, "{}: vertex {} has a non-finite position", where, v);
-        if (world) x = (*world * x.homogeneous()).head<3>();
-        out.positions.push_back(x.cast<float>());
-      }
-      if (morphs_ && !primitive.targets.empty()) read_morph_targets(primitive, where, node, first, n, world);
-
-      // Normals: unit length; missing ones are computed from the triangles after merging.
-      const int normal_accessor = attribute("NORMAL");
-      if (normal_accessor >= 0) {
-        std::size_t count = 0;
-        const auto normals = read_elements(normal_accessor, 3, where + " NORMAL", count);
-        if (count != n) fail(path_, "{}: NORMAL has {} elements for {} vertices", where, count, n);
-        for (std::size_t v = 0; v < n; ++v) {
-          Eigen::Vector3d normal = normal_matrix * Eigen::Vector3d(normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]);
-          const double length = normal.norm();
-          if (!std::isfinite(length) || length < 1e-12) {
-            invalid_normals_.push_back(first + static_cast<std::uint32_t>(v));
-            normal = Eigen::Vector3d::UnitY();
-          } else {
-            normal /= length;
-          }
-          normals_.push_back(normal.cast<float>());
-        }
-      } else {
-        for (std::size_t v = 0; v < n; ++v) {
-          invalid_normals_.push_back(first + static_cast<std::uint32_t>(v));
-          normals_.push_back(Vec3f::UnitY());
-        }
-        missing_normal_primitives_++;
-        missing_normal_vertices_ += n;
-      }
-
-      const int uv_accessor = attribute("TEXCOORD_0");
-      if (uv_accessor >= 0) {
-        std::size_t count = 0;
-        const auto uvs = read_elements(uv_accessor, 2, where + " TEXCOORD_0", count);
-        if (count != n) fail(path_, "{}: TEXCOORD_0 has {} elements for {} vertices", where, count, n);
-        uvs_.resize(first, Vec2f::Zero());
-        for (std::size_t v = 0; v < n; ++v) {
-          Vec2f uv(static_cast<float>(uvs[2 * v]), static_cast<float>(uvs[2 * v + 1]));
-          if (!uv.allFinite()) {
-            diagnostics_.repair("uv_invalid", fmt::format("{}: vertex {} has a non-finite uv; set to 0", where, v));
-            uv.setZero();
-          }
-          uvs_.push_back(uv);
-        }
-        any_uvs_ = true;
-      } else if (any_uvs_) {
-        uvs_.resize(first + n, Vec2f::Zero());
-      }
-
-      // Custom per-vertex scalars ("_NAME" SCALAR attributes).
-      PendingScalars scalars{first, static_cast<std::uint32_t>(n), {}};
-      for (const auto& [name, accessor_index] : primitive.attributes) {
-        if (name.empty() || name[0] != '_') continue;
-        if (accessor_index < 0 || static_cast<std::size_t>(accessor_index) >= model_.accessors.size()) continue;
-        if (model_.accessors[static_cast<std::size_t>(accessor_index)].type != TINYGLTF_TYPE_SCALAR) continue;
-        std::size_t count = 0;
-        const auto values = read_elements(accessor_index, 1, where + " " + name, count);
-        if (count != n) fail(path_, "{}: {} has {} elements for {} vertices", where, name, count, n);
-        auto& column = scalars.values[name];
-        column.reserve(n);
-        for (double value : values) {
-          if (!std::isfinite(value)) fail(path_, "{}: {} holds a non-finite value", where, name);
-          column.push_back(static_cast<float>(value));
-        }
-        scalar_names_.insert(name);
-      }
-      pending_scalars_.push_back(std::move(scalars));
-
-      // Triangles, never welded or reordered.
-      std::vector<std::uint32_t> indices;
-      if (primitive.indices >= 0) {
-        std::size_t count = 0;
-        const auto raw = read_elements(primitive.indices, 1, where + " indices", count);
-        indices.reserve(count);
-        for (std::size_t k = 0; k < count; ++k) {
-          if (raw[k] < 0 || raw[k] >= static_cast<double>(n))
-            fail(path_, "{}: index {} refers to vertex {} out of range ({} vertices)", where, k, raw[k], n);
-          indices.push_back(static_cast<std::uint32_t>(raw[k]));
-        }
-      } else {
-        indices.resize(n);
-        for (std::size_t k = 0; k < n; ++k) indices[k] = static_cast<std::uint32_t>(k);
-      }
-      const std::uint32_t first_triangle = static_cast<std::uint32_t>(out.triangles.size());
-      auto add = [&](std::uint32_t a, std::uint32_t b, std::uint32_t c) {
-        out.triangles.push_back({first + a, first + b, first + c});
-      };
-      if (mode == TINYGLTF_MODE_TRIANGLES) {
-        if (indices.size() % 3 != 0)
-          diagnostics_.repair("indices_incomplete",
-                              fmt::format("{}: {} indices is not a multiple of 3; the last {} ignored", where,
-                                          indices.size(), indices.size() % 3));
-        for (std::size_t k = 0; k + 2 < indices.size(); k += 3) add(indices[k], indices[k + 1], indices[k + 2]);
-      } else if (mode == TINYGLTF_MODE_TRIANGLE_STRIP) {
-        // glTF 2.0: triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}); stitching (degenerate)
-        // triangles are dropped.
-        for (std::size_t k = 0; k + 2 < indices.size(); ++k) {
-          const std::uint32_t a = indices[k], b = indices[k + 1 + k % 2], c = indices[k + 2 - k % 2];
-          if (a != b && b != c && a != c) add(a, b, c);
-        }
-      } else {
-        // Fan: triangle i is (v_{i+1}, v_{i+2}, v_0).
-        for (std::size_t k = 1; k + 1 < indices.size(); ++k) add(indices[k], indices[k + 1], indices[0]);
-      }
-
-      if (skinned) read_influences(primitive, where, n);
-
-      Primitive record;
-      record.name = mesh.name;
-      record.source_mesh = mesh_index;
-      record.source_primitive = static_cast<int>(p);
-      record.first_vertex = first;
-      record.vertex_count = static_cast<std::uint32_t>(n);
-      record.first_triangle = first_triangle;
-      record.triangle_count = static_cast<std::uint32_t>(out.triangles.size()) - first_triangle;
-      record.material = primitive.material;
-      if (record.material >= 0 && static_cast<std::size_t>(record.material) >= model_.materials.size()) {
-        diagnostics_.repair("material_missing",
-                            fmt::format("{} refers to material {} out of range; no material used", where,
-                                        record.material));
-        record.material = -1;
-      }
-      out.primitives.push_back(record);
+  // One primitive of a mesh: its vertices, their attributes, its triangles and its record, or a
+  // repair when it draws points or lines or has no vertices.
+  void read_primitive(int node, int mesh_index, std::size_t p, const Eigen::Matrix4d* world, bool skinned) {
+    const tinygltf::Mesh& mesh = model_.meshes[static_cast<std::size_t>(mesh_index)];
+    const tinygltf::Primitive& primitive = mesh.primitives[p];
+    const std::string where = fmt::format("mesh {} primitive {}", mesh_index, p);
+    const int mode = primitive.mode < 0 ? TINYGLTF_MODE_TRIANGLES : primitive.mode;
+    if (mode != TINYGLTF_MODE_TRIANGLES && mode != TINYGLTF_MODE_TRIANGLE_STRIP && mode != TINYGLTF_MODE_TRIANGLE_FAN) {
+      diagnostics_.repair("primitive_skipped", fmt::format("{} draws points or lines (mode {}); skipped", where, mode));
+      return;
     }
+    const int position_accessor = attribute_of(primitive, "POSITION");
+    if (position_accessor < 0) fail(path_, "{} has no POSITION attribute", where);
+    const std::uint32_t first = static_cast<std::uint32_t>(character_.mesh.positions.size());
+    const std::size_t n = read_positions(position_accessor, where, world);
+    if (n == 0) {
+      diagnostics_.repair("primitive_skipped", fmt::format("{} has no vertices; skipped", where));
+      return;
+    }
+    if (morphs_ && !primitive.targets.empty()) read_morph_targets(primitive, where, node, first, n, world);
+    read_normals(attribute_of(primitive, "NORMAL"), where, first, n, world);
+    read_uvs(attribute_of(primitive, "TEXCOORD_0"), where, first, n);
+    read_scalars(primitive, where, first, n);
+    const std::uint32_t first_triangle = static_cast<std::uint32_t>(character_.mesh.triangles.size());
+    add_triangles(mode, triangle_indices(primitive, where, n), where, first);
+    if (skinned) read_influences(primitive, where, n);
+    add_primitive_record(mesh, mesh_index, p, first, n, first_triangle);
+  }
+
+  static int attribute_of(const tinygltf::Primitive& primitive, const std::string& name) {
+    const auto it = primitive.attributes.find(name);
+    return it == primitive.attributes.end() ? -1 : it->second;
+  }
+
+  // Appends the POSITION elements (through `world` for static meshes); returns their count.
+  std::size_t read_positions(int accessor, const std::string& where, const Eigen::Matrix4d* world) {
+    std::size_t n = 0;
+    const auto positions = read_elements(accessor, 3, where + " POSITION", n);
+    Mesh& out = character_.mesh;
+    if (out.positions.size() + n > std::numeric_limits<std::uint32_t>::max()) fail(path_, "{}: too many vertices", where);
+    for (std::size_t v = 0; v < n; ++v) {
+      Eigen::Vector3d x(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]);
+      if (!x.allFinite()) fail(path_, "{}: vertex {} has a non-finite position", where, v);
+      if (world) x = (*world * x.homogeneous()).head<3>();
+      out.positions.push_back(x.cast<float>());
+    }
+    return n;
+  }
+
+  // Normals: unit length; missing or invalid ones are computed from the triangles after merging
+  // (finish_mesh).
+  void read_normals(int accessor, const std::string& where, std::uint32_t first, std::size_t n,
+                    const Eigen::Matrix4d* world) {
+    if (accessor < 0) {
+      for (std::size_t v = 0; v < n; ++v) {
+        invalid_normals_.push_back(first + static_cast<std::uint32_t>(v));
+        normals_.push_back(Vec3f::UnitY());
+      }
+      missing_normal_primitives_++;
+      missing_normal_vertices_ += n;
+      return;
+    }
+    Eigen::Matrix3d normal_matrix = Eigen::Matrix3d::Identity();
+    if (world) normal_matrix = world->topLeftCorner<3, 3>().inverse().transpose();
+    std::size_t count = 0;
+    const auto normals = read_elements(accessor, 3, where + " NORMAL", count);
+    if (count != n) fail(path_, "{}: NORMAL has {} elements for {} vertices", where, count, n);
+    for (std::size_t v = 0; v < n; ++v) {
+      Eigen::Vector3d normal = normal_matrix * Eigen::Vector3d(normals[3 * v], normals[3 * v + 1], normals[3 * v + 2]);
+      const double length = normal.norm();
+      if (!std::isfinite(length) || length < 1e-12) {
+        invalid_normals_.push_back(first + static_cast<std::uint32_t>(v));
+        normal = Eigen::Vector3d::UnitY();
+      } else {
+        normal /= length;
+      }
+      normals_.push_back(normal.cast<float>());
+    }
+  }
+
+  // TEXCOORD_0; primitives without it get (0, 0) once any primitive has uvs.
+  void read_uvs(int accessor, const std::string& where, std::uint32_t first, std::size_t n) {
+    if (accessor < 0) {
+      if (any_uvs_) uvs_.resize(first + n, Vec2f::Zero());
+      return;
+    }
+    std::size_t count = 0;
+    const auto uvs = read_elements(accessor, 2, where + " TEXCOORD_0", count);
+    if (count != n) fail(path_, "{}: TEXCOORD_0 has {} elements for {} vertices", where, count, n);
+    uvs_.resize(first, Vec2f::Zero());
+    for (std::size_t v = 0; v < n; ++v) {
+      Vec2f uv(static_cast<float>(uvs[2 * v]), static_cast<float>(uvs[2 * v + 1]));
+      if (!uv.allFinite()) {
+        diagnostics_.repair("uv_invalid", fmt::format("{}: vertex {} has a non-finite uv; set to 0", where, v));
+        uv.setZero();
+      }
+      uvs_.push_back(uv);
+    }
+    any_uvs_ = true;
+  }
+
+  // Custom per-vertex scalars ("_NAME" SCALAR attributes), merged over primitives in finish_mesh.
+  void read_scalars(const tinygltf::Primitive& primitive, const std::string& where, std::uint32_t first,
+                    std::size_t n) {
+    PendingScalars scalars{first, static_cast<std::uint32_t>(n), {}};
+    for (const auto& [name, accessor_index] : primitive.attributes) {
+      if (name.empty() || name[0] != '_') continue;
+      if (accessor_index < 0 || static_cast<std::size_t>(accessor_index) >= model_.accessors.size()) continue;
+      if (model_.accessors[static_cast<std::size_t>(accessor_index)].type != TINYGLTF_TYPE_SCALAR) continue;
+      std::size_t count = 0;
+      const auto values = read_elements(accessor_index, 1, where + " " + name, count);
+      if (count != n) fail(path_, "{}: {} has {} elements for {} vertices", where, name, count, n);
+      auto& column = scalars.values[name];
+      column.reserve(n);
+      for (double value : values) {
+        if (!std::isfinite(value)) fail(path_, "{}: {} holds a non-finite value", where, name);
+        column.push_back(static_cast<float>(value));
+      }
+      scalar_names_.insert(name);
+    }
+    pending_scalars_.push_back(std::move(scalars));
+  }
+
+  // The primitive's vertex indices (0..n-1 when it has none), each checked against its n vertices.
+  std::vector<std::uint32_t> triangle_indices(const tinygltf::Primitive& primitive, const std::string& where,
+                                              std::size_t n) const {
+    std::vector<std::uint32_t> indices;
+    if (primitive.indices < 0) {
+      indices.resize(n);
+      for (std::size_t k = 0; k < n; ++k) indices[k] = static_cast<std::uint32_t>(k);
+      return indices;
+    }
+    std::size_t count = 0;
+    const auto raw = read_elements(primitive.indices, 1, where + " indices", count);
+    indices.reserve(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      if (raw[k] < 0 || raw[k] >= static_cast<double>(n))
+        fail(path_, "{}: index {} refers to vertex {} out of range ({} vertices)", where, k, raw[k], n);
+      indices.push_back(static_cast<std::uint32_t>(raw[k]));
+    }
+    return indices;
+  }
+
+  // Triangles of a list, strip or fan, never welded or reordered.
+  void add_triangles(int mode, const std::vector<std::uint32_t>& indices, const std::string& where,
+                     std::uint32_t first) {
+    auto add = [&](std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+      character_.mesh.triangles.push_back({first + a, first + b, first + c});
+    };
+    if (mode == TINYGLTF_MODE_TRIANGLES) {
+      if (indices.size() % 3 != 0)
+        diagnostics_.repair("indices_incomplete", fmt::format("{}: {} indices is not a multiple of 3; the last {} ignored",
+                                                              where, indices.size(), indices.size() % 3));
+      for (std::size_t k = 0; k + 2 < indices.size(); k += 3) add(indices[k], indices[k + 1], indices[k + 2]);
+    } else if (mode == TINYGLTF_MODE_TRIANGLE_STRIP) {
+      // glTF 2.0: triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}); stitching (degenerate)
+      // triangles are dropped.
+      for (std::size_t k = 0; k + 2 < indices.size(); ++k) {
+        const std::uint32_t a = indices[k], b = indices[k + 1 + k % 2], c = indices[k + 2 - k % 2];
+        if (a != b && b != c && a != c) add(a, b, c);
+      }
+    } else {
+      // Fan: triangle i is (v_{i+1}, v_{i+2}, v_0).
+      for (std::size_t k = 1; k + 1 < indices.size(); ++k) add(indices[k], indices[k + 1], indices[0]);
+    }
+  }
+
+  void add_primitive_record(const tinygltf::Mesh& mesh, int mesh_index, std::size_t p, std::uint32_t first,
+                            std::size_t n, std::uint32_t first_triangle) {
+    const std::string where = fmt::format("mesh {} primitive {}", mesh_index, p);
+    Primitive record;
+    record.name = mesh.name;
+    record.source_mesh = mesh_index;
+    record.source_primitive = static_cast<int>(p);
+    record.first_vertex = first;
+    record.vertex_count = static_cast<std::uint32_t>(n);
+    record.first_triangle = first_triangle;
+    record.triangle_count = static_cast<std::uint32_t>(character_.mesh.triangles.size()) - first_triangle;
+    record.material = mesh.primitives[p].material;
+    if (record.material >= 0 && static_cast<std::size_t>(record.material) >= model_.materials.size()) {
+      diagnostics_.repair("material_missing", fmt::format("{} refers to material {} out of range; no material used",
+                                                          where, record.material));
+      record.material = -1;
+    }
+    character_.mesh.primitives.push_back(record);
   }
 
   // Influences of all JOINTS_n / WEIGHTS_n sets of one primitive, appended to the skin.
@@ -772,89 +807,35 @@ class GltfReader {
 
   // ---------------------------------------------------------------- clips
 
-  void read_clips() {
-    std::size_t outside_rig = 0, weights_channels = 0, untargeted = 0, duplicates = 0, merged = 0,
-                negative_clips = 0;
+  // What read_clips dropped, merged or shifted, reported once as repairs.
+  struct ClipRepairs {
+    std::size_t outside_rig = 0, weights_channels = 0, untargeted = 0, duplicates = 0, merged = 0, negative_clips = 0;
     double most_negative = 0.0;
+  };
+  using ChannelTargets = std::set<std::pair<std::uint32_t, int>>;  // (joint, path) pairs of one animation
+
+  void read_clips() {
+    ClipRepairs repairs;
     // Unnamed animations that follow an unnamed one and animate disjoint targets are joined into
     // one clip: exporters such as COLLADA2GLTF write one animation per node of a single action
     // (RiggedFigure has 19 of them for one walk).
     bool previous_unnamed = false;
-    std::set<std::pair<std::uint32_t, int>> previous_targets;
-
+    ChannelTargets previous_targets;
     for (std::size_t a = 0; a < model_.animations.size(); ++a) {
       const tinygltf::Animation& animation = model_.animations[a];
       const std::string label =
           animation.name.empty() ? fmt::format("animation {}", a) : fmt::format("animation {} ('{}')", a, animation.name);
-      Clip clip;
-      clip.name = animation.name.empty() ? fmt::format("animation_{}", a) : animation.name;
-      std::set<std::pair<std::uint32_t, int>> targets;
-      for (std::size_t c = 0; c < animation.channels.size(); ++c) {
-        const tinygltf::AnimationChannel& channel = animation.channels[c];
-        if (channel.sampler < 0 || static_cast<std::size_t>(channel.sampler) >= animation.samplers.size())
-          fail(path_, "{} channel {}: sampler {} out of range ({} samplers)", label, c, channel.sampler,
-               animation.samplers.size());
-        if (channel.target_node < 0) {
-          ++untargeted;
-          continue;
-        }
-        if (static_cast<std::size_t>(channel.target_node) >= model_.nodes.size())
-          fail(path_, "{} channel {}: target node {} out of range ({} nodes)", label, c, channel.target_node,
-               model_.nodes.size());
-        ChannelPath path;
-        if (channel.target_path == "translation") {
-          path = ChannelPath::Translation;
-        } else if (channel.target_path == "rotation") {
-          path = ChannelPath::Rotation;
-        } else if (channel.target_path == "scale") {
-          path = ChannelPath::Scale;
-        } else {
-          if (!is_read_morph_channel(channel)) ++weights_channels;
-          continue;
-        }
-        const int joint = node_to_joint_[static_cast<std::size_t>(channel.target_node)];
-        if (joint < 0) {
-          ++outside_rig;
-          continue;
-        }
-        if (!targets.insert({static_cast<std::uint32_t>(joint), static_cast<int>(path)}).second) {
-          ++duplicates;
-          continue;
-        }
-        clip.channels.push_back(read_channel(animation, channel, label, c, static_cast<std::uint32_t>(joint), path));
-      }
-
-      // Negative key times. wipf.glb (an assimp export) keys animation "Dig" at k*0.04 s minus
-      // 3.0109e-5 s on every channel, and two other clips start at -2.85e-3 s and -4.9e-3 s: a
-      // constant offset of the whole action. Shifting the whole clip so its earliest key is at 0
-      // keeps every key interval and the alignment between channels (clamping only the negative
-      // keys would squeeze the first interval and could make two keys equal), and the motion is
-      // unchanged apart from starting at t = 0 as glTF requires.
-      float start = std::numeric_limits<float>::infinity();
-      for (const auto& channel : clip.channels)
-        if (!channel.times.empty()) start = std::min(start, channel.times.front());
-      if (std::isfinite(start) && start < 0.0f) {
-        for (auto& channel : clip.channels) {
-          for (auto& t : channel.times) t -= start;
-          for (std::size_t k = 1; k < channel.times.size(); ++k)
-            if (!(channel.times[k] > channel.times[k - 1]))
-              fail(path_, "{}: key times of joint '{}' are no longer increasing after shifting the clip to start "
-                          "at 0", label, character_.rig.names[channel.joint]);
-        }
-        ++negative_clips;
-        most_negative = std::min(most_negative, static_cast<double>(start));
-      }
-
+      ChannelTargets targets;
+      Clip clip = clip_of_animation(animation, a, label, targets, repairs);
+      shift_to_start_at_zero(clip, label, repairs);
       const bool unnamed = animation.name.empty();
       bool merge = unnamed && previous_unnamed && !character_.clips.empty();
-      if (merge)
-        for (const auto& target : targets)
-          if (previous_targets.count(target)) merge = false;
+      for (const auto& target : targets) merge = merge && !previous_targets.count(target);
       if (merge) {
         auto& into = character_.clips.back();
         for (auto& channel : clip.channels) into.channels.push_back(std::move(channel));
         previous_targets.insert(targets.begin(), targets.end());
-        ++merged;
+        ++repairs.merged;
       } else {
         character_.clips.push_back(std::move(clip));
         previous_targets = std::move(targets);
@@ -862,30 +843,99 @@ class GltfReader {
       clip_of_animation_.push_back(character_.clips.size() - 1);
       previous_unnamed = unnamed;
     }
+    report(repairs);
+  }
 
-    if (outside_rig > 0)
-      diagnostics_.repair("channels_outside_rig",
-                          "animation channels on nodes outside the skeleton were dropped", outside_rig);
-    if (weights_channels > 0)
+  // The joint channels of one animation (the first of each joint and path); `targets` gets their
+  // (joint, path) pairs.
+  Clip clip_of_animation(const tinygltf::Animation& animation, std::size_t a, const std::string& label,
+                         ChannelTargets& targets, ClipRepairs& repairs) const {
+    Clip clip;
+    clip.name = animation.name.empty() ? fmt::format("animation_{}", a) : animation.name;
+    for (std::size_t c = 0; c < animation.channels.size(); ++c) {
+      const tinygltf::AnimationChannel& channel = animation.channels[c];
+      if (channel.sampler < 0 || static_cast<std::size_t>(channel.sampler) >= animation.samplers.size())
+        fail(path_, "{} channel {}: sampler {} out of range ({} samplers)", label, c, channel.sampler,
+             animation.samplers.size());
+      if (channel.target_node < 0) {
+        ++repairs.untargeted;
+        continue;
+      }
+      if (static_cast<std::size_t>(channel.target_node) >= model_.nodes.size())
+        fail(path_, "{} channel {}: target node {} out of range ({} nodes)", label, c, channel.target_node,
+             model_.nodes.size());
+      const std::optional<ChannelPath> path = channel_path(channel.target_path);
+      if (!path) {
+        if (!is_read_morph_channel(channel)) ++repairs.weights_channels;
+        continue;
+      }
+      const int joint = node_to_joint_[static_cast<std::size_t>(channel.target_node)];
+      if (joint < 0) {
+        ++repairs.outside_rig;
+        continue;
+      }
+      if (!targets.insert({static_cast<std::uint32_t>(joint), static_cast<int>(*path)}).second) {
+        ++repairs.duplicates;
+        continue;
+      }
+      clip.channels.push_back(read_channel(animation, channel, label, c, static_cast<std::uint32_t>(joint), *path));
+    }
+    return clip;
+  }
+
+  static std::optional<ChannelPath> channel_path(const std::string& target_path) {
+    if (target_path == "translation") return ChannelPath::Translation;
+    if (target_path == "rotation") return ChannelPath::Rotation;
+    if (target_path == "scale") return ChannelPath::Scale;
+    return std::nullopt;  // "weights" or an extension's path
+  }
+
+  // Negative key times. wipf.glb (an assimp export) keys animation "Dig" at k*0.04 s minus
+  // 3.0109e-5 s on every channel, and two other clips start at -2.85e-3 s and -4.9e-3 s: a
+  // constant offset of the whole action. Shifting the whole clip so its earliest key is at 0
+  // keeps every key interval and the alignment between channels (clamping only the negative
+  // keys would squeeze the first interval and could make two keys equal), and the motion is
+  // unchanged apart from starting at t = 0 as glTF requires.
+  void shift_to_start_at_zero(Clip& clip, const std::string& label, ClipRepairs& repairs) const {
+    float start = std::numeric_limits<float>::infinity();
+    for (const auto& channel : clip.channels)
+      if (!channel.times.empty()) start = std::min(start, channel.times.front());
+    if (!std::isfinite(start) || start >= 0.0f) return;
+    for (auto& channel : clip.channels) {
+      for (auto& t : channel.times) t -= start;
+      for (std::size_t k = 1; k < channel.times.size(); ++k)
+        if (!(channel.times[k] > channel.times[k - 1]))
+          fail(path_, "{}: key times of joint '{}' are no longer increasing after shifting the clip to start at 0",
+               label, character_.rig.names[channel.joint]);
+    }
+    ++repairs.negative_clips;
+    repairs.most_negative = std::min(repairs.most_negative, static_cast<double>(start));
+  }
+
+  void report(const ClipRepairs& r) {
+    if (r.outside_rig > 0)
+      diagnostics_.repair("channels_outside_rig", "animation channels on nodes outside the skeleton were dropped",
+                          r.outside_rig);
+    if (r.weights_channels > 0)
       diagnostics_.repair("weights_channels_dropped", "morph target weight animation channels were dropped",
-                          weights_channels);
-    if (untargeted > 0)
-      diagnostics_.repair("channels_untargeted", "animation channels without a target node were dropped", untargeted);
-    if (duplicates > 0)
+                          r.weights_channels);
+    if (r.untargeted > 0)
+      diagnostics_.repair("channels_untargeted", "animation channels without a target node were dropped", r.untargeted);
+    if (r.duplicates > 0)
       diagnostics_.repair("channels_duplicate",
                           "animation channels repeating a joint and path of the same animation were dropped (first kept)",
-                          duplicates);
-    if (merged > 0)
+                          r.duplicates);
+    if (r.merged > 0)
       diagnostics_.repair("animations_merged",
                           "unnamed animations with disjoint targets (one per node, as COLLADA2GLTF writes them) were "
                           "merged into one clip",
-                          merged);
-    if (negative_clips > 0)
+                          r.merged);
+    if (r.negative_clips > 0)
       diagnostics_.repair("negative_key_times",
                           fmt::format("clips with negative key times (down to {:.6g} s) were shifted so that their "
                                       "earliest key is at 0",
-                                      most_negative),
-                          negative_clips);
+                                      r.most_negative),
+                          r.negative_clips);
   }
 
   // A sampler's input: at least one key, finite, increasing.

@@ -328,101 +328,22 @@ class GltfWriter {
     return ranges;
   }
 
+  // Skin columns: `width` slots per vertex (a multiple of 4), weights summing to one exactly.
+  struct SkinSlots {
+    std::size_t width = 0;
+    std::vector<std::uint16_t> joints;  // skin slot of each joint
+    std::vector<float> weights;
+  };
+
   void write_mesh() {
     const Mesh& mesh = character_.mesh;
     if (mesh.vertex_count() == 0 || mesh.triangle_count() == 0) return;
     const bool skinned = !skin_joints_.empty();
-    const std::size_t n = mesh.vertex_count();
-
-    // Skin columns: `width` slots (a multiple of 4), largest influence absorbing the rounding.
-    std::size_t width = 0;
-    std::vector<std::uint16_t> joint_slots;
-    std::vector<float> weight_slots;
-    if (skinned) {
-      width = std::max<std::size_t>(1, character_.skin.max_influences());
-      width = (width + 3) / 4 * 4;
-      joint_slots.assign(n * width, 0);
-      weight_slots.assign(n * width, 0.0f);
-      for (std::size_t v = 0; v < n; ++v) {
-        const auto joints = character_.skin.joints_of(v);
-        const auto weights = character_.skin.weights_of(v);
-        double sum = 0.0;
-        for (float w : weights) sum += w;
-        for (std::size_t k = 0; k < joints.size(); ++k) {
-          joint_slots[v * width + k] = static_cast<std::uint16_t>(skin_slot_[joints[k]]);
-          weight_slots[v * width + k] = sum > 0.0 ? static_cast<float>(weights[k] / sum) : 0.0f;
-        }
-        if (joints.empty() || !(sum > 0.0)) {  // cannot happen after Skin::normalize; stay valid anyway
-          joint_slots[v * width] = 0;
-          weight_slots[v * width] = 1.0f;
-        }
-        make_weights_sum_to_one(&weight_slots[v * width], width);
-      }
-    }
-    const bool wide_joints = skin_joints_.size() > 256;
-
+    const SkinSlots slots = skinned ? skin_slots() : SkinSlots{};
     std::vector<std::vector<Vec3f>> targets;  // [frame][vertex] bind-space deltas
     if (baked_) targets = bind_space_deltas();
-
     json primitives = json::array();
-    for (const Range& range : primitive_ranges()) {
-      const std::size_t first = range.first_vertex, count = range.vertex_count;
-      json attributes;
-      attributes["POSITION"] = buffer_.add_floats(flatten(mesh.positions, first, count), 3, "VEC3", kArrayBuffer, true);
-      if (mesh.normals.size() == n) {
-        std::vector<Vec3f> unit(mesh.normals.begin() + static_cast<std::ptrdiff_t>(first),
-                                mesh.normals.begin() + static_cast<std::ptrdiff_t>(first + count));
-        for (auto& normal : unit) {
-          const float length = normal.norm();
-          normal = std::isfinite(length) && length > 1e-20f ? Vec3f(normal / length) : Vec3f::UnitY();
-        }
-        attributes["NORMAL"] = buffer_.add_floats(flatten(unit, 0, count), 3, "VEC3", kArrayBuffer, false);
-      }
-      if (mesh.uvs.size() == n) {
-        std::vector<float> uvs;
-        uvs.reserve(count * 2);
-        for (std::size_t v = first; v < first + count; ++v) uvs.insert(uvs.end(), {mesh.uvs[v].x(), mesh.uvs[v].y()});
-        attributes["TEXCOORD_0"] = buffer_.add_floats(uvs, 2, "VEC2", kArrayBuffer, false);
-      }
-      if (skinned) {
-        for (std::size_t set = 0; set < width / 4; ++set) {
-          std::vector<float> weights;
-          std::vector<std::uint16_t> joints16;
-          std::vector<std::uint8_t> joints8;
-          for (std::size_t v = first; v < first + count; ++v)
-            for (std::size_t c = 0; c < 4; ++c) {
-              const std::size_t slot = v * width + set * 4 + c;
-              weights.push_back(weight_slots[slot]);
-              joints16.push_back(joint_slots[slot]);
-              joints8.push_back(static_cast<std::uint8_t>(joint_slots[slot]));
-            }
-          const std::string suffix = std::to_string(set);
-          attributes["JOINTS_" + suffix] =
-              wide_joints ? buffer_.add_integers(joints16, kUnsignedShort, count, "VEC4", kArrayBuffer)
-                          : buffer_.add_integers(joints8, kUnsignedByte, count, "VEC4", kArrayBuffer);
-          attributes["WEIGHTS_" + suffix] = buffer_.add_floats(weights, 4, "VEC4", kArrayBuffer, false);
-        }
-      }
-      for (const auto& [name, values] : mesh.vertex_scalars) {
-        if (values.size() != n || name.empty()) continue;
-        const std::string semantic = name[0] == '_' ? name : "_" + name;  // glTF: custom attributes start with '_'
-        std::vector<float> column(values.begin() + static_cast<std::ptrdiff_t>(first),
-                                  values.begin() + static_cast<std::ptrdiff_t>(first + count));
-        attributes[semantic] = buffer_.add_floats(column, 1, "SCALAR", kArrayBuffer, false);
-      }
-
-      json primitive;
-      primitive["attributes"] = std::move(attributes);
-      primitive["indices"] = write_indices(range);
-      if (range.material >= 0) primitive["material"] = range.material;
-      if (!targets.empty()) {
-        json target_list = json::array();
-        for (const auto& frame : targets)
-          target_list.push_back({{"POSITION", buffer_.add_floats(flatten(frame, first, count), 3, "VEC3", kArrayBuffer, true)}});
-        primitive["targets"] = std::move(target_list);
-      }
-      primitives.push_back(std::move(primitive));
-    }
+    for (const Range& range : primitive_ranges()) primitives.push_back(write_primitive(range, slots, targets));
 
     json gltf_mesh;
     const std::string name = mesh.primitives.empty() || mesh.primitives[0].name.empty() ? "mesh" : mesh.primitives[0].name;
@@ -437,6 +358,106 @@ class GltfWriter {
     nodes_.push_back(std::move(node));
     mesh_node_ = static_cast<int>(nodes_.size()) - 1;
     scene_nodes_.insert(scene_nodes_.begin(), mesh_node_);
+  }
+
+  // Each vertex's influences in its slots, the largest absorbing the rounding of the sum.
+  SkinSlots skin_slots() const {
+    const std::size_t n = character_.mesh.vertex_count();
+    SkinSlots slots;
+    slots.width = (std::max<std::size_t>(1, character_.skin.max_influences()) + 3) / 4 * 4;
+    slots.joints.assign(n * slots.width, 0);
+    slots.weights.assign(n * slots.width, 0.0f);
+    for (std::size_t v = 0; v < n; ++v) {
+      const auto joints = character_.skin.joints_of(v);
+      const auto weights = character_.skin.weights_of(v);
+      double sum = 0.0;
+      for (float w : weights) sum += w;
+      std::uint16_t* joint_row = &slots.joints[v * slots.width];
+      float* weight_row = &slots.weights[v * slots.width];
+      for (std::size_t k = 0; k < joints.size(); ++k) {
+        joint_row[k] = static_cast<std::uint16_t>(skin_slot_[joints[k]]);
+        weight_row[k] = sum > 0.0 ? static_cast<float>(weights[k] / sum) : 0.0f;
+      }
+      if (joints.empty() || !(sum > 0.0)) {  // cannot happen after Skin::normalize; stay valid anyway
+        joint_row[0] = 0;
+        weight_row[0] = 1.0f;
+      }
+      make_weights_sum_to_one(weight_row, slots.width);
+    }
+    return slots;
+  }
+
+  json write_primitive(const Range& range, const SkinSlots& slots, const std::vector<std::vector<Vec3f>>& targets) {
+    const Mesh& mesh = character_.mesh;
+    const std::size_t first = range.first_vertex, count = range.vertex_count;
+    json attributes;
+    attributes["POSITION"] = buffer_.add_floats(flatten(mesh.positions, first, count), 3, "VEC3", kArrayBuffer, true);
+    if (mesh.normals.size() == mesh.vertex_count()) attributes["NORMAL"] = write_normals(first, count);
+    if (mesh.uvs.size() == mesh.vertex_count()) attributes["TEXCOORD_0"] = write_uvs(first, count);
+    for (std::size_t set = 0; set < slots.width / 4; ++set) write_influence_set(slots, set, first, count, attributes);
+    write_scalars(first, count, attributes);
+
+    json primitive;
+    primitive["attributes"] = std::move(attributes);
+    primitive["indices"] = write_indices(range);
+    if (range.material >= 0) primitive["material"] = range.material;
+    if (!targets.empty()) {
+      json target_list = json::array();
+      for (const auto& frame : targets)
+        target_list.push_back({{"POSITION", buffer_.add_floats(flatten(frame, first, count), 3, "VEC3", kArrayBuffer, true)}});
+      primitive["targets"] = std::move(target_list);
+    }
+    return primitive;
+  }
+
+  // Unit normals (a zero or non-finite one written as +Y: the validator wants unit length).
+  int write_normals(std::size_t first, std::size_t count) {
+    const auto& normals = character_.mesh.normals;
+    std::vector<Vec3f> unit(normals.begin() + static_cast<std::ptrdiff_t>(first),
+                            normals.begin() + static_cast<std::ptrdiff_t>(first + count));
+    for (auto& normal : unit) {
+      const float length = normal.norm();
+      normal = std::isfinite(length) && length > 1e-20f ? Vec3f(normal / length) : Vec3f::UnitY();
+    }
+    return buffer_.add_floats(flatten(unit, 0, count), 3, "VEC3", kArrayBuffer, false);
+  }
+
+  int write_uvs(std::size_t first, std::size_t count) {
+    std::vector<float> uvs;
+    uvs.reserve(count * 2);
+    for (std::size_t v = first; v < first + count; ++v)
+      uvs.insert(uvs.end(), {character_.mesh.uvs[v].x(), character_.mesh.uvs[v].y()});
+    return buffer_.add_floats(uvs, 2, "VEC2", kArrayBuffer, false);
+  }
+
+  // JOINTS_set / WEIGHTS_set: unsigned byte joints unless the skin has more than 256 joints.
+  void write_influence_set(const SkinSlots& slots, std::size_t set, std::size_t first, std::size_t count,
+                           json& attributes) {
+    std::vector<float> weights;
+    std::vector<std::uint16_t> joints16;
+    std::vector<std::uint8_t> joints8;
+    for (std::size_t v = first; v < first + count; ++v)
+      for (std::size_t c = 0; c < 4; ++c) {
+        const std::size_t slot = v * slots.width + set * 4 + c;
+        weights.push_back(slots.weights[slot]);
+        joints16.push_back(slots.joints[slot]);
+        joints8.push_back(static_cast<std::uint8_t>(slots.joints[slot]));
+      }
+    const std::string suffix = std::to_string(set);
+    attributes["JOINTS_" + suffix] = skin_joints_.size() > 256
+                                         ? buffer_.add_integers(joints16, kUnsignedShort, count, "VEC4", kArrayBuffer)
+                                         : buffer_.add_integers(joints8, kUnsignedByte, count, "VEC4", kArrayBuffer);
+    attributes["WEIGHTS_" + suffix] = buffer_.add_floats(weights, 4, "VEC4", kArrayBuffer, false);
+  }
+
+  void write_scalars(std::size_t first, std::size_t count, json& attributes) {
+    for (const auto& [name, values] : character_.mesh.vertex_scalars) {
+      if (values.size() != character_.mesh.vertex_count() || name.empty()) continue;
+      const std::string semantic = name[0] == '_' ? name : "_" + name;  // glTF: custom attributes start with '_'
+      std::vector<float> column(values.begin() + static_cast<std::ptrdiff_t>(first),
+                                values.begin() + static_cast<std::ptrdiff_t>(first + count));
+      attributes[semantic] = buffer_.add_floats(column, 1, "SCALAR", kArrayBuffer, false);
+    }
   }
 
   int write_indices(const Range& range) {

@@ -163,6 +163,8 @@ class DeltaMush {
 
  private:
   void bind_wobble(std::span<const Vec3f> rest);
+  void check_fold_inputs(std::span<const Vec3f> rest, const PackedSkin& skin, std::size_t joint_count,
+                         double prune) const;
   void bind_blender(std::span<const Vec3f> rest);
   void smooth_wobble(ThreadPool* pool);
   void smooth_blender(std::vector<Vec3f>& p, ThreadPool* pool) const;

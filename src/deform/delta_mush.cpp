@@ -16,6 +16,7 @@
 #include "deform/delta_mush_kernels.hpp"
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
+#include "deform/mush_edge_weights.hpp"
 
 namespace wobble {
 
@@ -154,109 +155,108 @@ void DeltaMush::recompute_normals(std::span<const Vec3f> positions, std::span<Ve
 // ------------------------------------------------------------------------------------------
 // Wobble mode
 
+namespace {
+
+// Welded vertex -> its original vertices: members[offsets[w], offsets[w + 1]).
+struct WeldGroups {
+  std::vector<std::uint32_t> offsets, members;
+};
+
+WeldGroups weld_groups(const Welding& welding) {
+  const std::uint32_t n = welding.welded_count;
+  WeldGroups groups{std::vector<std::uint32_t>(n + 1, 0), std::vector<std::uint32_t>(welding.welded_of.size())};
+  for (std::uint32_t w : welding.welded_of) ++groups.offsets[w + 1];
+  for (std::uint32_t w = 0; w < n; ++w) groups.offsets[w + 1] += groups.offsets[w];
+  std::vector<std::uint32_t> fill(groups.offsets.begin(), groups.offsets.end() - 1);
+  for (std::uint32_t v = 0; v < welding.welded_of.size(); ++v) groups.members[fill[welding.welded_of[v]]++] = v;
+  return groups;
+}
+
+// Per welded vertex smoothing weight: the members' mean mask, 0 on pinned boundaries.
+std::vector<float> smoothing_weights(const DeltaMushSettings& settings, const WeldGroups& groups,
+                                     std::span<const Edge> edges) {
+  const std::size_t n = groups.offsets.size() - 1;
+  std::vector<float> weight(n, 1.0f);
+  if (!settings.mask.empty()) {
+    for (std::uint32_t w = 0; w < n; ++w) {
+      double sum = 0;
+      for (std::uint32_t k = groups.offsets[w]; k < groups.offsets[w + 1]; ++k) sum += settings.mask[groups.members[k]];
+      weight[w] = static_cast<float>(sum / (groups.offsets[w + 1] - groups.offsets[w]));
+    }
+  }
+  if (settings.pin_boundary) {
+    const std::vector<bool> boundary = boundary_vertices(n, edges);
+    for (std::uint32_t w = 0; w < n; ++w)
+      if (boundary[w]) weight[w] = 0.0f;
+  }
+  return weight;
+}
+
+// The smoothing operator's rows, new_i = self_i p_i + sum_j row_ij p_j: row_ij = lambda m_i w_ij /
+// sum_j w_ij (uniform where every weight of the row vanished), self_i = 1 - lambda m_i, and
+// uniform smoothing's common weight lambda m_i / degree_i.
+struct RowWeights {
+  std::vector<float> row, self, uniform;
+};
+
+RowWeights row_weights(const Adjacency& adjacency, std::span<const Edge> edges, const std::vector<double>& edge_weight,
+                       std::span<const float> vertex_weight, float lambda, bool uniform) {
+  const std::size_t n = vertex_weight.size();
+  RowWeights weights{std::vector<float>(adjacency.neighbours.size(), 0.0f), std::vector<float>(n, 1.0f),
+                     std::vector<float>(n, 0.0f)};
+  // Per vertex, the weights of its edges in neighbour order.
+  std::vector<double> row(adjacency.neighbours.size(), 1.0);
+  if (!uniform) {
+    std::vector<std::uint32_t> fill(adjacency.offsets.begin(), adjacency.offsets.end() - 1);
+    // Edges sorted by (a, b) and neighbour lists sorted ascending: same placement as from_edges.
+    for (std::size_t e = 0; e < edges.size(); ++e) row[fill[edges[e].b]++] = edge_weight[e];
+    for (std::size_t e = 0; e < edges.size(); ++e) row[fill[edges[e].a]++] = edge_weight[e];
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t begin = adjacency.offsets[i], end = adjacency.offsets[i + 1];
+    if (begin == end) continue;
+    double sum = 0;
+    for (std::uint32_t k = begin; k < end; ++k) sum += row[k];
+    const bool fallback = !(sum > 0);  // all weights vanished: uniform for this vertex
+    const double step = double(lambda) * vertex_weight[i];
+    for (std::uint32_t k = begin; k < end; ++k)
+      weights.row[k] = static_cast<float>(fallback ? step / (end - begin) : step * row[k] / sum);
+    weights.uniform[i] = static_cast<float>(step / (end - begin));
+    weights.self[i] = static_cast<float>(1.0 - step);
+  }
+  return weights;
+}
+
+}  // namespace
+
 void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
-  const std::size_t n_original = rest.size();
   welding_ = Welding::by_position(rest);
   const std::uint32_t n = welding_.welded_count;
-  // welded vertex -> its original vertices
-  weld_offsets_.assign(n + 1, 0);
-  for (std::uint32_t w : welding_.welded_of) ++weld_offsets_[w + 1];
-  for (std::uint32_t w = 0; w < n; ++w) weld_offsets_[w + 1] += weld_offsets_[w];
-  weld_members_.resize(n_original);
-  {
-    std::vector<std::uint32_t> fill(weld_offsets_.begin(), weld_offsets_.end() - 1);
-    for (std::uint32_t v = 0; v < n_original; ++v) weld_members_[fill[welding_.welded_of[v]]++] = v;
-  }
+  WeldGroups groups = weld_groups(welding_);
   std::vector<Vec3f> welded_rest(n);
-  for (std::uint32_t w = 0; w < n; ++w) welded_rest[w] = rest[weld_members_[weld_offsets_[w]]];
+  std::vector<Eigen::Vector3d> welded_rest_double(n);
+  for (std::uint32_t w = 0; w < n; ++w) {
+    welded_rest[w] = rest[groups.members[groups.offsets[w]]];
+    welded_rest_double[w] = welded_rest[w].cast<double>();
+  }
   const std::vector<Triangle> triangles = welding_.weld(triangles_);
   const std::vector<Edge> edges = unique_edges(triangles);
   const Adjacency adjacency = Adjacency::from_edges(n, edges);
-
-  // Per welded vertex smoothing weight: the members' mean mask, 0 on pinned boundaries.
-  vertex_weight_.assign(n, 1.0f);
-  if (!settings_.mask.empty()) {
-    for (std::uint32_t w = 0; w < n; ++w) {
-      double sum = 0;
-      for (std::uint32_t k = weld_offsets_[w]; k < weld_offsets_[w + 1]; ++k) sum += settings_.mask[weld_members_[k]];
-      vertex_weight_[w] = static_cast<float>(sum / (weld_offsets_[w + 1] - weld_offsets_[w]));
-    }
-  }
-  if (settings_.pin_boundary) {
-    const std::vector<bool> boundary = boundary_vertices(n, edges);
-    for (std::uint32_t w = 0; w < n; ++w) {
-      if (boundary[w]) vertex_weight_[w] = 0.0f;
-    }
-  }
-
-  // Edge weights from the rest mesh.
-  std::vector<double> edge_weight(edges.size(), 1.0);
-  if (settings_.smoothing == MushSmoothing::Length) {
-    for (std::size_t e = 0; e < edges.size(); ++e) {
-      edge_weight[e] = (welded_rest[edges[e].a].cast<double>() - welded_rest[edges[e].b].cast<double>()).norm();
-    }
-  } else if (settings_.smoothing == MushSmoothing::Cotangent) {
-    std::fill(edge_weight.begin(), edge_weight.end(), 0.0);
-    auto edge_index = [&](std::uint32_t a, std::uint32_t b) {
-      if (a > b) std::swap(a, b);
-      auto it = std::lower_bound(edges.begin(), edges.end(), std::pair{a, b}, [](const Edge& e, std::pair<std::uint32_t, std::uint32_t> key) {
-        return e.a != key.first ? e.a < key.first : e.b < key.second;
-      });
-      return static_cast<std::size_t>(it - edges.begin());
-    };
-    for (const Triangle& t : triangles) {
-      if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) continue;
-      for (int k = 0; k < 3; ++k) {
-        const Eigen::Vector3d p = welded_rest[t[k]].cast<double>();
-        const Eigen::Vector3d a = welded_rest[t[(k + 1) % 3]].cast<double>() - p;
-        const Eigen::Vector3d b = welded_rest[t[(k + 2) % 3]].cast<double>() - p;
-        const double sine = a.cross(b).norm();
-        if (!(sine > 1e-12 * a.norm() * b.norm())) continue;  // degenerate: no cotangent
-        edge_weight[edge_index(t[(k + 1) % 3], t[(k + 2) % 3])] += 0.5 * a.dot(b) / sine;
-      }
-    }
-    for (double& w : edge_weight) w = std::max(w, 0.0);  // obtuse triangles: clamp, never negative
-  }
-
-  // Rows of the smoothing operator: new_i = self_i p_i + sum_j row_ij p_j.
-  const float lambda = settings_.step;
-  std::vector<float> row_weights(adjacency.neighbours.size(), 0.0f);
-  std::vector<float> self_weight(n, 1.0f), uniform_weight(n, 0.0f);
+  vertex_weight_ = smoothing_weights(settings_, groups, edges);
+  weld_offsets_ = std::move(groups.offsets);
+  weld_members_ = std::move(groups.members);
+  const std::vector<double> edge_weight = mush::edge_weights(settings_.smoothing, welded_rest_double, triangles, edges);
   const bool uniform = settings_.smoothing == MushSmoothing::Uniform;
-  {
-    // Per vertex, the weights of its edges in neighbour order.
-    std::vector<double> row(adjacency.neighbours.size(), 1.0);
-    if (!uniform) {
-      std::vector<std::uint32_t> fill(adjacency.offsets.begin(), adjacency.offsets.end() - 1);
-      // Edges sorted by (a, b) and neighbour lists sorted ascending: same placement as from_edges.
-      for (std::size_t e = 0; e < edges.size(); ++e) row[fill[edges[e].b]++] = edge_weight[e];
-      for (std::size_t e = 0; e < edges.size(); ++e) row[fill[edges[e].a]++] = edge_weight[e];
-    }
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint32_t begin = adjacency.offsets[i], end = adjacency.offsets[i + 1];
-      if (begin == end) continue;
-      double sum = 0;
-      for (std::uint32_t k = begin; k < end; ++k) sum += row[k];
-      const bool fallback = !(sum > 0);  // all weights vanished: uniform for this vertex
-      const double step = double(lambda) * vertex_weight_[i];
-      for (std::uint32_t k = begin; k < end; ++k) {
-        row_weights[k] = static_cast<float>(fallback ? step / (end - begin) : step * row[k] / sum);
-      }
-      uniform_weight[i] = static_cast<float>(step / (end - begin));
-      self_weight[i] = static_cast<float>(1.0 - step);
-    }
-  }
+  const RowWeights weights = row_weights(adjacency, edges, edge_weight, vertex_weight_, settings_.step, uniform);
 
   // Buffers: whole groups of vertices for the kernels, plus one group whose first two rows stay
   // zero (the padding neighbour, or pair of neighbours, of short rows).
   const std::uint32_t zero_row = static_cast<std::uint32_t>(mush::padded_rows(n));
-  {
-    mush::SweepRows rows = mush::SweepRows::from_csr(
-        adjacency.offsets, adjacency.neighbours, uniform ? std::span<const float>() : std::span<const float>(row_weights),
-        self_weight, uniform_weight, zero_row);
-    mush::plan_layout(rows, settings_.iterations);
-    rows_ = std::make_shared<const mush::SweepRows>(std::move(rows));
-  }
+  mush::SweepRows rows = mush::SweepRows::from_csr(
+      adjacency.offsets, adjacency.neighbours, uniform ? std::span<const float>() : std::span<const float>(weights.row),
+      weights.self, weights.uniform, zero_row);
+  mush::plan_layout(rows, settings_.iterations);
+  rows_ = std::make_shared<const mush::SweepRows>(std::move(rows));
   buffer_a_.assign(4 * (std::size_t(zero_row) + mush::kLanes), 0.0f);
   buffer_b_.assign(4 * (std::size_t(zero_row) + mush::kLanes), 0.0f);
   const Vec3f centre = centroid(rest);

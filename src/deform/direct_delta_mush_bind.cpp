@@ -14,6 +14,7 @@
 
 #include "deform/direct_delta_mush_kernels.hpp"
 #include "deform/implicit_smoothing.hpp"
+#include "deform/mush_edge_weights.hpp"
 
 namespace wobble::ddm {
 namespace {
@@ -36,41 +37,6 @@ WeldedRest weld_rest(std::span<const Vec3f> rest, std::span<const Triangle> tria
   w.triangles = w.welding.weld(triangles);
   w.edges = unique_edges(w.triangles);
   return w;
-}
-
-std::size_t edge_index(const std::vector<Edge>& edges, std::uint32_t x, std::uint32_t y) {
-  if (x > y) std::swap(x, y);
-  auto it = std::lower_bound(edges.begin(), edges.end(), std::pair{x, y},
-                             [](const Edge& e, std::pair<std::uint32_t, std::uint32_t> key) {
-                               return e.a != key.first ? e.a < key.first : e.b < key.second;
-                             });
-  return static_cast<std::size_t>(it - edges.begin());
-}
-
-// Half the cotangents of the angles opposite each edge, clamped at 0 (obtuse angles give negative
-// cotangents); degenerate triangles and angles add nothing.
-std::vector<double> cotangent_weights(const WeldedRest& w) {
-  std::vector<double> weight(w.edges.size(), 0.0);
-  for (const Triangle& t : w.triangles) {
-    if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) continue;
-    for (int k = 0; k < 3; ++k) {
-      const Eigen::Vector3d a = w.u[t[(k + 1) % 3]] - w.u[t[k]], b = w.u[t[(k + 2) % 3]] - w.u[t[k]];
-      const double sine = a.cross(b).norm();
-      if (!(sine > 1e-12 * a.norm() * b.norm())) continue;
-      weight[edge_index(w.edges, t[(k + 1) % 3], t[(k + 2) % 3])] += 0.5 * a.dot(b) / sine;
-    }
-  }
-  for (double& x : weight) x = std::max(x, 0.0);
-  return weight;
-}
-
-// Edge weights W (non-negative) from the rest mesh.
-std::vector<double> edge_weights(MushSmoothing smoothing, const WeldedRest& w) {
-  if (smoothing == MushSmoothing::Cotangent) return cotangent_weights(w);
-  std::vector<double> weight(w.edges.size(), 1.0);
-  if (smoothing == MushSmoothing::Length)
-    for (std::size_t e = 0; e < w.edges.size(); ++e) weight[e] = (w.u[w.edges[e].a] - w.u[w.edges[e].b]).norm();
-  return weight;
 }
 
 // y <- B y, B = A^-p, A = I + lambda (I - D^-1 W): not symmetric (rows normalised), an M-matrix,
@@ -297,7 +263,8 @@ void store_original_influence(std::size_t v, const Skin& skin, BindArrays& a) {
 BindArrays bind_arrays(std::span<const Vec3f> rest, std::span<const Triangle> triangles, const Skin& skin,
                        std::size_t joint_count, const DirectDeltaMushSettings& settings) {
   const WeldedRest welded = weld_rest(rest, triangles);
-  const ImplicitSmoothing solver(welded.u.size(), welded.edges, edge_weights(settings.smoothing, welded), settings.step);
+  const std::vector<double> edge_weight = mush::edge_weights(settings.smoothing, welded.u, welded.triangles, welded.edges);
+  const ImplicitSmoothing solver(welded.u.size(), welded.edges, edge_weight, settings.step);
   const Smoothing smoothing{solver, settings.iterations};
   const std::vector<std::uint32_t> used = used_joints(skin, joint_count);
   const Eigen::MatrixXd weights = welded_weights(skin, welded, used, joint_count);

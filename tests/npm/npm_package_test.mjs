@@ -10,6 +10,7 @@
 //       skinning, equals wobble's plain LBS of the same file;
 //   (g) the normals written into fx.mesh are unit length and three.js's own of the same frame;
 //   (h) fx.update allocates nothing: the module's memory and the attribute arrays stay the same;
+//   (i) memory grown inside fx.update: every effect's arrays follow it (views taken again);
 // and the example page runs (sliders from wobble.deformers(), a picture). Distances are shares
 // of clonk's size (its rest bounding-box diagonal). Needs `make web` (web/npm/dist).
 // Usage: node npm_package_test.mjs WOBBLE_CLI CLONK_GLB [--screenshot OUT.png]
@@ -183,6 +184,18 @@ async function checkNoAllocation(page) {
         `${ours.map((a) => `${a.function || '(anonymous)'}:${a.line} ${a.bytes} B`).join(', ') || 'none'}`);
 }
 
+// (i) The module's memory grown inside fx.update (checks.js, memoryGrowth): every effect's arrays
+// are views of the new memory afterwards and hold what a twin without the growth writes.
+async function checkMemoryGrowth(page) {
+  const g = await page.evaluate(() => window.checks.memoryGrowth());
+  check(g.grewInUpdate && g.grownLive && g.otherLive && g.positionsFromTwin === 0 && g.normalsFromTwin === 0 &&
+        g.otherChanged === 0 && g.finiteBox,
+        `(i) the module's memory grown from ${(g.bytesBefore / 2 ** 20).toFixed(0)} to ${(g.bytesAfter / 2 ** 20).toFixed(0)} MiB ` +
+        `inside fx.update (grew there: ${g.grewInUpdate}): its arrays and another effect's are views of the new memory ` +
+        `(${g.grownLive}, ${g.otherLive}), equal to a twin's without the growth (positions ${g.positionsFromTwin}, ` +
+        `normals ${g.normalsFromTwin}), the other's unchanged (${g.otherChanged}), the bounding box finite (${g.finiteBox})`);
+}
+
 // Bytes sampled with their innermost frame in the package's own files, by function and line.
 function packageAllocations(head) {
   const found = new Map();
@@ -245,6 +258,7 @@ try {
   await checkShape(page);
   await checkNormals(page);
   await checkNoAllocation(page);
+  await checkMemoryGrowth(page);
   await checkAgainstBakes(page, work);
   await checkBadInputs(page);
   await checkHelperBones(page, project);

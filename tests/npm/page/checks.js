@@ -303,6 +303,66 @@ function endSteadyFrames() {
   return result;
 }
 
+// The module's memory grown inside fx.update (as any allocation of the C++ side may grow it):
+// the mixer that one effect's pose sampler moves between frames allocates 64 MiB in the module
+// the first time it runs within that effect's update (the sampler is called from inside
+// wobble_stack_evaluate). Another effect attached beside it keeps its arrays. Afterwards both
+// effects' position and normal arrays must be views of the new memory (a detached view reads as
+// empty), hold what a twin effect without the growth writes (same stack, same frames), and the
+// other effect's arrays hold what they held before; the bounding box stays finite.
+function memoryGrowth({ stack = 'lbs,dynamic', fps = 30, frames = 12 } = {}) {
+  const module = wobble._heap.module;  // the test reaches into the module only to grow it
+  const make = () => {
+    const c = character();
+    return { c, fx: wobble.attach(c.mesh, { stack, mixer: c.mixer }) };
+  };
+  const grown = make(), twin = make(), other = make();
+  const update = grown.c.mixer.update.bind(grown.c.mixer);
+  let growNow = false, block = 0;
+  grown.c.mixer.update = (delta) => {
+    if (growNow && !block) block = module._malloc(64 << 20);
+    return update(delta);
+  };
+  const step = ({ c, fx }, t, last = false) => {
+    c.mixer.setTime(t);
+    c.scene.updateMatrixWorld();
+    growNow = last;
+    fx.update(t);
+    growNow = false;
+  };
+  step(other, 0);
+  const otherBefore = other.fx.mesh.geometry.attributes.position.array.slice();
+  let bytesBefore = 0, bytesAfter = 0, grewInUpdate = false;
+  for (let k = 0; k < frames; ++k) {
+    step(twin, k / fps);
+    const buffer = module.HEAPF32.buffer, bytes = buffer.byteLength;
+    const last = k === frames - 1;
+    step(grown, k / fps, last);
+    if (last) {
+      grewInUpdate = module.HEAPF32.buffer !== buffer;
+      bytesBefore = bytes, bytesAfter = module.HEAPF32.buffer.byteLength;
+    }
+  }
+  const live = (fx) => ['position', 'normal'].every((name) => {
+    const array = fx.mesh.geometry.attributes[name].array;
+    return array.buffer === module.HEAPF32.buffer && array.length === 3 * fx.vertexCount;
+  });
+  const detached = (a) => a.buffer.byteLength === 0;
+  const largest = (a, b) => (detached(a) || detached(b) ? Infinity : a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0));
+  const box = grown.fx.mesh.geometry.boundingBox;
+  const result = {
+    grewInUpdate, bytesBefore, bytesAfter,
+    grownLive: live(grown.fx), otherLive: live(other.fx),
+    positionsFromTwin: largest(grown.fx.mesh.geometry.attributes.position.array, twin.fx.mesh.geometry.attributes.position.array),
+    normalsFromTwin: largest(grown.fx.mesh.geometry.attributes.normal.array, twin.fx.mesh.geometry.attributes.normal.array),
+    otherChanged: largest(other.fx.mesh.geometry.attributes.position.array, otherBefore),
+    finiteBox: [box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z].every(Number.isFinite),
+  };
+  for (const { fx } of [grown, twin, other]) fx.dispose();
+  module._free(block);
+  return result;
+}
+
 // The benchmark's frames (bench/web_npm.mjs): copies of a character set up once, then loops of
 // frames that the driver brackets with the main thread's CPU time (so that the time the page
 // waited for a core on a shared machine does not count); each loop also returns its wall time.
@@ -402,5 +462,5 @@ async function playPlain({ url, fps }) {
   };
 }
 
-window.checks = { play, playPlain, badInputs, shape, normals, startSteadyFrames, runSteadyFrames, endSteadyFrames, benchSetup, benchLoop, benchDispose };
+window.checks = { play, playPlain, badInputs, shape, normals, startSteadyFrames, runSteadyFrames, endSteadyFrames, memoryGrowth, benchSetup, benchLoop, benchDispose };
 window.checksReady = true;

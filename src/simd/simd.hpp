@@ -54,9 +54,11 @@
 #endif
 #else
 // WOBBLE_SIMD_ISA_PORTABLE (native builds: no intrinsics at all), or a kernel file compiled
-// directly (the web build: SIMDe then uses WebAssembly SIMD where the compiler offers it).
+// directly. WebAssembly builds with -msimd128 (the viewer's, the npm package's through
+// cmake/simd.cmake) keep SIMDe's WebAssembly SIMD: without it every vector operation would be
+// SIMDe's scalar emulation (measured 10-14x slower than native instead of 2-3x).
 #define WOBBLE_SIMD_ISA portable
-#if defined(WOBBLE_SIMD_ISA_PORTABLE)
+#if defined(WOBBLE_SIMD_ISA_PORTABLE) && !defined(__wasm_simd128__)
 #define SIMDE_NO_NATIVE
 #endif
 #endif
@@ -116,13 +118,26 @@ WOBBLE_SIMD_INLINE f32x4 operator-(f32x4 a, f32x4 b) { return {simde_mm_sub_ps(a
 WOBBLE_SIMD_INLINE f32x4 operator*(f32x4 a, f32x4 b) { return {simde_mm_mul_ps(a.v, b.v)}; }
 WOBBLE_SIMD_INLINE f32x4 operator/(f32x4 a, f32x4 b) { return {simde_mm_div_ps(a.v, b.v)}; }
 WOBBLE_SIMD_INLINE f32x4 operator-(f32x4 a) { return {simde_mm_xor_ps(a.v, simde_mm_set1_ps(-0.0f))}; }
+WOBBLE_SIMD_INLINE f32x4 sqrt(f32x4 a) { return {simde_mm_sqrt_ps(a.v)}; }
+#if defined(SIMDE_WASM_SIMD128_NATIVE)
+// SIMDe 0.7 turns _mm_fmadd_ps and _mm_dp_ps into scalar loops through memory in WebAssembly:
+// written on its SIMD instead (simde__m128 is v128_t there). A multiply then an add, as WebAssembly
+// SIMD has no fused one; the dot products sum pairs, then pairs of pairs.
+WOBBLE_SIMD_INLINE f32x4 fma(f32x4 a, f32x4 b, f32x4 c) { return {wasm_f32x4_add(wasm_f32x4_mul(a.v, b.v), c.v)}; }
+WOBBLE_SIMD_INLINE f32x4 dot4(f32x4 a, f32x4 b) {
+  const v128_t products = wasm_f32x4_mul(a.v, b.v);
+  const v128_t pairs = wasm_f32x4_add(products, wasm_i32x4_shuffle(products, products, 1, 0, 3, 2));
+  return {wasm_f32x4_add(pairs, wasm_i32x4_shuffle(pairs, pairs, 2, 3, 0, 1))};
+}
+WOBBLE_SIMD_INLINE f32x4 dot3(f32x4 a, f32x4 b) { return dot4({wasm_f32x4_replace_lane(a.v, 3, 0.0f)}, b); }
+#else
 // a * b + c
 WOBBLE_SIMD_INLINE f32x4 fma(f32x4 a, f32x4 b, f32x4 c) { return {simde_mm_fmadd_ps(a.v, b.v, c.v)}; }
-WOBBLE_SIMD_INLINE f32x4 sqrt(f32x4 a) { return {simde_mm_sqrt_ps(a.v)}; }
 // x . y over lanes 0-2, in every lane.
 WOBBLE_SIMD_INLINE f32x4 dot3(f32x4 a, f32x4 b) { return {simde_mm_dp_ps(a.v, b.v, 0x7F)}; }
 // x . y over all four lanes, in every lane.
 WOBBLE_SIMD_INLINE f32x4 dot4(f32x4 a, f32x4 b) { return {simde_mm_dp_ps(a.v, b.v, 0xFF)}; }
+#endif
 
 WOBBLE_SIMD_INLINE m32x4 operator<(f32x4 a, f32x4 b) { return {simde_mm_cmplt_ps(a.v, b.v)}; }
 WOBBLE_SIMD_INLINE m32x4 operator>(f32x4 a, f32x4 b) { return {simde_mm_cmpgt_ps(a.v, b.v)}; }
@@ -142,7 +157,15 @@ struct m32x8 {
     return {simde_mm256_castsi256_ps(simde_mm256_set1_epi32(on ? -1 : 0))};
   }
   // Bit l set when lane l is true.
+#if defined(SIMDE_WASM_SIMD128_NATIVE)
+  WOBBLE_SIMD_INLINE int bits() const {  // SIMDe's movemask is a loop there
+    const v128_t low = (v128_t)__builtin_shufflevector(v, v, 0, 1, 2, 3);
+    const v128_t high = (v128_t)__builtin_shufflevector(v, v, 4, 5, 6, 7);
+    return static_cast<int>(wasm_i32x4_bitmask(low) | (wasm_i32x4_bitmask(high) << 4));
+  }
+#else
   WOBBLE_SIMD_INLINE int bits() const { return simde_mm256_movemask_ps(v); }
+#endif
   WOBBLE_SIMD_INLINE bool all() const { return bits() == 0xFF; }
   WOBBLE_SIMD_INLINE bool any() const { return bits() != 0; }
 };
@@ -168,9 +191,16 @@ struct f32x8 {
   WOBBLE_SIMD_INLINE static f32x8 load(const float* p) { return {simde_mm256_loadu_ps(p)}; }
   WOBBLE_SIMD_INLINE static f32x8 load_aligned(const float* p) { return {simde_mm256_load_ps(p)}; }  // 32-byte aligned
   // base[index[l]] in lane l.
+#if defined(SIMDE_WASM_SIMD128_NATIVE)
+  WOBBLE_SIMD_INLINE static f32x8 gather(const float* base, i32x8 index) {  // SIMDe's is a loop there
+    const auto& i = index.v;
+    return {simde__m256{base[i[0]], base[i[1]], base[i[2]], base[i[3]], base[i[4]], base[i[5]], base[i[6]], base[i[7]]}};
+  }
+#else
   WOBBLE_SIMD_INLINE static f32x8 gather(const float* base, i32x8 index) {
     return {simde_mm256_i32gather_ps(base, index.v, 4)};
   }
+#endif
   // low in lanes 0-3, high in lanes 4-7.
   WOBBLE_SIMD_INLINE static f32x8 combine(f32x4 low, f32x4 high) { return {simde_mm256_set_m128(high.v, low.v)}; }
   // p[k] in lanes 0-3 and p[k + 2] in lanes 4-7 (k = 0 or 1): from one 16-byte load, a value of
@@ -178,8 +208,12 @@ struct f32x8 {
   template <int k>
   WOBBLE_SIMD_INLINE static f32x8 splat_halves(const float* p) {
     static_assert(k == 0 || k == 1);
+#if defined(SIMDE_WASM_SIMD128_NATIVE)
+    return {simde__m256{p[k], p[k], p[k], p[k], p[k + 2], p[k + 2], p[k + 2], p[k + 2]}};  // SIMDe's permutevar loops there
+#else
     const simde__m256 both = simde_mm256_broadcast_ps(reinterpret_cast<const simde__m128*>(p));
     return {simde_mm256_permutevar_ps(both, simde_mm256_setr_epi32(k, k, k, k, k + 2, k + 2, k + 2, k + 2))};
+#endif
   }
   WOBBLE_SIMD_INLINE void store(float* p) const { simde_mm256_storeu_ps(p, v); }
   WOBBLE_SIMD_INLINE void store_aligned(float* p) const { simde_mm256_store_ps(p, v); }
@@ -193,9 +227,16 @@ WOBBLE_SIMD_INLINE f32x8 operator*(f32x8 a, f32x8 b) { return {simde_mm256_mul_p
 WOBBLE_SIMD_INLINE f32x8 operator/(f32x8 a, f32x8 b) { return {simde_mm256_div_ps(a.v, b.v)}; }
 WOBBLE_SIMD_INLINE f32x8 operator-(f32x8 a) { return {simde_mm256_xor_ps(a.v, simde_mm256_set1_ps(-0.0f))}; }
 // a * b + c, a * b - c, c - a * b
+#if defined(SIMDE_WASM_SIMD128_NATIVE)
+// As fma(f32x4) above: simde__m256 is the compiler's 8-float vector there, two v128 in registers.
+WOBBLE_SIMD_INLINE f32x8 fma(f32x8 a, f32x8 b, f32x8 c) { return {a.v * b.v + c.v}; }
+WOBBLE_SIMD_INLINE f32x8 fms(f32x8 a, f32x8 b, f32x8 c) { return {a.v * b.v - c.v}; }
+WOBBLE_SIMD_INLINE f32x8 fnma(f32x8 a, f32x8 b, f32x8 c) { return {c.v - a.v * b.v}; }
+#else
 WOBBLE_SIMD_INLINE f32x8 fma(f32x8 a, f32x8 b, f32x8 c) { return {simde_mm256_fmadd_ps(a.v, b.v, c.v)}; }
 WOBBLE_SIMD_INLINE f32x8 fms(f32x8 a, f32x8 b, f32x8 c) { return {simde_mm256_fmsub_ps(a.v, b.v, c.v)}; }
 WOBBLE_SIMD_INLINE f32x8 fnma(f32x8 a, f32x8 b, f32x8 c) { return {simde_mm256_fnmadd_ps(a.v, b.v, c.v)}; }
+#endif
 // x86 semantics: the second operand where either is NaN.
 WOBBLE_SIMD_INLINE f32x8 min(f32x8 a, f32x8 b) { return {simde_mm256_min_ps(a.v, b.v)}; }
 WOBBLE_SIMD_INLINE f32x8 max(f32x8 a, f32x8 b) { return {simde_mm256_max_ps(a.v, b.v)}; }

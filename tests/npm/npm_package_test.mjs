@@ -8,6 +8,9 @@
 //   (e) tsc --noEmit checks the example against index.d.ts;
 //   (f) a helper-bone bake (`wobble bake --helper-bones`) played by three.js alone, its own
 //       skinning, equals wobble's plain LBS of the same file;
+//   (g) the normals written into fx.mesh are unit length and three.js's own of the same frame;
+//   (h) fx.update allocates nothing: the module's memory and the attribute arrays stay the same;
+//   (i) memory grown inside fx.update: every effect's arrays follow it (views taken again);
 // and the example page runs (sliders from wobble.deformers(), a picture). Distances are shares
 // of clonk's size (its rest bounding-box diagonal). Needs `make web` (web/npm/dist).
 // Usage: node npm_package_test.mjs WOBBLE_CLI CLONK_GLB [--screenshot OUT.png]
@@ -113,6 +116,7 @@ async function checkBadInputs(page) {
     too_many_influences: 'influences_per_vertex is 65 (1 to 64)',
     nan_position: 'positions[7] is not finite',
     unknown_deformer: "unknown deformer 'wobbly'",
+    morph_warning: 'has 1 morph target; wobble does not carry them over',
     unknown_key: "unknown parameter 'amplitud' for deformer 'dynamic' (did you mean 'amplitude'?)",
     nan_setting: 'dynamic.amplitude: expected a number, got "NaN"',
     nan_time: 'frame: time is not finite',
@@ -137,6 +141,76 @@ async function checkShape(page) {
         'fx.mesh: a Mesh beside the SkinnedMesh (hidden), its material, dynamic attributes, identity matrixWorld; removed by dispose()');
   check(s.outsideBounds === 0, `fx.mesh's bounding sphere holds every deformed vertex (${s.outsideBounds} outside)`);
   check(s.descriptions.includes('dynamic') && s.descriptions.includes('deltamush'), `wobble.deformers(): ${s.descriptions.join(', ')} (wobble ${s.version})`);
+  check(s.classes, 'the loaded module and the effect are instances of the exported classes Wobble and WobbleEffect');
+}
+
+// (g) The normals fx.update writes: unit length, and three.js's own of the same frame (its
+// skinning of the rest normals for lbs,dynamic; computeVertexNormals of the written positions
+// after Delta Mush, at the vertices whose triangles do not cancel: at least 99 %), while the pose
+// has turned them far from the rest normals.
+async function checkNormals(page) {
+  const got = await page.evaluate(() => window.checks.normals({ time: 0.5 }));
+  for (const [stack, n] of Object.entries(got)) {
+    check(n.length <= 1e-5 && n.difference <= 1e-4 && n.fromRest > 0.1 && n.compared >= 0.99 * n.vertices,
+          `(g) ${stack}: normals of ${n.vertices} vertices at 0.5 s: unit length within ${n.length.toExponential(1)} (at most 1e-5), ` +
+          `${n.difference.toExponential(2)} from three.js's at the ${n.compared} where the surface defines them (at most 1e-4), ` +
+          `up to ${n.fromRest.toFixed(2)} from the rest normals`);
+  }
+}
+
+// (h) fx.update allocates nothing: after a warm-up of 600 frames, 600 frames at 30 fps on the
+// mixer path keep the module's memory and the arrays three.js reads (the same objects). On the
+// JavaScript side, V8's sampling heap profiler (every allocation's stack, the collected ones
+// included) sums what was allocated with the package's own code innermost: not zero, since V8
+// boxes the floating-point numbers that cross the JS/WASM boundary (the sampler's time: about
+// 30-50 bytes a frame measured), but at most 200 bytes a frame, where the objects and closures
+// that index.js made per frame before (its mixer snapshot) came to about 470.
+async function checkNoAllocation(page) {
+  const frames = 600;
+  await page.evaluate(() => window.checks.startSteadyFrames());
+  const session = await page.context().newCDPSession(page);
+  await session.send('HeapProfiler.enable');
+  await session.send('HeapProfiler.startSampling', { samplingInterval: 32, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await page.evaluate((frames) => window.checks.runSteadyFrames(frames), frames);
+  const { profile } = await session.send('HeapProfiler.stopSampling');
+  await session.detach();
+  const memory = await page.evaluate(() => window.checks.endSteadyFrames());
+  check(memory.samePosition && memory.sameNormal && memory.sameBuffer,
+        `(h) ${frames} frames at 30 fps (lbs,dynamic,deltamush, the mixer sampled between frames): the position and normal arrays ` +
+        `and the module's memory (${(memory.memoryBytes / 2 ** 20).toFixed(0)} MiB) stay the same objects`);
+  const ours = packageAllocations(profile.head);
+  const perFrame = ours.reduce((n, a) => n + a.bytes, 0) / frames;
+  check(perFrame <= 200, `(h) JavaScript allocated in the package's code: ${perFrame.toFixed(0)} bytes a frame (sampled; at most 200): ` +
+        `${ours.map((a) => `${a.function || '(anonymous)'}:${a.line} ${a.bytes} B`).join(', ') || 'none'}`);
+}
+
+// (i) The module's memory grown inside fx.update (checks.js, memoryGrowth): every effect's arrays
+// are views of the new memory afterwards and hold what a twin without the growth writes.
+async function checkMemoryGrowth(page) {
+  const g = await page.evaluate(() => window.checks.memoryGrowth());
+  check(g.grewInUpdate && g.grownLive && g.otherLive && g.positionsFromTwin === 0 && g.normalsFromTwin === 0 &&
+        g.otherChanged === 0 && g.finiteBox,
+        `(i) the module's memory grown from ${(g.bytesBefore / 2 ** 20).toFixed(0)} to ${(g.bytesAfter / 2 ** 20).toFixed(0)} MiB ` +
+        `inside fx.update (grew there: ${g.grewInUpdate}): its arrays and another effect's are views of the new memory ` +
+        `(${g.grownLive}, ${g.otherLive}), equal to a twin's without the growth (positions ${g.positionsFromTwin}, ` +
+        `normals ${g.normalsFromTwin}), the other's unchanged (${g.otherChanged}), the bounding box finite (${g.finiteBox})`);
+}
+
+// Bytes sampled with their innermost frame in the package's own files, by function and line.
+function packageAllocations(head) {
+  const found = new Map();
+  const visit = (node) => {
+    const frame = node.callFrame;
+    if (node.selfSize > 0 && frame.url.includes('/node_modules/@wobble-fx/three/')) {
+      const key = `${frame.functionName}:${frame.lineNumber + 1}`;
+      const entry = found.get(key) ?? { function: frame.functionName, line: frame.lineNumber + 1, bytes: 0 };
+      entry.bytes += node.selfSize;
+      found.set(key, entry);
+    }
+    node.children.forEach(visit);
+  };
+  visit(head);
+  return [...found.values()];
 }
 
 // The example page: loads, builds one control per live parameter of its stack, draws.
@@ -182,6 +256,9 @@ try {
   await page.goto(`${base}/test/index.html`);
   await page.waitForFunction(() => window.checksReady, null, { timeout: 120000 });
   await checkShape(page);
+  await checkNormals(page);
+  await checkNoAllocation(page);
+  await checkMemoryGrowth(page);
   await checkAgainstBakes(page, work);
   await checkBadInputs(page);
   await checkHelperBones(page, project);

@@ -1,7 +1,7 @@
 // A fresh project as a three.js developer makes one: the package packed with `npm pack`, the
 // tarball and the harness's pinned three and @types/three installed from npm (the npm cache
-// first: scripts/install-deps.sh fills it with `npm ci` here), the example at its root and
-// tests/npm/page under test/, the characters beside them.
+// first: scripts/install-deps.sh fills it with `npm ci` here), the example the tarball ships at
+// its root and tests/npm/page under test/, the characters beside them.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,8 +27,10 @@ export function freshProject(work, characters) {
   const pinned = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8')).dependencies;
   run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', path.join(work, packed.filename),
               `three@${pinned.three}`, `@types/three@${pinned['@types/three']}`], project);
+  // The example as the tarball ships it (package.json `files`), not as the repository holds it.
+  const example = path.join(project, 'node_modules/@wobble-fx/three/example');
   for (const file of ['index.html', 'main.js', 'tsconfig.json']) {
-    fs.copyFileSync(path.join(packageDir, 'example', file), path.join(project, file));
+    fs.copyFileSync(path.join(example, file), path.join(project, file));
   }
   fs.cpSync(path.join(here, 'page'), path.join(project, 'test'), { recursive: true });
   for (const character of characters) fs.copyFileSync(character, path.join(project, path.basename(character)));

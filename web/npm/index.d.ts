@@ -66,7 +66,9 @@ export interface DeformerDescription {
   parameters: ParameterDescription[];
 }
 
-export interface Wobble {
+/** The loaded module (index.js exports the class; made by loadWobble, not by `new`). */
+export class Wobble {
+  private constructor();
   /** The runtime's version, "MAJOR.MINOR.PATCH". */
   readonly version: string;
   /** Every deformer with its parameters, for building a UI. */
@@ -77,7 +79,10 @@ export interface Wobble {
   attach(skinnedMesh: SkinnedMesh, options?: AttachOptions): WobbleEffect;
 }
 
-export interface WobbleEffect {
+/** One SkinnedMesh with its deformer stack (index.js exports the class; made by
+ * `wobble.attach`, not by `new`). */
+export class WobbleEffect {
+  private constructor();
   /** The plain Mesh that shows the result: the SkinnedMesh's material, index and uvs, its own
    * position and normal attributes (DynamicDrawUsage; world-space values, views into the module's
    * memory, written in place by update); its matrixWorld stays the identity, so the position

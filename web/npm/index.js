@@ -5,6 +5,7 @@
 // memory that fx.update(time) writes in place. Errors are the C API's messages (wobble.h).
 import createWobbleModule from './dist/wobble-wasm.js';
 import { AttachedBindMode, BufferAttribute, BufferGeometry, DynamicDrawUsage, Mesh, Matrix4 } from 'three';
+import { MixerState } from './mixer-state.js';
 
 const FLOAT = 4;
 const MATRIX = 16;
@@ -67,7 +68,9 @@ export class Wobble {
   /** Every deformer with its parameters: the JSON of `wobble deformers --json`. */
   deformers() {
     const heap = this._heap;
-    heap.check(heap.module._wobble_deformer_descriptions(heap.scratch), 'wobble.deformers');
+    const status = heap.module._wobble_deformer_descriptions(heap.scratch);
+    this._refreshViews();  // the first call builds the descriptions in the module's memory
+    heap.check(status, 'wobble.deformers');
     return JSON.parse(heap.text(heap.pointerOut()));
   }
 
@@ -80,11 +83,20 @@ export class Wobble {
     return effect;
   }
 
-  // After a call that may have grown the memory: every live effect takes its views again.
+  // After any call into the module that may have grown its memory (the old views are then
+  // detached): every live effect takes its views again. Map.forEach with a function made once
+  // allocates nothing (update() calls this every frame).
   _refreshViews() {
-    for (const effect of this._effects.values()) effect._takeViews();
+    this._effects.forEach(takeViewsOf);
   }
 }
+
+function takeViewsOf(effect) {
+  effect._takeViews();
+}
+
+// Stands in for the mixer's dispatchEvent while the sampler moves it (its events held back).
+function holdEvent() {}
 
 // The joints wobble sees: the skeleton's bones and their ancestors that are not bones (an armature
 // node, glTF's root nodes), as wobble's glTF reader makes them joints, parents first.
@@ -112,6 +124,14 @@ function requireSkin(mesh) {
   }
   if (attributes.skinIndex.itemSize !== attributes.skinWeight.itemSize) {
     throw new Error(`wobble.attach: ${name}: skinIndex has ${attributes.skinIndex.itemSize} components, skinWeight ${attributes.skinWeight.itemSize}`);
+  }
+}
+
+// wobble deforms the rest positions: morph targets would be dropped without a word otherwise.
+function warnOfMorphTargets(mesh) {
+  const morphs = Object.values(mesh.geometry.morphAttributes).reduce((n, list) => Math.max(n, list.length), 0);
+  if (morphs > 0) {
+    console.warn(`wobble.attach: ${mesh.name ? `'${mesh.name}'` : 'the mesh'} has ${morphs} morph target${morphs === 1 ? '' : 's'}; wobble does not carry them over (fx.mesh shows the shape without them)`);
   }
 }
 
@@ -147,6 +167,7 @@ function resultMesh(source) {
 export class WobbleEffect {
   constructor(wobble, id, skinnedMesh, options) {
     requireSkin(skinnedMesh);
+    warnOfMorphTargets(skinnedMesh);
     this._wobble = wobble;
     this._heap = wobble._heap;
     this._id = id;
@@ -173,7 +194,7 @@ export class WobbleEffect {
     this._started = false;
     this._lastTime = 0;
     this._historyStart = 0;
-    this._sampling = null;  // the mixer's state while the sampler has moved it
+    this._sampling = new MixerState();  // the mixer's state while the sampler has moved it
     this._samplerError = null;
     this._takeViews();
     const position = new BufferAttribute(this._positionsView, 3).setUsage(DynamicDrawUsage);
@@ -319,11 +340,12 @@ export class WobbleEffect {
 
   // The joints' world matrices from their local transforms, parents first (the sampler's poses).
   _updateJointMatrices() {
-    this._joints.forEach((object, j) => {
+    for (let j = 0; j < this._joints.length; ++j) {
+      const object = this._joints[j];
       if (object.matrixAutoUpdate) object.updateMatrix();
       if (this._parentIndex[j] >= 0) object.matrixWorld.multiplyMatrices(object.parent.matrixWorld, object.matrix);
       else object.updateWorldMatrix(true, false);
-    });
+    }
   }
 
   /** Deforms the mesh for the frame at `time` (seconds) from the bones' current world matrices. */
@@ -335,6 +357,7 @@ export class WobbleEffect {
     this._frameTime = time;
     const status = this._heap.module._wobble_web_evaluate(this._stack, time, this._matrices, this.jointCount,
                                                           this._positions, this._normals);
+    this._wobble._refreshViews();  // before _updateBounds and three.js read them
     this._endSampling();
     if (this._samplerError) {
       const error = this._samplerError;
@@ -380,36 +403,25 @@ export class WobbleEffect {
 
   // The mixer moved by `delta` seconds from the frame's state; its events held back meanwhile.
   _poseMixer(delta) {
-    const mixer = this._mixer;
-    if (!this._sampling) {
-      this._sampling = {
-        time: mixer.time,
-        dispatch: mixer.dispatchEvent,
-        actions: mixer._actions.map((a) => [a, a.time, a.paused, a.enabled, a._loopCount, a._startTime]),
-      };
-      mixer.dispatchEvent = () => {};
+    const mixer = this._mixer, saved = this._sampling;
+    if (!saved.active) {
+      saved.save(mixer);
+      mixer.dispatchEvent = holdEvent;
     } else {
-      this._restoreMixer();
+      saved.restore(mixer);
     }
     mixer.update(delta);
     this._updateJointMatrices();
   }
 
-  _restoreMixer() {
-    const state = this._sampling, mixer = this._mixer;
-    mixer.time = state.time;
-    for (const [a, time, paused, enabled, loops, start] of state.actions) {
-      a.time = time, a.paused = paused, a.enabled = enabled, a._loopCount = loops, a._startTime = start;
-    }
-  }
-
   // Back to the frame's pose after sampling: the mixer's state, its pose, the joints' matrices.
   _endSampling() {
-    if (!this._sampling) return;
-    this._restoreMixer();
+    const saved = this._sampling;
+    if (!saved.active) return;
+    saved.restore(this._mixer);
     this._mixer.update(0);
-    this._mixer.dispatchEvent = this._sampling.dispatch;
-    this._sampling = null;
+    this._mixer.dispatchEvent = saved.dispatch;
+    saved.active = false;
     this._updateJointMatrices();
   }
 
@@ -433,14 +445,18 @@ export class WobbleEffect {
   settings() {
     this._alive('fx.settings');
     const heap = this._heap;
-    heap.check(heap.module._wobble_stack_settings(this._stack, heap.scratch), 'fx.settings');
+    const status = heap.module._wobble_stack_settings(this._stack, heap.scratch);
+    this._wobble._refreshViews();
+    heap.check(status, 'fx.settings');
     return JSON.parse(heap.text(heap.pointerOut()));
   }
 
   /** Forgets the motion's history (after a cut or a jump in time). */
   reset() {
     this._alive('fx.reset');
-    this._heap.check(this._heap.module._wobble_stack_reset(this._stack), 'fx.reset');
+    const status = this._heap.module._wobble_stack_reset(this._stack);
+    this._wobble._refreshViews();
+    this._heap.check(status, 'fx.reset');
     this._started = false;
   }
 

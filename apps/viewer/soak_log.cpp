@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 #include <unistd.h>
 
@@ -16,6 +17,12 @@ long resident_kib() {
   const bool read = std::fscanf(statm, "%ld %ld", &pages, &resident) == 2;
   std::fclose(statm);
   return read ? resident * (::sysconf(_SC_PAGESIZE) / 1024) : 0;
+}
+
+double process_cpu_milliseconds() {
+  timespec t{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return 0;
+  return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
 }
 
 SoakLog::SoakLog(const std::filesystem::path& file) : out_(std::fopen(file.c_str(), "w")) {
@@ -33,17 +40,23 @@ double SoakLog::seconds() const {
 void SoakLog::frame(double milliseconds, std::span<const Vec3f> shown) {
   ++frames_;
   second_.add(milliseconds);
+  const double cpu_ms = process_cpu_milliseconds();
+  cpu_second_.add(cpu_ms - last_cpu_ms_);
+  last_cpu_ms_ = cpu_ms;
   for (const Vec3f& p : shown) finite_ = finite_ && p.allFinite();
   if (seconds() < next_line_) return;
   write_line();
   next_line_ += 1.0;
   second_.clear();
+  cpu_second_.clear();
   finite_ = true;
 }
 
 void SoakLog::write_line() {
-  std::fprintf(out_, "{\"seconds\": %.3f, \"frames\": %ld, \"rss_kib\": %ld, \"frame_ms\": %.4f, \"finite\": %s}\n",
-               seconds(), frames_, resident_kib(), second_.median(), finite_ ? "true" : "false");
+  std::fprintf(out_,
+               "{\"seconds\": %.3f, \"frames\": %ld, \"rss_kib\": %ld, \"frame_ms\": %.4f, \"cpu_ms\": %.4f, "
+               "\"finite\": %s}\n",
+               seconds(), frames_, resident_kib(), second_.median(), cpu_second_.median(), finite_ ? "true" : "false");
   std::fflush(out_);
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // --soak-log FILE: one JSON line per second of wall time, for soak runs (scripts/soak.py):
-// {"seconds", "frames", "rss_kib", "frame_ms" (median over that second), "finite" (every shown
-// vertex of every frame in that second was finite)}. Lines are flushed as written, so a soak that
+// {"seconds", "frames", "rss_kib", "frame_ms" (median wall time of a frame over that second),
+// "cpu_ms" (median CPU time of the process per frame: the frame's work, which other tenants of a
+// shared machine do not inflate as they do its wall time), "finite" (every shown vertex of every
+// frame in that second was finite)}. Lines are flushed as written, so a soak that
 // dies still leaves its record.
 #include <chrono>
 #include <cstdio>
@@ -13,6 +15,9 @@
 #include "frame_statistics.hpp"
 
 namespace wobble::viewer {
+
+// CPU time used by the process so far (all threads), in milliseconds.
+double process_cpu_milliseconds();
 
 class SoakLog {
  public:
@@ -33,8 +38,9 @@ class SoakLog {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   double next_line_ = 1.0;
   long frames_ = 0;
+  double last_cpu_ms_ = process_cpu_milliseconds();
   bool finite_ = true;
-  FrameStatistics second_{1u << 14};
+  FrameStatistics second_{1u << 14}, cpu_second_{1u << 14};
 };
 
 // The process's resident memory in KiB (/proc/self/statm; 0 where there is none).

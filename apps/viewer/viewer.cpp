@@ -409,7 +409,30 @@ void Viewer::save_gltf() {
 void Viewer::draw_ui(int width, int height) {
   if (!options_.ui) return;
   const float scale = 1.0f / ImGui::GetIO().DisplayFramebufferScale.x;
-  // Frame time, top right.
+  draw_hud(width, scale);
+  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(380, std::min(static_cast<float>(height) * scale - 20, 900.0f)), ImGuiCond_FirstUseEver);
+  ImGui::Begin("wobble");
+  if (ImGui::CollapsingHeader("character", ImGuiTreeNodeFlags_DefaultOpen)) draw_character_section();
+  if (ImGui::CollapsingHeader("physics (PhysSkin++)", options_.physics.enabled ? ImGuiTreeNodeFlags_DefaultOpen : 0))
+    if (const auto shape = physics_.draw_panel(*character_, *renderer_)) open(*shape);
+  if (ImGui::CollapsingHeader("playback", ImGuiTreeNodeFlags_DefaultOpen)) draw_playback_section();
+  if (ImGui::CollapsingHeader("view", ImGuiTreeNodeFlags_DefaultOpen)) draw_view_section();
+  if (ImGui::CollapsingHeader("deformers", ImGuiTreeNodeFlags_DefaultOpen)) {
+    std::string refused;
+    const PanelChange change = deformer_panel(stack_editor_, character_->rig, joints_.selected, refused);
+    if (change == PanelChange::Stack) rebuild_stack();
+    if (change == PanelChange::Settings) apply_settings();  // live values keep the motion going
+    if (change != PanelChange::None) heat_map_dirty_ = true;
+    if (!refused.empty()) show_error(refused);
+  }
+  if (ImGui::CollapsingHeader("bend-weight brush")) draw_brush_section();
+  if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.5f, 0.4f, 1), "%s", error_.c_str());
+  ImGui::End();
+}
+
+// Frame time, sizes and the physics line, top right.
+void Viewer::draw_hud(int width, float scale) {
   ImGui::SetNextWindowPos(ImVec2(static_cast<float>(width) * scale - 10, 10), ImGuiCond_Always, ImVec2(1, 0));
   ImGui::SetNextWindowBgAlpha(0.5f);
   ImGui::Begin("##frame time", nullptr,
@@ -422,113 +445,95 @@ void Viewer::draw_ui(int width, int height) {
               character_->mesh.triangle_count(), character_->rig.joint_count());
   if (const std::string line = physics_.hud(); !line.empty()) ImGui::TextUnformatted(line.c_str());
   ImGui::End();
+}
 
-  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(380, std::min(static_cast<float>(height) * scale - 20, 900.0f)), ImGuiCond_FirstUseEver);
-  ImGui::Begin("wobble");
-
-  if (ImGui::CollapsingHeader("character", ImGuiTreeNodeFlags_DefaultOpen)) {
-    const std::string current = character_->source.filename().string();
-    if (ImGui::BeginCombo("bundled", current.c_str())) {
-      for (const BundledCharacter& b : bundled_)
-        if (ImGui::Selectable(b.label.c_str())) {
-          try {
-            set_character(load_bundled(b));
-          } catch (const std::exception& e) {
-            show_error(e.what());
-          }
+void Viewer::draw_character_section() {
+  const std::string current = character_->source.filename().string();
+  if (ImGui::BeginCombo("bundled", current.c_str())) {
+    for (const BundledCharacter& b : bundled_)
+      if (ImGui::Selectable(b.label.c_str())) {
+        try {
+          set_character(load_bundled(b));
+        } catch (const std::exception& e) {
+          show_error(e.what());
         }
-      ImGui::EndCombo();
-    }
-    ImGui::InputText("##open", &open_path_);
-    ImGui::SameLine();
-    if (ImGui::Button("open") && !open_path_.empty()) open(open_path_);
-    ImGui::TextDisabled("or drop a file onto the window");
+      }
+    ImGui::EndCombo();
   }
+  ImGui::InputText("##open", &open_path_);
+  ImGui::SameLine();
+  if (ImGui::Button("open") && !open_path_.empty()) open(open_path_);
+  ImGui::TextDisabled("or drop a file onto the window");
+}
 
-  if (ImGui::CollapsingHeader("physics (PhysSkin++)", options_.physics.enabled ? ImGuiTreeNodeFlags_DefaultOpen : 0))
-    if (const auto shape = physics_.draw_panel(*character_, *renderer_)) open(*shape);
-
-  if (ImGui::CollapsingHeader("playback", ImGuiTreeNodeFlags_DefaultOpen)) {
-    const auto& clips = character_->clips;
-    if (ImGui::BeginCombo("clip", clip_ >= 0 ? clips[clip_].name.c_str() : "(rest pose)")) {
-      for (int i = 0; i < static_cast<int>(clips.size()); ++i)
-        if (ImGui::Selectable(clips[i].name.empty() ? ("clip " + std::to_string(i)).c_str() : clips[i].name.c_str(), i == clip_))
-          choose_clip(i);
-      ImGui::EndCombo();
-    }
-    if (ImGui::Button(playback_.playing ? "pause" : "play")) playback_.playing = !playback_.playing;
-    ImGui::SameLine();
-    ImGui::Checkbox("loop", &playback_.loop);
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(80);
-    ImGui::DragFloat("speed", &playback_.speed, 0.01f, 0.0f, 4.0f, "%.2f");
-    if (!cycle_loop_.description().empty()) ImGui::TextWrapped("%s", cycle_loop_.description().c_str());
-    float t = playback_.clip_time();
-    if (ImGui::SliderFloat("time", &t, playback_.start(), std::max(playback_.end(), playback_.start() + 1e-3f), "%.2f s"))
-      playback_.scrub(t);
+void Viewer::draw_playback_section() {
+  const auto& clips = character_->clips;
+  if (ImGui::BeginCombo("clip", clip_ >= 0 ? clips[clip_].name.c_str() : "(rest pose)")) {
+    for (int i = 0; i < static_cast<int>(clips.size()); ++i)
+      if (ImGui::Selectable(clips[i].name.empty() ? ("clip " + std::to_string(i)).c_str() : clips[i].name.c_str(), i == clip_))
+        choose_clip(i);
+    ImGui::EndCombo();
   }
+  if (ImGui::Button(playback_.playing ? "pause" : "play")) playback_.playing = !playback_.playing;
+  ImGui::SameLine();
+  ImGui::Checkbox("loop", &playback_.loop);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(80);
+  ImGui::DragFloat("speed", &playback_.speed, 0.01f, 0.0f, 4.0f, "%.2f");
+  if (!cycle_loop_.description().empty()) ImGui::TextWrapped("%s", cycle_loop_.description().c_str());
+  float t = playback_.clip_time();
+  if (ImGui::SliderFloat("time", &t, playback_.start(), std::max(playback_.end(), playback_.start() + 1e-3f), "%.2f s"))
+    playback_.scrub(t);
+}
 
-  if (ImGui::CollapsingHeader("view", ImGuiTreeNodeFlags_DefaultOpen)) {
-    int path = use_gpu_ ? 1 : 0;
-    ImGui::RadioButton("CPU skinning", &path, 0);
-    ImGui::SameLine();
-    ImGui::BeginDisabled(!gpu_available());
-    ImGui::RadioButton("GPU skinning", &path, 1);
-    ImGui::EndDisabled();
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip("the GPU runs lbs and lbs,dynamic in the vertex shader, deltamush (wobble mode) after them and ddm "
-                        "in GPU kernels (%s); other stacks run on the CPU",
-                        renderer_->has_post_deformer() ? renderer_->gpu_kernels_in_use() : "compute shaders or transform feedback");
-    use_gpu_ = path == 1;
-    ImGui::Checkbox("skeleton", &draw_options_.skeleton);
-    ImGui::SameLine();
-    ImGui::Checkbox("grid", &draw_options_.grid);
-    ImGui::SameLine();
-    ImGui::Checkbox("texture", &draw_options_.textures);
-    ImGui::SameLine();
-    ImGui::Checkbox("follow", &follow_character_);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the camera moves with the character over the ground");
-    const char* heat_maps[] = {"none", "bend weight", "skin weight (joint)", "hierarchical weight (joint)"};
-    int heat = static_cast<int>(heat_map_);
-    if (ImGui::Combo("weights", &heat, heat_maps, 4)) heat_map_ = static_cast<HeatMap>(heat), heat_map_dirty_ = true;
-    const int j = joints_.selected;
-    ImGui::Text("joint: %s (click one, drag to turn it)",
-                j >= 0 && j < static_cast<int>(character_->rig.joint_count()) ? character_->rig.names[j].c_str() : "none");
-    if (joints_.has_overrides() && ImGui::Button("release dragged joints")) joints_.clear();
-  }
+void Viewer::draw_view_section() {
+  int path = use_gpu_ ? 1 : 0;
+  ImGui::RadioButton("CPU skinning", &path, 0);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!gpu_available());
+  ImGui::RadioButton("GPU skinning", &path, 1);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("the GPU runs lbs and lbs,dynamic in the vertex shader, deltamush (wobble mode) after them and ddm "
+                      "in GPU kernels (%s); other stacks run on the CPU",
+                      renderer_->has_post_deformer() ? renderer_->gpu_kernels_in_use() : "compute shaders or transform feedback");
+  use_gpu_ = path == 1;
+  ImGui::Checkbox("skeleton", &draw_options_.skeleton);
+  ImGui::SameLine();
+  ImGui::Checkbox("grid", &draw_options_.grid);
+  ImGui::SameLine();
+  ImGui::Checkbox("texture", &draw_options_.textures);
+  ImGui::SameLine();
+  ImGui::Checkbox("follow", &follow_character_);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the camera moves with the character over the ground");
+  const char* heat_maps[] = {"none", "bend weight", "skin weight (joint)", "hierarchical weight (joint)"};
+  int heat = static_cast<int>(heat_map_);
+  if (ImGui::Combo("weights", &heat, heat_maps, 4)) heat_map_ = static_cast<HeatMap>(heat), heat_map_dirty_ = true;
+  const int j = joints_.selected;
+  ImGui::Text("joint: %s (click one, drag to turn it)",
+              j >= 0 && j < static_cast<int>(character_->rig.joint_count()) ? character_->rig.names[j].c_str() : "none");
+  if (joints_.has_overrides() && ImGui::Button("release dragged joints")) joints_.clear();
+}
 
-  if (ImGui::CollapsingHeader("deformers", ImGuiTreeNodeFlags_DefaultOpen)) {
-    std::string refused;
-    const PanelChange change = deformer_panel(stack_editor_, character_->rig, joints_.selected, refused);
-    if (change == PanelChange::Stack) rebuild_stack();
-    if (change == PanelChange::Settings) apply_settings();  // live values keep the motion going
-    if (change != PanelChange::None) heat_map_dirty_ = true;
-    if (!refused.empty()) show_error(refused);
+void Viewer::draw_brush_section() {
+  if (ImGui::Checkbox("paint (left drag)", &painting_mode_)) heat_map_dirty_ = true;
+  ImGui::SliderFloat("radius", &brush_settings_.radius, 0.005f, 0.5f, "%.3f x size");
+  ImGui::SliderFloat("strength", &brush_settings_.strength, 0.0f, 1.0f);
+  ImGui::SliderFloat("value", &brush_settings_.value, -2.0f, 2.0f);
+  ImGui::Checkbox("smooth instead of paint", &brush_settings_.smooth);
+  if (ImGui::Button("smooth all")) {
+    brush_.smooth_all(bend_weights_, 3);
+    commit_bend_weights();
   }
-
-  if (ImGui::CollapsingHeader("bend-weight brush")) {
-    if (ImGui::Checkbox("paint (left drag)", &painting_mode_)) heat_map_dirty_ = true;
-    ImGui::SliderFloat("radius", &brush_settings_.radius, 0.005f, 0.5f, "%.3f x size");
-    ImGui::SliderFloat("strength", &brush_settings_.strength, 0.0f, 1.0f);
-    ImGui::SliderFloat("value", &brush_settings_.value, -2.0f, 2.0f);
-    ImGui::Checkbox("smooth instead of paint", &brush_settings_.smooth);
-    if (ImGui::Button("smooth all")) {
-      brush_.smooth_all(bend_weights_, 3);
-      commit_bend_weights();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("all 1")) {
-      std::fill(bend_weights_.begin(), bend_weights_.end(), 1.0f);
-      commit_bend_weights();
-    }
-    ImGui::InputText("##settings path", &save_path_);
-    ImGui::SameLine();
-    if (ImGui::Button("save settings")) save_settings();
-    if (ImGui::Button("save glTF with the weights (_BEND_WEIGHT)")) save_gltf();
+  ImGui::SameLine();
+  if (ImGui::Button("all 1")) {
+    std::fill(bend_weights_.begin(), bend_weights_.end(), 1.0f);
+    commit_bend_weights();
   }
-  if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.5f, 0.4f, 1), "%s", error_.c_str());
-  ImGui::End();
+  ImGui::InputText("##settings path", &save_path_);
+  ImGui::SameLine();
+  if (ImGui::Button("save settings")) save_settings();
+  if (ImGui::Button("save glTF with the weights (_BEND_WEIGHT)")) save_gltf();
 }
 
 }  // namespace wobble::viewer

@@ -88,6 +88,11 @@ class Viewer {
   void paint(const Vec2f& pixel, int width, int height);
   void commit_bend_weights();
   void draw_ui(int width, int height);
+  void draw_hud(int width, float scale);
+  void draw_character_section();
+  void draw_playback_section();
+  void draw_view_section();
+  void draw_brush_section();
   void save_settings();
   void save_gltf();
   void show_error(const std::string& message);

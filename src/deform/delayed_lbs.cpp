@@ -52,57 +52,115 @@ float SkeletonDistances::distance(std::size_t v, std::uint32_t j) const {
   return found != last && *found == j ? distances[found - joints.begin()] : -1.0f;
 }
 
-SkeletonDistances SkeletonDistances::from(const Rig& rig, const Mesh& mesh, const Skin& skin) {
+namespace {
+
+// Bind-space joint positions, each joint's distance from its root along the bones, and the
+// skinned children that make bones with it.
+struct BindSkeleton {
+  std::vector<Vec3f> position;
+  std::vector<double> from_root;
+  std::vector<std::vector<int>> skinned_children;
+};
+
+BindSkeleton bind_skeleton(const Rig& rig) {
   const std::size_t joint_count = rig.joint_count();
-  const std::size_t n = mesh.vertex_count();
-  if (skin.vertex_count() != n) fail_plain("dlbs: the skin has {} vertices, the mesh {}", skin.vertex_count(), n);
-  // Bind-space joint positions and the distance of each joint from its root along the bones.
-  std::vector<Vec3f> position(joint_count, Vec3f::Zero());
-  std::vector<double> from_root(joint_count, 0.0);
-  std::vector<std::vector<int>> skinned_children(joint_count);
+  BindSkeleton s{std::vector<Vec3f>(joint_count, Vec3f::Zero()), std::vector<double>(joint_count, 0.0),
+                 std::vector<std::vector<int>>(joint_count)};
   for (std::size_t j = 0; j < joint_count; ++j) {
-    if (rig.skinned[j]) position[j] = rig.inverse_bind[j].inverse().topRightCorner<3, 1>();
+    if (rig.skinned[j]) s.position[j] = rig.inverse_bind[j].inverse().topRightCorner<3, 1>();
     const int parent = rig.parents[j];
-    if (parent >= 0) {
-      const bool bone = rig.skinned[j] && rig.skinned[parent];
-      const double length = bone ? (position[j] - position[parent]).cast<double>().norm() : 0.0;
-      from_root[j] = from_root[parent] + (std::isfinite(length) ? length : 0.0);
-      if (bone) skinned_children[parent].push_back(static_cast<int>(j));
-    }
+    if (parent < 0) continue;
+    const bool bone = rig.skinned[j] && rig.skinned[parent];
+    const double length = bone ? (s.position[j] - s.position[parent]).cast<double>().norm() : 0.0;
+    s.from_root[j] = s.from_root[parent] + (std::isfinite(length) ? length : 0.0);
+    if (bone) s.skinned_children[parent].push_back(static_cast<int>(j));
   }
-  // Ancestor tests by entry/exit order of a depth-first walk.
-  const auto children = rig.children();
-  std::vector<int> enter(joint_count), leave(joint_count);
-  {
+  return s;
+}
+
+// Distances between joints along the bones, with ancestor tests by the entry and exit order of a
+// depth-first walk.
+class TreeDistances {
+ public:
+  TreeDistances(const Rig& rig, const std::vector<double>& from_root)
+      : rig_(rig), from_root_(from_root), enter_(rig.joint_count()), leave_(rig.joint_count()) {
+    const auto children = rig.children();
     int clock = 0;
     std::vector<std::pair<int, std::size_t>> stack;
-    for (std::size_t r = 0; r < joint_count; ++r) {
+    for (std::size_t r = 0; r < rig.joint_count(); ++r) {
       if (rig.parents[r] >= 0) continue;
       stack.push_back({static_cast<int>(r), 0});
-      enter[r] = clock++;
+      enter_[r] = clock++;
       while (!stack.empty()) {
         auto& [j, next] = stack.back();
         if (next < children[j].size()) {
           const int c = children[j][next++];
-          enter[c] = clock++;
+          enter_[c] = clock++;
           stack.push_back({c, 0});
         } else {
-          leave[j] = clock++;
+          leave_[j] = clock++;
           stack.pop_back();
         }
       }
     }
   }
-  auto is_ancestor = [&](int a, int b) { return enter[a] <= enter[b] && leave[b] <= leave[a]; };  // a above or = b
-  auto tree_distance = [&](int a, int b) -> double {
-    if (is_ancestor(a, b)) return from_root[b] - from_root[a];
-    if (is_ancestor(b, a)) return from_root[a] - from_root[b];
-    int lca = rig.parents[a];
-    while (lca >= 0 && !is_ancestor(lca, b)) lca = rig.parents[lca];
-    if (lca < 0) return from_root[a] + from_root[b];  // different trees: through a virtual common root
-    return from_root[a] + from_root[b] - 2 * from_root[lca];
-  };
 
+  double operator()(int a, int b) const {
+    if (is_ancestor(a, b)) return from_root_[b] - from_root_[a];
+    if (is_ancestor(b, a)) return from_root_[a] - from_root_[b];
+    int lca = rig_.parents[a];
+    while (lca >= 0 && !is_ancestor(lca, b)) lca = rig_.parents[lca];
+    if (lca < 0) return from_root_[a] + from_root_[b];  // different trees: through a virtual common root
+    return from_root_[a] + from_root_[b] - 2 * from_root_[lca];
+  }
+
+ private:
+  bool is_ancestor(int a, int b) const { return enter_[a] <= enter_[b] && leave_[b] <= leave_[a]; }  // a above or = b
+
+  const Rig& rig_;
+  const std::vector<double>& from_root_;
+  std::vector<int> enter_, leave_;
+};
+
+// The closest point to p over the bones of a vertex's influences: the bone from `start` to `end`
+// (-1: the joint's point alone) at parameter s.
+struct ClosestBone {
+  int start = -1, end = -1;
+  double s = 0;
+};
+
+ClosestBone closest_bone(const Rig& rig, const BindSkeleton& skeleton, const Vec3f& p,
+                         std::span<const std::uint32_t> joints, std::span<const float> weights) {
+  double best = std::numeric_limits<double>::infinity();
+  ClosestBone closest;
+  for (std::size_t k = 0; k < joints.size(); ++k) {
+    if (!(weights[k] > 0)) continue;
+    const int u = static_cast<int>(joints[k]);
+    auto consider = [&](int end) {
+      const Vec3d a = skeleton.position[u].cast<double>();
+      const Vec3d b = end >= 0 ? skeleton.position[end].cast<double>() : a;
+      const Vec3d ab = b - a;
+      const double length2 = ab.squaredNorm();
+      const double s = length2 > 0 ? std::clamp((p.cast<double>() - a).dot(ab) / length2, 0.0, 1.0) : 0.0;
+      const double d = (a + s * ab - p.cast<double>()).squaredNorm();
+      if (d < best) best = d, closest = {u, end, s};
+    };
+    if (skeleton.skinned_children[u].empty() || !rig.skinned[u]) {
+      consider(-1);
+    } else {
+      for (int c : skeleton.skinned_children[u]) consider(c);
+    }
+  }
+  return closest;
+}
+
+}  // namespace
+
+SkeletonDistances SkeletonDistances::from(const Rig& rig, const Mesh& mesh, const Skin& skin) {
+  const std::size_t n = mesh.vertex_count();
+  if (skin.vertex_count() != n) fail_plain("dlbs: the skin has {} vertices, the mesh {}", skin.vertex_count(), n);
+  const BindSkeleton skeleton = bind_skeleton(rig);
+  const TreeDistances tree_distance(rig, skeleton.from_root);
   HierarchicalWeights chains = HierarchicalWeights::from(rig, skin);
   SkeletonDistances result;
   result.offsets = chains.offsets;
@@ -115,46 +173,22 @@ SkeletonDistances SkeletonDistances::from(const Rig& rig, const Mesh& mesh, cons
   result.bone_lengths.resize(n);
   result.bone_offsets.resize(n);
   for (std::size_t v = 0; v < n; ++v) {
-    const Vec3f& p = mesh.positions[v];
-    // The closest point over the bones of the vertex's influences.
-    double best = std::numeric_limits<double>::infinity();
-    int bone_start = -1, bone_end = -1;
-    double bone_s = 0;
-    const auto joints = skin.joints_of(v);
-    const auto weights = skin.weights_of(v);
-    for (std::size_t k = 0; k < joints.size(); ++k) {
-      if (!(weights[k] > 0)) continue;
-      const int u = static_cast<int>(joints[k]);
-      auto consider = [&](int end) {
-        const Vec3d a = position[u].cast<double>();
-        const Vec3d b = end >= 0 ? position[end].cast<double>() : a;
-        const Vec3d ab = b - a;
-        const double length2 = ab.squaredNorm();
-        const double s = length2 > 0 ? std::clamp((p.cast<double>() - a).dot(ab) / length2, 0.0, 1.0) : 0.0;
-        const double d = (a + s * ab - p.cast<double>()).squaredNorm();
-        if (d < best) best = d, bone_start = u, bone_end = end, bone_s = s;
-      };
-      if (skinned_children[u].empty() || !rig.skinned[u]) {
-        consider(-1);
-      } else {
-        for (int c : skinned_children[u]) consider(c);
-      }
+    ClosestBone bone = closest_bone(rig, skeleton, mesh.positions[v], skin.joints_of(v), skin.weights_of(v));
+    if (bone.start < 0) {  // no influence (cannot happen on a normalised skin): the vertex's first chain joint
+      bone.start = result.offsets[v] < result.offsets[v + 1] ? static_cast<int>(result.joints[result.offsets[v]]) : 0;
     }
-    if (bone_start < 0) {  // no influence (cannot happen on a normalised skin): the vertex's first chain joint
-      bone_start = result.offsets[v] < result.offsets[v + 1] ? static_cast<int>(result.joints[result.offsets[v]]) : 0;
-    }
-    const Vec3d a = position[bone_start].cast<double>();
-    const Vec3d b = bone_end >= 0 ? position[bone_end].cast<double>() : a;
-    result.closest_points[v] = (a + bone_s * (b - a)).cast<float>();
+    const Vec3d a = skeleton.position[bone.start].cast<double>();
+    const Vec3d b = bone.end >= 0 ? skeleton.position[bone.end].cast<double>() : a;
+    result.closest_points[v] = (a + bone.s * (b - a)).cast<float>();
     const double length = (b - a).norm();
-    result.bone_starts[v] = bone_start;
-    result.bone_ends[v] = bone_end;
+    result.bone_starts[v] = bone.start;
+    result.bone_ends[v] = bone.end;
     result.bone_lengths[v] = static_cast<float>(length);
-    result.bone_offsets[v] = static_cast<float>(bone_s * length);
+    result.bone_offsets[v] = static_cast<float>(bone.s * length);
     for (std::uint32_t k = result.offsets[v]; k < result.offsets[v + 1]; ++k) {
       const int j = static_cast<int>(result.joints[k]);
-      const double via_start = tree_distance(j, bone_start) + bone_s * length;
-      const double via_end = bone_end >= 0 ? tree_distance(j, bone_end) + (1 - bone_s) * length : via_start;
+      const double via_start = tree_distance(j, bone.start) + bone.s * length;
+      const double via_end = bone.end >= 0 ? tree_distance(j, bone.end) + (1 - bone.s) * length : via_start;
       result.distances[k] = static_cast<float>(std::min(via_start, via_end));
       result.slopes[k] = via_end < via_start ? -1 : 1;
     }

@@ -477,137 +477,160 @@ void Renderer::set_scalars(std::span<const float> values) {
   glBindVertexArray(0);
 }
 
-void Renderer::draw(const OrbitCamera& camera, int width, int height, const DrawOptions& options) {
-  State& s = *state_;
-  const float aspect = static_cast<float>(width) / static_cast<float>(std::max(height, 1));
-  const Mat4f view_projection = camera.view_projection(aspect);
-  const Vec3f eye = camera.eye();
+namespace {
+
+void clear_frame(int width, int height, const Vec4f& background) {
   glViewport(0, 0, width, height);
-  glClearColor(options.background.x(), options.background.y(), options.background.z(), options.background.w());
+  glClearColor(background.x(), background.y(), background.z(), background.w());
   glClearDepthf(1.0f);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LEQUAL);
   glDisable(GL_CULL_FACE);
   glDisable(GL_BLEND);
+}
 
-  if (options.mesh && s.vertex_count > 0 && !s.triangles.empty()) {
-    const bool post = s.path == SkinningPath::Gpu && s.skinned && s.post;
-    const bool gpu = s.path == SkinningPath::Gpu && s.skinned && !post;
-    const GLuint program = gpu ? s.skinned_program : s.mesh_program;
-    glUseProgram(program);
-    glUniformMatrix4fv(s.location(program, "u_view_projection"), 1, GL_FALSE, view_projection.data());
-    glUniform3fv(s.location(program, "u_eye"), 1, eye.data());
-    glUniform1i(s.location(program, "u_heat_map"), options.heat_map && s.has_scalars);
-    glUniform2f(s.location(program, "u_scalar_range"), options.scalar_min, options.scalar_max);
-    if (gpu) {
-      glUniform1i(s.location(program, "u_dynamic"), s.dynamic_frame);
-      glUniform1f(s.location(program, "u_inv_max_angle2"), s.inv_max_angle2);
-      const std::pair<GLint, GLuint> tables[] = {{kMatricesUnit, s.matrices_texture}, {kSkinUnit, s.skin_texture},
-                                                 {kPairsUnit, s.pairs_texture}, {kJointsUnit, s.joints_texture}};
-      for (const auto& [unit, texture] : tables) {
-        glActiveTexture(GL_TEXTURE0 + unit);
-        glBindTexture(GL_TEXTURE_2D, texture);
-      }
-    }
-    glBindVertexArray(post ? s.post_vao : gpu ? s.gpu_vao : s.cpu_vao);
-    glActiveTexture(GL_TEXTURE0 + kBaseColorUnit);
-    const GLint base_color = s.location(program, "u_base_color"), textured = s.location(program, "u_textured");
-    auto draw_range = [&](std::uint32_t first_triangle, std::uint32_t count, int material) {
-      Vec4f color(0.8f, 0.8f, 0.8f, 1.0f);
-      GLuint texture = 0;
-      if (material >= 0 && material < static_cast<int>(s.materials.size())) {
-        const Material& m = s.materials[material];
-        color = m.base_color;
-        if (options.textures && m.base_color_image >= 0 && m.base_color_image < static_cast<int>(s.textures.size())) {
-          texture = s.textures[m.base_color_image];
-        }
-      }
-      glUniform4fv(base_color, 1, color.data());
-      glUniform1i(textured, texture != 0);
-      glBindTexture(GL_TEXTURE_2D, texture);
-      glDrawElements(GL_TRIANGLES, static_cast<GLsizei>(3 * count), GL_UNSIGNED_INT,
-                     reinterpret_cast<void*>(static_cast<std::uintptr_t>(first_triangle) * sizeof(Triangle)));
-    };
-    if (s.primitives.empty()) {
-      draw_range(0, static_cast<std::uint32_t>(s.triangles.size()), -1);
-    } else {
-      for (const Primitive& p : s.primitives) {
-        if (p.triangle_count > 0) draw_range(p.first_triangle, p.triangle_count, p.material);
-      }
-    }
-    glBindVertexArray(0);
+// The GPU skinning path's uniforms and tables (matrices, skin, Dynamic Skinning pairs, joints).
+void bind_gpu_skinning(const Renderer::State& s, GLuint program) {
+  glUniform1i(s.location(program, "u_dynamic"), s.dynamic_frame);
+  glUniform1f(s.location(program, "u_inv_max_angle2"), s.inv_max_angle2);
+  const std::pair<GLint, GLuint> tables[] = {{kMatricesUnit, s.matrices_texture}, {kSkinUnit, s.skin_texture},
+                                             {kPairsUnit, s.pairs_texture}, {kJointsUnit, s.joints_texture}};
+  for (const auto& [unit, texture] : tables) {
+    glActiveTexture(GL_TEXTURE0 + unit);
+    glBindTexture(GL_TEXTURE_2D, texture);
   }
+}
 
+// Triangles [first, first + count) in their material's base colour (and texture, when drawn).
+void draw_triangle_range(const Renderer::State& s, GLuint program, std::uint32_t first_triangle, std::uint32_t count,
+                         int material, bool textures) {
+  Vec4f color(0.8f, 0.8f, 0.8f, 1.0f);
+  GLuint texture = 0;
+  if (material >= 0 && material < static_cast<int>(s.materials.size())) {
+    const Material& m = s.materials[material];
+    color = m.base_color;
+    if (textures && m.base_color_image >= 0 && m.base_color_image < static_cast<int>(s.textures.size()))
+      texture = s.textures[m.base_color_image];
+  }
+  glUniform4fv(s.location(program, "u_base_color"), 1, color.data());
+  glUniform1i(s.location(program, "u_textured"), texture != 0);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glDrawElements(GL_TRIANGLES, static_cast<GLsizei>(3 * count), GL_UNSIGNED_INT,
+                 reinterpret_cast<void*>(static_cast<std::uintptr_t>(first_triangle) * sizeof(Triangle)));
+}
+
+void draw_mesh(const Renderer::State& s, const Mat4f& view_projection, const Vec3f& eye, const DrawOptions& options) {
+  const bool post = s.path == SkinningPath::Gpu && s.skinned && s.post;
+  const bool gpu = s.path == SkinningPath::Gpu && s.skinned && !post;
+  const GLuint program = gpu ? s.skinned_program : s.mesh_program;
+  glUseProgram(program);
+  glUniformMatrix4fv(s.location(program, "u_view_projection"), 1, GL_FALSE, view_projection.data());
+  glUniform3fv(s.location(program, "u_eye"), 1, eye.data());
+  glUniform1i(s.location(program, "u_heat_map"), options.heat_map && s.has_scalars);
+  glUniform2f(s.location(program, "u_scalar_range"), options.scalar_min, options.scalar_max);
+  if (gpu) bind_gpu_skinning(s, program);
+  glBindVertexArray(post ? s.post_vao : gpu ? s.gpu_vao : s.cpu_vao);
+  glActiveTexture(GL_TEXTURE0 + kBaseColorUnit);
+  if (s.primitives.empty()) {
+    draw_triangle_range(s, program, 0, static_cast<std::uint32_t>(s.triangles.size()), -1, options.textures);
+  } else {
+    for (const Primitive& p : s.primitives)
+      if (p.triangle_count > 0) draw_triangle_range(s, program, p.first_triangle, p.triangle_count, p.material, options.textures);
+  }
+  glBindVertexArray(0);
+}
+
+// How draw_lines draws: points of `point_size` (round or square), faded out towards `radius`
+// from `centre` when `fade`.
+struct LineStyle {
+  float point_size = 1.0f;
+  bool fade = false, round = false;
+  Vec3f centre = Vec3f::Zero();
+  float radius = 0;
+};
+
+void draw_lines(const Renderer::State& s, const Mat4f& view_projection, const std::vector<LineVertex>& lines,
+                GLenum mode, std::size_t first, const LineStyle& style) {
+  if (lines.size() <= first) return;
+  glUseProgram(s.lines_program);
+  glUniformMatrix4fv(s.location(s.lines_program, "u_view_projection"), 1, GL_FALSE, view_projection.data());
+  glUniform1f(s.location(s.lines_program, "u_point_size"), style.point_size);
+  glUniform3fv(s.location(s.lines_program, "u_fade_centre"), 1, style.centre.data());
+  glUniform1f(s.location(s.lines_program, "u_fade_radius"), style.fade ? style.radius : 0.0f);
+  glUniform1i(s.location(s.lines_program, "u_round_points"), style.round);
+  glBindVertexArray(s.lines_vao);
+  glBindBuffer(GL_ARRAY_BUFFER, s.lines_buffer);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(lines.size() * sizeof(LineVertex)), lines.data(), GL_STREAM_DRAW);
+  glDrawArrays(mode, static_cast<GLint>(first), static_cast<GLsizei>(lines.size() - first));
+  glBindVertexArray(0);
+}
+
+// A ground grid of 61 lines each way around the camera's target, every fifth brighter, fading out.
+void draw_grid(const Renderer::State& s, const OrbitCamera& camera, const Mat4f& view_projection,
+               const DrawOptions& options) {
+  const float ground = std::isnan(options.ground_height) ? s.rest_box.min().y() : options.ground_height;
+  const float step = options.grid_spacing > 0 ? options.grid_spacing : nice_step(0.1f * s.size);
+  const int half = 30;
+  const float cx = std::round(camera.target.x() / step) * step, cz = std::round(camera.target.z() / step) * step;
+  const float extent = half * step;
   std::vector<LineVertex> lines;
-  auto line_pass = [&](GLenum mode, std::size_t first, float point_size, bool fade, bool round, const Vec3f& centre,
-                       float radius) {
-    if (lines.size() <= first) return;
-    glUseProgram(s.lines_program);
-    glUniformMatrix4fv(s.location(s.lines_program, "u_view_projection"), 1, GL_FALSE, view_projection.data());
-    glUniform1f(s.location(s.lines_program, "u_point_size"), point_size);
-    glUniform3fv(s.location(s.lines_program, "u_fade_centre"), 1, centre.data());
-    glUniform1f(s.location(s.lines_program, "u_fade_radius"), fade ? radius : 0.0f);
-    glUniform1i(s.location(s.lines_program, "u_round_points"), round);
-    glBindVertexArray(s.lines_vao);
-    glBindBuffer(GL_ARRAY_BUFFER, s.lines_buffer);
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(lines.size() * sizeof(LineVertex)), lines.data(), GL_STREAM_DRAW);
-    glDrawArrays(mode, static_cast<GLint>(first), static_cast<GLsizei>(lines.size() - first));
-    glBindVertexArray(0);
-  };
-
-  if (options.grid) {
-    const float ground = std::isnan(options.ground_height) ? s.rest_box.min().y() : options.ground_height;
-    const float step = options.grid_spacing > 0 ? options.grid_spacing : nice_step(0.1f * s.size);
-    const int half = 30;
-    const float cx = std::round(camera.target.x() / step) * step, cz = std::round(camera.target.z() / step) * step;
-    const float extent = half * step;
-    for (int i = -half; i <= half; ++i) {
-      const bool major = (static_cast<long>(std::lround(i + (cx + cz) / step)) % 5) == 0;
-      const float a = major ? 0.55f : 0.3f;
-      const float c = major ? 0.75f : 0.6f;
-      const float x = cx + i * step, z = cz + i * step;
-      lines.push_back({{x, ground, cz - extent}, {c, c, c, a}});
-      lines.push_back({{x, ground, cz + extent}, {c, c, c, a}});
-      lines.push_back({{cx - extent, ground, z}, {c, c, c, a}});
-      lines.push_back({{cx + extent, ground, z}, {c, c, c, a}});
-    }
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-    glDepthMask(GL_FALSE);
-    line_pass(GL_LINES, 0, 1.0f, true, false, Vec3f(cx, ground, cz), extent);
-    glDepthMask(GL_TRUE);
+  for (int i = -half; i <= half; ++i) {
+    const bool major = (static_cast<long>(std::lround(i + (cx + cz) / step)) % 5) == 0;
+    const float a = major ? 0.55f : 0.3f;
+    const float c = major ? 0.75f : 0.6f;
+    const float x = cx + i * step, z = cz + i * step;
+    lines.push_back({{x, ground, cz - extent}, {c, c, c, a}});
+    lines.push_back({{x, ground, cz + extent}, {c, c, c, a}});
+    lines.push_back({{cx - extent, ground, z}, {c, c, c, a}});
+    lines.push_back({{cx + extent, ground, z}, {c, c, c, a}});
   }
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glDepthMask(GL_FALSE);
+  draw_lines(s, view_projection, lines, GL_LINES, 0, {1.0f, true, false, Vec3f(cx, ground, cz), extent});
+  glDepthMask(GL_TRUE);
+}
 
-  if (options.skeleton && !s.joints.empty()) {
-    lines.clear();
-    const Vec4f bone(1.0f, 0.85f, 0.2f, 1.0f), selected(1.0f, 0.2f, 0.2f, 1.0f), joint(0.2f, 0.9f, 1.0f, 1.0f);
-    for (std::size_t j = 0; j < s.joints.size() && j < s.parents.size(); ++j) {
-      if (s.parents[j] < 0) continue;
-      const Vec3f& a = s.joints[j];
-      const Vec3f& b = s.joints[s.parents[j]];
-      lines.push_back({{a.x(), a.y(), a.z()}, {bone.x(), bone.y(), bone.z(), bone.w()}});
-      lines.push_back({{b.x(), b.y(), b.z()}, {bone.x(), bone.y(), bone.z(), bone.w()}});
-    }
-    const std::size_t points = lines.size();
-    for (std::size_t j = 0; j < s.joints.size(); ++j) {
-      const Vec4f& c = static_cast<int>(j) == options.selected_joint ? selected : joint;
-      lines.push_back({{s.joints[j].x(), s.joints[j].y(), s.joints[j].z()}, {c.x(), c.y(), c.z(), c.w()}});
-    }
-    // Drawn over the mesh: the skeleton is inside it.
-    glDisable(GL_DEPTH_TEST);
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+// Bones as lines and joints as round points (the selected one red), drawn over the mesh: the
+// skeleton is inside it.
+void draw_skeleton(const Renderer::State& s, const Mat4f& view_projection, int selected_joint) {
+  std::vector<LineVertex> lines;
+  const Vec4f bone(1.0f, 0.85f, 0.2f, 1.0f), selected(1.0f, 0.2f, 0.2f, 1.0f), joint(0.2f, 0.9f, 1.0f, 1.0f);
+  for (std::size_t j = 0; j < s.joints.size() && j < s.parents.size(); ++j) {
+    if (s.parents[j] < 0) continue;
+    const Vec3f& a = s.joints[j];
+    const Vec3f& b = s.joints[s.parents[j]];
+    lines.push_back({{a.x(), a.y(), a.z()}, {bone.x(), bone.y(), bone.z(), bone.w()}});
+    lines.push_back({{b.x(), b.y(), b.z()}, {bone.x(), bone.y(), bone.z(), bone.w()}});
+  }
+  const std::size_t points = lines.size();
+  std::vector<LineVertex> bones_only = lines;
+  for (std::size_t j = 0; j < s.joints.size(); ++j) {
+    const Vec4f& c = static_cast<int>(j) == selected_joint ? selected : joint;
+    lines.push_back({{s.joints[j].x(), s.joints[j].y(), s.joints[j].z()}, {c.x(), c.y(), c.z(), c.w()}});
+  }
+  glDisable(GL_DEPTH_TEST);
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
 #ifndef __EMSCRIPTEN__
-    glEnable(GL_PROGRAM_POINT_SIZE);
+  glEnable(GL_PROGRAM_POINT_SIZE);
 #endif
-    std::vector<LineVertex> all = lines;
-    lines.resize(points);
-    line_pass(GL_LINES, 0, 1.0f, false, false, Vec3f::Zero(), 0);
-    lines = all;
-    line_pass(GL_POINTS, points, 7.0f, false, true, Vec3f::Zero(), 0);
-    glEnable(GL_DEPTH_TEST);
-  }
+  draw_lines(s, view_projection, bones_only, GL_LINES, 0, {});
+  draw_lines(s, view_projection, lines, GL_POINTS, points, {7.0f, false, true, Vec3f::Zero(), 0});
+  glEnable(GL_DEPTH_TEST);
+}
+
+}  // namespace
+
+void Renderer::draw(const OrbitCamera& camera, int width, int height, const DrawOptions& options) {
+  const State& s = *state_;
+  const float aspect = static_cast<float>(width) / static_cast<float>(std::max(height, 1));
+  const Mat4f view_projection = camera.view_projection(aspect);
+  clear_frame(width, height, options.background);
+  if (options.mesh && s.vertex_count > 0 && !s.triangles.empty()) draw_mesh(s, view_projection, camera.eye(), options);
+  if (options.grid) draw_grid(s, camera, view_projection, options);
+  if (options.skeleton && !s.joints.empty()) draw_skeleton(s, view_projection, options.selected_joint);
   glDisable(GL_BLEND);
   glUseProgram(0);
 }

@@ -112,22 +112,79 @@ class CharacterBounds {
   Eigen::AlignedBox3f fallback_;
 };
 
-int run_render(const RenderOptions& options) {
-  if (options.quiet) spdlog::set_level(spdlog::level::err);
-  const auto [width, height] = parse_size(options.size);
+// The panels' stacks (--compare, or the one --deformer stack) and their settings, checked.
+struct PanelPlan {
+  std::vector<PanelSpec> specs;
+  std::vector<StackSettings> settings;
+};
+
+PanelPlan panel_plan(const RenderOptions& options) {
   if (options.skinning != "cpu" && options.skinning != "gpu") {
     fail_plain("--skinning '{}': use cpu or gpu", options.skinning);
   }
-  std::vector<PanelSpec> specs;
+  PanelPlan plan;
   if (options.compare.empty()) {
-    specs.push_back(parse_panel_spec(options.deformers.stack_text()));
+    plan.specs.push_back(parse_panel_spec(options.deformers.stack_text()));
   } else {
-    for (const std::string& text : options.compare) specs.push_back(parse_panel_spec(text));
+    for (const std::string& text : options.compare) plan.specs.push_back(parse_panel_spec(text));
   }
-  if (!options.labels.empty() && options.labels.size() != specs.size()) {
-    fail_plain("--label given {} times for {} panels", options.labels.size(), specs.size());
+  if (!options.labels.empty() && options.labels.size() != plan.specs.size()) {
+    fail_plain("--label given {} times for {} panels", options.labels.size(), plan.specs.size());
   }
-  const std::vector<StackSettings> settings = panel_settings(options.deformers, specs);
+  plan.settings = panel_settings(options.deformers, plan.specs);
+  return plan;
+}
+
+// One RenderPanel per spec, labelled, with the heat map's field when one is asked for.
+std::vector<std::unique_ptr<RenderPanel>> make_panels(const RenderOptions& options, const Character& character,
+                                                      const PanelPlan& plan) {
+  std::vector<std::unique_ptr<RenderPanel>> panels;
+  for (std::size_t i = 0; i < plan.specs.size(); ++i) {
+    const std::string label = options.labels.empty() ? plan.specs[i].text : options.labels[i];
+    panels.push_back(std::make_unique<RenderPanel>(character, plan.specs[i].stack, plan.settings[i],
+                                                   options.skinning == "gpu", label));
+    if (!options.heat_map.empty())
+      panels.back()->renderer().set_scalars(heat_field(character, options.heat_map, plan.settings[i]));
+  }
+  return panels;
+}
+
+// What every frame draws: grid, skeleton, the ground under the character, the heat map's range
+// (at least [0, 1], widened to the first panel's field).
+render::DrawOptions draw_options(const RenderOptions& options, const Character& character, const PanelPlan& plan,
+                                 const CharacterBounds& bounds) {
+  render::DrawOptions draw;
+  draw.grid = !options.no_grid;
+  draw.skeleton = options.skeleton;
+  draw.ground_height = bounds.ground();
+  draw.heat_map = !options.heat_map.empty();
+  if (draw.heat_map) {
+    for (float v : heat_field(character, options.heat_map, plan.settings[0]))
+      draw.scalar_min = std::min(draw.scalar_min, v), draw.scalar_max = std::max(draw.scalar_max, v);
+  }
+  return draw;
+}
+
+render::OrbitCamera initial_camera(const RenderOptions& options) {
+  render::OrbitCamera camera;
+  camera.yaw = static_cast<float>(options.yaw * std::numbers::pi / 180);
+  camera.pitch = static_cast<float>(options.pitch * std::numbers::pi / 180);
+  camera.fov_y = static_cast<float>(options.fov * std::numbers::pi / 180);
+  return camera;
+}
+
+void print_summary(const RenderOptions& options, const BakeMotion& motion, std::size_t frames, int panel_count,
+                   int width, int height, const Clip& clip, double seconds) {
+  fmt::print("{}\n", motion.describe());
+  fmt::print("wrote {} ({} frames, {} panel{} of {}x{}, clip '{}', {} skinning, {:.1f} frames/s)\n", options.output,
+             frames, panel_count, panel_count == 1 ? "" : "s", width, height, clip.name, options.skinning,
+             static_cast<double>(frames) / std::max(seconds, 1e-9));
+}
+
+int run_render(const RenderOptions& options) {
+  if (options.quiet) spdlog::set_level(spdlog::level::err);
+  const auto [width, height] = parse_size(options.size);
+  const PanelPlan plan = panel_plan(options);
 
   // The context first: without OpenGL nothing else is worth doing (one error line, exit 1).
   render::HeadlessContext context;
@@ -136,41 +193,19 @@ int run_render(const RenderOptions& options) {
   if (character.clips.empty()) fail(character.source, "has no animation clips to render");
   BakeOptions range = options.clip.bake_options(character);
   range.motion = options.loop.motion();
-  const Clip& clip = character.clips[range.clip];
   // The frames as `wobble bake` has them (a loop: one cycle, both ends, by default).
   const BakeMotion motion = bake_motion(character, range);
   const std::vector<double> times = bake_frame_times(character, motion, range);
-  const int panel_count = static_cast<int>(specs.size());
+  const int panel_count = static_cast<int>(plan.specs.size());
   std::unique_ptr<FrameSink> sink =
       make_frame_sink(options.output, options.sheet, times.size(), width * panel_count, height, range.fps);
-
   spdlog::debug("render: {}", context.description());
-  std::vector<std::unique_ptr<RenderPanel>> panels;
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    const std::string label = options.labels.empty() ? specs[i].text : options.labels[i];
-    panels.push_back(std::make_unique<RenderPanel>(character, specs[i].stack, settings[i], options.skinning == "gpu", label));
-    if (!options.heat_map.empty()) panels.back()->renderer().set_scalars(heat_field(character, options.heat_map, settings[i]));
-  }
-  float scalar_min = 0, scalar_max = 1;
-  if (!options.heat_map.empty()) {
-    const std::vector<float> field = heat_field(character, options.heat_map, settings[0]);
-    for (float v : field) scalar_min = std::min(scalar_min, v), scalar_max = std::max(scalar_max, v);
-  }
-
+  std::vector<std::unique_ptr<RenderPanel>> panels = make_panels(options, character, plan);
   render::OffscreenTarget target(width, height, options.samples);
-  render::OrbitCamera camera;
-  camera.yaw = static_cast<float>(options.yaw * std::numbers::pi / 180);
-  camera.pitch = static_cast<float>(options.pitch * std::numbers::pi / 180);
-  camera.fov_y = static_cast<float>(options.fov * std::numbers::pi / 180);
+  render::OrbitCamera camera = initial_camera(options);
   const CharacterBounds bounds(character);
   render::FollowFraming framing(options.no_follow ? 0.0f : 1.0f);
-  render::DrawOptions draw;
-  draw.grid = !options.no_grid;
-  draw.skeleton = options.skeleton;
-  draw.ground_height = bounds.ground();
-  draw.heat_map = !options.heat_map.empty();
-  draw.scalar_min = scalar_min;
-  draw.scalar_max = scalar_max;
+  const render::DrawOptions draw = draw_options(options, character, plan, bounds);
   const float aspect = static_cast<float>(width) / static_cast<float>(height);
 
   Pose pose;
@@ -178,7 +213,7 @@ int run_render(const RenderOptions& options) {
   // Each panel's history as the bake's (a keyed loop settles per panel: its own keys).
   for (std::size_t i = 0; i < panels.size(); ++i) {
     BakeMotion settled = motion;
-    settle_keyed_loop(character, settled, specs[i].stack, settings[i], range.fps, &pool);
+    settle_keyed_loop(character, settled, plan.specs[i].stack, plan.settings[i], range.fps, &pool);
     panels[i]->start_history(settled, range.fps, &pool);
   }
   const PoseSampler pose_at = motion.pose_sampler();
@@ -207,12 +242,8 @@ int run_render(const RenderOptions& options) {
   sink->finish();
   progress.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (!options.quiet) {
-    fmt::print("{}\n", motion.describe());
-    fmt::print("wrote {} ({} frames, {} panel{} of {}x{}, clip '{}', {} skinning, {:.1f} frames/s)\n", options.output,
-               times.size(), panel_count, panel_count == 1 ? "" : "s", width, height, clip.name, options.skinning,
-               static_cast<double>(times.size()) / std::max(seconds, 1e-9));
-  }
+  if (!options.quiet)
+    print_summary(options, motion, times.size(), panel_count, width, height, character.clips[range.clip], seconds);
   return 0;
 }
 

@@ -110,11 +110,12 @@ class Renderer {
   // Bounding box of the rest mesh.
   Eigen::AlignedBox3f rest_bounds() const;
 
+  struct State;  // the GL objects and uploaded mesh (renderer.cpp), opaque
+
  private:
   KernelContext& kernel_context();
   void install_post_deformer(std::unique_ptr<GpuPostDeformer> post);
   void run_post_deformer();  // on the last pose's skinning matrices
-  struct State;
   std::unique_ptr<State> state_;
 };
 

@@ -105,8 +105,8 @@ Skin skin_of(const std::vector<VertexSolution>& solutions) {
 
 double update_weights(const Problem& problem, State& state) {
   const FrameSums sums = frame_sums(problem, state);
-  const double size = std::max(problem.size, 1e-30);
-  const double smoothness = problem.parameters.smoothness * static_cast<double>(problem.frames) * size * size;
+  const double scale = std::max(problem.motion_scale, 1e-30);
+  const double smoothness = problem.parameters.smoothness * static_cast<double>(problem.frames) * scale * scale;
   std::vector<VertexSolution> solutions(problem.vertices);
   parallel_for(problem.pool, problem.vertices, kVerticesPerChunk, [&](std::size_t begin, std::size_t end) {
     std::vector<std::uint32_t> chunk(end - begin);

@@ -685,6 +685,10 @@ void dynamic_skinning_reset(DynamicSkinningState& state) { state.reset(); }
 
 namespace {
 
+// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
+// vertices, docs/benchmarks.md).
+constexpr double kNanosecondsPerVertex = 16.5;
+
 class DynamicDeformer final : public Deformer {
  public:
   explicit DynamicDeformer(DynamicSkinningParameters parameters) : parameters_(std::move(parameters)) {}
@@ -705,7 +709,8 @@ class DynamicDeformer final : public Deformer {
     state_.start_periodic(parameters_, pose_at, cycle_start, period);
   }
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
-    state_.apply(parameters_, frame.pose, positions, frame.time, frame.pose_at, frame.pool);
+    state_.apply(parameters_, frame.pose, positions, frame.time, frame.pose_at,
+                 pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex));
   }
 
  private:

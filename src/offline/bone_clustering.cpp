@@ -15,6 +15,7 @@ namespace {
 
 constexpr std::size_t kClusteringFrames = 64;    // frames the clustering looks at (evenly spaced)
 constexpr double kNegligibleError = 1e-12;       // with fixed bones: of the worst vertex's, counts as none
+constexpr std::size_t kSeedVertices = 8;         // a free bone's first vertices: the worst and its nearest
 
 struct Clusters {
   static constexpr std::uint32_t kOwnSkin = 0xffffffffu;   // a label: the vertex follows the fixed skin
@@ -203,9 +204,22 @@ void reassign_with_own(const Problem& problem, Clusters& clusters, State& state,
   }
 }
 
+// The `count` vertices nearest to `centre` at rest, itself included: enough points to fix a rigid
+// bone's rotation even where the mesh gives no neighbours (a point cloud, a chain of segments).
+std::vector<std::uint32_t> nearest_at_rest(const Problem& problem, std::size_t centre, std::size_t count) {
+  std::vector<std::pair<double, std::uint32_t>> by_distance(problem.vertices);
+  for (std::size_t v = 0; v < problem.vertices; ++v)
+    by_distance[v] = {(problem.rest[v] - problem.rest[centre]).squaredNorm(), static_cast<std::uint32_t>(v)};
+  const std::size_t keep = std::min(count, by_distance.size());
+  std::partial_sort(by_distance.begin(), by_distance.begin() + static_cast<std::ptrdiff_t>(keep), by_distance.end());
+  std::vector<std::uint32_t> out;
+  for (std::size_t k = 0; k < keep; ++k) out.push_back(by_distance[k].second);
+  return out;
+}
+
 // With fixed bones: free bones seeded one at a time where the vertices are served worst (at the
-// worst vertex and its neighbours), each followed by k-means in which a vertex may keep the fixed
-// skin. The free bones go where the fixed ones fall short, however little that is.
+// worst vertex, its mesh neighbours and its nearest vertices), each followed by k-means in which a
+// vertex may keep the fixed skin. The free bones go where the fixed ones fall short, however little that is.
 void seed_free_bones(const Problem& problem, Clusters& clusters, State& state, const std::vector<std::size_t>& frames) {
   const std::vector<double> own = own_skin_errors(problem, frames);
   clusters.labels.assign(clusters.vertices.size(), Clusters::kOwnSkin);
@@ -223,6 +237,7 @@ void seed_free_bones(const Problem& problem, Clusters& clusters, State& state, c
     const auto label = static_cast<std::uint32_t>(clusters.count++);
     clusters.labels[worst] = label;
     for (std::uint32_t n : problem.neighbours.of(worst)) clusters.labels[n] = label;
+    for (std::uint32_t n : nearest_at_rest(problem, worst, kSeedVertices)) clusters.labels[n] = label;
     fit_clusters(problem, clusters, state, frames);
     reassign_with_own(problem, clusters, state, frames, own);
     errors = cluster_errors(problem, clusters, state, frames);

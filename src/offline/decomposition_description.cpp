@@ -26,7 +26,8 @@ const DeformerDescription& decomposition_description() {
         .bind().range(0, 1000).soft(0, 50).help("k-means reassignments after each round of splits of the initial clustering");
     f.number("smoothness", [](auto& p) -> auto& { return p.smoothness; })
         .bind().range(0, 1e6).soft(0, 0.01)
-        .help("pull of each vertex's weights towards its neighbours' (in squared character sizes per frame)");
+        .help("pull of each vertex's weights towards its neighbours' (in squared sizes of the motion fitted, per frame: "
+              "the rest's bounding-box diagonal; for helper bones, the RMS of what the character's own joints miss)");
     return f.deformer("decompose", DeformerStage::Effect,
                       "skinning decomposition: a mesh animation as rigid bones and sparse convex weights", {});
   }();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <wobble/parallel.hpp>
+
 namespace wobble::decomposition {
 
 Adjacency seam_joined_neighbours(std::size_t vertex_count, std::span<const Triangle> triangles,
@@ -27,6 +29,23 @@ Adjacency seam_joined_neighbours(std::size_t vertex_count, std::span<const Trian
     out.offsets.push_back(static_cast<std::uint32_t>(out.neighbours.size()));
   }
   return out;
+}
+
+std::vector<double> fixed_skin_errors(const Problem& problem) {
+  std::vector<double> errors(problem.vertices, 0.0);
+  parallel_for(problem.pool, problem.vertices, 256, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t v = begin; v < end; ++v) {
+      const auto bones = problem.input.fixed_skin->joints_of(v);
+      const auto weights = problem.input.fixed_skin->weights_of(v);
+      for (std::size_t f = 0; f < problem.frames; ++f) {
+        Eigen::Vector3d model = Eigen::Vector3d::Zero();
+        for (std::size_t k = 0; k < bones.size(); ++k)
+          model += static_cast<double>(weights[k]) * (problem.input.fixed[f][bones[k]] * problem.rest[v]);
+        errors[v] += (model - problem.target(f, v)).squaredNorm();
+      }
+    }
+  });
+  return errors;
 }
 
 const BoneTransform& bone_transform(const Problem& problem, const State& state, std::size_t frame, std::size_t bone) {

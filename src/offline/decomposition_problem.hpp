@@ -25,6 +25,12 @@ struct Problem {
   std::vector<double> target_energy;       // sum_f |y_i(f)|^2
   Adjacency neighbours;                    // across UV seams (welded by position)
   double size = 0;                         // the rest bounding-box diagonal
+  // With fixed bones: per vertex, sum_f of the fixed skin's squared error (empty without).
+  std::vector<double> fixed_errors;
+  // The size of the motion the free bones are to carry, the smoothness term's unit: the rest
+  // diagonal, or with fixed bones the RMS of what the fixed skin misses (a character's secondary
+  // motion, far smaller than the character: measured in its size, the pull would swamp it).
+  double motion_scale = 0;
 
   std::size_t bones() const { return fixed + free; }
   bool usable(std::size_t bone) const { return bone >= fixed || input.fixed_usable[bone]; }
@@ -42,6 +48,9 @@ struct State {
 // The vertices' neighbours for smoothing: mesh edges, with vertices split along seams joined.
 Adjacency seam_joined_neighbours(std::size_t vertex_count, std::span<const Triangle> triangles,
                                  std::span<const Vec3f> positions);
+
+// Per vertex, sum over the fitted frames of the fixed skin's squared error (fixed_errors).
+std::vector<double> fixed_skin_errors(const Problem& problem);
 
 // Every bone's transform in frame f, fixed then free.
 const BoneTransform& bone_transform(const Problem& problem, const State& state, std::size_t frame, std::size_t bone);
@@ -83,7 +92,7 @@ inline double single_bone_error(const Problem& problem, const FrameSums& sums, c
 void update_transforms(const Problem& problem, State& state);                      // bone_transforms.cpp
 double update_weights(const Problem& problem, State& state);                       // skinning_weights.cpp: the RMSE
 // The initial free bones: a clustering of the vertices by their motion (all vertices; with fixed
-// bones, those the fixed skin reproduces worst), each cluster one rigid bone carrying its
+// bones, those the fixed skin does not reproduce), each cluster one rigid bone carrying its
 // vertices alone; the other vertices keep the fixed skin.
 void cluster_bones(const Problem& problem, State& state);                              // bone_clustering.cpp
 

@@ -93,27 +93,103 @@ Eigen::VectorXd simplex_least_squares(const Eigen::MatrixXd& G, const Eigen::Vec
   return w;
 }
 
-Eigen::VectorXd sparse_simplex_least_squares(const Eigen::MatrixXd& G, const Eigen::VectorXd& h,
-                                             std::span<const int> start, int most) {
-  Eigen::VectorXd w = simplex_least_squares(G, h, start);
-  if ((w.array() > 0).count() <= most) return w;
+namespace {
+
+constexpr int kSwapPasses = 16;      // most swaps of one index for another (each one lowers the objective)
+constexpr int kEnteringTried = 4;    // indices tried in each pass, those whose multipliers promise most
+
+double objective(const Eigen::MatrixXd& G, const Eigen::VectorXd& h, const Eigen::VectorXd& w) {
+  return w.dot(G * w) - 2 * h.dot(w);
+}
+
+std::vector<int> support_of(const Eigen::VectorXd& w) {
+  std::vector<int> support;
+  for (int j = 0; j < w.size(); ++j)
+    if (w(j) > 0) support.push_back(j);
+  return support;
+}
+
+std::vector<int> largest(const Eigen::VectorXd& w, int most) {
   std::vector<int> order(static_cast<std::size_t>(w.size()));
   std::iota(order.begin(), order.end(), 0);
   std::partial_sort(order.begin(), order.begin() + most, order.end(), [&](int a, int b) { return w(a) > w(b); });
   order.resize(static_cast<std::size_t>(most));
-  std::sort(order.begin(), order.end());
-  Eigen::MatrixXd sub_g(most, most);
-  Eigen::VectorXd sub_h(most);
-  for (int a = 0; a < most; ++a) {
-    sub_h(a) = h(order[a]);
-    for (int b = 0; b < most; ++b) sub_g(a, b) = G(order[a], order[b]);
+  return order;
+}
+
+// The simplex least squares over `support` alone (the other weights zero).
+Eigen::VectorXd restricted_solution(const Eigen::MatrixXd& G, const Eigen::VectorXd& h, const std::vector<int>& support) {
+  const auto m = static_cast<Eigen::Index>(support.size());
+  Eigen::MatrixXd sub_g(m, m);
+  Eigen::VectorXd sub_h(m);
+  for (Eigen::Index a = 0; a < m; ++a) {
+    sub_h(a) = h(support[a]);
+    for (Eigen::Index b = 0; b < m; ++b) sub_g(a, b) = G(support[a], support[b]);
   }
-  std::vector<int> all(static_cast<std::size_t>(most));
+  std::vector<int> all(support.size());
   std::iota(all.begin(), all.end(), 0);
-  const Eigen::VectorXd kept = simplex_least_squares(sub_g, sub_h, all);
-  w.setZero();
-  for (int a = 0; a < most; ++a) w(order[a]) = kept(a);
+  const Eigen::VectorXd sub_w = simplex_least_squares(sub_g, sub_h, all);
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(h.size());
+  for (Eigen::Index a = 0; a < m; ++a) w(support[a]) = sub_w(a);
   return w;
+}
+
+// The indices outside w's support whose multipliers are most negative (those that would lower
+// the objective most at first order), at most kEnteringTried.
+std::vector<int> promising_indices(const Eigen::MatrixXd& G, const Eigen::VectorXd& h, const Eigen::VectorXd& w,
+                                   const std::vector<int>& support) {
+  const Eigen::VectorXd gradient = G * w - h;
+  const double mu = -gradient(support.front());  // equal on the support at its optimum
+  const double tolerance = 1e-12 * std::max(G.diagonal().cwiseAbs().maxCoeff(), h.cwiseAbs().maxCoeff());
+  std::vector<std::pair<double, int>> ranked;
+  for (int j = 0; j < w.size(); ++j)
+    if (w(j) == 0 && gradient(j) + mu < -tolerance) ranked.emplace_back(gradient(j) + mu, j);
+  const std::size_t keep = std::min<std::size_t>(kEnteringTried, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end());
+  std::vector<int> out;
+  for (std::size_t k = 0; k < keep; ++k) out.push_back(ranked[k].second);
+  return out;
+}
+
+// Local search over supports of at most `most` indices: a promising index comes in for the member
+// whose leaving costs least (or for none while there is room), as long as the objective falls.
+// Truncating the dense optimum to its largest weights is a guess; this mends it where it is wrong.
+Eigen::VectorXd swapped_until_no_gain(const Eigen::MatrixXd& G, const Eigen::VectorXd& h, Eigen::VectorXd w, int most) {
+  double value = objective(G, h, w);
+  for (int pass = 0; pass < kSwapPasses; ++pass) {
+    const std::vector<int> support = support_of(w);
+    Eigen::VectorXd best = w;
+    double best_value = value;
+    for (int entering : promising_indices(G, h, w, support)) {
+      for (std::size_t leaving = 0; leaving <= support.size(); ++leaving) {
+        if (leaving == support.size() && static_cast<int>(support.size()) >= most) break;  // no room to add
+        std::vector<int> trial = support;
+        if (leaving < support.size()) trial[leaving] = entering;
+        else trial.push_back(entering);
+        const Eigen::VectorXd candidate = restricted_solution(G, h, trial);
+        const double candidate_value = objective(G, h, candidate);
+        if (candidate_value < best_value) best = candidate, best_value = candidate_value;
+      }
+    }
+    if (!(best_value < value - 1e-14 * std::abs(value))) break;
+    w = best;
+    value = best_value;
+  }
+  return w;
+}
+
+}  // namespace
+
+Eigen::VectorXd sparse_simplex_least_squares(const Eigen::MatrixXd& G, const Eigen::VectorXd& h,
+                                             std::span<const int> start, int most) {
+  const Eigen::VectorXd dense = simplex_least_squares(G, h, start);
+  if ((dense.array() > 0).count() <= most) return dense;  // the convex optimum is sparse enough: it is the best
+  Eigen::VectorXd best = restricted_solution(G, h, largest(dense, most));
+  if (!start.empty() && static_cast<int>(start.size()) <= most) {
+    const Eigen::VectorXd previous = restricted_solution(G, h, {start.begin(), start.end()});
+    if (objective(G, h, previous) < objective(G, h, best)) best = previous;
+  }
+  return swapped_until_no_gain(G, h, best, most);
 }
 
 }  // namespace wobble::decomposition

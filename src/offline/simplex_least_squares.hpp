@@ -11,8 +11,10 @@ namespace wobble::decomposition {
 // begin from (the weights spread evenly over them); empty: the best single index. Returns w.
 Eigen::VectorXd simplex_least_squares(const Eigen::MatrixXd& G, const Eigen::VectorXd& h, std::span<const int> start);
 
-// The same, with at most `most` non-zero weights: the solution's largest `most` are kept and the
-// problem solved again over them alone.
+// The same, with at most `most` non-zero weights. Where the convex optimum has more, the best
+// support found of: its largest `most`, `start` (when it is small enough), and local swaps of one
+// index for another from the better of them (a heuristic: the exact choice is combinatorial). Never
+// worse than either starting support.
 Eigen::VectorXd sparse_simplex_least_squares(const Eigen::MatrixXd& G, const Eigen::VectorXd& h,
                                              std::span<const int> start, int most);
 

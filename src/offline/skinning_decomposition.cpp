@@ -59,6 +59,13 @@ Problem make_problem(const DecompositionInput& input, const DecompositionParamet
   for (std::size_t v = 0; v < problem.vertices; ++v)
     for (std::size_t f = 0; f < problem.frames; ++f) problem.target_energy[v] += problem.target(f, v).squaredNorm();
   problem.neighbours = decomposition::seam_joined_neighbours(problem.vertices, input.triangles, input.rest);
+  problem.motion_scale = problem.size;
+  if (problem.fixed > 0) {
+    problem.fixed_errors = decomposition::fixed_skin_errors(problem);
+    double total = 0;
+    for (double e : problem.fixed_errors) total += e;
+    problem.motion_scale = std::sqrt(total / static_cast<double>(problem.vertices * problem.frames));
+  }
   return problem;
 }
 

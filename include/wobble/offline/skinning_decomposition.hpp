@@ -36,7 +36,8 @@ struct DecompositionParameters {
   int patience = 3;                  // ... in this many iterations in a row
   int transform_sweeps = 2;          // Gauss-Seidel sweeps over the bones per transform update
   int clustering_iterations = 10;    // reassignments after each split of the initial clustering
-  double smoothness = 1e-4;          // weight of the Laplacian term, in squared character sizes per frame
+  double smoothness = 1e-4;          // weight of the Laplacian term, in squared motion sizes per frame (the
+                                     // rest diagonal; with fixed bones, the RMS of what they miss)
 
   // The first problem ("'influences': 9 is out of range ..."), or empty.
   std::string validate() const;

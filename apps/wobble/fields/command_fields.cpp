@@ -83,7 +83,9 @@ Runner add_train(CLI::App& app) {
   app.add_option("CONFIG", o->config, "training configuration (JSON, see include/wobble/neural/training.hpp)");
   app.add_option("--config", o->config_option, "the same, as an option");
   app.add_flag("--resume", o->resume, "continue from OUTPUT/checkpoint.pt");
-  add_integer_option(app, "--steps", o->steps, "override the configuration's step count", 1, 100'000'000);
+  add_integer_option(app, "--steps", o->steps,
+                     "override the configuration's step count (0: write the network as initialised, no optimizer step)", 0,
+                     100'000'000);
   add_integer_option(app, "--processes", o->processes,
                      "start N local ranks of a data-parallel job (otherwise the torchrun environment decides: WORLD_SIZE, RANK, "
                      "LOCAL_RANK, MASTER_ADDR, MASTER_PORT)",
@@ -115,6 +117,11 @@ Runner add_train(CLI::App& app) {
         environment);
     bar.finish();
     if (!report.wrote_outputs) return 0;  // rank 0 reports
+    if (config.steps == 0) {
+      fmt::print("model {}\nparameters {}\nsteps 0 (the network as initialised from seed {})\n", report.model.string(),
+                 report.parameters, config.seed);
+      return 0;
+    }
     std::string losses;
     for (const auto& [k, v] : report.final_losses) losses += fmt::format(" {} {:.5g}", k, v);
     fmt::print("model {}\nparameters {}\nranks {}\nsteps {}\nseconds {:.1f} ({:.3f} s/step, {:.3f} shapes/s)\nfinal losses{}\n"

@@ -3,14 +3,16 @@
 #   blender_addon -> BUILD/blender/wobble_blender.zip (Blender 4.2+ extension: blender_manifest.toml) and
 #                    BUILD/blender/wobble_blender_legacy.zip (Blender 3.x add-on: bl_info), same sources
 # The add-on calls wobble through its C API with ctypes (blender/wobble_blender/runtime.py), so one
-# native library serves every Python a Blender embeds: wobble's runtime as libwobble_blender.so,
-# the C++ runtime linked in statically and only the C API's wobble_* symbols exported, needing
-# nothing but the C library.
+# native library serves every Python a Blender embeds: wobble's runtime and offline libraries (the
+# latter for the helper-bone bake, wobble/wobble_offline.h) as libwobble_blender.so, the C++
+# runtime linked in statically and only the C API's wobble_* symbols exported, needing nothing but
+# the C library.
 if(NOT Python_EXECUTABLE)
   set(Python_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python for the add-on's packaging and tests (Debian's, with numpy)")
 endif()
 
-add_library(wobble_blender_native SHARED $<TARGET_OBJECTS:wobble_runtime_objects>)
+add_library(wobble_blender_native SHARED $<TARGET_OBJECTS:wobble_runtime_objects>
+  $<TARGET_OBJECTS:wobble_offline_objects>)
 target_link_libraries(wobble_blender_native PRIVATE Threads::Threads)
 target_link_options(wobble_blender_native PRIVATE -static-libstdc++ -static-libgcc -Wl,--exclude-libs,ALL
   -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/blender_native.map -Wl,--no-undefined)
@@ -57,8 +59,12 @@ endfunction()
 # Plays and bakes: the preview equals `wobble bake`.
 wobble_blender_test(addon addon_parity 1200)
 # The properties are the deformers' descriptions; keyframed and live-tuned parameters bake as
-# `wobble bake` with the same keys; refused values report wobble's messages.
+# `wobble bake` with the same keys, and so do per-bone overrides; refused values report wobble's
+# messages.
 wobble_blender_test(parameters addon_parameters 900)
+# Bake to Helper Bones: the Armature modifier alone plays the fitted helper bones as wobble's fit
+# says; Remove Bake restores the armature and the vertex groups.
+wobble_blender_test(helper_bone_bake addon_helper_bones 900)
 # The two zips against Blender's documented extension manifest; the 4.3 run also with Blender's
 # own `extension validate`.
 foreach(version IN LISTS WOBBLE_BLENDER_VERSIONS)

@@ -34,6 +34,17 @@ if(WOBBLE_BUILD_TESTS)
   add_dependencies(wobble_viewer_tests wobble-viewer bundled_assets)
   gtest_discover_tests(wobble_viewer_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 
+  # The soaks' short version (scripts/soak.py --short; the long one is the README's soak
+  # command): the viewer's physics mode and a Delta Mush loop under Xvfb, a batch locally and on
+  # a Dask cluster on 127.0.0.1; memory, NaNs and outputs.
+  set(WOBBLE_SOAKS viewer-physics,viewer-playback,batch-local)
+  if(WOBBLE_BUILD_PYTHON)
+    string(APPEND WOBBLE_SOAKS ",batch-dask")
+  endif()
+  add_test(NAME soak.short
+           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/scripts/soak.py ${PROJECT_BINARY_DIR} --short --only ${WOBBLE_SOAKS})
+  set_tests_properties(soak.short PROPERTIES TIMEOUT 900 ENVIRONMENT "OMP_NUM_THREADS=1")
+
   # The browser build (make web) in headless Chromium: serves build-web/site on 127.0.0.1.
   set(WOBBLE_WEB_SITE ${PROJECT_SOURCE_DIR}/build-web/site CACHE PATH "The web viewer's site folder (make web)")
   add_test(NAME web_viewer_in_chromium

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <wobble/io/files.hpp>
+
 #include "test_util.hpp"
 
 using nlohmann::json;
@@ -237,6 +239,24 @@ TEST_F(BatchTest, CsvManifestGivesTheSameBytes) {
   }
 }
 
+TEST(BatchHelperBones, AJobWithHelperBonesGivesTheSingleBakesBytes) {
+  ScratchDir dir;
+  const std::string clonk = wobble::test::bundled_asset("clonk.glb").string();
+  const json job = {{"input", clonk},         {"clip", "Walk"},         {"deformer", "lbs,dynamic"},
+                    {"fps", 20},              {"end", 0.5},             {"helper_bones", 3},
+                    {"helper_influences", 6}, {"helper_iterations", 8}, {"helper_smoothness", 0.001},
+                    {"output", "helpers.glb"}};
+  write_json(dir / "batch.json", {{"jobs", {job}}});
+  const auto batch = run_wobble("batch " + in_quotes(dir / "batch.json") + " --jobs 1 --quiet 2>&1");
+  ASSERT_EQ(batch.exit_code, 0) << batch.output;
+  const auto alone = run_wobble("bake " + in_quotes(clonk) + " --clip Walk --deformer lbs,dynamic --fps 20 --end 0.5 "
+                                "--helper-bones 3 --helper-influences 6 --helper-iterations 8 --helper-smoothness 0.001 -q -o " +
+                                in_quotes(dir / "alone.glb") + " 2>&1");
+  ASSERT_EQ(alone.exit_code, 0) << alone.output;
+  EXPECT_EQ(output_bytes(dir / "helpers.glb"), output_bytes(dir / "alone.glb"));
+  EXPECT_GT(wobble::read_gltf(dir / "helpers.glb").rig.joint_count(), wobble::read_gltf(clonk).rig.joint_count());
+}
+
 TEST(BatchManifest, ErrorsNameTheManifestAndTheElement) {
   ScratchDir dir;
   const std::string clonk = wobble::test::bundled_asset("clonk.glb").string();
@@ -259,6 +279,10 @@ TEST(BatchManifest, ErrorsNameTheManifestAndTheElement) {
        "batch.json: jobs[0].threads: -1 is out of range [1, 1024]"},
       {{{"jobs", {{{"input", clonk}, {"output", "b.pc2"}, {"fps", 1e300}}}}},
        "batch.json: jobs[0].fps: 1e+300 is out of range [0.001, 10000]"},
+      {{{"jobs", {{{"input", clonk}, {"output", "b.glb"}, {"helper_bones", 0}}}}},
+       "batch.json: jobs[0].helper_bones: 0 is out of range [1, 4096]"},
+      {{{"jobs", {{{"input", clonk}, {"output", "b.glb"}, {"helper_bones", 2}, {"helper_tolerance", "small"}}}}},
+       "batch.json: jobs[0].helper_tolerance: expected a number, got \"small\""},
       {{{"jobs", {{{"input", clonk}, {"output", "b.pc2"}, {"settings", 3}}}}},
        "batch.json: jobs[0].settings: expected an object"},
       {{{"jobs", {{{"input", clonk}}}}}, "batch.json: jobs[0]: no \"output\""},

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <wobble/io/files.hpp>
+#include <wobble/io/mesh_animation.hpp>
 
 #include "box_mesh.hpp"
 #include "test_util.hpp"
@@ -114,6 +115,37 @@ TEST(CliDecompose, PointCacheInputAndEightInfluences) {
   EXPECT_EQ(validation.exit_code, 0) << validation.output;
 }
 
+TEST(CliDecompose, AMorphTargetBakeIsReadAsItsPointCache) {
+  ScratchDir dir;
+  const std::filesystem::path clonk = test::bundled_asset("clonk.glb");
+  const std::string bake = "bake " + quote(clonk) + " --clip Walk --fps 20 --start 0 --end 0.5 --deformer lbs,dynamic -q -o ";
+  ASSERT_EQ(run_wobble(bake + quote(dir / "bake.glb")).exit_code, 0);
+  ASSERT_EQ(run_wobble(bake + quote(dir / "bake.pc2")).exit_code, 0);
+
+  // The glTF's targets, morphed and skinned by its clip at its keys, are the PC2's world positions.
+  const BakedFrames gltf = read_mesh_animation(dir / "bake.glb", 60), pc2 = read_mesh_animation(dir / "bake.pc2", 20);
+  ASSERT_EQ(gltf.times.size(), 11u);
+  ASSERT_EQ(pc2.times.size(), 11u);
+  for (std::size_t f = 0; f < 11; ++f) EXPECT_NEAR(gltf.times[f], pc2.times[f], 1e-6) << f;
+  const Mesh rest = read_gltf(clonk).mesh;
+  EXPECT_LT(largest_gap(gltf.positions, pc2.positions), 1e-5 * rest.size());
+  EXPECT_GT(largest_gap({pc2.positions.back()}, {rest.positions}), 0.05 * rest.size());  // the frames move
+
+  // So the decompositions of either are one (their reconstructions, within float noise).
+  const std::string decompose = "decompose " + quote(clonk) + " --bones 6 --iterations 10 --threads 2 -q --cache ";
+  ASSERT_EQ(run_wobble(decompose + quote(dir / "bake.glb") + " -o " + quote(dir / "from_gltf.pc2")).exit_code, 0);
+  ASSERT_EQ(run_wobble(decompose + quote(dir / "bake.pc2") + " --fps 20 -o " + quote(dir / "from_pc2.pc2")).exit_code, 0);
+  EXPECT_LT(largest_gap(read_pc2(dir / "from_gltf.pc2"), read_pc2(dir / "from_pc2.pc2")), 1e-4 * rest.size());
+
+  // Another rest pose: the vertex counts differ.
+  write_obj(dir / "box.obj", test::box_mesh(1.0f, 1.0f, 1.0f), test::box_mesh(1.0f, 1.0f, 1.0f).positions);
+  const auto mismatch = run_wobble("decompose " + quote(dir / "box.obj") + " --cache " + quote(dir / "bake.glb") +
+                                   " -q -o " + quote(dir / "out.glb") + " 2>&1");
+  EXPECT_EQ(mismatch.exit_code, 1);
+  EXPECT_NE(mismatch.output.find("bake.glb: 1814 vertices a frame, the rest pose"), std::string::npos) << mismatch.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.glb"));
+}
+
 TEST(CliDecompose, BadInputIsOneLineNamingTheFileOrFlag) {
   Scene scene;
   Mesh fewer = scene.mesh;
@@ -137,6 +169,7 @@ TEST(CliDecompose, BadInputIsOneLineNamingTheFileOrFlag) {
       {"decompose " + rest + " --cache " + quote(scene.dir / "empty") + out, "empty: no .obj files"},
       {"decompose " + rest + " --cache " + quote(scene.dir / "missing.pc2") + out, "missing.pc2"},
       {"decompose " + rest + " --cache " + quote(scene.dir / "rest.obj") + out, "unknown mesh animation '.obj'"},
+      {"decompose " + rest + " --cache " + quote(test::bundled_asset("clonk.glb")) + out, "clonk.glb: has no morph targets"},
       {"decompose " + rest + pc2 + " --bones 0" + out, "--bones: 0 is out of range"},
       {"decompose " + rest + pc2 + " --bones 2abc" + out, "--bones: '2abc'"},
       {"decompose " + rest + pc2 + " --bones 17" + out, "--bones: 17 bones for 16 vertices"},

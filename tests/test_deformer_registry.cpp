@@ -67,7 +67,9 @@ TEST(DeformerRegistry, DescriptionsAreComplete) {
       EXPECT_TRUE(flags.insert(p.flag).second) << "flags are unique over all deformers: --" << p.flag;
       EXPECT_NO_THROW(p.check(p.default_value, p.key)) << "the default is an allowed value";
       EXPECT_TRUE(p.get && p.set);
-      if (!p.unit.empty()) EXPECT_NE(p.describe().find(p.unit), std::string::npos);
+      if (!p.unit.empty()) {
+        EXPECT_NE(p.describe().find(p.unit), std::string::npos);
+      }
       for (const ParameterDescription& f : p.fields) EXPECT_NO_THROW(f.check(f.default_value, f.key)) << f.key;
     }
   }

@@ -12,6 +12,7 @@
 #include <wobble/io/image.hpp>
 
 #include "gl.hpp"
+#include "soak_log.hpp"
 #include "viewer.hpp"
 #include "viewer_options.hpp"
 #include "window.hpp"
@@ -43,6 +44,7 @@ struct Application {
   ViewerOptions options;
   Window window;
   std::unique_ptr<Viewer> viewer;
+  std::unique_ptr<SoakLog> soak;
   FrameStatistics benchmark{1u << 20}, benchmark_deform{1u << 20};
   Clock::time_point last = Clock::now();
   int frames = 0;
@@ -60,6 +62,7 @@ struct Application {
 #endif
     viewer = std::make_unique<Viewer>(options);
     if (!options.record.empty()) viewer->start_recording();
+    if (!options.soak_log.empty()) soak = std::make_unique<SoakLog>(options.soak_log);
   }
   ~Application() {
     viewer.reset();
@@ -88,6 +91,11 @@ struct Application {
     ImGui::Render();
     if (options.ui) ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ++frames;
+    if (soak) soak->frame(std::chrono::duration<double, std::milli>(Clock::now() - start).count(), viewer->shown_positions());
+    if (options.soak_seconds > 0 && soak && soak->seconds() >= options.soak_seconds) {
+      done = true;
+      return;
+    }
     if (options.benchmark_frames > 0) {
       glFinish();  // the GPU's share of the frame counts too
       benchmark.add(std::chrono::duration<double, std::milli>(Clock::now() - start).count());

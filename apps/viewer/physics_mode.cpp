@@ -505,6 +505,11 @@ std::string PhysicsMode::hud() const {
   return line;
 }
 
+std::span<const Vec3f> PhysicsMode::shown_vertices() const {
+  if (!session_) return {};
+  return session_->vertices();
+}
+
 std::string PhysicsMode::summary() const {
   if (step_times_.count() == 0) return "";
   const double cpu = step_cpu_times_.median();

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include <wobble/character.hpp>
@@ -60,6 +61,8 @@ class PhysicsMode {
   std::string hud() const;
   // For --benchmark-frames: the median step time and the steps per second it allows.
   std::string summary() const;
+  // The simulated shape's vertices (empty without a shape simulation, e.g. in rig mode).
+  std::span<const Vec3f> shown_vertices() const;
   const std::string& error() const { return error_; }
 
  private:

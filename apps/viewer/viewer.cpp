@@ -348,6 +348,12 @@ void Viewer::handle_mouse(int width, int height) {
   if (!ImGui::IsMouseDown(0) && !ImGui::IsMouseDown(1) && !ImGui::IsMouseDown(2)) orbiting_ = false;
 }
 
+std::span<const Vec3f> Viewer::shown_positions() const {
+  if (physics_.enabled() && !physics_.shown_vertices().empty()) return physics_.shown_vertices();
+  if (positions_valid_) return positions_;
+  return {};
+}
+
 void Viewer::frame(double dt, int width, int height) {
   width = std::max(width, 1);
   height = std::max(height, 1);

@@ -5,6 +5,7 @@
 // desktop and the browser builds drive it from their own main loops.
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,9 @@ class Viewer {
   // clip times without a loop's wraps).
   void start_recording() { recording_ = true; }
   void write_recording(const std::filesystem::path& path, double fps) const;
+  // The vertices on screen: the physics mode's shape while it runs, else the CPU path's deformed
+  // positions (empty on the GPU path).
+  std::span<const Vec3f> shown_positions() const;
   // The physics mode's benchmark line (empty when it did not run).
   std::string physics_summary() const { return physics_.summary(); }
 

@@ -34,7 +34,9 @@ std::string viewer_usage() {
          "  --screenshot    render N frames (default 60, 1/60 s of animation each), save a PNG, exit\n"
          "  --record OUT.pc2  render N frames (--frame), write the CPU path's positions as PC2, exit\n"
          "  --benchmark-frames N  render N frames, print the median frame time, exit\n"
-         "  --cylinder N    the procedural cylinder with about N vertices instead of FILE\n" +
+         "  --cylinder N    the procedural cylinder with about N vertices instead of FILE\n"
+         "  --soak-log FILE  a JSON line a second: frames, resident memory, median frame time, finite\n"
+         "  --soak-seconds S  exit after S seconds of wall time (soak runs; scripts/soak.py)\n" +
          physics_usage();
 }
 
@@ -77,6 +79,8 @@ ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
     else if (a == "--record") options.record = value();
     else if (a == "--frame") options.frame = integer(1, 1'000'000);
     else if (a == "--benchmark-frames") options.benchmark_frames = integer(0, 1'000'000);
+    else if (a == "--soak-log") options.soak_log = value();
+    else if (a == "--soak-seconds") options.soak_seconds = parse_real(value(), a, 0, 1e7);
     else if (a == "--cylinder") options.cylinder_vertices = integer(0, 10'000'000);
     else if (a == "--timer") options.timer_loop = is_on();
     else if (parse_physics_option(a, value, is_on, options.physics)) continue;

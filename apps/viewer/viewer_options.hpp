@@ -27,6 +27,11 @@ struct ViewerOptions {
   std::filesystem::path record;
   // Benchmark: render this many frames (fixed 1/60 s steps), print median frame times, exit.
   int benchmark_frames = 0;
+  // Soak runs (scripts/soak.py): a JSON line per second of wall time (soak_log.hpp), and an end
+  // after this many seconds of wall time (0: none). The animation runs in real time unless an
+  // automation above fixes the step.
+  std::filesystem::path soak_log;
+  double soak_seconds = 0;
   // Replace the character by the procedural cylinder with about this many vertices.
   long cylinder_vertices = 0;
   bool timer_loop = false;             // web: a timer-driven main loop instead of requestAnimationFrame

@@ -53,11 +53,13 @@ Runner add_decompose_command(CLI::App& app) {
   };
   auto options = std::make_shared<Options>();
   app.add_option("REST", options->rest, "the rest pose: a mesh or character file (OBJ, OFF, glTF, ...)")->required();
-  app.add_option("--cache", options->cache, "the animation: a .pc2 point cache or a folder of .obj frames, vertices numbered as wobble reads REST (`wobble bake REST -o x.pc2` does; an OBJ: in face-corner order)")
+  app.add_option("--cache", options->cache, "the animation: a .pc2 point cache, a folder of .obj frames, or a morph-target .glb/.gltf bake "
+                 "(`wobble bake REST --clip C -o bake.glb`: its frames skinned to world space, at its own key times), "
+                 "vertices numbered as wobble reads REST (`wobble bake REST -o x.pc2` does; an OBJ: in face-corner order)")
       ->required();
   app.add_option("-o,--output", options->outputs, "output: .glb/.gltf (bones, skin, clip), .pc2 (the reconstruction); may repeat")
       ->required();
-  add_real_option(app, "--fps", options->fps, "frames per second of the animation (PC2 counts in frames; OBJ frames are 1/fps apart)",
+  add_real_option(app, "--fps", options->fps, "frames per second of the animation (PC2 counts in frames; OBJ frames are 1/fps apart; a glTF keeps its own times)",
                   ClipOptions::kMinFps, ClipOptions::kMaxFps);
   add_integer_option(app, "--threads", options->threads, "worker threads (default: one per core)", 1, ClipOptions::kMaxThreads);
   app.add_flag("-q,--quiet", options->quiet, "no progress or summary; errors only");

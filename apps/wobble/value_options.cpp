@@ -28,7 +28,8 @@ std::string problem_of(const std::function<void(const std::string&)>& check, con
   return {};
 }
 
-// Adds an option whose text `read` converts (after `check` has passed it) and checks it strictly.
+}  // namespace
+
 CLI::Option* add_strict_option(CLI::App& app, const std::string& name, const std::string& help, const char* type,
                                std::function<void(const std::string&)> check,
                                std::function<void(const std::string&)> read) {
@@ -38,8 +39,6 @@ CLI::Option* add_strict_option(CLI::App& app, const std::string& name, const std
                                kStrictValue));
   return option->type_name(type);
 }
-
-}  // namespace
 
 CLI::Option* add_real_option(CLI::App& app, const std::string& name, double& value, const std::string& help,
                              double low, double high) {

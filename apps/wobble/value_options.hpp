@@ -18,6 +18,12 @@ inline constexpr const char* kStrictValue = "strict value";  // the validator's 
 inline constexpr const char* kRealType = "REAL";             // the options' CLI11 type names
 inline constexpr const char* kIntegerType = "INT";
 
+// An option whose text `check` checks strictly (it throws Error "FLAG: problem") and `read` then
+// takes; `type` is its CLI11 type name (kRealType, kIntegerType: what a batch manifest expects).
+CLI::Option* add_strict_option(CLI::App& app, const std::string& name, const std::string& help, const char* type,
+                               std::function<void(const std::string&)> check,
+                               std::function<void(const std::string&)> read);
+
 // A real-valued option in [low, high] (fractions such as 1/240 allowed).
 CLI::Option* add_real_option(CLI::App& app, const std::string& name, double& value, const std::string& help,
                              double low, double high);

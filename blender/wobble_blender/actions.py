@@ -52,3 +52,14 @@ def new_action(id_data, name):
     animation_data.action_slot = slot
     strip = action.layers.new("Layer").strips.new(type='KEYFRAME')
     return strip.channelbag(slot, ensure=True).fcurves
+
+
+def remove_fcurves(action, predicate):
+    """Removes the action's F-curves for which predicate(curve) is true (every slot's)."""
+    if not LAYERED:
+        for curve in [c for c in action.fcurves if predicate(c)]:
+            action.fcurves.remove(curve)
+        return
+    for bag in _channelbags(action):
+        for curve in [c for c in bag.fcurves if predicate(c)]:
+            bag.fcurves.remove(curve)

@@ -1,14 +1,14 @@
 """Bake: plays the scene's frame range with the effect and stores what Blender shows (the mesh in
 object space, after the Armature and wobble modifiers), either in a PC2 point cache played by a
-Mesh Cache modifier, or as one shape key per frame; either replaces the Armature and wobble
-modifiers."""
+Mesh Cache modifier, or as one shape key per frame (either replaces the Armature and wobble
+modifiers), or as helper bones that the Armature modifier plays (helper_bones.py)."""
 import os
 
 import bpy
 import numpy as np
 from bpy.props import EnumProperty
 
-from . import actions, pc2, playback
+from . import actions, helper_bones, pc2, playback
 from .module import wobble
 from .rig_bridge import armature_modifier
 
@@ -30,9 +30,10 @@ def evaluated_positions(obj, depsgraph):
     return positions.reshape(-1, 3)
 
 
-def play_frames(context, obj):
+def play_frames(context, obj, on_frame=None):
     """Plays the scene's frame range with the live effect from a fresh start; returns the first
-    frame and the object-space positions of every frame (F, N, 3). An earlier bake must be gone
+    frame and the object-space positions of every frame (F, N, 3); on_frame(depsgraph), if given,
+    sees the scene at each frame. An earlier bake must be gone
     (remove_bake): played with it, the frames would hold it as well as the rig. Leaves the scene
     on the range's last frame: the caller puts its frame back once the effect is off, so that the
     restore shows the bake instead of running the effect once more."""
@@ -57,7 +58,10 @@ def play_frames(context, obj):
             refused = playback.error_of(obj)
             if refused:  # keyed values refused at this frame's time
                 raise ValueError(refused)
-            frames.append(evaluated_positions(obj, context.evaluated_depsgraph_get()))
+            depsgraph = context.evaluated_depsgraph_get()
+            if on_frame is not None:
+                on_frame(depsgraph)
+            frames.append(evaluated_positions(obj, depsgraph))
             window_manager.progress_update(frame)
     finally:
         window_manager.progress_end()
@@ -161,30 +165,33 @@ def has_baked_shape_keys(obj):
     return key is not None and any(b.name.startswith(SHAPE_KEY_PREFIX) for b in key.key_blocks)
 
 
-def remove_bake(obj):
-    """Undoes either bake: the live effect and the Armature modifier back on."""
+def remove_bake(context, obj):
+    """Undoes any bake: the live effect and the Armature modifier back on."""
     cache = obj.modifiers.get(CACHE_MODIFIER)
     if cache is not None:
         obj.modifiers.remove(cache)
     remove_shape_keys(obj)
+    helper_bones.remove(context, obj)
     for m in obj.modifiers:
         if m.type == 'ARMATURE' or m.name == playback.MODIFIER_NAME:
             m.show_viewport = m.show_render = True
 
 
 def has_bake(obj):
-    return obj.modifiers.get(CACHE_MODIFIER) is not None or has_baked_shape_keys(obj)
+    return obj.modifiers.get(CACHE_MODIFIER) is not None or has_baked_shape_keys(obj) or helper_bones.has_bake(obj)
 
 
 class WOBBLE_OT_bake(bpy.types.Operator):
-    """Bake the effect over the scene's frame range, to a PC2 point cache played by a Mesh Cache modifier or to one shape key per frame"""
+    """Bake the effect over the scene's frame range, to a PC2 point cache played by a Mesh Cache modifier, to one shape key per frame or to helper bones of the armature"""
     bl_idname = "wobble.bake"
     bl_label = "Bake"
     bl_options = {'REGISTER', 'UNDO'}
 
     target: EnumProperty(name="Target", default='PC2',
                          items=[('PC2', "PC2", "A PC2 point cache (the PC2 File setting) played by a Mesh Cache modifier"),
-                                ('SHAPE_KEYS', "Shape Keys", "One shape key per frame, keyed 1 on its frame")])
+                                ('SHAPE_KEYS', "Shape Keys", "One shape key per frame, keyed 1 on its frame"),
+                                ('HELPER_BONES', "Helper Bones", "Helper bones of the armature, keyed on every frame, "
+                                 "and the vertex groups refitted: the Armature modifier plays the motion")])
 
     @classmethod
     def poll(cls, context):
@@ -198,12 +205,16 @@ class WOBBLE_OT_bake(bpy.types.Operator):
             path = os.path.join(bpy.app.tempdir or ".", path[2:])
         was_enabled = obj.wobble.enabled
         saved_frame = context.scene.frame_current
-        remove_bake(obj)  # bake what the rig does, not an earlier bake
+        remove_bake(context, obj)  # bake what the rig does, not an earlier bake
         obj.wobble.enabled = True
         try:
             if self.target == 'SHAPE_KEYS':
                 frames = bake_shape_keys(context, obj)
                 where = "shape keys"
+            elif self.target == 'HELPER_BONES':
+                helpers, frames, rmse, secondary = helper_bones.bake(context, obj, play_frames)
+                where = (f"{helpers} helper bones (RMSE {rmse:.3g}, {100 * rmse / max(secondary, 1e-30):.1f} % of the "
+                         "secondary motion)")
             else:
                 frames = bake(context, obj, path)
                 where = path
@@ -220,7 +231,7 @@ class WOBBLE_OT_bake(bpy.types.Operator):
 
 
 class WOBBLE_OT_unbake(bpy.types.Operator):
-    """Remove the bake (Mesh Cache modifier or shape keys) and turn the Armature modifier and the live effect back on"""
+    """Remove the bake (Mesh Cache modifier, shape keys or helper bones) and turn the Armature modifier and the live effect back on"""
     bl_idname = "wobble.unbake"
     bl_label = "Remove Bake"
     bl_options = {'REGISTER', 'UNDO'}
@@ -232,7 +243,7 @@ class WOBBLE_OT_unbake(bpy.types.Operator):
 
     def execute(self, context):
         obj = context.object
-        remove_bake(obj)
+        remove_bake(context, obj)
         obj.wobble.enabled = True
         return {'FINISHED'}
 

@@ -6,8 +6,8 @@ wobble refused show as an error line with wobble's message."""
 import bpy
 from bpy.props import StringProperty
 
-from . import playback
-from .properties import DEFORMERS, DESCRIPTIONS, active_index, deformer_title, shown
+from . import helper_bones, playback
+from .properties import DEFORMERS, DESCRIPTIONS, HELPER_BONES, active_index, deformer_title, shown
 from .rig_bridge import armature_modifier
 
 
@@ -194,6 +194,26 @@ class WOBBLE_PT_bake(WobblePanel, bpy.types.Panel):
         layout.operator("wobble.unbake", icon='X')
 
 
+class WOBBLE_PT_helper_bones(WobblePanel, bpy.types.Panel):
+    """The helper-bone bake: the fit's settings (from its description) and the button."""
+    bl_label = "Helper Bones"
+    bl_parent_id = "WOBBLE_PT_bake"
+    bl_options = {'DEFAULT_CLOSED'}
+
+    def draw(self, context):
+        obj = context.object
+        layout = self.layout
+        layout.use_property_split = True
+        for parameter in HELPER_BONES["parameters"]:
+            draw_parameter(layout, obj, obj.wobble.helper_bones, parameter)
+        layout.operator("wobble.bake", text="Bake to Helper Bones", icon='BONE_DATA').target = 'HELPER_BONES'
+        record = obj.get(helper_bones.RECORD)
+        if record is not None:
+            share = 100 * record["rmse"] / max(record["secondary_rms"], 1e-30)
+            layout.label(text=f"{len(record['bones'])} helpers: RMSE {record['rmse']:.3g}, {share:.1f} % of the "
+                              "secondary motion", icon='INFO')
+
+
 _classes = []
 
 
@@ -205,7 +225,7 @@ def panel_classes():
         for parameter in DESCRIPTIONS[name]["parameters"]:
             if parameter["type"] == "joint_table":
                 panels.append(joint_table_panel(name, parameter))
-    return panels + [WOBBLE_PT_loop, WOBBLE_PT_bake]
+    return panels + [WOBBLE_PT_loop, WOBBLE_PT_bake, WOBBLE_PT_helper_bones]
 
 
 def register():

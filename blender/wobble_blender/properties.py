@@ -17,8 +17,10 @@ choices, help, lifetime, and a per-joint table's nested description):
   text          not shown: wobble's text parameters name glTF vertex attributes, which a
                 Blender mesh does not pass to wobble (it passes vertex groups instead)
 
-Only the add-on's own settings (on/off per deformer, loop and pre-roll, the bake's file) are
-declared by hand. settings.py turns the properties into the CLI's --deformer and --settings."""
+The helper-bone bake's settings (Object.wobble.helper_bones: bones, influences, ...) are generated
+the same way from the fit's description (wobble.helper_bones_description(), the flags
+`wobble bake --helper-KEY` takes). Only the add-on's own settings (on/off per deformer, loop and
+pre-roll, the bake's file) are declared by hand. settings.py turns the properties into the CLI's --deformer and --settings."""
 import bpy
 from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty,
                        PointerProperty, StringProperty)
@@ -201,6 +203,7 @@ def deformer_title(description):
 
 
 DESCRIPTIONS = {}  # name -> description, filled at register
+HELPER_BONES = {}  # the helper-bone fit's description, filled at register
 _classes = []
 
 
@@ -216,6 +219,11 @@ def register():
         generated["use_" + name] = BoolProperty(name=deformer_title(description), default=on, update=_refresh,
                                                 description=description["summary"])
         generated[name] = PointerProperty(type=classes[-1])
+    HELPER_BONES.clear()
+    HELPER_BONES.update(wobble.helper_bones_description())
+    helper_classes = deformer_classes(HELPER_BONES)
+    _classes.extend(helper_classes)
+    generated["helper_bones"] = PointerProperty(type=helper_classes[-1])
     WobbleSettings.__annotations__.update(generated)
     _classes.append(WobbleSettings)
     for cls in _classes:

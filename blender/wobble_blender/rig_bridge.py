@@ -95,6 +95,9 @@ class CharacterBridge:
         armature_world = _matrix(armature.matrix_world)
         for k, bone in enumerate(bones):
             bind[first_bone + k] = armature_world @ _matrix(bone.matrix_local)
+        self.bind_world, self.first_bone = bind, first_bone
+        # The joints the Armature modifier can weight: deform bones (not the objects).
+        self.deform_joints = np.array([k >= first_bone and bones[k - first_bone].use_deform for k in range(len(names))])
 
         # Weights of deform bones' vertex groups, normalised (the modifier divides by their sum).
         group_joint = {}

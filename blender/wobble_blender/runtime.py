@@ -1,11 +1,12 @@
-"""wobble's C API (include/wobble/wobble.h) through ctypes: the deformers the add-on runs.
+"""wobble's C API (include/wobble/wobble.h, wobble_offline.h) through ctypes: the deformers the
+add-on runs, and helper bones for its bakes.
 
 The library beside this file (libwobble_blender.so: wobble's runtime, needing only the C
 library) has a C interface, so one binary serves every Python a Blender embeds (3.11 in Debian
 12's Blender 3.4 and the official 4.2 to 5.x builds, 3.13 in Debian 13's 4.3): nothing here
 depends on Python's version. The classes are the small part of the `wobble` Python package's
 interface the add-on uses (Character.from_arrays, Pose.from_world, Stack, deformers()), so that
-the add-on reads the same either way.
+the add-on reads the same either way; helper_bones() fits helper bones to a bake.
 
 Matrices are numpy (J, 4, 4) arrays, row-major as Blender's; the C API takes them column-major.
 """
@@ -35,6 +36,20 @@ class _Frame(ctypes.Structure):
                 ("joint_local_transforms", ctypes.c_void_p)]
 
 
+class _BakedFrames(ctypes.Structure):
+    _fields_ = [("frame_count", ctypes.c_uint32), ("times", ctypes.c_void_p), ("joint_world_matrices", ctypes.c_void_p),
+                ("positions", ctypes.c_void_p)]
+
+
+class _HelperBonesResult(ctypes.Structure):
+    _fields_ = [("helper_count", ctypes.c_uint32), ("frame_count", ctypes.c_uint32),
+                ("influences_per_vertex", ctypes.c_uint32), ("parents", ctypes.POINTER(ctypes.c_int32)),
+                ("inverse_bind_matrices", ctypes.POINTER(ctypes.c_float)),
+                ("local_transforms", ctypes.POINTER(ctypes.c_float)), ("influence_joints", ctypes.POINTER(ctypes.c_uint16)),
+                ("influence_weights", ctypes.POINTER(ctypes.c_float)), ("rmse", ctypes.c_double),
+                ("secondary_rms", ctypes.c_double)]
+
+
 _SAMPLER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_double, ctypes.POINTER(ctypes.c_float), ctypes.c_uint32,
                             ctypes.c_void_p)
 _NO_SAMPLER = _SAMPLER()  # NULL
@@ -57,6 +72,12 @@ _SIGNATURES = {
     "wobble_stack_settings": (_handle, _text),
     "wobble_deformer_descriptions": (_text,),
     "wobble_set_warning_callback": (_WARNING, ctypes.c_void_p),
+    # wobble/wobble_offline.h
+    "wobble_helper_bones_fit": (_handle, ctypes.POINTER(_BakedFrames), ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int,
+                                ctypes.c_uint32, ctypes.POINTER(_handle)),
+    "wobble_helper_bones_destroy": (_handle,),
+    "wobble_helper_bones_get": (_handle, ctypes.POINTER(_HelperBonesResult)),
+    "wobble_helper_bones_description": (_text,),
 }
 
 
@@ -104,6 +125,70 @@ def deformers():
     text = ctypes.c_char_p()
     _call(_lib.wobble_deformer_descriptions, ctypes.byref(text))
     return json.loads(text.value)
+
+
+def helper_bones_description():
+    """The helper-bone fit's parameters (bones, influences, ...), as one deformer of deformers()."""
+    text = ctypes.c_char_p()
+    _call(_lib.wobble_helper_bones_description, ctypes.byref(text))
+    return json.loads(text.value)
+
+
+class HelperBones:
+    """A helper-bone fit (wobble_helper_bones_result), copied into numpy arrays. Helper h is joint
+    J + h of the extended skeleton (J: the character's joints)."""
+
+    def __init__(self, result, vertex_count):
+        h, f, k = result.helper_count, result.frame_count, result.influences_per_vertex
+        self.parents = np.ctypeslib.as_array(result.parents, (h,)).copy()  # the character joint each follows
+        inverse_bind = np.ctypeslib.as_array(result.inverse_bind_matrices, (h, 4, 4))
+        self.inverse_bind = inverse_bind.transpose(0, 2, 1).astype(np.float64)  # row-major
+        self.local = np.ctypeslib.as_array(result.local_transforms, (f, h, 10)).astype(np.float64)
+        # The refitted skin, (N, K): joint J + h is helper h; zero weights are unused slots.
+        self.joints = np.ctypeslib.as_array(result.influence_joints, (vertex_count, k)).astype(np.int64)
+        self.weights = np.ctypeslib.as_array(result.influence_weights, (vertex_count, k)).copy()
+        self.rmse, self.secondary_rms = result.rmse, result.secondary_rms
+
+    def local_matrices(self):
+        """Each helper's transform relative to its parent in each frame, (F, H, 4, 4) row-major."""
+        t, q, s = self.local[..., 0:3], self.local[..., 3:7], self.local[..., 7:10]
+        x, y, z, w = (q[..., i] for i in range(4))
+        rotation = np.stack([
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], axis=-1),
+            np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], axis=-1),
+            np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=-1)], axis=-2)
+        m = np.zeros(self.local.shape[:2] + (4, 4))
+        m[..., :3, :3] = rotation * s[..., None, :]
+        m[..., :3, 3] = t
+        m[..., 3, 3] = 1.0
+        return m
+
+
+def helper_bones(character, times, world, positions, settings=None, joints_weighted=None, periodic=False, threads=1):
+    """Helper bones for a host's bake of `character` (wobble_helper_bones_fit): times (F,) in s,
+    the joints' world matrices (F, J, 4, 4) row-major and the deformed positions (F, N, 3) in
+    world space per frame; settings as `wobble bake --helper-KEY` ({"bones": 8}); joints_weighted
+    (J,) booleans, False for joints the refitted skin must not use. Returns HelperBones."""
+    times = np.ascontiguousarray(times, dtype=np.float64)
+    count = len(times)
+    matrices = _column_major(np.asarray(world).reshape(-1, 4, 4), count * character.joint_count, "helper_bones: world")
+    positions = np.ascontiguousarray(positions, dtype=np.float32)
+    if positions.shape != (count, character.vertex_count, 3):
+        raise Error(f"helper_bones: positions of shape {positions.shape} for {count} frames of "
+                    f"{character.vertex_count} vertices")
+    weighted = None if joints_weighted is None else np.ascontiguousarray(joints_weighted, dtype=np.uint8)
+    if weighted is not None and weighted.shape != (character.joint_count,):
+        raise Error(f"helper_bones: joints_weighted has {weighted.size} values for {character.joint_count} joints")
+    frames = _BakedFrames(count, _pointer(times), _pointer(matrices), _pointer(positions))
+    handle = _handle()
+    _call(_lib.wobble_helper_bones_fit, character._handle, ctypes.byref(frames), _settings_text(settings),
+          None if weighted is None else _pointer(weighted), int(periodic), threads, ctypes.byref(handle))
+    try:
+        result = _HelperBonesResult()
+        _call(_lib.wobble_helper_bones_get, handle, ctypes.byref(result))
+        return HelperBones(result, character.vertex_count)
+    finally:
+        _lib.wobble_helper_bones_destroy(handle)
 
 
 def _skin_table(vertex_count, offsets, joints, weights, name):

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -38,6 +39,9 @@ struct Mesh;
 struct Rig;
 struct Skin;
 class ThreadPool;
+namespace dynamic_kernels {
+struct PairLayout;
+}
 
 
 // The sampling period of the joint velocities: 1/60 s of animation time.
@@ -172,8 +176,8 @@ class DynamicSkinningState {
   // Introspection (tests, benchmarks, viewers).
   float character_size() const { return size_; }
   const HierarchicalWeights& hierarchical_weights() const { return weights_; }
-  std::size_t pair_count() const { return stored_pairs_; }             // pairs kept (beta gamma != 0)
-  std::size_t dense_lane_count() const { return dense_pairs_; }        // lanes of dense segments (gaps included)
+  std::size_t pair_count() const;       // pairs kept (beta gamma != 0)
+  std::size_t dense_lane_count() const;  // lanes of dense segments (gaps included)
   std::size_t active_pair_count() const { return active_pairs_; }      // pairs evaluated last apply
   std::span<const Vec3d> filtered() const { return frame_filtered_; }  // F_j of the last apply, radians
   std::span<const Vec3d> angular_velocities() const { return last_omega_; }  // Omega_j, last sample, rad/s
@@ -211,6 +215,7 @@ class DynamicSkinningState {
   void commit_sample(const std::vector<Vec3d>& omega, const std::vector<Vec3d>& velocity);
   void fill_joint_table(const Pose& pose);
   void run_kernel(std::span<Vec3f> positions, ThreadPool* pool);
+  void clear_history(std::size_t joint_count);
 
   bool initialized_ = false;
   std::size_t vertex_count_ = 0;
@@ -221,21 +226,9 @@ class DynamicSkinningState {
   std::vector<float> gamma_;
   float max_abs_gamma_ = 1;
 
-  // Pairs, grouped by vertex chunk, then by joint (ascending), then by vertex.
-  // Dense segments cover a contiguous run of the chunk's vertices from `first` (beta 0 in the
-  // gaps, no gathers); sparse ones list their vertices.
-  struct Segment {
-    std::uint32_t joint, begin, end, pairs;
-    std::uint16_t first;
-    std::uint8_t dense;
-  };
-  std::vector<std::uint32_t> chunk_segments_{0};  // segments of chunk c: [chunk_segments_[c], [c+1])
-  std::vector<Segment> segments_;
-  std::vector<std::uint16_t> chunk_order_;         // per chunk: the vertices (local index) in kernel order
-  std::vector<std::uint8_t> chunk_identity_;       // per chunk: kernel order is the mesh order
-  std::vector<std::uint16_t> pair_vertex_;         // the vertex's position in its chunk's kernel order
-  std::vector<float> pair_beta_, pair_gamma_;
-  std::size_t stored_pairs_ = 0, dense_pairs_ = 0;
+  // The pairs as the bend kernel reads them (src/deform/dynamic_skinning_layout.hpp): made at
+  // initialize, read-only after, shared by copies.
+  std::shared_ptr<const dynamic_kernels::PairLayout> layout_;
 
   // Resolved per-joint parameters (for the current apply).
   std::vector<JointParameters> joint_parameters_;

@@ -19,6 +19,18 @@ namespace wobble {
 // and at most max_grain; a multiple of `multiple` (kernels whose chunks start on a lane group).
 std::size_t chunk_grain(std::size_t count, std::size_t max_grain, std::size_t multiple = 8);
 
+class ThreadPool;
+
+// The thread rule (issue 36): `pool` where a frame's work of `items` at `nanoseconds_per_item`
+// (the one-thread cost the caller measured) is worth splitting, else null (the caller's thread
+// alone). Handing chunks to a sleeping thread costs tens of microseconds on a shared VM, so work
+// under kWorthSplittingNanoseconds runs on one thread and is never slower than one thread; the
+// chunks, and so the results, are the same either way.
+inline constexpr double kWorthSplittingNanoseconds = 500'000;
+inline ThreadPool* pool_worth_using(ThreadPool* pool, std::size_t items, double nanoseconds_per_item) {
+  return static_cast<double>(items) * nanoseconds_per_item >= kWorthSplittingNanoseconds ? pool : nullptr;
+}
+
 class ThreadPool {
  public:
   // More threads than any machine wobble runs on has cores; a larger count is an error (it once

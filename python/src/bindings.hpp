@@ -9,8 +9,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <optional>
+
+#include <wobble/baked_frames.hpp>
 #include <wobble/character.hpp>
 #include <wobble/math.hpp>
+#include <wobble/offline/helper_bones.hpp>
 #include <wobble/parameters.hpp>
 
 namespace wobble::python {
@@ -56,6 +60,13 @@ StackSettings stack_settings_from(py::handle settings);
 // A clip given as an index (int) or a name or index (str), with wobble's errors.
 std::size_t clip_index(const Character& character, py::handle clip);
 
+// bake(..., helper_bones=, helper_influences=, helper_settings=) as the decomposition's settings,
+// checked by its description (errors name the keyword); nullopt without helper_bones.
+std::optional<DecompositionParameters> helper_bone_parameters(py::handle bones, py::handle influences, py::handle settings);
+// The helper bones of a bake as a wobble.HelperBones (the GIL released while they are fitted).
+py::object helper_bones_object(const Character& character, std::size_t clip, const BakedFrames& baked,
+                               const DecompositionParameters& parameters, bool periodic, std::size_t threads);
+
 void bind_character(py::module_& m);
 void bind_pose(py::module_& m);
 void bind_stack(py::module_& m);
@@ -63,5 +74,6 @@ void bind_dynamic_skinning(py::module_& m);
 void bind_delta_mush(py::module_& m);
 void bind_physics(py::module_& m);
 void bind_rig_simulation(py::module_& m);
+void bind_helper_bones(py::module_& m);
 
 }  // namespace wobble::python

@@ -172,4 +172,5 @@ PYBIND11_MODULE(_wobble, m) {
   bind_delta_mush(m);
   bind_physics(m);
   bind_rig_simulation(m);
+  bind_helper_bones(m);
 }

@@ -119,21 +119,45 @@ void start_periodic(Stack& self, double cycle_start, double period, py::handle c
   self.stack.start_periodic(sampler, cycle_start, period, clip_time.value_or(std::nan("")));
 }
 
-py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip, const std::string& stack, py::handle settings,
-                    double fps, std::optional<double> start, std::optional<double> end, std::size_t threads,
-                    const std::function<void(std::size_t, std::size_t)>& progress, bool loop,
-                    std::optional<double> loop_period, bool loop_force, py::handle pre_roll) {
+BakeOptions bake_options(const Character& character, py::handle clip, const std::string& stack, py::handle settings,
+                         double fps, std::optional<double> start, std::optional<double> end, bool loop,
+                         std::optional<double> loop_period, bool loop_force, py::handle pre_roll) {
   BakeOptions options;
   options.motion.loop = loop || loop_force || loop_period.has_value();
   options.motion.cycle.force = loop_force;
   if (loop_period) options.motion.cycle.period = *loop_period;
   options.motion.pre_roll = PreRoll::parse(py::str(pre_roll).cast<std::string>(), "bake: pre_roll");
-  options.clip = character->require_clip(py::str(clip).cast<std::string>());
+  options.clip = character.require_clip(py::str(clip).cast<std::string>());
   options.fps = fps;
   options.start = start;
   options.end = end;
   options.stack = StackDescription::parse(stack);
   options.settings = stack_settings_from(settings);
+  return options;
+}
+
+// (times (F,) float64, positions (F, N, 3) float32) of a bake.
+py::tuple bake_arrays(const Character& character, const BakeOptions& options, const BakedFrames& baked) {
+  const auto frames = static_cast<py::ssize_t>(baked.times.size());
+  const auto vertices = static_cast<py::ssize_t>(character.mesh.vertex_count());
+  // The exact (double) frame times the bake used; BakedFrames keeps them as float.
+  const std::vector<double> exact = bake_frame_times(character, options);
+  py::array_t<double> times(frames);
+  std::copy(exact.begin(), exact.end(), times.mutable_data());
+  py::array_t<float> positions({frames, vertices, py::ssize_t{3}});
+  for (py::ssize_t f = 0; f < frames; ++f) {
+    std::memcpy(positions.mutable_data(f), baked.positions[f].data(), baked.positions[f].size() * sizeof(Vec3f));
+  }
+  return py::make_tuple(times, positions);
+}
+
+py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip, const std::string& stack, py::handle settings,
+                    double fps, std::optional<double> start, std::optional<double> end, std::size_t threads,
+                    const std::function<void(std::size_t, std::size_t)>& progress, bool loop,
+                    std::optional<double> loop_period, bool loop_force, py::handle pre_roll, py::handle helper_bones,
+                    py::handle helper_influences, py::handle helper_settings) {
+  BakeOptions options = bake_options(*character, clip, stack, settings, fps, start, end, loop, loop_period, loop_force, pre_roll);
+  const auto helpers = helper_bone_parameters(helper_bones, helper_influences, helper_settings);  // before the work
   BakedFrames baked;
   {
     py::gil_scoped_release release;
@@ -147,17 +171,10 @@ py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip
     }
     baked = bake(*character, options);
   }
-  const auto frames = static_cast<py::ssize_t>(baked.times.size());
-  const auto vertices = static_cast<py::ssize_t>(character->mesh.vertex_count());
-  // The exact (double) frame times the bake used; BakedFrames keeps them as float.
-  const std::vector<double> exact = bake_frame_times(*character, options);
-  py::array_t<double> times(frames);
-  std::copy(exact.begin(), exact.end(), times.mutable_data());
-  py::array_t<float> positions({frames, vertices, py::ssize_t{3}});
-  for (py::ssize_t f = 0; f < frames; ++f) {
-    std::memcpy(positions.mutable_data(f), baked.positions[f].data(), baked.positions[f].size() * sizeof(Vec3f));
-  }
-  return py::make_tuple(times, positions);
+  py::tuple arrays = bake_arrays(*character, options, baked);
+  if (!helpers) return arrays;
+  return py::make_tuple(arrays[0], arrays[1],
+                        helper_bones_object(*character, options.clip, baked, *helpers, options.motion.loop, threads));
 }
 
 void write_pc2_array(const std::filesystem::path& path, py::handle positions_in, double fps, double start) {
@@ -223,11 +240,14 @@ void bind_stack(py::module_& m) {
   m.def("bake", &bake_clip, py::arg("character"), py::arg("clip"), py::arg("stack") = "lbs", py::arg("settings") = py::none(),
         py::arg("fps") = 60.0, py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("threads") = 0,
         py::arg("progress") = nullptr, py::arg("loop") = false, py::arg("loop_period") = py::none(),
-        py::arg("loop_force") = false, py::arg("pre_roll") = "hold",
+        py::arg("loop_force") = false, py::arg("pre_roll") = "hold", py::arg("helper_bones") = py::none(),
+        py::arg("helper_influences") = py::none(), py::arg("helper_settings") = py::none(),
         "Bakes a clip as `wobble bake` does: returns (times (F,) float64, positions (F, N, 3) float32, world space). "
         "progress(done, total) is called after each frame. loop, loop_period, loop_force and pre_roll ('hold' or "
         "seconds) as --loop, --loop-period, --loop-force and --pre-roll (a loop bakes one cycle, both ends, by "
-        "default).");
+        "default). helper_bones=N (as --helper-bones; helper_influences as --helper-influences, helper_settings a "
+        "dict of the other --helper-* settings: {'iterations': 20}) returns (times, positions, wobble.HelperBones): "
+        "the motion as N helper joints that plain skinning plays.");
   m.def("write_pc2", &write_pc2_array, py::arg("path"), py::arg("positions"), py::arg("fps"), py::arg("start") = 0.0,
         "Writes positions (F, N, 3) as a PC2 point cache (frame k at time start + k / fps), atomically.");
   m.def("read_pc2", &read_pc2_array, py::arg("path"), "Reads a PC2 point cache: (F, N, 3) float32.");

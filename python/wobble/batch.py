@@ -18,7 +18,8 @@ $WOBBLE_CLI, or on PATH.
 
 The result is the report (also written with report=FILE): {"manifest", "wobble", "seconds",
 "counts": {"done", "skipped", "failed"}, "jobs": [{"index", "name", "input", "output", "log",
-"status", "seconds", "error"}, ...]}, the same as `wobble batch --report FILE` writes.
+"status", "seconds", "error"}, ...]}, the same as `wobble batch --report FILE` writes; on Dask each
+job run also has "attempts" (1, or more when a worker died while it ran, or its try raised).
 """
 import argparse
 import json
@@ -56,6 +57,8 @@ def run(manifest, client=None, *, jobs=None, force=False, report=None, quiet=Fal
     job is a report entry with status "failed" and its error, never an exception."""
     command = find_wobble_command(wobble_cli)
     manifest = os.path.abspath(os.fspath(manifest))
+    if report:
+        _check_writable(report)
     if client is None:
         return _run_locally(command, manifest, jobs, force, report, quiet)
     return _run_on_dask(client, command, manifest, force, report, quiet, retries)
@@ -91,9 +94,13 @@ def _plan(command, manifest, force):
     return json.loads(done.stdout)
 
 
-def run_job_on_worker(command, manifest, index, force):
+def run_job_on_worker(command, manifest, index, force, topic=None):
     """The Dask task: job `index` of the manifest, run by the wobble command on this worker.
-    Returns its report entry; raises when the wobble process was killed, so that Dask retries."""
+    Returns its report entry; raises when the wobble process was killed, so that Dask retries.
+    With a topic, each try first says on the scheduler that it started (the report's attempts)."""
+    if topic:
+        import distributed
+        distributed.get_worker().log_event(topic, {"index": index})
     if not os.access(command, os.X_OK):  # not at the client's path on this machine
         command = os.environ.get("WOBBLE_CLI") or shutil.which("wobble") or command
     arguments = [command, "batch", manifest, "--job", str(index), "--quiet"] + (["--force"] if force else [])
@@ -116,25 +123,40 @@ def _run_on_dask(client, command, manifest, force, report, quiet, retries):
     pending = [index for index, entry in entries.items() if entry["status"] == "pending"]
     progress = _Progress(len(entries), len(entries) - len(pending), quiet)
     batch = uuid.uuid4().hex[:8]
+    topic = f"wobble-batch-{batch}"
     futures = {
-        client.submit(run_job_on_worker, command, manifest, index, force, key=f"wobble-batch-{batch}-job-{index}",
+        client.submit(run_job_on_worker, command, manifest, index, force, topic, key=f"{topic}-job-{index}",
                       retries=retries, pure=False): index
         for index in pending
     }
-    progress.draw(len(futures))
+    running = dict(futures)
+    progress.draw(len(running))
     for future in distributed.as_completed(futures):
-        index = futures.pop(future)
+        index = running.pop(future)
         try:
             entry = future.result()
         except Exception as error:  # every try of the task failed (KilledWorker, a lost machine)
             entry = dict(entries[index], status="failed", error=f"{type(error).__name__}: {error}")
         entries[index] = entry
-        progress.job_finished(entry, len(futures))
+        progress.job_finished(entry, len(running))
+    attempts = _attempts(client, topic)
+    for index in futures.values():
+        entries[index]["attempts"] = attempts.get(index, 0)
+        progress.job_retried(entries[index])
     result = _report(plan, entries, time.monotonic() - started)
     if report:
         _write_json_atomically(report, result)
     progress.finish(result)
     return result
+
+
+def _attempts(client, topic):
+    """How many tries of each job started, from the events the tries logged on the scheduler: 1,
+    or more when a worker died while it ran the job, or a try raised and was retried."""
+    counts = {}
+    for _, event in client.get_events(topic):
+        counts[event["index"]] = counts.get(event["index"], 0) + 1
+    return counts
 
 
 def _send_task_by_value():
@@ -152,15 +174,32 @@ def _report(plan, entries, seconds):
     return {"manifest": plan["manifest"], "wobble": plan["wobble"], "seconds": seconds, "counts": counts, "jobs": jobs}
 
 
+def _check_writable(path):
+    """Refuses a report the folder cannot take before any job runs, as `wobble batch` does."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise Error(f"{path}: cannot write: folder {folder} is not writable ({error.strerror})") from None
+
+
 def _write_json_atomically(path, value):
-    """As the C++ AtomicOutput: a temporary sibling, renamed into place whole."""
+    """As the C++ AtomicOutput: a temporary sibling, renamed into place whole; a failure names the
+    file and the system's reason, and leaves the previous file and no temporary."""
     path = os.path.abspath(path)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
     temporary = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.tmp-{os.getpid()}")
-    with open(temporary, "w") as f:
-        json.dump(value, f, indent=2)
-        f.write("\n")
-    os.replace(temporary, path)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "w") as f:
+            json.dump(value, f, indent=2)
+            f.write("\n")
+        os.replace(temporary, path)
+    except OSError as error:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise Error(f"{path}: cannot write: {error.strerror}") from None
 
 
 class _Progress:
@@ -196,6 +235,13 @@ class _Progress:
             elif entry["status"] == "done":
                 sys.stderr.write(f"batch: done   jobs[{entry['index']}] {entry['name']} ({entry['seconds']:.1f} s)\n")
         self.draw(running)
+
+    def job_retried(self, entry):
+        if entry.get("attempts", 1) > 1 and not self.quiet:
+            if self.bar:
+                sys.stderr.write("\r\033[K")
+            sys.stderr.write(f"batch: jobs[{entry['index']}] {entry['name']} ran {entry['attempts']} times "
+                             "(a worker died while it ran, or a try was killed)\n")
 
     def finish(self, report):
         if self.bar:

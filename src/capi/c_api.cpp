@@ -1,12 +1,11 @@
 // The C API (include/wobble/wobble.h) over the C++ runtime: characters from an engine's arrays,
 // deformer stacks, frames from joint world matrices. Exceptions stop here and become status codes
-// plus a thread-local message.
+// plus a thread-local message (capi/guarded.hpp).
 #include <wobble/wobble.h>
 
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,13 +22,10 @@
 
 #include "capi/arrays.hpp"
 #include "capi/frame_pose.hpp"
+#include "capi/guarded.hpp"
 #include "capi/host_motion.hpp"
 #include "capi/stack_settings.hpp"
 #include "core/fail.hpp"
-
-struct wobble_character {
-  wobble::Character character;
-};
 
 struct wobble_stack {
   const wobble_character* owner = nullptr;
@@ -42,46 +38,23 @@ struct wobble_stack {
   std::string rebound;                            // wobble_stack_update's answer
 };
 
-namespace {
+namespace wobble::capi {
 
-thread_local std::string last_error;
-
-// Runs body; a failure becomes `status` (settings errors WOBBLE_INVALID_SETTINGS) and its message.
-template <typename Body>
-wobble_status guarded(wobble_status status, Body&& body) {
-  try {
-    body();
-    return WOBBLE_OK;
-  } catch (const wobble::capi::SettingsError& e) {
-    last_error = e.what();
-    return WOBBLE_INVALID_SETTINGS;
-  } catch (const wobble::capi::HostFailure& e) {
-    last_error = e.what();
-    return WOBBLE_FAILED;
-  } catch (const std::bad_alloc&) {
-    last_error = "out of memory";
-    return WOBBLE_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    last_error = e.what();
-    return status;
-  } catch (...) {
-    last_error = "unknown failure";
-    return WOBBLE_FAILED;
-  }
+std::string& last_error() {
+  thread_local std::string message;
+  return message;
 }
 
-template <typename T>
-void require(const T* pointer, const char* what) {
-  if (!pointer) wobble::fail_plain("{} is NULL", what);
-}
+}  // namespace wobble::capi
 
-}  // namespace
+using wobble::capi::guarded;
+using wobble::capi::require;
 
 extern "C" {
 
 const char* wobble_version(void) { return WOBBLE_VERSION; }
 
-const char* wobble_last_error(void) { return last_error.c_str(); }
+const char* wobble_last_error(void) { return wobble::capi::last_error().c_str(); }
 
 wobble_status wobble_set_warning_callback(wobble_warning_callback callback, void* user_data) {
   return guarded(WOBBLE_FAILED, [&] {

@@ -481,6 +481,10 @@ void DelayedLbs::evaluate_exact(const Pose& pose, std::span<Vec3f> positions, st
 
 namespace {
 
+// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
+// vertices, docs/benchmarks.md).
+constexpr double kNanosecondsPerVertex = 8.9;
+
 class DelayedLbsDeformer final : public Deformer {
  public:
   explicit DelayedLbsDeformer(DelayedLbsParameters parameters) : parameters_(parameters) {}
@@ -501,7 +505,8 @@ class DelayedLbsDeformer final : public Deformer {
   }
   void reset() override { dlbs_.reset(); }
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
-    dlbs_.evaluate(frame.pose, frame.time, frame.pose_at, positions, normals, frame.pool);
+    dlbs_.evaluate(frame.pose, frame.time, frame.pose_at, positions, normals,
+                   pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex));
   }
 
  private:

@@ -332,9 +332,14 @@ void DeltaMush::bind_corners(std::span<const Vec3f> rest, const Vec3f& centre, c
 
 void DeltaMush::smooth_wobble(ThreadPool* pool) {
   const std::size_t n = rows_->vertex_count();
-  if (rows_->chunk > 0 && (!pool || pool->thread_count() == 1)) {
-    // One thread: all sweeps in one cache-friendly wavefront (same arithmetic as the loop below).
-    mush::smooth_wavefront(*rows_, buffer_a_.data(), buffer_b_.data(), settings_.iterations);
+  if (rows_->chunk > 0) {
+    // All sweeps as cache-friendly wavefronts, on one thread or pipelined over the pool's (same
+    // arithmetic as the loop below).
+    if (pool && pool->thread_count() > 1) {
+      mush::smooth_wavefront(*rows_, buffer_a_.data(), buffer_b_.data(), settings_.iterations, *pool);
+    } else {
+      mush::smooth_wavefront(*rows_, buffer_a_.data(), buffer_b_.data(), settings_.iterations);
+    }
     if (settings_.iterations % 2) buffer_a_.swap(buffer_b_);
     return;
   }
@@ -485,6 +490,10 @@ double DeltaMush::folded_mean_width() const {
 
 namespace {
 
+// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
+// vertices, docs/benchmarks.md).
+constexpr double kNanosecondsPerVertex = 48.0;
+
 class DeltaMushDeformer final : public Deformer {
  public:
   explicit DeltaMushDeformer(const DeltaMushParameters& parameters) : parameters_(parameters) {}
@@ -529,10 +538,11 @@ class DeltaMushDeformer final : public Deformer {
       mush_.check_same_mesh(mesh.positions, mesh.triangles);
       bound_ = &frame.character;
     }
+    ThreadPool* pool = pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex);
     if (mush_.skin_folded()) {
-      mush_.evaluate_skinned(frame.pose.skinning, positions, frame.pool);
+      mush_.evaluate_skinned(frame.pose.skinning, positions, pool);
     } else {
-      mush_.evaluate(positions, frame.pool);
+      mush_.evaluate(positions, pool);
     }
     if (!normals.empty() && normals.size() == positions.size()) mush_.recompute_normals(positions, normals);
   }

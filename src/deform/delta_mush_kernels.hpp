@@ -10,6 +10,10 @@
 
 #include "simd/isa.hpp"
 
+namespace wobble {
+class ThreadPool;
+}
+
 namespace wobble::mush {
 
 // Vertices per group in CornerBlocks: one AVX2 register of lanes.
@@ -171,6 +175,10 @@ void plan_layout(SweepRows& rows, int iterations);
 // the sweep before it and not yet overwritten by the one after: the arithmetic and the result are
 // exactly those of `iterations` sweep() calls.
 void smooth_wavefront(const SweepRows& rows, float* a, float* b, int iterations);
+// The same sweeps, the same bytes, pipelined over the pool's threads: each thread runs a group of
+// consecutive sweeps as a wavefront of its own, a few chunks behind the group before it
+// (delta_mush_wavefront.cpp).
+void smooth_wavefront(const SweepRows& rows, float* a, float* b, int iterations, ThreadPool& pool);
 
 // Delta Mush's sweeps folded into a linear blend skin (DeltaMush::fold_skin): per welded vertex
 // i, compressed rows of smoothed influences, entries [offsets[i], offsets[i + 1]): the joint as a

@@ -494,19 +494,6 @@ void plan_layout(SweepRows& rows, int iterations) {
   plan_runs(rows);
 }
 
-void smooth_wavefront(const SweepRows& rows, float* a, float* b, int iterations) {
-  const std::size_t vertex_count = rows.vertex_count(), chunk = rows.chunk;
-  const std::size_t chunks = (vertex_count + chunk - 1) / chunk;
-  const Table& kernels = table();
-  for (std::size_t t = 0; t + 1 < chunks + std::size_t(iterations); ++t) {
-    for (int k = 1; k <= iterations; ++k) {  // in order: sweep k reads what sweep k - 1 just wrote
-      if (t < std::size_t(k - 1) || t - (k - 1) >= chunks) continue;
-      const std::size_t begin = (t - (k - 1)) * chunk, end = std::min(vertex_count, begin + chunk);
-      kernels.sweep(rows, k % 2 ? a : b, k % 2 ? b : a, begin, end);
-    }
-  }
-}
-
 namespace {
 
 void blend_scalar(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out, std::size_t begin,

@@ -18,8 +18,8 @@
 #include "core/fail.hpp"
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
+#include "deform/direct_delta_mush_bind.hpp"
 #include "deform/direct_delta_mush_kernels.hpp"
-#include "deform/implicit_smoothing.hpp"
 
 namespace wobble {
 
@@ -91,8 +91,11 @@ void DirectDeltaMush::check_same_mesh(std::span<const Vec3f> rest, std::span<con
   }
 }
 
-void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle> triangles, const Skin& skin,
-                           std::size_t joint_count, const DirectDeltaMushSettings& settings) {
+namespace {
+
+// Everything bind reads: settings, counts, indices, finite positions.
+void check_bind_inputs(std::span<const Vec3f> rest, std::span<const Triangle> triangles, const Skin& skin,
+                       std::size_t joint_count, const DirectDeltaMushSettings& settings) {
   if (std::string problem = settings.validate(); !problem.empty()) fail_plain("ddm: {}", problem);
   if (skin.vertex_count() != rest.size()) {
     fail_plain("ddm: the skin has {} vertices, the mesh {}", skin.vertex_count(), rest.size());
@@ -109,221 +112,27 @@ void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle
   for (std::size_t v = 0; v < rest.size(); ++v) {
     if (!rest[v].allFinite()) fail_plain("ddm: rest position of vertex {} is not finite", v);
   }
+}
+
+}  // namespace
+
+void DirectDeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle> triangles, const Skin& skin,
+                           std::size_t joint_count, const DirectDeltaMushSettings& settings) {
+  check_bind_inputs(rest, triangles, skin, joint_count, settings);
   settings_ = settings;
   fingerprint_ = MeshFingerprint::of(rest, triangles);
   joint_count_ = joint_count;
   rest_.assign(rest.begin(), rest.end());
 
-  // Welded connectivity (seams smooth as one surface).
-  const Welding welding = Welding::by_position(rest);
-  const std::size_t n = welding.welded_count;
-  std::vector<Eigen::Vector3d> u(n);
-  std::vector<int> members(n, 0);
-  for (std::size_t v = 0; v < rest.size(); ++v) u[welding.welded_of[v]] = rest[v].cast<double>();
-  for (std::size_t v = 0; v < rest.size(); ++v) ++members[welding.welded_of[v]];
-  const std::vector<Triangle> welded = welding.weld(triangles);
-  const std::vector<Edge> edges = unique_edges(welded);
-
-  // Edge weights W (non-negative) from the rest mesh.
-  std::vector<double> edge_weight(edges.size(), 1.0);
-  if (settings.smoothing == MushSmoothing::Length) {
-    for (std::size_t e = 0; e < edges.size(); ++e) edge_weight[e] = (u[edges[e].a] - u[edges[e].b]).norm();
-  } else if (settings.smoothing == MushSmoothing::Cotangent) {
-    std::fill(edge_weight.begin(), edge_weight.end(), 0.0);
-    for (const Triangle& t : welded) {
-      if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) continue;
-      for (int k = 0; k < 3; ++k) {
-        const Eigen::Vector3d a = u[t[(k + 1) % 3]] - u[t[k]], b = u[t[(k + 2) % 3]] - u[t[k]];
-        const double sine = a.cross(b).norm();
-        if (!(sine > 1e-12 * a.norm() * b.norm())) continue;
-        std::uint32_t x = t[(k + 1) % 3], y = t[(k + 2) % 3];
-        if (x > y) std::swap(x, y);
-        auto it = std::lower_bound(edges.begin(), edges.end(), std::pair{x, y},
-                                   [](const Edge& e, std::pair<std::uint32_t, std::uint32_t> key) {
-                                     return e.a != key.first ? e.a < key.first : e.b < key.second;
-                                   });
-        edge_weight[it - edges.begin()] += 0.5 * a.dot(b) / sine;
-      }
-    }
-    for (double& w : edge_weight) w = std::max(w, 0.0);  // clamp: obtuse angles give negative cotangents
-  }
-
-  // B = A^-p, A = I + lambda (I - D^-1 W): not symmetric (rows normalised), an M-matrix, rows sum
-  // to 1. Applied by p iterative solves (ImplicitSmoothing: conjugate gradients on D A).
-  const ImplicitSmoothing smoothing(n, edges, edge_weight, settings.step);
-  auto smooth = [&](Eigen::MatrixXd& y) {
-    const std::size_t columns = static_cast<std::size_t>(y.cols());
-    std::vector<double> block(n * columns);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t c = 0; c < columns; ++c) block[i * columns + c] = y(i, c);
-    }
-    for (int k = 0; k < settings.iterations; ++k) smoothing.solve(block, columns);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t c = 0; c < columns; ++c) y(i, c) = block[i * columns + c];
-    }
-  };
-
-  // Skin weights per welded vertex (mean over seam copies), by joint.
-  std::vector<std::uint32_t> used;
-  {
-    std::vector<bool> is_used(joint_count, false);
-    for (std::size_t k = 0; k < skin.joints.size(); ++k) {
-      if (skin.weights[k] != 0) is_used[skin.joints[k]] = true;
-    }
-    for (std::uint32_t j = 0; j < joint_count; ++j) {
-      if (is_used[j]) used.push_back(j);
-    }
-  }
-  std::vector<std::int32_t> column_of(joint_count, -1);
-  for (std::size_t c = 0; c < used.size(); ++c) column_of[used[c]] = static_cast<std::int32_t>(c);
-  Eigen::MatrixXd weights = Eigen::MatrixXd::Zero(n, used.size());
-  for (std::size_t v = 0; v < rest.size(); ++v) {
-    const std::size_t w = welding.welded_of[v];
-    for (std::uint32_t k = skin.offsets[v]; k < skin.offsets[v + 1]; ++k) {
-      weights(w, column_of[skin.joints[k]]) += double(skin.weights[k]) / members[w];
-    }
-  }
-
-  // Smoothed moments (joint-independent): p, second moment.
-  Eigen::MatrixXd moments(n, 9);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Eigen::Vector3d& x = u[i];
-    moments.row(i) << x.x(), x.y(), x.z(), x.x() * x.x(), x.x() * x.y(), x.x() * x.z(), x.y() * x.y(), x.y() * x.z(),
-        x.z() * x.z();
-  }
-  smooth(moments);
-
-  // Per welded vertex candidates (psi, joint, 10 values) for v0, or (psi, joint) for v1/v2.
-  struct Candidate {
-    double psi;
-    std::uint32_t joint;
-    std::array<double, kOmega> omega;
-  };
-  std::vector<std::vector<Candidate>> candidates(n);
-  const bool full = settings.variant == DdmVariant::V0;
-  if (full) {
-    for (std::size_t c = 0; c < used.size(); ++c) {
-      Eigen::MatrixXd rhs(n, kOmega);
-      for (std::size_t i = 0; i < n; ++i) {
-        const double w = weights(i, c);
-        const Eigen::Vector3d& x = u[i];
-        rhs.row(i) << w * x.x() * x.x(), w * x.x() * x.y(), w * x.x() * x.z(), w * x.y() * x.y(), w * x.y() * x.z(),
-            w * x.z() * x.z(), w * x.x(), w * x.y(), w * x.z(), w;
-      }
-      smooth(rhs);
-      for (std::size_t i = 0; i < n; ++i) {
-        if (rhs(i, 9) >= settings.min_weight && rhs(i, 9) > 0) {
-          Candidate candidate{rhs(i, 9), used[c], {}};
-          for (int k = 0; k < kOmega; ++k) candidate.omega[k] = rhs(i, k);
-          candidates[i].push_back(candidate);
-        }
-      }
-    }
-  } else {
-    Eigen::MatrixXd psi = weights;
-    smooth(psi);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t c = 0; c < used.size(); ++c) {
-        if (psi(i, c) >= settings.min_weight && psi(i, c) > 0) candidates[i].push_back({psi(i, c), used[c], {}});
-      }
-    }
-  }
-
-  // Keep the largest, renormalise, decide the fallback.
-  std::size_t width = 1;
-  for (auto& list : candidates) {
-    std::sort(list.begin(), list.end(), [](const Candidate& x, const Candidate& y) {
-      return x.psi != y.psi ? x.psi > y.psi : x.joint < y.joint;
-    });
-    if (list.size() > std::size_t(settings.max_influences)) list.resize(settings.max_influences);
-    width = std::max(width, list.size());
-  }
-  width_ = width;
-  const std::size_t count = rest.size();
-  joints_.assign(count * width, 0);
-  psi_.assign(count * width, 0.0f);
-  omega_.assign(full ? count * width * kOmega : 0, 0.0f);
-  centre_.assign(count * 3, 0.0f);
-  covariance_.assign(settings.variant == DdmVariant::V1 ? count * 6 : 0, 0.0f);
-  lever_.assign(settings.variant == DdmVariant::V3 ? (count + 7) / 8 * 24 : 0, 0.0f);
-  linear_fallback_.assign(count, 0);
-
-  double size2 = 0;
-  {
-    Eigen::AlignedBox3d box;
-    for (const auto& x : u) box.extend(x);
-    if (!u.empty()) size2 = box.diagonal().squaredNorm();
-  }
-  std::vector<std::array<double, 6>> covariance(n);
-  std::vector<Eigen::Vector3d> centre(n);
-  std::vector<std::uint8_t> fallback(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    auto& list = candidates[i];
-    double total = 0;
-    for (const Candidate& c : list) total += c.psi;
-    Eigen::Matrix3d second = Eigen::Matrix3d::Zero();
-    Eigen::Vector3d p = Eigen::Vector3d::Zero();
-    if (full) {
-      for (Candidate& c : list) {
-        for (double& x : c.omega) x /= total;
-        second(0, 0) += c.omega[0], second(0, 1) += c.omega[1], second(0, 2) += c.omega[2];
-        second(1, 1) += c.omega[3], second(1, 2) += c.omega[4], second(2, 2) += c.omega[5];
-        p += Eigen::Vector3d(c.omega[6], c.omega[7], c.omega[8]);
-      }
-      second(1, 0) = second(0, 1), second(2, 0) = second(0, 2), second(2, 1) = second(1, 2);
-    } else {
-      // B rows sum to 1: the moments need no renormalisation.
-      p = moments.block<1, 3>(i, 0).transpose();
-      second << moments(i, 3), moments(i, 4), moments(i, 5), moments(i, 4), moments(i, 6), moments(i, 7), moments(i, 5),
-          moments(i, 7), moments(i, 8);
-    }
-    for (Candidate& c : list) c.psi /= total;
-    if (full) {
-      // Centre each Omega on p (in double): run time then needs no q p^T subtraction, which in
-      // float would cancel catastrophically far from the origin.
-      //   A' = A - b p^T - p b^T + c p p^T,  b' = b - c p,  c' = c
-      for (Candidate& c : list) {
-        const Eigen::Vector3d b(c.omega[6], c.omega[7], c.omega[8]);
-        const double w = c.omega[9];
-        const int index[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
-        for (int r = 0; r < 3; ++r) {
-          for (int k = r; k < 3; ++k) c.omega[index[r][k]] += -b[r] * p[k] - p[r] * b[k] + w * p[r] * p[k];
-        }
-        for (int r = 0; r < 3; ++r) c.omega[6 + r] = b[r] - w * p[r];
-      }
-    }
-    const Eigen::Matrix3d cov = second - p * p.transpose();
-    Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(cov, Eigen::EigenvaluesOnly);
-    const Eigen::Vector3d values = eigen.eigenvalues();  // ascending
-    if (list.empty() || !(values(2) > 1e-14 * size2) || !(values(1) > 1e-6 * values(2))) fallback[i] = 1;
-    centre[i] = p;
-    covariance[i] = {cov(0, 0), cov(0, 1), cov(0, 2), cov(1, 1), cov(1, 2), cov(2, 2)};
-  }
-  for (std::size_t v = 0; v < count; ++v) {
-    const std::size_t i = welding.welded_of[v];
-    const auto& list = candidates[i];
-    for (std::size_t s = 0; s < list.size(); ++s) {
-      joints_[v * width + s] = static_cast<std::uint16_t>(list[s].joint);
-      psi_[v * width + s] = static_cast<float>(list[s].psi);
-      if (full) {
-        for (int k = 0; k < kOmega; ++k) omega_[(v * width + s) * kOmega + k] = static_cast<float>(list[s].omega[k]);
-      }
-    }
-    for (int k = 0; k < 3; ++k) centre_[3 * v + k] = static_cast<float>(centre[i][k]);
-    if (!lever_.empty()) {
-      for (int k = 0; k < 3; ++k) lever_[24 * (v / 8) + 8 * k + v % 8] = static_cast<float>(double(rest[v][k]) - centre[i][k]);
-    }
-    if (!covariance_.empty()) {
-      for (int k = 0; k < 6; ++k) covariance_[6 * v + k] = static_cast<float>(covariance[i][k]);
-    }
-    linear_fallback_[v] = fallback[i];
-    if (list.empty()) {  // no smoothed weight survived: the original skin, linearly
-      // Rare (min_weight larger than every smoothed weight); keep the first original influence.
-      joints_[v * width] = static_cast<std::uint16_t>(skin.offsets[v] < skin.offsets[v + 1] ? skin.joints[skin.offsets[v]] : 0);
-      psi_[v * width] = 1.0f;
-      linear_fallback_[v] = 1;
-    }
-  }
+  ddm::BindArrays arrays = ddm::bind_arrays(rest, triangles, skin, joint_count, settings);
+  width_ = arrays.width;
+  joints_ = std::move(arrays.joints);
+  psi_ = std::move(arrays.psi);
+  omega_ = std::move(arrays.omega);
+  centre_ = std::move(arrays.centre);
+  covariance_ = std::move(arrays.covariance);
+  lever_ = std::move(arrays.lever);
+  linear_fallback_ = std::move(arrays.linear_fallback);
 }
 
 namespace {
@@ -448,6 +257,10 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
 
 namespace {
 
+// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
+// vertices, docs/benchmarks.md).
+constexpr double kNanosecondsPerVertex = 117.0;
+
 class DirectDeltaMushDeformer final : public Deformer {
  public:
   explicit DirectDeltaMushDeformer(const DirectDeltaMushSettings& settings) : settings_(settings) {}
@@ -469,16 +282,17 @@ class DirectDeltaMushDeformer final : public Deformer {
       ddm_.check_same_mesh(mesh.positions, mesh.triangles);
       bound_ = &frame.character;
     }
+    ThreadPool* pool = pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex);
     ddm_positions_.resize(positions.size());
     lbs_positions_.resize(positions.size());
-    ddm_.evaluate(frame.pose.skinning, ddm_positions_, frame.pool);
+    ddm_.evaluate(frame.pose.skinning, ddm_positions_, pool);
     LbsJob job;
     job.skinning_matrices = frame.pose.skinning;
     job.skin = &skin_;
     job.in_positions = mesh.positions;
     job.out_positions = lbs_positions_;
     if (std::string problem = job.Validate(); !problem.empty()) fail_plain("ddm: {}", problem);
-    job.Run(frame.pool);
+    job.Run(pool);
     for (std::size_t v = 0; v < positions.size(); ++v) positions[v] = ddm_positions_[v] + (positions[v] - lbs_positions_[v]);
     if (!normals.empty() && normals.size() == positions.size()) {
       area_weighted_normals(mesh.triangles, positions, normals, normal_scratch_);

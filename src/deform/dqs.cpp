@@ -112,6 +112,10 @@ void DqsJob::Run(ThreadPool* pool) const {
 
 namespace {
 
+// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
+// vertices, docs/benchmarks.md).
+constexpr double kNanosecondsPerVertex = 30.7;
+
 class DqsDeformer final : public Deformer {
  public:
   const DeformerDescription& description() const override { return dqs_description(); }
@@ -136,7 +140,7 @@ class DqsDeformer final : public Deformer {
       job.out_normals = normals;
     }
     if (std::string problem = job.Validate(); !problem.empty()) fail_plain("dqs: {}", problem);
-    job.Run(frame.pool);
+    job.Run(pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex));
   }
 
  private:

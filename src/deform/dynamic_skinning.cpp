@@ -19,12 +19,13 @@
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
 #include "deform/dynamic_skinning_kernels.hpp"
+#include "deform/dynamic_skinning_layout.hpp"
 
 namespace wobble {
 
 namespace {
 
-constexpr std::size_t kChunk = 1024;     // vertices per chunk (local indices fit 16 bits)
+using dynamic_kernels::kChunk;
 using dynamic_kernels::kJointStride;
 constexpr double kGridTolerance = 1e-6;   // in samples: a time this close to n dt is on the grid
 
@@ -71,12 +72,45 @@ void DynamicSkinningState::initialize(const Character& character, const DynamicS
   initialize(character.rig, character.mesh, character.skin, parameters);
 }
 
+namespace {
+
+// The bend weights gamma_i: given, from the mesh's named attribute (non-finite values 0), or 1.
+std::vector<float> bend_weights_of(const Mesh& mesh, const DynamicSkinningParameters& parameters) {
+  const std::size_t n = mesh.vertex_count();
+  if (!parameters.bend_weights.empty()) {
+    if (parameters.bend_weights.size() != n)
+      fail_plain("dynamic: bend_weights has {} values, the mesh {} vertices", parameters.bend_weights.size(), n);
+    return parameters.bend_weights;
+  }
+  std::vector<float> gamma(n, 1.0f);
+  if (parameters.bend_weight_attribute.empty()) return gamma;
+  auto found = mesh.vertex_scalars.find(parameters.bend_weight_attribute);
+  if (found != mesh.vertex_scalars.end() && found->second.size() == n)
+    for (std::size_t v = 0; v < n; ++v) gamma[v] = std::isfinite(found->second[v]) ? found->second[v] : 0.0f;
+  return gamma;
+}
+
+// Radius restrictions of flexible origins, per joint, their centres in bind space.
+std::vector<std::optional<dynamic_kernels::RestrictedOrigin>> restricted_origins(
+    const Rig& rig, const DynamicSkinningParameters& parameters, const std::unordered_map<std::string, int>& joint_index) {
+  std::vector<std::optional<dynamic_kernels::RestrictedOrigin>> restricted(rig.joint_count());
+  for (const JointDynamics& joint : parameters.joints) {
+    auto found = joint_index.find(joint.joint);
+    if (found == joint_index.end()) fail_plain("dynamic: settings name joint '{}', which is not in the rig", joint.joint);
+    if (!(joint.radius > 0)) continue;
+    const Mat4f bind = rig.inverse_bind[found->second].inverse();
+    restricted[found->second] = dynamic_kernels::RestrictedOrigin{joint.radius, (bind * joint.origin.homogeneous()).head<3>()};
+  }
+  return restricted;
+}
+
+}  // namespace
+
 void DynamicSkinningState::initialize(const Rig& rig, const Mesh& mesh, const Skin& skin,
                                       const DynamicSkinningParameters& parameters) {
   if (std::string problem = parameters.validate(); !problem.empty()) fail_plain("dynamic: {}", problem);
   const std::size_t n = mesh.vertex_count();
-  const std::size_t joint_count = rig.joint_count();
-  if (joint_count == 0) fail_plain("dynamic: the character has no skeleton");
+  if (rig.joint_count() == 0) fail_plain("dynamic: the character has no skeleton");
   if (skin.vertex_count() != n) fail_plain("dynamic: the skin has {} vertices, the mesh {}", skin.vertex_count(), n);
   initialized_ = false;
   vertex_count_ = n;
@@ -84,148 +118,18 @@ void DynamicSkinningState::initialize(const Rig& rig, const Mesh& mesh, const Sk
   if (!(size_ > 0) || !std::isfinite(size_)) size_ = 1;
   parents_ = rig.parents;
   joint_index_.clear();
-  for (std::size_t j = 0; j < joint_count; ++j) joint_index_.emplace(rig.names[j], static_cast<int>(j));
+  for (std::size_t j = 0; j < rig.joint_count(); ++j) joint_index_.emplace(rig.names[j], static_cast<int>(j));
   weights_ = HierarchicalWeights::from(rig, skin);
-
-  // Bend weights gamma_i.
-  gamma_.assign(n, 1.0f);
-  if (!parameters.bend_weights.empty()) {
-    if (parameters.bend_weights.size() != n) {
-      fail_plain("dynamic: bend_weights has {} values, the mesh {} vertices", parameters.bend_weights.size(), n);
-    }
-    gamma_ = parameters.bend_weights;
-  } else if (!parameters.bend_weight_attribute.empty()) {
-    auto found = mesh.vertex_scalars.find(parameters.bend_weight_attribute);
-    if (found != mesh.vertex_scalars.end() && found->second.size() == n) {
-      for (std::size_t v = 0; v < n; ++v) {
-        const float g = found->second[v];
-        gamma_[v] = std::isfinite(g) ? g : 0.0f;
-      }
-    }
-  }
+  gamma_ = bend_weights_of(mesh, parameters);
   max_abs_gamma_ = 0;
   for (float g : gamma_) max_abs_gamma_ = std::max(max_abs_gamma_, std::abs(g));
+  layout_ = std::make_shared<const dynamic_kernels::PairLayout>(
+      dynamic_kernels::pair_layout(rig, mesh, skin, weights_, gamma_, restricted_origins(rig, parameters, joint_index_)));
+  clear_history(rig.joint_count());
+  initialized_ = true;
+}
 
-  // Radius restrictions of flexible origins, folded into beta.
-  std::vector<const JointDynamics*> restricted(joint_count, nullptr);
-  for (const JointDynamics& joint : parameters.joints) {
-    auto found = joint_index_.find(joint.joint);
-    if (found == joint_index_.end()) fail_plain("dynamic: settings name joint '{}', which is not in the rig", joint.joint);
-    if (joint.radius > 0) restricted[found->second] = &joint;
-  }
-  std::vector<Vec3f> restricted_centre(joint_count, Vec3f::Zero());
-  for (std::size_t j = 0; j < joint_count; ++j) {
-    if (!restricted[j]) continue;
-    const Mat4f bind = rig.inverse_bind[j].inverse();
-    restricted_centre[j] = (bind * restricted[j]->origin.homogeneous()).head<3>();
-  }
-
-  // Pairs, chunk by chunk, grouped by joint.
-  struct Pair {
-    std::uint32_t joint;
-    std::uint16_t vertex;
-    float beta, gamma;
-  };
-  std::vector<Pair> pairs;
-  chunk_segments_.assign(1, 0);
-  segments_.clear();
-  stored_pairs_ = dense_pairs_ = 0;
-  pair_vertex_.clear();
-  pair_beta_.clear();
-  pair_gamma_.clear();
-  // Within a chunk, vertices are visited in the depth-first order of their main joint, so that
-  // the vertices of a joint's subtree are mostly contiguous (dense segments, no gathers).
-  std::vector<int> enter(joint_count, 0);
-  {
-    const auto children = rig.children();
-    int clock = 0;
-    std::vector<int> stack;
-    for (std::size_t r = joint_count; r-- > 0;) {
-      if (rig.parents[r] < 0) stack.push_back(static_cast<int>(r));
-    }
-    while (!stack.empty()) {
-      const int j = stack.back();
-      stack.pop_back();
-      enter[j] = clock++;
-      for (auto c = children[j].rbegin(); c != children[j].rend(); ++c) stack.push_back(*c);
-    }
-  }
-  std::vector<int> main_joint(n, 0);
-  for (std::size_t v = 0; v < n; ++v) {
-    const auto joints = skin.joints_of(v);
-    const auto weights = skin.weights_of(v);
-    float best = -1;
-    for (std::size_t k = 0; k < joints.size(); ++k) {
-      if (weights[k] > best) best = weights[k], main_joint[v] = static_cast<int>(joints[k]);
-    }
-  }
-  chunk_order_.resize(n);
-  chunk_identity_.clear();
-  std::vector<std::uint16_t> slot_of(kChunk);
-  for (std::size_t first = 0; first < n; first += kChunk) {
-    const std::size_t last = std::min(n, first + kChunk);
-    std::uint16_t* order = chunk_order_.data() + first;
-    for (std::size_t i = 0; i < last - first; ++i) order[i] = static_cast<std::uint16_t>(i);
-    std::stable_sort(order, order + (last - first), [&](std::uint16_t a, std::uint16_t b) {
-      return enter[main_joint[first + a]] < enter[main_joint[first + b]];
-    });
-    bool identity = true;
-    for (std::size_t i = 0; i < last - first; ++i) {
-      slot_of[order[i]] = static_cast<std::uint16_t>(i);
-      identity = identity && order[i] == i;
-    }
-    chunk_identity_.push_back(identity);
-    pairs.clear();
-    for (std::size_t i = 0; i < last - first; ++i) {
-      const std::size_t v = first + order[i];
-      if (gamma_[v] == 0) continue;
-      for (std::uint32_t k = weights_.offsets[v]; k < weights_.offsets[v + 1]; ++k) {
-        const std::uint32_t j = weights_.joints[k];
-        float beta = weights_.betas[k];
-        if (const JointDynamics* r = restricted[j]) {
-          const float distance = (mesh.positions[v] - restricted_centre[j]).norm() / r->radius;
-          const float falloff = distance < 1 ? (1 - distance * distance) * (1 - distance * distance) : 0.0f;
-          beta *= falloff;
-        }
-        if (beta == 0) continue;
-        pairs.push_back({j, slot_of[v - first], beta, gamma_[v]});
-      }
-    }
-    std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.joint < b.joint; });
-    for (std::size_t k = 0; k < pairs.size();) {
-      std::size_t next = k;
-      while (next < pairs.size() && pairs[next].joint == pairs[k].joint) ++next;
-      // Vertices ascending within a joint: the run spans [pairs[k].vertex, pairs[next-1].vertex].
-      const std::size_t span = static_cast<std::size_t>(pairs[next - 1].vertex - pairs[k].vertex) + 1;
-      const auto index = static_cast<std::uint32_t>(pair_beta_.size());
-      if (span <= 2 * (next - k)) {  // at least half full: dense, beta 0 in the gaps
-        segments_.push_back({pairs[k].joint, index, static_cast<std::uint32_t>(index + span),
-                             static_cast<std::uint32_t>(next - k), pairs[k].vertex, 1});
-        pair_beta_.resize(index + span, 0.0f);
-        pair_gamma_.resize(index + span, 0.0f);
-        pair_vertex_.resize(index + span, 0);
-        for (std::size_t i = k; i < next; ++i) {
-          const std::size_t slot = index + (pairs[i].vertex - pairs[k].vertex);
-          pair_beta_[slot] = pairs[i].beta;
-          pair_gamma_[slot] = pairs[i].gamma;
-          pair_vertex_[slot] = pairs[i].vertex;
-        }
-        dense_pairs_ += span;
-      } else {
-        segments_.push_back({pairs[k].joint, index, static_cast<std::uint32_t>(index + (next - k)),
-                             static_cast<std::uint32_t>(next - k), 0, 0});
-        for (std::size_t i = k; i < next; ++i) {
-          pair_vertex_.push_back(pairs[i].vertex);
-          pair_beta_.push_back(pairs[i].beta);
-          pair_gamma_.push_back(pairs[i].gamma);
-        }
-      }
-      stored_pairs_ += next - k;
-      k = next;
-    }
-    chunk_segments_.push_back(static_cast<std::uint32_t>(segments_.size()));
-  }
-
+void DynamicSkinningState::clear_history(std::size_t joint_count) {
   joint_parameters_.assign(joint_count, {});
   joint_origin_.assign(joint_count, Vec3f::Zero());
   filters_.assign(joint_count, {});
@@ -243,8 +147,10 @@ void DynamicSkinningState::initialize(const Rig& rig, const Mesh& mesh, const Sk
   joint_data_.assign(joint_count * kJointStride, 0.0f);
   scratch_pose_.resize(joint_count);
   started_ = false;
-  initialized_ = true;
 }
+
+std::size_t DynamicSkinningState::pair_count() const { return layout_ ? layout_->stored_pairs : 0; }
+std::size_t DynamicSkinningState::dense_lane_count() const { return layout_ ? layout_->dense_pairs : 0; }
 
 void DynamicSkinningState::reset() {
   started_ = false;
@@ -564,8 +470,9 @@ void DynamicSkinningState::fill_joint_table(const Pose& pose) {
 }
 
 void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* pool) {
+  const dynamic_kernels::PairLayout& L = *layout_;
   std::size_t active_pairs = 0;
-  for (const Segment& segment : segments_) {
+  for (const dynamic_kernels::Segment& segment : L.segments) {
     if (!active_[segment.joint]) continue;
     active_pairs += segment.pairs;
   }
@@ -578,13 +485,13 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
   auto body = [&](std::size_t chunk_begin, std::size_t chunk_end) {
     alignas(32) float px[kChunk], py[kChunk], pz[kChunk], dx[kChunk], dy[kChunk], dz[kChunk];
     for (std::size_t c = chunk_begin; c < chunk_end; ++c) {
-      const std::uint32_t first_segment = chunk_segments_[c], last_segment = chunk_segments_[c + 1];
+      const std::uint32_t first_segment = L.chunk_segments[c], last_segment = L.chunk_segments[c + 1];
       bool any = false;
-      for (std::uint32_t s = first_segment; s < last_segment && !any; ++s) any = active_[segments_[s].joint];
+      for (std::uint32_t s = first_segment; s < last_segment && !any; ++s) any = active_[L.segments[s].joint];
       if (!any) continue;
       const std::size_t first = c * kChunk, count = std::min(kChunk, vertex_count_ - first);
-      const std::uint16_t* order = chunk_order_.data() + first;
-      const bool identity = chunk_identity_[c];
+      const std::uint16_t* order = L.chunk_order.data() + first;
+      const bool identity = L.chunk_identity[c];
       std::fill(dx, dx + count, 0.0f);
       std::fill(dy, dy + count, 0.0f);
       std::fill(dz, dz + count, 0.0f);
@@ -600,14 +507,14 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
         }
       }
       for (std::uint32_t s = first_segment; s < last_segment; ++s) {
-        const Segment& segment = segments_[s];
+        const dynamic_kernels::Segment& segment = L.segments[s];
         if (!active_[segment.joint]) continue;
         const float* joint = joint_data_.data() + segment.joint * kJointStride;
         if (segment.dense) {
-          kernels.dense(joint, segment.first, pair_beta_.data(), pair_gamma_.data(), segment.begin, segment.end, px, py,
+          kernels.dense(joint, segment.first, L.pair_beta.data(), L.pair_gamma.data(), segment.begin, segment.end, px, py,
                         pz, dx, dy, dz, inv_max_angle2);
         } else {
-          kernels.pairs(joint, pair_vertex_.data(), pair_beta_.data(), pair_gamma_.data(), segment.begin, segment.end,
+          kernels.pairs(joint, L.pair_vertex.data(), L.pair_beta.data(), L.pair_gamma.data(), segment.begin, segment.end,
                         px, py, pz, dx, dy, dz, inv_max_angle2);
         }
       }
@@ -622,18 +529,19 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
 }
 
 void DynamicSkinningState::reference_offsets(std::span<const Vec3f> base, std::span<Vec3f> offsets) const {
+  const dynamic_kernels::PairLayout& L = *layout_;
   const float inv_max_angle2 = static_cast<float>(1.0 / (max_angle_ * max_angle_));
   std::fill(offsets.begin(), offsets.end(), Vec3f::Zero());
-  for (std::size_t c = 0; c + 1 < chunk_segments_.size(); ++c) {
+  for (std::size_t c = 0; c + 1 < L.chunk_segments.size(); ++c) {
     const std::size_t first = c * kChunk;
-    for (std::uint32_t s = chunk_segments_[c]; s < chunk_segments_[c + 1]; ++s) {
-      const Segment& segment = segments_[s];
+    for (std::uint32_t s = L.chunk_segments[c]; s < L.chunk_segments[c + 1]; ++s) {
+      const dynamic_kernels::Segment& segment = L.segments[s];
       if (!active_[segment.joint]) continue;
       const float* joint = joint_data_.data() + segment.joint * kJointStride;
       for (std::uint32_t k = segment.begin; k < segment.end; ++k) {
-        if (pair_beta_[k] == 0) continue;  // a gap of a dense segment
-        const std::size_t v = first + chunk_order_[first + pair_vertex_[k]];
-        offsets[v] += dynamic_kernels::pair_offset<true>(joint, base[v].x(), base[v].y(), base[v].z(), pair_beta_[k], pair_gamma_[k],
+        if (L.pair_beta[k] == 0) continue;  // a gap of a dense segment
+        const std::size_t v = first + L.chunk_order[first + L.pair_vertex[k]];
+        offsets[v] += dynamic_kernels::pair_offset<true>(joint, base[v].x(), base[v].y(), base[v].z(), L.pair_beta[k], L.pair_gamma[k],
                                         inv_max_angle2);
       }
     }
@@ -645,14 +553,15 @@ float DynamicSkinningState::inverse_max_angle_squared() const {
 }
 
 HierarchicalWeights DynamicSkinningState::kernel_weights() const {
+  const dynamic_kernels::PairLayout& L = *layout_;
   std::vector<std::vector<std::pair<std::uint32_t, float>>> rows(vertex_count_);
-  for (std::size_t c = 0; c + 1 < chunk_segments_.size(); ++c) {
+  for (std::size_t c = 0; c + 1 < L.chunk_segments.size(); ++c) {
     const std::size_t first = c * kChunk;
-    for (std::uint32_t s = chunk_segments_[c]; s < chunk_segments_[c + 1]; ++s) {
-      const Segment& segment = segments_[s];
+    for (std::uint32_t s = L.chunk_segments[c]; s < L.chunk_segments[c + 1]; ++s) {
+      const dynamic_kernels::Segment& segment = L.segments[s];
       for (std::uint32_t k = segment.begin; k < segment.end; ++k) {
-        if (pair_beta_[k] == 0) continue;  // a gap of a dense segment
-        rows[first + chunk_order_[first + pair_vertex_[k]]].emplace_back(segment.joint, pair_beta_[k]);
+        if (L.pair_beta[k] == 0) continue;  // a gap of a dense segment
+        rows[first + L.chunk_order[first + L.pair_vertex[k]]].emplace_back(segment.joint, L.pair_beta[k]);
       }
     }
   }
@@ -685,6 +594,10 @@ void dynamic_skinning_reset(DynamicSkinningState& state) { state.reset(); }
 
 namespace {
 
+// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
+// vertices, docs/benchmarks.md).
+constexpr double kNanosecondsPerVertex = 16.5;
+
 class DynamicDeformer final : public Deformer {
  public:
   explicit DynamicDeformer(DynamicSkinningParameters parameters) : parameters_(std::move(parameters)) {}
@@ -705,7 +618,8 @@ class DynamicDeformer final : public Deformer {
     state_.start_periodic(parameters_, pose_at, cycle_start, period);
   }
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
-    state_.apply(parameters_, frame.pose, positions, frame.time, frame.pose_at, frame.pool);
+    state_.apply(parameters_, frame.pose, positions, frame.time, frame.pose_at,
+                 pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex));
   }
 
  private:

@@ -73,6 +73,10 @@ WOBBLE_SIMD_DEFINE_TABLE_FOR
 
 namespace {
 
+// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
+// vertices, docs/benchmarks.md).
+constexpr double kNanosecondsPerVertex = 6.9;
+
 class LbsDeformer final : public Deformer {
  public:
   const DeformerDescription& description() const override { return lbs_description(); }
@@ -96,7 +100,7 @@ class LbsDeformer final : public Deformer {
       job.out_normals = normals;
     }
     if (std::string problem = job.Validate(); !problem.empty()) fail_plain("lbs: {}", problem);
-    job.Run(frame.pool);
+    job.Run(pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex));
   }
 
  private:

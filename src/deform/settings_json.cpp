@@ -14,6 +14,7 @@
 #include <wobble/regular_file.hpp>
 
 #include "core/json_values.hpp"
+#include "deform/description_json.hpp"
 
 namespace wobble {
 
@@ -280,19 +281,22 @@ std::string markdown_row(const ParameterDescription& p, const std::string& prefi
          " | " + p.unit + " | " + (shown_default.empty() ? "" : "`" + shown_default + "`") + " | " + range + " | " + to_string(p.lifetime) + " | " + p.help + " |\n";
 }
 
+json deformer_json(const DeformerDescription& d) {
+  json parameters = json::array();
+  for (const ParameterDescription& p : d.parameters) parameters.push_back(description_json(p));
+  return {{"name", d.name}, {"stage", to_string(d.stage)}, {"summary", d.summary}, {"parameters", parameters}};
+}
+
 }  // namespace
 
 std::string deformer_descriptions_json(int indent) {
   json all = json::array();
-  for (const DeformerDescription* d : deformer_descriptions()) {
-    json parameters = json::array();
-    for (const ParameterDescription& p : d->parameters) parameters.push_back(description_json(p));
-    all.push_back({{"name", d->name},
-                   {"stage", to_string(d->stage)},
-                   {"summary", d->summary},
-                   {"parameters", parameters}});
-  }
+  for (const DeformerDescription* d : deformer_descriptions()) all.push_back(deformer_json(*d));
   return all.dump(indent);
+}
+
+std::string deformer_description_json(const DeformerDescription& description, int indent) {
+  return deformer_json(description).dump(indent);
 }
 
 std::string deformer_descriptions_markdown() {

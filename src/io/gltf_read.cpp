@@ -25,6 +25,7 @@
 #include "core/json_values.hpp"
 #include "glb_preflight.hpp"
 #include "gltf_external_files.hpp"
+#include "gltf_morph_animation.hpp"
 
 namespace wobble {
 namespace {
@@ -68,8 +69,11 @@ std::string sniff_mime_type(const std::vector<std::uint8_t>& bytes) {
 
 class GltfReader {
  public:
-  GltfReader(const fs::path& path, const tinygltf::Model& model, Character& character, ReadBudget& budget)
-      : path_(path), model_(model), character_(character), diagnostics_(character.diagnostics), budget_(budget) {}
+  // `morphs`: also read the morph-target animation of the file's morphed mesh node into it.
+  GltfReader(const fs::path& path, const tinygltf::Model& model, Character& character, ReadBudget& budget,
+             MorphTargetAnimation* morphs)
+      : path_(path), model_(model), character_(character), diagnostics_(character.diagnostics), budget_(budget),
+        morphs_(morphs) {}
 
   void read() {
     check_required_extensions();
@@ -82,6 +86,7 @@ class GltfReader {
       read_static();
     }
     read_materials();
+    if (morphs_) read_morph_animation();
   }
 
  private:
@@ -397,7 +402,7 @@ class GltfReader {
         ++skipped_other;
         continue;
       }
-      read_mesh(node.mesh, nullptr, true);
+      read_mesh(static_cast<int>(i), nullptr, true);
     }
     if (skipped_other > 0)
       diagnostics_.repair("meshes_skipped",
@@ -516,7 +521,7 @@ class GltfReader {
     for (std::size_t i = 0; i < model_.nodes.size(); ++i) {
       if (model_.nodes[i].mesh < 0) continue;
       check_mesh_index(static_cast<int>(i));
-      read_mesh(model_.nodes[i].mesh, &worlds[i], false);
+      read_mesh(static_cast<int>(i), &worlds[i], false);
       any_mesh = true;
     }
     if (!any_mesh) fail(path_, "contains no mesh node");
@@ -534,9 +539,10 @@ class GltfReader {
     std::map<std::string, std::vector<float>> values;
   };
 
-  // Appends the triangle primitives of one mesh. `world` (static meshes) transforms positions and
-  // normals; skinned meshes are read in bind space as stored.
-  void read_mesh(int mesh_index, const Eigen::Matrix4d* world, bool skinned) {
+  // Appends the triangle primitives of a node's mesh. `world` (static meshes) transforms positions
+  // and normals; skinned meshes are read in bind space as stored.
+  void read_mesh(int node, const Eigen::Matrix4d* world, bool skinned) {
+    const int mesh_index = model_.nodes[static_cast<std::size_t>(node)].mesh;
     const tinygltf::Mesh& mesh = model_.meshes[static_cast<std::size_t>(mesh_index)];
     Mesh& out = character_.mesh;
     for (std::size_t p = 0; p < mesh.primitives.size(); ++p) {
@@ -573,6 +579,7 @@ class GltfReader {
         if (world) x = (*world * x.homogeneous()).head<3>();
         out.positions.push_back(x.cast<float>());
       }
+      if (morphs_ && !primitive.targets.empty()) read_morph_targets(primitive, where, node, first, n, world);
 
       // Normals: unit length; missing ones are computed from the triangles after merging.
       const int normal_accessor = attribute("NORMAL");
@@ -802,7 +809,7 @@ class GltfReader {
         } else if (channel.target_path == "scale") {
           path = ChannelPath::Scale;
         } else {
-          ++weights_channels;
+          if (!is_read_morph_channel(channel)) ++weights_channels;
           continue;
         }
         const int joint = node_to_joint_[static_cast<std::size_t>(channel.target_node)];
@@ -852,6 +859,7 @@ class GltfReader {
         character_.clips.push_back(std::move(clip));
         previous_targets = std::move(targets);
       }
+      clip_of_animation_.push_back(character_.clips.size() - 1);
       previous_unnamed = unnamed;
     }
 
@@ -880,6 +888,23 @@ class GltfReader {
                           negative_clips);
   }
 
+  // A sampler's input: at least one key, finite, increasing.
+  std::vector<float> read_key_times(const tinygltf::AnimationSampler& sampler, const std::string& where) const {
+    std::size_t keys = 0;
+    const auto times = read_elements(sampler.input, 1, where + " input", keys);
+    if (keys == 0) fail(path_, "{}: sampler has no keys", where);
+    std::vector<float> out;
+    out.reserve(keys);
+    for (std::size_t k = 0; k < keys; ++k) {
+      const float t = static_cast<float>(times[k]);
+      if (!std::isfinite(t)) fail(path_, "{}: key time {} is not finite", where, k);
+      if (k > 0 && !(t > out.back()))
+        fail(path_, "{}: key times are not increasing at key {} ({} after {})", where, k, t, out.back());
+      out.push_back(t);
+    }
+    return out;
+  }
+
   Channel read_channel(const tinygltf::Animation& animation, const tinygltf::AnimationChannel& source,
                        const std::string& label, std::size_t c, std::uint32_t joint, ChannelPath path) const {
     const tinygltf::AnimationSampler& sampler = animation.samplers[static_cast<std::size_t>(source.sampler)];
@@ -894,17 +919,8 @@ class GltfReader {
     } else {
       channel.interpolation = Interpolation::Linear;
     }
-    std::size_t keys = 0;
-    const auto times = read_elements(sampler.input, 1, where + " input", keys);
-    if (keys == 0) fail(path_, "{}: sampler has no keys", where);
-    channel.times.reserve(keys);
-    for (std::size_t k = 0; k < keys; ++k) {
-      const float t = static_cast<float>(times[k]);
-      if (!std::isfinite(t)) fail(path_, "{}: key time {} is not finite", where, k);
-      if (k > 0 && !(t > channel.times.back()))
-        fail(path_, "{}: key times are not increasing at key {} ({} after {})", where, k, t, channel.times.back());
-      channel.times.push_back(t);
-    }
+    channel.times = read_key_times(sampler, where);
+    const std::size_t keys = channel.times.size();
     const int components = channel.components();
     const std::size_t per_key = channel.interpolation == Interpolation::CubicSpline ? 3 : 1;
     int actual = 0;
@@ -921,6 +937,85 @@ class GltfReader {
       channel.values.push_back(static_cast<float>(value));
     }
     return channel;
+  }
+
+  // ---------------------------------------------------------------- morph-target animations
+
+  // The POSITION offsets of one primitive's morph targets, at its vertices in morphs_->targets.
+  void read_morph_targets(const tinygltf::Primitive& primitive, const std::string& where, int node, std::uint32_t first,
+                          std::size_t n, const Eigen::Matrix4d* world) {
+    auto& targets = morphs_->targets;
+    if (morph_node_ >= 0 && morph_node_ != node)
+      fail(path_, "nodes {} and {} both have morph targets: one morphed mesh node expected", morph_node_, node);
+    if (morph_node_ >= 0 && targets.size() != primitive.targets.size())
+      fail(path_, "{} has {} morph targets, an earlier primitive of its mesh {}", where, primitive.targets.size(),
+           targets.size());
+    morph_node_ = node;
+    targets.resize(primitive.targets.size());
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      targets[t].resize(first + n, Vec3f::Zero());  // vertices of primitives without targets stay 0
+      const auto it = primitive.targets[t].find("POSITION");
+      if (it == primitive.targets[t].end()) continue;
+      const std::string what = fmt::format("{} target {} POSITION", where, t);
+      std::size_t count = 0;
+      const auto offsets = read_elements(it->second, 3, what, count);
+      if (count != n) fail(path_, "{}: {} elements for {} vertices", what, count, n);
+      for (std::size_t v = 0; v < n; ++v) {
+        Eigen::Vector3d offset(offsets[3 * v], offsets[3 * v + 1], offsets[3 * v + 2]);
+        if (!offset.allFinite()) fail(path_, "{}: vertex {} is not finite", what, v);
+        if (world) offset = world->topLeftCorner<3, 3>() * offset;
+        targets[t][first + v] = offset.cast<float>();
+      }
+    }
+  }
+
+  bool is_read_morph_channel(const tinygltf::AnimationChannel& channel) const {
+    return morphs_ && morph_node_ >= 0 && channel.target_node == morph_node_ && channel.target_path == "weights";
+  }
+
+  // The one animation channel of the morphed node's weights: its keys, and its weights per key.
+  void read_morph_animation() {
+    if (morph_node_ < 0)
+      fail(path_, "has no morph targets (a morph-target bake, as `wobble bake IN --clip C -o bake.glb` writes, has "
+                  "one per frame)");
+    std::vector<std::pair<std::size_t, std::size_t>> found;  // animation, channel
+    for (std::size_t a = 0; a < model_.animations.size(); ++a)
+      for (std::size_t c = 0; c < model_.animations[a].channels.size(); ++c)
+        if (is_read_morph_channel(model_.animations[a].channels[c])) found.emplace_back(a, c);
+    if (found.size() != 1)
+      fail(path_, "{} animation channels drive the weights of the morphed node '{}': one expected", found.size(),
+           node_name(morph_node_));
+    const auto [a, c] = found.front();
+    const tinygltf::Animation& animation = model_.animations[a];
+    const std::string where = fmt::format("animation {} channel {} (weights)", a, c);
+    const int sampler_index = animation.channels[c].sampler;
+    if (sampler_index < 0 || static_cast<std::size_t>(sampler_index) >= animation.samplers.size())
+      fail(path_, "{}: sampler {} out of range ({} samplers)", where, sampler_index, animation.samplers.size());
+    const tinygltf::AnimationSampler& sampler = animation.samplers[static_cast<std::size_t>(sampler_index)];
+    morphs_->times = read_key_times(sampler, where);
+    read_morph_weights(sampler, where);
+    if (!clip_of_animation_.empty()) morphs_->clip = clip_of_animation_[a];
+    for (auto& target : morphs_->targets) target.resize(character_.mesh.vertex_count(), Vec3f::Zero());
+  }
+
+  // Weights per key (a cubic spline's values, between its tangents).
+  void read_morph_weights(const tinygltf::AnimationSampler& sampler, const std::string& where) {
+    const std::size_t keys = morphs_->times.size(), targets = morphs_->targets.size();
+    const std::size_t per_key = sampler.interpolation == "CUBICSPLINE" ? 3 : 1, value_slot = per_key == 3 ? 1 : 0;
+    int components = 0;
+    std::size_t count = 0;
+    const auto values = read_accessor(sampler.output, where + " output", &components, &count);
+    if (components != 1 || count != keys * per_key * targets)
+      fail(path_, "{}: output has {} elements of {} components for {} keys of {} targets", where, count, components,
+           keys, targets);
+    morphs_->weights.assign(keys, std::vector<float>(targets));
+    for (std::size_t k = 0; k < keys; ++k) {
+      for (std::size_t t = 0; t < targets; ++t) {
+        const double weight = values[(k * per_key + value_slot) * targets + t];
+        if (!std::isfinite(weight)) fail(path_, "{}: key {} target {} is not finite", where, k, t);
+        morphs_->weights[k][t] = static_cast<float>(weight);
+      }
+    }
   }
 
   // ---------------------------------------------------------------- materials
@@ -998,6 +1093,9 @@ class GltfReader {
   Character& character_;
   Diagnostics& diagnostics_;
   ReadBudget& budget_;
+  MorphTargetAnimation* morphs_;
+  int morph_node_ = -1;                      // the node whose mesh has morph targets (morphs_ only)
+  std::vector<std::size_t> clip_of_animation_;  // per glTF animation: its clip in character_.clips
 
   std::vector<int> parents_;                 // per node
   std::vector<int> node_to_joint_;           // per node: rig joint or -1
@@ -1017,9 +1115,7 @@ bool has_glb_magic(const std::vector<std::uint8_t>& bytes) {
   return bytes.size() >= 4 && std::memcmp(bytes.data(), "glTF", 4) == 0;
 }
 
-}  // namespace
-
-Character read_gltf(const std::filesystem::path& path) {
+Character read_gltf_file(const std::filesystem::path& path, MorphTargetAnimation* morphs) {
   const std::vector<std::uint8_t> bytes = read_regular_file(path, "a glTF file", 0xFFFFFFFFu);
   ReadBudget budget(path, bytes.size());
   GltfExternalFiles files(fs::absolute(path).parent_path(), budget);
@@ -1059,9 +1155,18 @@ Character read_gltf(const std::filesystem::path& path) {
 
   Character character;
   character.source = path;
-  GltfReader(path, model, character, budget).read();
+  GltfReader(path, model, character, budget, morphs).read();
   character.validate();
   return character;
+}
+
+}  // namespace
+
+Character read_gltf(const std::filesystem::path& path) { return read_gltf_file(path, nullptr); }
+
+Character read_gltf_morph_animation(const std::filesystem::path& path, MorphTargetAnimation& animation) {
+  animation = {};
+  return read_gltf_file(path, &animation);
 }
 
 }  // namespace wobble

@@ -11,17 +11,13 @@
 #include <wobble/io/files.hpp>
 #include <wobble/io/read_limits.hpp>
 
+#include "core/ascii.hpp"
 #include "core/fail.hpp"
 
 namespace wobble {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -56,7 +52,7 @@ std::string assimp_extensions() {
 
 Character read_by_extension(const fs::path& path) {
 
-  const std::string name = lower(path.filename().string());
+  const std::string name = ascii_lower(path.filename().string());
   const std::string extension = lowercase_extension(path);
   Character character;
   if (extension == ".gltf" || extension == ".glb") {
@@ -82,7 +78,7 @@ Character read_by_extension(const fs::path& path) {
 
 }  // namespace
 
-std::string lowercase_extension(const fs::path& path) { return lower(path.extension().string()); }
+std::string lowercase_extension(const fs::path& path) { return ascii_lower(path.extension().string()); }
 
 Character load_character(const fs::path& path) {
   require_regular_file(path, "a character or mesh file");

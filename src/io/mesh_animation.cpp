@@ -1,4 +1,5 @@
-// Mesh animations for `wobble decompose`: PC2 point caches and folders of OBJ frames.
+// Mesh animations for `wobble decompose`: PC2 point caches, folders of OBJ frames and morph-target
+// glTF bakes.
 #include <wobble/io/mesh_animation.hpp>
 
 #include <algorithm>
@@ -8,8 +9,11 @@
 #include <vector>
 
 #include <wobble/io/files.hpp>
+#include <wobble/lbs.hpp>
+#include <wobble/pose.hpp>
 
 #include "core/fail.hpp"
+#include "gltf_morph_animation.hpp"
 
 namespace wobble {
 namespace {
@@ -53,6 +57,42 @@ BakedFrames from_obj_folder(const fs::path& folder, double fps) {
   return baked;
 }
 
+// The bind-space mesh morphed by key k's weights.
+void morph(const Mesh& mesh, const MorphTargetAnimation& morphs, std::size_t k, std::vector<Vec3f>& out) {
+  out = mesh.positions;
+  for (std::size_t t = 0; t < morphs.targets.size(); ++t) {
+    const float weight = morphs.weights[k][t];
+    if (weight == 0.0f) continue;
+    for (std::size_t v = 0; v < out.size(); ++v) out[v] += weight * morphs.targets[t][v];
+  }
+}
+
+// Frame k: the mesh morphed at key k, skinned by the file's clip at the key's time (as a glTF
+// viewer plays it; a static mesh is in world space already).
+BakedFrames from_gltf_bake(const fs::path& path) {
+  MorphTargetAnimation morphs;
+  const Character character = read_gltf_morph_animation(path, morphs);
+  const bool skinned = character.is_skinned() && morphs.clip.has_value();
+  const PackedSkin skin = skinned ? PackedSkin::from(character.skin) : PackedSkin{};
+  BakedFrames baked;
+  baked.times = morphs.times;
+  std::vector<Vec3f> bind;
+  Pose pose;
+  for (std::size_t k = 0; k < morphs.times.size(); ++k) {
+    morph(character.mesh, morphs, k, bind);
+    if (!skinned) {
+      baked.positions.push_back(bind);
+      continue;
+    }
+    evaluate_pose(character.rig, &character.clips[*morphs.clip], morphs.times[k], pose);
+    std::vector<Vec3f>& world = baked.positions.emplace_back(bind.size());
+    const LbsJob job{pose.skinning, &skin, bind, {}, world, {}};
+    if (const std::string problem = job.Validate(); !problem.empty()) fail(path, "cannot skin frame {}: {}", k, problem);
+    job.Run();
+  }
+  return baked;
+}
+
 }  // namespace
 
 BakedFrames read_mesh_animation(const fs::path& path, double fps) {
@@ -63,8 +103,11 @@ BakedFrames read_mesh_animation(const fs::path& path, double fps) {
     baked = from_obj_folder(path, fps);
   } else if (lowercase_extension(path) == ".pc2") {
     baked = from_point_cache(path, fps);
+  } else if (lowercase_extension(path) == ".glb" || lowercase_extension(path) == ".gltf") {
+    baked = from_gltf_bake(path);
   } else {
-    fail(path, "unknown mesh animation '{}' (use a .pc2 point cache or a folder of .obj frames)",
+    fail(path, "unknown mesh animation '{}' (use a .pc2 point cache, a folder of .obj frames or a morph-target "
+               ".glb/.gltf bake)",
          path.extension().string());
   }
   if (baked.positions.empty()) fail(path, "the animation has no frames");

@@ -6,6 +6,8 @@
 #include <numbers>
 
 #include <wobble/error.hpp>
+#include <wobble/io/atomic_file.hpp>
+#include <wobble/io/output_file.hpp>
 
 #include "core/fail.hpp"
 
@@ -164,7 +166,27 @@ void save_network(SkinningNetwork& network, const std::string& path, const nlohm
   nlohmann::json header = {{"format", "wobble-neural-fields"}, {"version", 1}, {"network", network->config.to_json()},
                            {"metadata", metadata}};
   archive.write("wobble_header", c10::IValue(header.dump()));
-  archive.save_to(path);
+  save_archive(archive, path);
+}
+
+void save_archive(torch::serialize::OutputArchive& archive, const std::filesystem::path& path) {
+  AtomicOutput output(path);
+  OutputFile file(output.temporary(), output.target());
+  try {
+    // Every count is reported written: torch's writer (1.13) throws on a short count from its
+    // destructor too, which terminates. After the first failure the rest is dropped, and the
+    // reason stays with `file` for close() below.
+    archive.save_to([&](const void* data, std::size_t size) {
+      file.try_write(data, size);
+      return size;
+    });
+  } catch (const c10::Error& error) {
+    if (file.failed()) file.fail_with_reason();
+    const std::string reason = error.what_without_backtrace();
+    fail(path, "cannot write the torch archive: {}", reason.substr(0, reason.find('\n')));
+  }
+  file.close();
+  output.commit();
 }
 
 SkinningNetwork load_network(const std::string& path, nlohmann::json* metadata) {

@@ -1,6 +1,7 @@
 #pragma once
 // The neural skinning fields autoencoder (PhysSkin++ III-B), sized for a CPU, and the
 // Simplicits-style per-object MLP used as a baseline. Internal: includes LibTorch.
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -75,8 +76,12 @@ struct PerObjectMlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(PerObjectMlp);
 
-// Model files: the configuration (JSON text) and the parameters in one torch archive.
+// Model files: the configuration (JSON text) and the parameters in one torch archive, written
+// whole or not at all (save_archive).
 void save_network(SkinningNetwork& network, const std::string& path, const nlohmann::json& metadata = {});
+// An archive as the file `path`, through a temporary sibling renamed into place; a failed write
+// is an Error naming `path` and the system's reason ("No space left on device").
+void save_archive(torch::serialize::OutputArchive& archive, const std::filesystem::path& path);
 // Throws Error naming the file when it is missing or not a wobble model.
 SkinningNetwork load_network(const std::string& path, nlohmann::json* metadata = nullptr);
 

@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include <wobble/io/atomic_file.hpp>
 #include <wobble/error.hpp>
+#include <wobble/io/atomic_file.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/subspace_quality.hpp>
@@ -32,6 +32,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+
+constexpr const char* kOptimizerStepKey = "wobble_step";  // the step a checkpoint.optim.pt belongs to
 
 template <typename T>
 void read(const json& j, const char* key, T& value, const fs::path& source) {
@@ -275,18 +277,45 @@ Validation validate(SkinningNetwork& network, const std::vector<ValidationShape>
   return out;
 }
 
+// The optimizer's state first, then the network: each file is renamed into place whole, and each
+// holds the step, so that a run killed between the two is found out on resume (resumed_optimizer).
 void write_checkpoint(SkinningNetwork& network, torch::optim::Adam& optimizer, const fs::path& checkpoint,
                       const fs::path& optimizer_file, const json& metadata) {
-  {
-    AtomicOutput out(checkpoint);
-    save_network(network, out.temporary().string(), metadata);
-    out.commit();
-  }
-  AtomicOutput out(optimizer_file);
   torch::serialize::OutputArchive archive;
   optimizer.save(archive);
-  archive.save_to(out.temporary().string());
-  out.commit();
+  archive.write(kOptimizerStepKey, c10::IValue(static_cast<std::int64_t>(metadata.value("step", 0))));
+  save_archive(archive, optimizer_file);
+  save_network(network, checkpoint.string(), metadata);
+}
+
+// Loads the optimizer state saved with checkpoint.pt at `step`, or says why the run cannot resume.
+void resumed_optimizer(torch::optim::Adam& optimizer, const fs::path& optimizer_file, int step) {
+  if (!fs::is_regular_file(optimizer_file))
+    fail(optimizer_file, "cannot resume: the optimizer state is missing (train again without --resume)");
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(optimizer_file.string());
+  } catch (const c10::Error&) {
+    fail(optimizer_file, "cannot resume: not a torch archive (train again without --resume)");
+  }
+  c10::IValue saved;
+  if (archive.try_read(kOptimizerStepKey, saved) && saved.isInt() && saved.toInt() != step)
+    fail(optimizer_file,
+         "cannot resume: the optimizer state is of step {}, checkpoint.pt of step {} (the run was stopped between "
+         "writing the two; train again without --resume)",
+         saved.toInt(), step);
+  optimizer.load(archive);
+}
+
+// The loss rows of steps 1 to `step` (the curves are written before each checkpoint), or says why
+// the run cannot resume.
+LossCurves resumed_curves(const fs::path& csv, int step) {
+  LossCurves curves = read_loss_csv(csv, step);
+  const int last = curves.steps().empty() ? 0 : curves.steps().back();
+  if (step > 0 && last != step)
+    fail(csv, "cannot resume: the loss rows end at step {}, checkpoint.pt is of step {} (train again without --resume)",
+         last, step);
+  return curves;
 }
 
 json read_json_file(const fs::path& file, const char* what) {
@@ -422,8 +451,16 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
   return c;
 }
 
+void prepare_training_output(const TrainingConfig& config) {
+  std::error_code error;
+  fs::create_directories(config.output, error);
+  if (error) fail(config.output, "cannot make the output folder: {}", error.message());
+  AtomicOutput::check(config.output / "model.pt");
+}
+
 TrainingReport train_fields(const TrainingConfig& config, bool resume, const TrainingProgress& progress,
                             const TorchrunEnvironment& environment) {
+  if (environment.rank == 0) prepare_training_output(config);
   torch::set_num_threads(1);
   torch::manual_seed(config.seed);
   const fs::path checkpoint = config.output / "checkpoint.pt", optimizer_file = config.output / "checkpoint.optim.pt";
@@ -441,14 +478,10 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   if (config.steps == 0) {  // the network as initialised from the seed: no data, no optimizer step
     if (resume) fail(checkpoint, "--steps 0 writes the initial network: there is nothing to resume");
     report.parameters = parameter_count(*network);
-    if (report.wrote_outputs) {
-      fs::create_directories(config.output);
-      AtomicOutput out(report.model);
-      save_network(network, out.temporary().string(),
+    if (report.wrote_outputs)  // whole or not at all (save_archive)
+      save_network(network, report.model.string(),
                    json{{"step", 0}, {"config", config.network}, {"seed", config.seed}, {"steps", 0},
                         {"batch_points", config.batch_points}, {"z_samples", config.z_samples}, {"untrained", true}});
-      out.commit();
-    }
     return report;
   }
   network->train();
@@ -456,11 +489,9 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   int first_step = 0;
   LossCurves curves;
   if (resume) {
-    torch::serialize::InputArchive archive;
-    archive.load_from(optimizer_file.string());
-    optimizer.load(archive);
     first_step = resumed.value("step", 0);
-    curves = read_loss_csv(report.csv, first_step);
+    resumed_optimizer(optimizer, optimizer_file, first_step);
+    curves = resumed_curves(report.csv, first_step);
   }
   report.parameters = parameter_count(*network);
   const std::vector<torch::Tensor> parameters = network->parameters();
@@ -484,7 +515,6 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
     std::vector<torch::Tensor> values = parameters;
     group.broadcast_from_root(values);
   }
-  if (group.is_root()) fs::create_directories(config.output);
 
   const GradientCombination combination = combination_of(config);
   const int items = config.shapes_per_step, world = group.size();
@@ -565,9 +595,11 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
       window_count = 0;
     }
     if ((step + 1) % config.checkpoint_every == 0 || last) {
-      write_checkpoint(network, optimizer, checkpoint, optimizer_file, metadata_at(step + 1));
+      // The curves first, the checkpoint last: the checkpoint is what says a step was saved, so a
+      // run killed in between resumes from the previous one with every row it needs.
       curves.write_csv(report.csv);
       curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total", "validation", "validation_quality"});
+      write_checkpoint(network, optimizer, checkpoint, optimizer_file, metadata_at(step + 1));
     }
   }
   report.steps = config.steps;
@@ -575,9 +607,7 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   report.seconds_per_step = report.seconds / std::max(1, config.steps - first_step);
   report.shapes_per_second = world * items / report.seconds_per_step;
   if (group.is_root()) {
-    AtomicOutput out(report.model);
-    save_network(network, out.temporary().string(), metadata_at(config.steps));
-    out.commit();
+    save_network(network, report.model.string(), metadata_at(config.steps));
   }
   return report;
 }

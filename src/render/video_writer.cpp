@@ -2,17 +2,18 @@
 // Not compiled for the web.
 #include <wobble/render/video_writer.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,13 +42,17 @@ fs::path find_ffmpeg() {
 
 struct VideoWriter::State {
   std::unique_ptr<AtomicOutput> output;
-  fs::path log;
+  int log = -1;  // ffmpeg's messages, in memory: never on the output's (maybe full) disk
   pid_t child = -1;
   int pipe = -1;
   int width = 0, height = 0;
   bool failed = false;
 
-  // Waits for ffmpeg; true if it exited with 0.
+  ~State() {
+    if (log >= 0) ::close(log);
+  }
+  // Waits for ffmpeg; true if it exited with 0 and said nothing (it runs at -loglevel error, and
+  // ffmpeg 5 exits with 0 when it cannot write the trailer: "No space left on device").
   bool wait() {
     if (pipe >= 0) ::close(pipe), pipe = -1;
     if (child < 0) return false;
@@ -55,15 +60,30 @@ struct VideoWriter::State {
     while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
     child = -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 && last_log_line().empty();
+  }
+  std::string log_text() const {
+    std::string text(static_cast<std::size_t>(std::max<off_t>(0, ::lseek(log, 0, SEEK_END))), '\0');
+    const ssize_t read = ::pread(log, text.data(), text.size(), 0);
+    text.resize(static_cast<std::size_t>(std::max<ssize_t>(0, read)));
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    return text;
   }
   std::string last_log_line() const {
-    std::ifstream in(log);
-    std::string line, last;
-    while (std::getline(in, line)) {
-      if (!line.empty()) last = line;
+    const std::string text = log_text();
+    return text.substr(text.find_last_of('\n') + 1);
+  }
+  // ffmpeg's error as ours: "cannot write: REASON" where it could not write the temporary (its
+  // line ends with the temporary's name, a colon and errno's text), else its last line.
+  [[noreturn]] void fail_with_log(const char* what) const {
+    const std::string text = log_text(), file = output->temporary().string() + ": ";
+    const std::size_t at = text.rfind(file);
+    if (at != std::string::npos) {
+      const std::size_t begin = at + file.size(), end = text.find('\n', begin);
+      fail(output->target(), "cannot write: {}", text.substr(begin, end == std::string::npos ? end : end - begin));
     }
-    return last.empty() ? "no message" : last;
+    const std::string line = last_log_line();
+    fail(output->target(), "{}: {}", what, line.empty() ? "no message" : line);
   }
 };
 
@@ -75,7 +95,8 @@ VideoWriter::VideoWriter(const fs::path& target, int width, int height, double f
   const fs::path ffmpeg = find_ffmpeg();
   if (ffmpeg.empty()) fail(target, "writing {} needs ffmpeg, which is not on PATH (Debian package ffmpeg)", extension);
   s.output = std::make_unique<AtomicOutput>(target);
-  s.log = s.output->temporary().string() + ".log";
+  s.log = ::memfd_create("wobble-ffmpeg-log", MFD_CLOEXEC);
+  if (s.log < 0) fail(target, "cannot make a log for ffmpeg: {}", std::strerror(errno));
   s.width = width;
   s.height = height;
 
@@ -100,7 +121,7 @@ VideoWriter::VideoWriter(const fs::path& target, int width, int height, double f
   posix_spawn_file_actions_adddup2(&actions, fds[0], STDIN_FILENO);
   posix_spawn_file_actions_addclose(&actions, fds[1]);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, s.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, s.log, STDERR_FILENO);
   std::vector<char*> argv;
   for (std::string& a : arguments) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -118,10 +139,7 @@ VideoWriter::VideoWriter(const fs::path& target, int width, int height, double f
 }
 
 VideoWriter::~VideoWriter() {
-  if (!state_) return;
-  state_->wait();
-  std::error_code ignored;
-  fs::remove(state_->log, ignored);
+  if (state_) state_->wait();
 }
 
 void VideoWriter::add_frame(const RgbaImage& frame) {
@@ -143,13 +161,13 @@ void VideoWriter::add_frame(const RgbaImage& frame) {
   }
   if (s.failed) {
     s.wait();
-    fail(s.output->target(), "ffmpeg stopped: {}", s.last_log_line());
+    s.fail_with_log("ffmpeg stopped");
   }
 }
 
 void VideoWriter::finish() {
   State& s = *state_;
-  if (!s.wait()) fail(s.output->target(), "ffmpeg failed: {}", s.last_log_line());
+  if (!s.wait()) s.fail_with_log("ffmpeg failed");
   s.output->commit();
 }
 

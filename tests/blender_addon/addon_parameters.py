@@ -11,6 +11,8 @@ the motion's history, and refused values are reported with wobble's messages.
    collection whose entries carry the nested description's fields.
 2. The bundled clip at 30 fps with keys on every frame and 60 Hz sample time interpolated as glTF
    does (as addon_parity.py), so that Blender's rig is the file's clip where the effect reads it:
+   - per-bone overrides (the head's own amplitude and a frequency scale, the left forearm off)
+     pass as the settings' "joints" table and Bake equals `wobble bake --settings` with it;
    - amplitude keyed linearly from frame 12 to 18 (A down before a hold): the add-on passes the
      keys as they are; Bake equals `wobble bake --settings` with the same keys to 1e-5 of the
      character size, and its frames up to frame 12 equal the constant bake's bytes;
@@ -36,6 +38,8 @@ zip_path, cli, character_path, scratch = sys.argv[sys.argv.index("--") + 1:][:4]
 FPS, CLIP, LAST_FRAME = 30, "Walk", 30
 SETTINGS = {"frequency": 2.0, "damping": 0.4, "amplitude": 0.5, "drag": 0.2}
 LOW_AMPLITUDE = 0.1
+# Per-bone overrides (dynamic's joint table): the head's own amplitude, slower; the left forearm off.
+JOINTS = {"skeleton_head": {"amplitude": 1.5, "frequency_scale": 0.5}, "skeleton_arm_lower.L": {"enabled": False}}
 KEY_FROM, KEY_TO = 12, 18  # frames of the amplitude's two keys
 started = time.time()
 check = checker("addon_parameters")
@@ -180,7 +184,12 @@ def reference(dynamic, name):
             return dict(value, keys=[[t, v * ratio] for t, v in value["keys"]])
         return value * ratio
 
-    section = {k: scaled(v) if k in ("amplitude", "drag") else v for k, v in dynamic.items()}
+    def scaled_fields(fields):
+        return {k: scaled(v) if k in ("amplitude", "drag") else v for k, v in fields.items()}
+
+    section = scaled_fields(dynamic)
+    if "joints" in section:  # a bone's own amplitude and drag as the global ones
+        section["joints"] = {bone: scaled_fields(fields) for bone, fields in section["joints"].items()}
     path = os.path.join(scratch, name + ".json")
     with open(path, "w") as f:
         json.dump({"dynamic": section}, f)
@@ -238,6 +247,24 @@ constant_pc2, constant = bake()
 constant_cli = reference(SETTINGS, "constant")
 check(error(constant, constant_cli) <= 1e-5,
       f"constant amplitude: Bake equals `wobble bake`: {error(constant, constant_cli):.2e} of the size")
+
+# --- per-bone overrides: the joint table's entries pass as the settings' "joints" ---
+for bone, fields in JOINTS.items():
+    entry = s.dynamic.joints.add()
+    entry.bone = bone
+    for key, value in fields.items():
+        if "use_" + key in entry.bl_rna.properties:
+            setattr(entry, "use_" + key, True)  # the tick box of a field that falls back to the global value
+        setattr(entry, key, value)
+check(passed_settings()["joints"] == JOINTS, f"per-bone entries pass as {passed_settings()['joints']}")
+_, overridden = bake()
+overridden_cli = reference(dict(SETTINGS, joints=JOINTS), "joints")
+check(error(overridden, overridden_cli) <= 1e-5,
+      f"per-bone overrides: Bake equals `wobble bake` with the same joints: {error(overridden, overridden_cli):.2e} of "
+      "the size")
+check(error(overridden, constant) > 1e-3,
+      f"... and differs from the bake without them ({error(overridden, constant):.2e} of the size)")
+s.dynamic.joints.clear()
 
 # --- a keyframed amplitude: keyed down from frame 12 to 18 ---
 key_amplitude([(KEY_FROM, SETTINGS["amplitude"]), (KEY_TO, LOW_AMPLITUDE)], 'LINEAR')

@@ -399,6 +399,35 @@ TEST(RuntimeKernels, DeltaMushTwinnedSweepsEqualThePlainRows) {
   EXPECT_TRUE(weighted.shared.empty());
 }
 
+// The wavefront on one thread and pipelined over 2 to 4 (each thread a group of consecutive
+// sweeps a few chunks behind the group before it) against plain sweeps of the whole range, one
+// after another: the same bytes, for a number of sweeps below, at and above the thread count.
+TEST(RuntimeKernels, DeltaMushWavefrontOnAnyThreadCountEqualsPlainSweeps) {
+  const SweepCase c = sweep_case();
+  mush::SweepRows rows = c.plain;
+  std::size_t bandwidth = 0;
+  for (std::size_t i = 0; i < rows.vertex_count(); ++i)
+    rows.for_each_neighbour(i, [&](std::uint32_t j, float) { bandwidth = std::max<std::size_t>(bandwidth, i > j ? i - j : j - i); });
+  rows.chunk = static_cast<std::uint32_t>(mush::padded_rows(bandwidth));
+  ASSERT_GE((rows.vertex_count() + rows.chunk - 1) / rows.chunk, 4u) << "too few chunks to pipeline";
+  std::vector<float> start(4 * (std::size_t(rows.zero_row) + mush::kLanes), 0.0f);
+  for (std::size_t i = 0; i < rows.vertex_count(); ++i)
+    for (int k = 0; k < 3; ++k) start[4 * i + k] = float((i * 7 + k * 3) % 11) - 5.0f;
+  for (int iterations : {1, 2, 3, 7, 10}) {
+    std::vector<float> a = start, b = start;  // sweep k reads a where k is odd
+    for (int k = 1; k <= iterations; ++k) mush::sweep(rows, k % 2 ? a.data() : b.data(), k % 2 ? b.data() : a.data(), 0, rows.vertex_count());
+    const std::vector<float>& plain = iterations % 2 ? b : a;
+    for (std::size_t threads : {1, 2, 3, 4}) {
+      ThreadPool pool(threads);
+      for (int repeat = 0; repeat < 20; ++repeat) {  // the threads' interleaving differs from run to run
+        std::vector<float> x = start, y = start;
+        mush::smooth_wavefront(rows, x.data(), y.data(), iterations, pool);
+        ASSERT_EQ(iterations % 2 ? y : x, plain) << iterations << " sweeps on " << threads << " threads";
+      }
+    }
+  }
+}
+
 // Planned runs (plan_runs) name, per group, the first later group of another shape, as a scan
 // finds it; sweeps that look them up compute exactly what sweeps that scan for them do, also
 // over a range that starts and ends inside a run. Replanning pairs or twins drops them.

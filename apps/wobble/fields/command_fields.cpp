@@ -96,6 +96,7 @@ Runner add_train(CLI::App& app) {
     const std::string file = o->config.empty() ? o->config_option : o->config;
     TrainingConfig config = TrainingConfig::load(file);  // checked here, before any rank starts
     const TorchrunEnvironment environment = TorchrunEnvironment::from_environment();
+    if (environment.rank == 0) prepare_training_output(config);  // a folder it cannot write: before any step
     if (o->processes) {
       if (environment.distributed())
         fail_plain("--processes: this process is already rank of a distributed job (WORLD_SIZE is set)");

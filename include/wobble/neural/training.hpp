@@ -121,6 +121,10 @@ using TrainingProgress = std::function<void(int, int, const std::string&)>;
 // makes the others throw Error.
 TrainingReport train_fields(const TrainingConfig& config, bool resume, const TrainingProgress& progress = {},
                             const TorchrunEnvironment& environment = {});
+// Makes the output folder and checks that it takes files, so that a read-only or missing folder
+// is an Error naming it before any step (train_fields does this on rank 0; `wobble fields train`
+// before it starts ranks).
+void prepare_training_output(const TrainingConfig& config);
 
 // The validation split of a configuration (fixed procedural seeds disjoint from training, plus
 // the real meshes never used for training).

@@ -167,7 +167,9 @@ class DaskBatchTest(unittest.TestCase):
                 for address, pid in self.client.run(os.getpid).items():
                     bakes = [p for p in psutil.Process(pid).children(recursive=True) if "bake" in p.cmdline()]
                     if bakes:
-                        killed.update(address=address, pid=pid, bakes=bakes)
+                        outputs = {word[len("--output="):] for bake in bakes for word in bake.cmdline()
+                                   if word.startswith("--output=")}
+                        killed.update(address=address, pid=pid, bakes=bakes, outputs=outputs)
                         os.kill(pid, signal.SIGKILL)
                         return
                 time.sleep(0.02)
@@ -178,6 +180,14 @@ class DaskBatchTest(unittest.TestCase):
         killer.join()
         self.assertTrue(killed, "no worker was caught baking")
         self.assert_outputs_match_references(manifest, report)
+        # The report says which jobs ran again: those whose bake the killed worker ran, and only those.
+        killed_outputs = killed["outputs"]
+        retried = {job["output"] for job in report["jobs"] if job.get("attempts", 1) > 1}
+        self.assertTrue(killed_outputs)
+        self.assertEqual(retried, killed_outputs)
+        for job in report["jobs"]:
+            if job["status"] != "skipped":
+                self.assertEqual(job["attempts"], 2 if job["output"] in killed_outputs else 1, job)
         # The killed worker's bakes died with it (PR_SET_PDEATHSIG), none is left running.
         time.sleep(0.2)
         self.assertFalse([p.pid for p in killed["bakes"] if p.is_running() and p.status() != psutil.STATUS_ZOMBIE])

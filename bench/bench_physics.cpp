@@ -14,6 +14,8 @@
 #include <wobble/io/files.hpp>
 #include <wobble/physics/dynamics.hpp>
 #include <wobble/physics/eigenmodes.hpp>
+#include <wobble/physics/linear_fem.hpp>
+#include <wobble/physics/tet_mesh.hpp>
 #include <wobble/physics/sampling.hpp>
 
 using namespace wobble;
@@ -119,42 +121,10 @@ BENCHMARK(BM_VertexUpdate)->Unit(benchmark::kMillisecond);
 
 // --- Full-space baseline: implicit Euler, Newton on every node of a tetrahedral mesh ---------
 // The tet mesh: the voxel cells (same grid spacing as the sampling grid) whose centre is inside,
-// each split into 6 tetrahedra; Neo-Hookean, lumped mass, gravity, the same pin, same time step.
-struct TetMesh {
-  std::vector<Vec3d> nodes;
-  std::vector<std::array<int, 4>> tets;
-};
-
+// each split into 6 tetrahedra (physics::voxel_tet_mesh); Neo-Hookean, lumped mass, gravity, the
+// same pin, same time step.
 TetMesh voxel_tets(int resolution) {
-  const Prepared& p = prepared();
-  const double h = 2.0 / resolution;
-  std::vector<Vec3d> centres;
-  std::vector<std::array<int, 3>> cells;
-  for (int k = -resolution / 2 - 1; k <= resolution / 2; ++k)
-    for (int j = -resolution / 2 - 1; j <= resolution / 2; ++j)
-      for (int i = -resolution / 2 - 1; i <= resolution / 2; ++i) {
-        centres.push_back(h * Vec3d(i + 0.5, j + 0.5, k + 0.5));
-        cells.push_back({i, j, k});
-      }
-  std::vector<Vec3d> v;
-  for (const auto& q : p.character.mesh.positions) v.push_back(p.all_samples.normalization.to_normalized(q.cast<double>()));
-  const std::vector<double> inside = winding_numbers(v, p.character.mesh.triangles, centres);
-  TetMesh mesh;
-  std::map<std::array<int, 3>, int> index;
-  auto node = [&](int i, int j, int k) {
-    auto [it, fresh] = index.try_emplace({i, j, k}, static_cast<int>(mesh.nodes.size()));
-    if (fresh) mesh.nodes.push_back(h * Vec3d(i, j, k));
-    return it->second;
-  };
-  // Six tetrahedra around the cube diagonal 0-7 (corner bits x, y, z).
-  static const int six[6][4] = {{0, 1, 3, 7}, {0, 3, 2, 7}, {0, 2, 6, 7}, {0, 6, 4, 7}, {0, 4, 5, 7}, {0, 5, 1, 7}};
-  for (std::size_t c = 0; c < cells.size(); ++c) {
-    if (inside[c] <= 0.5) continue;
-    int corner[8];
-    for (int b = 0; b < 8; ++b) corner[b] = node(cells[c][0] + (b & 1), cells[c][1] + ((b >> 1) & 1), cells[c][2] + ((b >> 2) & 1));
-    for (const auto& t : six) mesh.tets.push_back({corner[t[0]], corner[t[1]], corner[t[2]], corner[t[3]]});
-  }
-  return mesh;
+  return voxel_tet_mesh(prepared().character.mesh, prepared().all_samples.normalization, resolution);
 }
 
 class FullSpaceFem {
@@ -205,15 +175,7 @@ class FullSpaceFem {
         Mat3d P;
         Mat9d H;
         energy_derivatives(EnergyModel::NeoHookean, mu, lambda, F, P, &H);
-        // dF/dx (9 x 12): F_rc = sum_k Ds_rk Dinv_kc; Ds_rk = x_{k+1, r} - x_{0, r}.
-        Eigen::Matrix<double, 9, 12> dF = Eigen::Matrix<double, 9, 12>::Zero();
-        const Mat3d& Di = Dm_inv_[e];
-        for (int r = 0; r < 3; ++r)
-          for (int c = 0; c < 3; ++c)
-            for (int k = 0; k < 3; ++k) {
-              dF(3 * r + c, 3 * (k + 1) + r) += Di(k, c);
-              dF(3 * r + c, r) -= Di(k, c);
-            }
+        const Eigen::Matrix<double, 9, 12> dF = tet_deformation_jacobian(Dm_inv_[e]);
         Eigen::Matrix<double, 9, 1> p;
         for (int i = 0; i < 9; ++i) p[i] = P(i / 3, i % 3);
         const Eigen::Matrix<double, 12, 1> ge = volume_[e] * dF.transpose() * p;

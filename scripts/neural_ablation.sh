@@ -2,9 +2,10 @@
 # The ablation table of docs/neural.md (PhysSkin++ IV-C, issue 20), from scratch, in one command:
 #   scripts/neural_ablation.sh [BUILD] [OUT]          (defaults: build, runs/ablation)
 # Trains each variant of configs/paper_recipe.json (the paper's recipe, CPU-sized) for STEPS steps as a
-# data-parallel job of PROCESSES local ranks, JOBS variants at a time, measures every variant, the
-# shipped model, its network untrained and the baselines on the validation split with `wobble fields metrics --json`, and
-# prints the markdown tables (also written to OUT/table.md).
+# data-parallel job of PROCESSES local ranks, JOBS variants at a time, measures every variant and
+# its network untrained (the same configuration and seed with no optimizer step: `--steps 0`), the
+# shipped model, its network untrained and the baselines on the validation split with `wobble
+# fields metrics --json`, and prints the markdown tables (also written to OUT/table.md).
 # Environment: STEPS (default 2000), PROCESSES (2), JOBS (1), BASELINE_STEPS (2000, the per-object
 # fits), SHIPPED (models/physskin_small.pt), NICE (19). Finished variants (OUT/NAME/model.pt) and
 # measurements (OUT/*.metrics.json) are kept: delete them to redo.
@@ -96,23 +97,30 @@ for key in ("real_train", "real_validation"):
 if "corpus" in config["data"]:
     config["data"]["corpus"] = os.path.relpath(os.path.join(here, config["data"]["corpus"]), there)
 json.dump(config, open(target, "w"), indent=1)
+json.dump(dict(config, output=name + "_untrained"), open(target.replace(".json", "_untrained.json"), "w"), indent=1)
 EOF
   [ -f "$out/$name/model.pt" ] || in_background train "$name" "$config"
 done
 finish_background
 
-# A control: the shipped configuration's network as initialised (one step at a learning rate of
-# 1e-12), to tell what training adds to what the architecture and output map give by themselves.
+# Controls: each configuration's network as initialised from its seed, before any data or
+# optimizer step (`--steps 0`), to tell what training adds to what the architecture and the output
+# map give by themselves; "untrained" is the shipped configuration's (configs/small.json).
 python3 - configs/small.json "$out/untrained.json" <<'EOF'
 import json, sys
 config = json.load(open(sys.argv[1]))
-config.update(steps=1, learning_rate=1e-12, min_learning_rate=1e-12, validate_every=0, output="untrained")
+config["output"] = "untrained"
+# No data is read at --steps 0; the corpus path (relative to configs/) would not resolve from OUT.
 config["data"] = {k: v for k, v in config["data"].items() if k != "corpus"} | {"real_fraction": 0}
 json.dump(config, open(sys.argv[2], "w"), indent=1)
 EOF
-[ -f "$out/untrained/model.pt" ] || "${wobble[@]}" fields train "$out/untrained.json" --quiet > "$out/untrained.log" 2>&1
+controls=(untrained)
+for entry in "${variants[@]}"; do controls+=("${entry%%=*}_untrained"); done
+for name in "${controls[@]}"; do
+  [ -f "$out/$name/model.pt" ] || "${wobble[@]}" fields train "$out/$name.json" --steps 0 --quiet > "$out/$name.log" 2>&1
+done
 
-for entry in "${variants[@]}" untrained; do
+for entry in "${variants[@]}" "${controls[@]}"; do
   name="${entry%%=*}"
   [ -f "$out/$name.metrics.json" ] || in_background measure "$out/$name/model.pt" "$name" --baseline-steps 0
 done
@@ -127,7 +135,10 @@ done
 finish_background
 
 args=("shipped model=$out/shipped.metrics.json")
-for entry in "${variants[@]}"; do name="${entry%%=*}"; args+=("$name=$out/$name.metrics.json"); done
+for entry in "${variants[@]}"; do
+  name="${entry%%=*}"
+  args+=("$name=$out/$name.metrics.json" "$name, untrained=$out/${name}_untrained.metrics.json")
+done
 args+=("shipped network untrained=$out/untrained.metrics.json")
 per_object="per-object MLP $baseline_steps steps"
 args+=("Simplicits-style per-object MLP=$out/per_object_baseline.metrics.json:$per_object"

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Medians of `wobble fields metrics --json` rows as markdown tables (docs/neural.md).
 
-Usage: neural_table.py LABEL=METRICS.json[:METHOD] ... [--per-shape]
+Usage: neural_table.py LABEL=METRICS.json[:METHOD] ... [--per-shape] [--fidelity]
 
 Each argument names a row: the JSON file written by `wobble fields metrics --json` and the method
 whose rows it takes (default "neural (feed-forward)"; e.g. "skinning eigenmodes", "quadratic
 polynomials", "per-object MLP 2000 steps"). Medians are over the connected meshes (one piece),
-and separately over the meshes in several pieces when there are any.
+and separately over the meshes in several pieces when there are any. With --fidelity, the physics
+columns of `wobble fields metrics --fidelity` instead (errors against full-space FEM, time to a
+first step), and per shape the sag and poke errors.
 """
 import json
 import math
@@ -16,6 +18,16 @@ import sys
 COLUMNS = [("omega_orth", "Omega_orth (lower better)", 4), ("kappa_log", "kappa_log (lower better)", 3),
            ("h_spec", "H_spec (higher better)", 4), ("dirichlet_trace", "volume Dirichlet trace", 1),
            ("quality_ratio", "quality ratio (1 optimal)", 3)]
+FIDELITY_COLUMNS = [("sag_error", "sag error (a)", 3), ("poke_error", "poke error at 0.5 s (b)", 3),
+                    ("first_frequency_error", "lowest frequency error (c)", 3),
+                    ("largest_frequency_error", "largest error of 6 frequencies (c)", 3),
+                    ("first_step_seconds", "s to first step", 2), ("quality_ratio", "quality ratio", 3)]
+
+
+def value(row, key):
+    if key == "first_frequency_error":
+        return row["frequency_errors"][0]
+    return row[key]
 
 
 def rows_of(spec):
@@ -38,19 +50,19 @@ def fmt(value, digits):
     return "inf" if math.isinf(value) else f"{value:.{digits}f}"
 
 
-def table(labelled, connected):
-    head = "| variant | shapes | " + " | ".join(c[1] for c in COLUMNS) + " |"
-    out = [head, "|" + "---|" * (len(COLUMNS) + 2)]
+def table(labelled, connected, columns):
+    head = "| variant | shapes | " + " | ".join(c[1] for c in columns) + " |"
+    out = [head, "|" + "---|" * (len(columns) + 2)]
     for label, rows in labelled:
         chosen = [r for r in rows if (r["components"] == 1) == connected]
         if not chosen:
             continue
-        cells = [fmt(median([r[key] for r in chosen]), digits) for key, _, digits in COLUMNS]
+        cells = [fmt(median([value(r, key) for r in chosen]), digits) for key, _, digits in columns]
         out.append(f"| {label} | {len(chosen)} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
-def per_shape(labelled):
+def per_shape(labelled, key="quality_ratio"):
     shapes = sorted({r["shape"] for _, rows in labelled for r in rows})
     out = ["| shape | pieces | " + " | ".join(label for label, _ in labelled) + " |",
            "|" + "---|" * (len(labelled) + 2)]
@@ -59,8 +71,7 @@ def per_shape(labelled):
         cells = []
         for _, rows in labelled:
             match = [r for r in rows if r["shape"] == s]
-            cells.append(fmt(match[0]["quality_ratio"] if match[0]["quality_ratio"] is not None else math.inf, 3)
-                         if match else "-")
+            cells.append(fmt(match[0][key] if match[0][key] is not None else math.inf, 3) if match else "-")
         out.append(f"| {s} | {pieces} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -70,14 +81,18 @@ def main(argv):
     if not specs:
         sys.exit(__doc__)
     labelled = [rows_of(s) for s in specs]
+    fidelity = "--fidelity" in argv
+    columns = FIDELITY_COLUMNS if fidelity else COLUMNS
     print("Medians over the connected meshes:\n")
-    print(table(labelled, True))
+    print(table(labelled, True, columns))
     if any(r["components"] != 1 for _, rows in labelled for r in rows):
         print("\nMedians over the meshes in several pieces (their ratio can fall below 1):\n")
-        print(table(labelled, False))
+        print(table(labelled, False, columns))
     if "--per-shape" in argv:
-        print("\nQuality ratio per shape:\n")
-        print(per_shape(labelled))
+        for key, title in ([("sag_error", "Sag error"), ("poke_error", "Poke error")] if fidelity
+                           else [("quality_ratio", "Quality ratio")]):
+            print(f"\n{title} per shape:\n")
+            print(per_shape(labelled, key))
 
 
 if __name__ == "__main__":

@@ -75,8 +75,7 @@ void PhysicsSession::build_fields() {
   samples_ = physics::subsample(samples_, static_cast<std::size_t>(settings_.points));
   if (settings_.subspace == Subspace::Neural) {
     if (!neural_) fail_plain("physics: no neural fields model (export one with `wobble fields export`)");
-    if (shape_.triangles.empty()) fail_plain("physics: the neural fields need a surface (a mesh), not a point cloud");
-    field_ = neural_(shape_, true);
+    field_ = neural_(shape_, true);  // a point cloud (no triangles) is encoded from its points (shape_sample.hpp)
   } else {
     std::vector<Vec3d> cover = samples_.points;
     cover.insert(cover.end(), rest_.begin(), rest_.end());

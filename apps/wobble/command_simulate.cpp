@@ -1,6 +1,7 @@
 // wobble simulate: reduced-order physics (PhysSkin++ runtime) on skinning eigenmodes or neural fields.
 //   wobble simulate SHAPE.off --handles 16 --pin "y>0.8" --floor -1.1 --frames 120 --fps 30 -o out.pc2
 //   wobble simulate SCENE.json -o out.pc2
+//   wobble simulate POINTS.ply|SPLATS.ply --subspace neural --pin "y>0.8" -o out.pc2|frames/   (no mesh)
 //   wobble simulate --rig CHARACTER.glb --clip Walk --handles 16 -o out.glb
 //   wobble simulate --rig CHARACTER.glb --clip Walk --subspace neural [--neural-model FILE] -o out.glb
 // Outputs: .pc2, .glb/.gltf (baked morph targets), or a folder ending in / (OBJ sequence for
@@ -196,7 +197,7 @@ Runner add_simulate_command(CLI::App& app) {
     std::optional<double> loop_tolerance;  // share of the character size; unset: kDefaultLoopTolerance
   };
   auto o = std::make_shared<Options>();
-  app.add_option("INPUT", o->input, "SCENE.json, a shape (OFF, OBJ, glTF, ...) or a 3DGS PLY");
+  app.add_option("INPUT", o->input, "SCENE.json, a shape (OFF, OBJ, glTF, ...), a 3DGS PLY, or a PLY of points alone (no mesh; write it to .pc2)");
   app.add_option("-o,--output", o->output, "output: .pc2, .glb/.gltf, or folder/ (OBJ or PLY sequence)")->required();
   using namespace physics::input_limits;
   add_integer_option(app, "--handles", o->handles, "skinning handles (subspace size 12 x handles)", 1, kMaxHandles);

@@ -439,10 +439,10 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
     if (!(c.augment_scaling >= 1 && c.augment_scaling <= 4)) fail(source, "data.augment_scaling must be in [1, 4]");
     if (!(c.real_fraction >= 0 && c.real_fraction <= 1)) fail(source, "data.real_fraction must be in [0, 1]");
   }
-  if (c.steps < 1 || c.batch_points < 8 || c.z_samples < 1 || !(c.z_sigma > 0) || !(c.learning_rate > 0) ||
+  if (c.steps < 0 || c.batch_points < 8 || c.z_samples < 1 || !(c.z_sigma > 0) || !(c.learning_rate > 0) ||
       c.log_every < 1 || c.checkpoint_every < 1 || c.procedural_shapes < 0 || c.sample.surface_points < 16 ||
       c.sample.cubature_points < 16 || c.shapes_per_step < 1 || c.shapes_per_step > 1024 || !(c.distributed_timeout > 0))
-    fail(source, "steps, batch_points (>= 8), z_samples, z_sigma, learning_rate, shapes_per_step (<= 1024), log_every, "
+    fail(source, "steps (>= 0), batch_points (>= 8), z_samples, z_sigma, learning_rate, shapes_per_step (<= 1024), log_every, "
                  "checkpoint_every, distributed_timeout and point counts must be positive");
   if (c.procedural_shapes == 0 && c.real_train.empty() && c.rig.empty())
     fail(source, "no training shapes (procedural_shapes is 0 and real_train is empty)");
@@ -475,6 +475,15 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   json resumed;
   SkinningNetwork network = resume ? load_network(checkpoint.string(), &resumed)
                                    : SkinningNetwork(NetworkConfig::from_json(config.network, "network"));
+  if (config.steps == 0) {  // the network as initialised from the seed: no data, no optimizer step
+    if (resume) fail(checkpoint, "--steps 0 writes the initial network: there is nothing to resume");
+    report.parameters = parameter_count(*network);
+    if (report.wrote_outputs)  // whole or not at all (save_archive)
+      save_network(network, report.model.string(),
+                   json{{"step", 0}, {"config", config.network}, {"seed", config.seed}, {"steps", 0},
+                        {"batch_points", config.batch_points}, {"z_samples", config.z_samples}, {"untrained", true}});
+    return report;
+  }
   network->train();
   torch::optim::Adam optimizer(network->parameters(), torch::optim::AdamOptions(config.learning_rate));
   int first_step = 0;

@@ -98,7 +98,7 @@ Header read_header(const std::filesystem::path& path, std::ifstream& in) {
     if (word == "format") {
       std::string format;
       words >> format;
-      if (format != "binary_little_endian") fail(path, "PLY format '{}' is not supported (Gaussian PLYs are binary_little_endian)", format);
+      if (format != "binary_little_endian") fail(path, "PLY format '{}' is not supported (only binary_little_endian, as 3DGS writes)", format);
       h.binary = true;
     } else if (word == "element") {
       std::string name, count_text;
@@ -127,22 +127,9 @@ Header read_header(const std::filesystem::path& path, std::ifstream& in) {
   return h;
 }
 
-}  // namespace
-
-bool is_gaussian_ply(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::string line, text;
-  for (int k = 0; k < 400 && std::getline(in, line); ++k) {
-    text += line + "\n";
-    if (line.rfind("end_header", 0) == 0) break;
-  }
-  return text.rfind("ply", 0) == 0 && text.find("property float scale_0") != std::string::npos &&
-         text.find("property float rot_0") != std::string::npos;
-}
-
-GaussianCloud read_gaussian_ply(const std::filesystem::path& path) {
-  require_regular_file(path, "a Gaussian PLY file");
+// Every float property of a binary PLY's vertices, unchecked.
+GaussianCloud read_vertex_table(const std::filesystem::path& path, const char* what) {
+  require_regular_file(path, what);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot open for reading");
   const Header h = read_header(path, in);
@@ -163,8 +150,51 @@ GaussianCloud read_gaussian_ply(const std::filesystem::path& path) {
   static_assert(std::endian::native == std::endian::little, "big-endian hosts need byte swapping");
   for (float v : cloud.values)
     if (!std::isfinite(v)) fail(path, "PLY holds a value that is not finite");
+  return cloud;
+}
+
+}  // namespace
+
+bool is_gaussian_ply(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::string line, text;
+  for (int k = 0; k < 400 && std::getline(in, line); ++k) {
+    text += line + "\n";
+    if (line.rfind("end_header", 0) == 0) break;
+  }
+  return text.rfind("ply", 0) == 0 && text.find("property float scale_0") != std::string::npos &&
+         text.find("property float rot_0") != std::string::npos;
+}
+
+GaussianCloud read_gaussian_ply(const std::filesystem::path& path) {
+  GaussianCloud cloud = read_vertex_table(path, "a Gaussian PLY file");
   cloud.require_geometry(path);
   return cloud;
+}
+
+bool is_point_cloud_ply(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::string line, text;
+  int elements = 0;
+  for (int k = 0; k < 400 && std::getline(in, line); ++k) {
+    if (line.rfind("element", 0) == 0) ++elements;
+    text += line + "\n";
+    if (line.rfind("end_header", 0) == 0) break;
+  }
+  return text.rfind("ply", 0) == 0 && elements == 1 && text.find("element vertex") != std::string::npos &&
+         text.find(" x\n") != std::string::npos && !is_gaussian_ply(path);
+}
+
+std::vector<Eigen::Vector3d> read_ply_points(const std::filesystem::path& path) {
+  const GaussianCloud table = read_vertex_table(path, "a point cloud PLY file");
+  for (const char* name : {"x", "y", "z"})
+    if (table.find(name) < 0) fail(path, "PLY lacks the vertex property '{}'", name);
+  if (table.count() == 0) fail(path, "PLY holds no point");
+  std::vector<Eigen::Vector3d> points(table.count());
+  for (std::size_t i = 0; i < points.size(); ++i) points[i] = table.center(i);
+  return points;
 }
 
 void write_gaussian_ply(const std::filesystem::path& path, const GaussianCloud& cloud) {

@@ -11,6 +11,7 @@
 
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
+#include <wobble/physics/point_normals.hpp>
 
 #include "core/fail.hpp"
 
@@ -317,10 +318,21 @@ SamplePoints sample_point_cloud(std::span<const Vec3d> input, const SampleOption
         if (st == 0) { st = 2; stack.push_back(q); }
       }
   }
+  // Enclosed cells are inside; an occupied cell only when its centre lies behind the outward
+  // normal of the nearest point (else the surface layer would count whole, fattening thin parts).
+  std::vector<Vec3d> enclosed, occupied;
   for (int k = 0; k < grid.n[2]; ++k)
     for (int j = 0; j < grid.n[1]; ++j)
-      for (int i = 0; i < grid.n[0]; ++i)
-        if (state[grid.index(i, j, k)] != 2) s.points.push_back(grid.point(i, j, k));
+      for (int i = 0; i < grid.n[0]; ++i) {
+        const std::uint8_t st = state[grid.index(i, j, k)];
+        if (st != 2) (st == 1 ? occupied : enclosed).push_back(grid.point(i, j, k));
+      }
+  std::vector<Vec3d> interior = enclosed;
+  interior.insert(interior.end(), occupied.begin(), occupied.end());
+  const std::vector<bool> behind = behind_nearest_normal(v, occupied, interior, h);
+  s.points = enclosed;
+  for (std::size_t c = 0; c < occupied.size(); ++c)
+    if (behind[c]) s.points.push_back(occupied[c]);
   s.interior_count = s.points.size();
   s.grid_spacing = h;
   const double total = static_cast<double>(s.interior_count) * h * h * h;

@@ -41,6 +41,12 @@ void add_object(Scene& scene, const ObjectDescription& spec) {
     for (std::size_t i = 0; i < object.gaussians->count(); ++i) bound.push_back(object.gaussians->center(i));
     if (bound.empty()) fail(spec.file, "holds no Gaussians");
     samples = sample_point_cloud(bound, sampling);
+  } else if (extension == ".ply" && is_point_cloud_ply(spec.file)) {
+    // Points without a surface: a mesh of positions only (written out as such, e.g. to .pc2).
+    bound = read_ply_points(spec.file);
+    for (const Vec3d& p : bound) object.character.mesh.positions.push_back(p.cast<float>());
+    object.character.source = spec.file;
+    samples = sample_point_cloud(bound, sampling);
   } else {
     object.character = load_character(spec.file);
     if (object.character.mesh.triangles.empty()) fail(spec.file, "has no triangles to simulate");
@@ -70,7 +76,12 @@ void add_object(Scene& scene, const ObjectDescription& spec) {
   std::vector<Vec3d> cover = samples.points;
   cover.insert(cover.end(), bound_normalised.begin(), bound_normalised.end());
   if (spec.field_source) {
-    d.field = spec.field_source(object.character.mesh, true);
+    // Splats and point clouds have no surface mesh: their points go to the field source as a mesh
+    // of positions only (the neural fields then encode the points, shape_sample.hpp).
+    Mesh points_only;
+    if (object.gaussians)
+      for (const Vec3d& p : bound) points_only.positions.push_back(p.cast<float>());
+    d.field = spec.field_source(object.gaussians ? points_only : object.character.mesh, true);
   } else if (spec.source == "eigenmodes") {
     EigenmodeOptions eigen;
     eigen.handles = spec.handles;

@@ -11,6 +11,7 @@
 #include <wobble/io/files.hpp>
 #include <wobble/neural/field_export.hpp>
 #include <wobble/neural/neural_field.hpp>
+#include <wobble/neural/training.hpp>
 #include <wobble/physics/field_network.hpp>
 #include <wobble/physics/scene.hpp>
 
@@ -169,26 +170,46 @@ TEST(FieldExport, ShippedModelsMatchTorchOnEverySharedShape) {
               worst.dW, worst_span);
 }
 
+// The committed `wfield` holds what a fresh export holds, up to float rounding (the ONI product
+// may round differently with another BLAS).
+void expect_committed_export(const fs::path& wfield, const physics::FieldNetworkFile& fresh, const std::string& how) {
+  ASSERT_TRUE(fs::exists(wfield)) << wfield << " is missing: " << how;
+  const physics::FieldNetworkFile committed = physics::read_field_network_file(wfield);
+  EXPECT_EQ(committed.description, fresh.description) << wfield << " is stale: " << how;
+  ASSERT_EQ(committed.tensors.size(), fresh.tensors.size()) << wfield;
+  for (const auto& [tensor, values] : fresh.tensors) {
+    ASSERT_TRUE(committed.tensors.count(tensor)) << wfield << " lacks " << tensor;
+    const physics::FieldTensor& c = committed.tensors.at(tensor);
+    ASSERT_EQ(c.shape, values.shape) << tensor;
+    double scale = 1, worst = 0;
+    for (std::size_t i = 0; i < c.values.size(); ++i) {
+      scale = std::max(scale, std::abs(static_cast<double>(values.values[i])));
+      worst = std::max(worst, std::abs(static_cast<double>(c.values[i]) - values.values[i]));
+    }
+    EXPECT_LT(worst, 1e-6 * scale) << wfield << ": tensor " << tensor << " differs from a fresh export; " << how;
+  }
+}
+
 TEST(FieldExport, CommittedWfieldFilesAreExportsOfTheCommittedModels) {
   for (const char* name : {"physskin_small", "physskin_clonk_rig"}) {
     const fs::path pt = kModels / (std::string(name) + ".pt"), wfield = kModels / (std::string(name) + ".wfield");
-    ASSERT_TRUE(fs::exists(wfield)) << wfield << " is missing: wobble fields export " << pt << " -o " << wfield;
-    const physics::FieldNetworkFile fresh = export_field_network(pt), committed = physics::read_field_network_file(wfield);
-    EXPECT_EQ(committed.description, fresh.description) << wfield << " is stale: re-export it from " << pt;
-    ASSERT_EQ(committed.tensors.size(), fresh.tensors.size()) << wfield;
-    for (const auto& [tensor, values] : fresh.tensors) {
-      ASSERT_TRUE(committed.tensors.count(tensor)) << wfield << " lacks " << tensor;
-      const physics::FieldTensor& c = committed.tensors.at(tensor);
-      ASSERT_EQ(c.shape, values.shape) << tensor;
-      // Equal up to float rounding (the ONI product may round differently with another BLAS).
-      double scale = 1, worst = 0;
-      for (std::size_t i = 0; i < c.values.size(); ++i) {
-        scale = std::max(scale, std::abs(static_cast<double>(values.values[i])));
-        worst = std::max(worst, std::abs(static_cast<double>(c.values[i]) - values.values[i]));
-      }
-      EXPECT_LT(worst, 1e-6 * scale) << wfield << ": tensor " << tensor << " differs from a fresh export of " << pt;
-    }
+    expect_committed_export(wfield, export_field_network(pt), "wobble fields export " + pt.string() + " -o " + wfield.string());
   }
+}
+
+// The untrained control (issue 35): the shipped configuration and seed, no optimizer step.
+TEST(FieldExport, CommittedUntrainedModelIsTheShippedConfigurationAsInitialised) {
+  TrainingConfig config = TrainingConfig::load(fs::path(WOBBLE_SOURCE_DIR) / "configs/small.json");
+  config.steps = 0;
+  config.output = fs::temp_directory_path() / "wobble_untrained_control";
+  train_fields(config, false);
+  const fs::path pt = config.output / "physskin_small_untrained.pt";  // the name the export records as its source
+  fs::rename(config.output / "model.pt", pt);
+  const physics::FieldNetworkFile fresh = export_field_network(pt);
+  fs::remove_all(config.output);
+  expect_committed_export(kModels / "physskin_small_untrained.wfield", fresh,
+                          "wobble fields train configs/small.json --steps 0, then export runs/small/model.pt renamed "
+                          "physskin_small_untrained.pt (models/README.md)");
 }
 
 TEST(FieldExport, SimulationTrajectoryIsTheSameWithEitherEvaluator) {

@@ -1,7 +1,7 @@
 // wobble fields: neural skinning fields (PhysSkin++ III-B/C, IV-B).
 //   wobble fields train CONFIG [--processes N] [--resume]     (CONFIG or --config CONFIG)
 //   wobble fields infer [--model FILE] SHAPE [--points FILE] -o OUT.npy
-//   wobble fields metrics [--model FILE] SHAPE... [--rig CHARACTER]... [--baseline-steps 2000]
+//   wobble fields metrics [--model FILE] SHAPE... [--rig CHARACTER]... [--baseline-steps 2000] [--fidelity]
 //   wobble fields render [--model FILE] SHAPE -o OUT.png
 //   wobble fields export MODEL.pt -o MODEL.wfield   (command_fields_export.cpp)
 //   wobble fields plot LOSSES.csv -o CURVES.png      (command_fields_plot.cpp)
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,8 @@
 #include "core/fail.hpp"
 #include "../value_options.hpp"
 #include "fields_commands.hpp"
+#include "fields_model.hpp"
+#include "metrics_fidelity.hpp"
 
 namespace wobble::cli {
 
@@ -80,7 +83,9 @@ Runner add_train(CLI::App& app) {
   app.add_option("CONFIG", o->config, "training configuration (JSON, see include/wobble/neural/training.hpp)");
   app.add_option("--config", o->config_option, "the same, as an option");
   app.add_flag("--resume", o->resume, "continue from OUTPUT/checkpoint.pt");
-  add_integer_option(app, "--steps", o->steps, "override the configuration's step count", 1, 100'000'000);
+  add_integer_option(app, "--steps", o->steps,
+                     "override the configuration's step count (0: write the network as initialised, no optimizer step)", 0,
+                     100'000'000);
   add_integer_option(app, "--processes", o->processes,
                      "start N local ranks of a data-parallel job (otherwise the torchrun environment decides: WORLD_SIZE, RANK, "
                      "LOCAL_RANK, MASTER_ADDR, MASTER_PORT)",
@@ -113,6 +118,11 @@ Runner add_train(CLI::App& app) {
         environment);
     bar.finish();
     if (!report.wrote_outputs) return 0;  // rank 0 reports
+    if (config.steps == 0) {
+      fmt::print("model {}\nparameters {}\nsteps 0 (the network as initialised from seed {})\n", report.model.string(),
+                 report.parameters, config.seed);
+      return 0;
+    }
     std::string losses;
     for (const auto& [k, v] : report.final_losses) losses += fmt::format(" {} {:.5g}", k, v);
     fmt::print("model {}\nparameters {}\nranks {}\nsteps {}\nseconds {:.1f} ({:.3f} s/step, {:.3f} shapes/s)\nfinal losses{}\n"
@@ -128,13 +138,13 @@ Runner add_train(CLI::App& app) {
 Runner add_infer(CLI::App& app) {
   struct Options { std::string model, shape, points, output; bool no_constant = false; };
   auto o = std::make_shared<Options>();
-  app.add_option("--model", o->model, "model file (default: the shipped models/physskin_small.pt)");
+  app.add_option("--model", o->model, "model file, .pt or .wfield (default: the shipped models/physskin_small.pt)");
   app.add_option("SHAPE", o->shape, "the shape (OFF, OBJ, glTF, ...)")->required();
   app.add_option("--points", o->points, "query points instead of SHAPE's vertices: a mesh file's vertices or a 3DGS PLY's centres (SHAPE's coordinates)");
   app.add_option("-o,--output", o->output, "OUT.npy: float32, one row per point, one column per field")->required();
   app.add_flag("--no-constant", o->no_constant, "leave out the constant (rigid) first column");
   return [o] {
-    const NeuralFieldModel model(model_path(o->model));
+    const FieldsModel model(model_path(o->model));
     const Mesh mesh = load_mesh(o->shape);
     const auto start = Clock::now();
     const ShapeSample sample = make_shape_sample(mesh, fs::path(o->shape).filename().string(), ShapeSampleOptions{}, 1);
@@ -183,11 +193,11 @@ Runner add_metrics(CLI::App& app) {
   struct Options {
     std::string model, config;
     std::vector<std::string> shapes, rigs;
-    int baseline_steps = 2000, eigen_grid = 20;
-    bool json = false;
+    int baseline_steps = 2000, eigen_grid = 20, fidelity_grid = 20;
+    bool json = false, fidelity = false;
   };
   auto o = std::make_shared<Options>();
-  app.add_option("--model", o->model, "model file (default: the shipped model)");
+  app.add_option("--model", o->model, "model file, .pt or .wfield (default: the shipped model)");
   app.add_option("SHAPES", o->shapes, "shapes to evaluate (never trained on, for a fair test)");
   app.add_option("--rig", o->rigs, "rigged characters: also their own skin weights as a baseline");
   add_integer_option(app, "--baseline-steps", o->baseline_steps, "steps of the per-object MLP baseline (0: skip it)", 0,
@@ -195,14 +205,23 @@ Runner add_metrics(CLI::App& app) {
   app.add_option("--config", o->config, "training configuration whose losses and batch sizes the per-object baseline uses (default: built-in defaults with the model's batch size)");
   add_integer_option(app, "--eigen-grid", o->eigen_grid, "eigenmode grid cells along the longest side", 2, 256);
   app.add_flag("--json", o->json, "JSON rows instead of a table");
+  app.add_flag("--fidelity", o->fidelity,
+               "also the physics fidelity against full-space FEM (sag, poke, frequency errors) and the seconds from reading the "
+               "shape to its first simulation step");
+  add_integer_option(app, "--fidelity-grid", o->fidelity_grid, "cells along the longest side of the FEM's tetrahedral mesh", 4, 96);
   return [o] {
-    const NeuralFieldModel model(model_path(o->model));
+    const FieldsModel model(model_path(o->model));
     const int m = model.handles();
     nlohmann::json rows = nlohmann::json::array();
+    // With --fidelity: the shape's full-space reference, and the runtime's evaluator of the model
+    // (the .pt exported in memory), as `wobble simulate --subspace neural` uses it.
+    std::optional<physics::FullSpaceReference> reference;
+    nlohmann::json reference_json;
+    const physics::MeshFields runtime_fields = o->fidelity ? mesh_fields(model.file(), false) : physics::MeshFields{};
     // The three paper metrics at the mesh's vertices; the volumetric Dirichlet trace at the cubature
     // points (their volumes as quadrature weights); the quality ratio on the welded surface.
     auto add = [&](const MetricShape& s, const std::string& method, const physics::SkinningField& field, bool constant_first,
-                   double seconds) {
+                   double seconds, double first_step = std::nan("")) {
       const FieldMetrics metrics = field_metrics(field.evaluate(s.points, false).W);
       const double dirichlet = dirichlet_trace(field.evaluate(s.cubature, true), s.volumes);
       const double quality = constant_first ? subspace_quality(s.surface_operator, field.evaluate(s.surface, false).W, true, s.bound).ratio
@@ -210,15 +229,24 @@ Runner add_metrics(CLI::App& app) {
       rows.push_back({{"shape", s.name}, {"method", method}, {"fields", field.handle_count()}, {"omega_orth", metrics.orthogonality},
                       {"kappa_log", metrics.log_condition}, {"h_spec", metrics.spectral_entropy}, {"dirichlet_trace", dirichlet},
                       {"quality_ratio", quality}, {"components", s.surface_operator.components}, {"seconds", seconds}});
+      std::string physics;
+      if (reference) {
+        const nlohmann::json columns = fidelity_columns(*reference, field);
+        rows.back().update(columns);
+        rows.back().update(reference_json);
+        rows.back()["first_step_seconds"] = first_step;
+        physics = fidelity_text(columns) + fmt::format(" {:>10.2f}", first_step);
+      }
       if (!o->json)
-        fmt::print("{:<22} {:<28} {:>3} {:>10.4f} {:>10.3f} {:>8.4f} {:>10.2f} {:>8.3f} {:>5} {:>9.2f}\n", s.name, method,
+        fmt::print("{:<22} {:<28} {:>3} {:>10.4f} {:>10.3f} {:>8.4f} {:>10.2f} {:>8.3f} {:>5} {:>9.2f}{}\n", s.name, method,
                    field.handle_count(), metrics.orthogonality, metrics.log_condition, metrics.spectral_entropy, dirichlet, quality,
-                   s.surface_operator.components, seconds);
+                   s.surface_operator.components, seconds, physics);
       std::fflush(stdout);  // rows appear as they are computed (baselines take minutes)
     };
     if (!o->json)
-      fmt::print("{:<22} {:<28} {:>3} {:>10} {:>10} {:>8} {:>10} {:>8} {:>5} {:>9}\n", "shape", "method", "K", "Omega_orth",
-                 "kappa_log", "H_spec", "Dirichlet", "quality", "parts", "seconds");
+      fmt::print("{:<22} {:<28} {:>3} {:>10} {:>10} {:>8} {:>10} {:>8} {:>5} {:>9}{}\n", "shape", "method", "K", "Omega_orth",
+                 "kappa_log", "H_spec", "Dirichlet", "quality", "parts", "seconds",
+                 o->fidelity ? fmt::format(" {:>7} {:>7} {:>7} {:>7} {:>10}", "sag", "poke", "f1 err", "f err", "1st step") : "");
     std::vector<std::pair<std::string, bool>> inputs;
     for (const auto& s : o->shapes) inputs.emplace_back(s, false);
     for (const auto& r : o->rigs) inputs.emplace_back(r, true);
@@ -234,22 +262,39 @@ Runner add_metrics(CLI::App& app) {
       auto start = Clock::now();
       const MetricShape s = metric_shape(file, character.mesh, m);
       const double preparation = seconds_since(start);
+      if (o->fidelity) {
+        start = Clock::now();
+        physics::FidelityOptions options;
+        options.grid_resolution = o->fidelity_grid;
+        try {
+          reference = physics::full_space_reference(character.mesh, s.sample.normalization, options);
+        } catch (const Error& e) {
+          fail(file, "{}", e.what());
+        }
+        reference_json = reference_columns(*reference, seconds_since(start));
+      }
+      // The time to a first step, when asked: the subspace from `fields` (empty: eigenmodes).
+      auto first_step = [&](const physics::MeshFields& fields) { return o->fidelity ? seconds_to_first_step(file, fields, m + 1) : std::nan(""); };
       start = Clock::now();
       const auto neural = model.fields_for(s.sample, true);
       neural->evaluate(s.points, false);
-      add(s, "neural (feed-forward)", *neural, true, seconds_since(start));
+      add(s, "neural (feed-forward)", *neural, true, seconds_since(start), first_step(runtime_fields));
       start = Clock::now();
       std::vector<Vec3d> cover = s.surface;
       cover.insert(cover.end(), s.cubature.begin(), s.cubature.end());
+      // Grid fields vanish outside the cells their cover reaches: the FEM's nodes are evaluated too.
+      if (reference) cover.insert(cover.end(), reference->mesh.nodes.begin(), reference->mesh.nodes.end());
       physics::EigenmodeOptions eigen;
       eigen.handles = m + 1;
       eigen.grid_resolution = o->eigen_grid;
       const auto modes = physics::skinning_eigenmodes(cover, eigen);
-      add(s, "skinning eigenmodes", *modes, true, seconds_since(start));  // mode 0 is the constant
-      add(s, "quadratic polynomials", QuadraticPolynomialField{}, true, preparation);
+      add(s, "skinning eigenmodes", *modes, true, seconds_since(start), first_step({}));  // mode 0 is the constant
+      const auto quadratic = std::make_shared<QuadraticPolynomialField>();
+      add(s, "quadratic polynomials", *quadratic, true, preparation, first_step(fixed_fields(quadratic)));
       if (o->baseline_steps > 0) {
         const PerObjectResult mlp = train_per_object(s.sample, m, o->baseline_steps, config, 1);
-        add(s, fmt::format("per-object MLP {} steps", o->baseline_steps), *mlp.field, true, mlp.seconds);
+        add(s, fmt::format("per-object MLP {} steps", o->baseline_steps), *mlp.field, true, mlp.seconds,
+            mlp.seconds + first_step(fixed_fields(mlp.field)));  // the fit comes first
       }
       if (rigged) {
         if (!character.is_skinned()) fail(file, "--rig needs a rigged file with skin weights");
@@ -265,11 +310,11 @@ Runner add_metrics(CLI::App& app) {
 Runner add_render(CLI::App& app) {
   struct Options { std::string model, shape, output; };
   auto o = std::make_shared<Options>();
-  app.add_option("--model", o->model, "model file (default: the shipped model)");
+  app.add_option("--model", o->model, "model file, .pt or .wfield (default: the shipped model)");
   app.add_option("SHAPE", o->shape, "the shape")->required();
   app.add_option("-o,--output", o->output, "OUT.png")->required();
   return [o] {
-    const NeuralFieldModel model(model_path(o->model));
+    const FieldsModel model(model_path(o->model));
     Mesh mesh = load_mesh(o->shape);
     const ShapeSample sample = make_shape_sample(mesh, fs::path(o->shape).filename().string(), ShapeSampleOptions{}, 1);
     std::vector<Vec3d> points;

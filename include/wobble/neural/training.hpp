@@ -108,7 +108,9 @@ struct TrainingReport {
 using TrainingProgress = std::function<void(int, int, const std::string&)>;
 // Trains and writes OUTPUT/model.pt, OUTPUT/checkpoint.pt (+ .optim), OUTPUT/losses.csv and
 // OUTPUT/losses.png, each atomically. With resume, continues from OUTPUT/checkpoint.pt (on every
-// rank: the folder must be visible to all).
+// rank: the folder must be visible to all). With steps 0, writes OUTPUT/model.pt alone: the
+// network as initialised from the seed, before any data or optimizer step (the "untrained"
+// control of a configuration).
 //
 // Data parallel when environment.world_size > 1 (a c10d Gloo process group): each step, rank r
 // draws items r*B .. r*B+B-1 of the step (B = shapes_per_step), each item's shape, points and z

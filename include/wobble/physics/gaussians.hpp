@@ -38,6 +38,13 @@ void decompose_covariance(const Eigen::Matrix3d& covariance, Eigen::Vector3d& lo
 // True if the file is a PLY whose vertex element has the Gaussian properties (scale_0, rot_0, opacity).
 bool is_gaussian_ply(const std::filesystem::path& path);
 GaussianCloud read_gaussian_ply(const std::filesystem::path& path);
+// True if the file is a PLY of points alone (a scan, or splats' centres kept without their
+// Gaussians): a vertex element with x, y, z and no other element (no faces), nor the Gaussian
+// properties. Such files have no surface: `wobble simulate` samples them as a point cloud.
+bool is_point_cloud_ply(const std::filesystem::path& path);
+// The x, y, z of a PLY's vertices (binary little-endian, float properties, as 3DGS PLYs). Throws
+// Error naming the file when it is not such a PLY, lacks x, y or z, or holds no point.
+std::vector<Eigen::Vector3d> read_ply_points(const std::filesystem::path& path);
 // Writes through AtomicOutput.
 void write_gaussian_ply(const std::filesystem::path& path, const GaussianCloud& cloud);
 

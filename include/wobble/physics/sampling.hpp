@@ -64,8 +64,9 @@ struct SamplePoints {
 // surface area times one grid spacing (a shell). The volume is spread evenly over all points.
 // Throws Error for a mesh without triangles.
 SamplePoints sample_mesh(const Mesh& mesh, const SampleOptions& options = {});
-// Samples a point cloud (e.g. Gaussian centres): occupied grid cells, with cells enclosed by them
-// filled (the outside is flood-filled from the grid border), plus the points themselves as surface samples.
+// Samples a point cloud (e.g. Gaussian centres): the grid cells enclosed by the occupied ones (the
+// outside is flood-filled from the grid border) and the occupied cells whose centre lies behind the
+// outward normal of its nearest point (point_normals.hpp), plus the points themselves as surface samples.
 SamplePoints sample_point_cloud(std::span<const Vec3d> points, const SampleOptions& options = {});
 // A deterministic random subset of n points (all when n >= size), volumes rescaled to keep the total.
 SamplePoints subsample(const SamplePoints& samples, std::size_t n, std::uint64_t seed = 7);

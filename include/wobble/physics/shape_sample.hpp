@@ -4,6 +4,7 @@
 // for the losses and the output normalisation, all in the runtime's normalised frame (centred,
 // longest side spanning [-1, 1]).
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,15 @@ struct ShapeSample {
 // without triangles of positive area.
 Eigen::MatrixXf surface_point_cloud(const Mesh& mesh, const Normalization& normalization, int count,
                                     std::uint64_t seed);
-// Surface cloud plus the runtime's cubature samples. Deterministic for a seed.
+// Surface cloud plus the runtime's cubature samples. Deterministic for a seed. A mesh without
+// triangles is a point cloud: make_point_shape_sample of its positions.
 ShapeSample make_shape_sample(const Mesh& mesh, std::string name, const ShapeSampleOptions& options, std::uint64_t seed);
+// A point cloud without a mesh (file coordinates; e.g. Gaussian centres): the encoder's points
+// drawn from the cloud with outward normals estimated from it (point_normals.hpp), cubature
+// points from the point-cloud sampler (sample_point_cloud: occupied and enclosed grid cells plus
+// the points). Throws Error for fewer than 3 points.
+ShapeSample make_point_shape_sample(std::span<const Vec3d> points, std::string name, const ShapeSampleOptions& options,
+                                    std::uint64_t seed);
 // The cubature points as the runtime's points (normalised frame), for evaluating fields there.
 std::vector<Vec3d> cubature_points(const ShapeSample& sample);
 

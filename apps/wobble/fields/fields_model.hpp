@@ -1,0 +1,39 @@
+#pragma once
+// The model a `wobble fields` command reads with --model: a LibTorch .pt (neural::NeuralFieldModel)
+// or its torch-free export, a .wfield (physics::FieldNetwork), e.g. the shipped untrained control
+// models/physskin_small_untrained.wfield. Both give the same fields (docs/neural.md, "Agreement").
+#include <filesystem>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include <wobble/physics/shape_sample.hpp>
+#include <wobble/physics/skinning_field.hpp>
+
+namespace wobble::neural {
+class NeuralFieldModel;
+}
+namespace wobble::physics {
+class FieldNetwork;
+}
+
+namespace wobble::cli {
+
+class FieldsModel {
+ public:
+  // Throws Error naming the file when it is neither.
+  explicit FieldsModel(const std::filesystem::path& file);
+  ~FieldsModel();
+
+  int handles() const;
+  nlohmann::json metadata() const;  // how it was trained (batch_points, z_samples, ...)
+  const std::filesystem::path& file() const { return file_; }
+  std::shared_ptr<const physics::SkinningField> fields_for(const physics::ShapeSample& shape, bool constant_column) const;
+
+ private:
+  std::filesystem::path file_;
+  std::unique_ptr<neural::NeuralFieldModel> torch_;
+  std::shared_ptr<const physics::FieldNetwork> network_;
+};
+
+}  // namespace wobble::cli

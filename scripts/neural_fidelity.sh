@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The physics fidelity table of docs/neural.md (issue 35), in one command:
+#   scripts/neural_fidelity.sh [BUILD] [OUT]          (defaults: build, runs/fidelity)
+# `wobble fields metrics --fidelity` on the validation split (bull, cow, dino, elk, femur, knot1):
+# the shipped model with the baselines (skinning eigenmodes, quadratic polynomials, the per-object
+# fit with the shipped recipe's losses), and the same network untrained
+# (models/physskin_small_untrained.wfield); then the medians and per-shape errors as markdown
+# (also written to OUT/table.md), and the time to a first step on a 13,000-vertex shape.
+# Environment: SHIPPED (models/physskin_small.pt), UNTRAINED (models/physskin_small_untrained.wfield),
+# BASELINE_STEPS (2000; 0 leaves the per-object fit out), NICE (19), EXTRA_MODELS ("LABEL=FILE ...":
+# more models to measure, e.g. experiments). Measurements (OUT/*.json) are kept: delete them to redo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+out="${2:-runs/fidelity}"
+shipped="${SHIPPED:-models/physskin_small.pt}"
+untrained="${UNTRAINED:-models/physskin_small_untrained.wfield}"
+baseline_steps="${BASELINE_STEPS:-2000}"
+wobble=(nice -n "${NICE:-19}" "$build/wobble")
+export OMP_NUM_THREADS=1
+mkdir -p "$out"
+shapes=()
+for s in bull cow dino elk femur knot1; do shapes+=("../shared/assets/shapes/$s.off"); done
+
+# name model [metrics options...]: the metrics JSON, written whole.
+measure() {
+  local name="$1" model="$2"
+  shift 2
+  [ -f "$out/$name.json" ] && return 0
+  echo "== measuring $name ($model)" >&2
+  "${wobble[@]}" fields metrics --fidelity --model "$model" "$@" --json > "$out/$name.json.tmp" 2> "$out/$name.log"
+  mv "$out/$name.json.tmp" "$out/$name.json"
+}
+
+measure shipped "$shipped" "${shapes[@]}" --baseline-steps "$baseline_steps" --config configs/per_object_fit.json
+measure untrained "$untrained" "${shapes[@]}" --baseline-steps 0
+args=("shipped network=$out/shipped.json" "same network untrained=$out/untrained.json")
+for extra in ${EXTRA_MODELS:-}; do
+  measure "${extra%%=*}" "${extra#*=}" "${shapes[@]}" --baseline-steps 0
+  args+=("${extra%%=*}=$out/${extra%%=*}.json")
+done
+[ "$baseline_steps" -gt 0 ] && args+=("per-object fit ($baseline_steps steps)=$out/shipped.json:per-object MLP $baseline_steps steps")
+args+=("skinning eigenmodes=$out/shipped.json:skinning eigenmodes" "quadratic polynomials=$out/shipped.json:quadratic polynomials")
+measure large "$shipped" ../shared/assets/shapes/mannequin-devil.off --baseline-steps 0
+{
+  /usr/bin/python3 scripts/neural_table.py "${args[@]}" --per-shape --fidelity
+  echo
+  echo "Time to a first step on mannequin-devil (12,977 vertices):"
+  echo
+  /usr/bin/python3 scripts/neural_table.py "shipped network=$out/large.json" "skinning eigenmodes=$out/large.json:skinning eigenmodes" --fidelity
+} | tee "$out/table.md"

@@ -1,0 +1,114 @@
+// Outward normals of point clouds (see point_normals.hpp).
+#include <wobble/physics/point_normals.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include <Eigen/Eigenvalues>
+
+#include "core/fail.hpp"
+
+namespace wobble::physics {
+
+namespace {
+
+// Points hashed into cubic cells of a fixed size, for neighbour queries.
+class PointHash {
+ public:
+  PointHash(std::span<const Vec3d> points, double cell) : points_(points), cell_(cell) {
+    for (std::size_t i = 0; i < points.size(); ++i) cells_[key(points[i])].push_back(i);
+  }
+  // The k nearest points to p, searched in growing shells of cells until k are found.
+  std::vector<std::size_t> nearest(const Vec3d& p, std::size_t k) const {
+    const Key c = key(p);
+    std::vector<std::pair<double, std::size_t>> found;
+    for (long r = 1; found.size() < k && r <= 64; ++r) {
+      found.clear();
+      for (long dz = -r; dz <= r; ++dz)
+        for (long dy = -r; dy <= r; ++dy)
+          for (long dx = -r; dx <= r; ++dx) {
+            const auto it = cells_.find(Key{c.x + dx, c.y + dy, c.z + dz});
+            if (it == cells_.end()) continue;
+            for (std::size_t i : it->second) found.emplace_back((points_[i] - p).squaredNorm(), i);
+          }
+    }
+    const std::size_t n = std::min(k, found.size());
+    std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(n), found.end());
+    std::vector<std::size_t> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = found[i].second;
+    return out;
+  }
+
+ private:
+  struct Key {
+    long x, y, z;
+    bool operator==(const Key&) const = default;
+  };
+  struct Hash {
+    std::size_t operator()(const Key& k) const {
+      return static_cast<std::size_t>(k.x * 73856093L ^ k.y * 19349663L ^ k.z * 83492791L);
+    }
+  };
+  Key key(const Vec3d& p) const {
+    return Key{static_cast<long>(std::floor(p.x() / cell_)), static_cast<long>(std::floor(p.y() / cell_)),
+               static_cast<long>(std::floor(p.z() / cell_))};
+  }
+  std::span<const Vec3d> points_;
+  double cell_;
+  std::unordered_map<Key, std::vector<std::size_t>, Hash> cells_;
+};
+
+// The direction of least variance of the points (their covariance's smallest eigenvector).
+Vec3d least_variance_direction(std::span<const Vec3d> cloud, const std::vector<std::size_t>& near) {
+  Vec3d mean = Vec3d::Zero();
+  for (std::size_t i : near) mean += cloud[i];
+  mean /= static_cast<double>(near.size());
+  Eigen::Matrix3d covariance = Eigen::Matrix3d::Zero();
+  for (std::size_t i : near) covariance += (cloud[i] - mean) * (cloud[i] - mean).transpose();
+  return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(covariance).eigenvectors().col(0);
+}
+
+}  // namespace
+
+std::vector<bool> behind_nearest_normal(std::span<const Vec3d> cloud, std::span<const Vec3d> queries, std::span<const Vec3d> interior,
+                                        double spacing) {
+  if (cloud.empty()) fail_plain("point normals: the cloud is empty");
+  const PointHash points(cloud, spacing);
+  std::vector<std::size_t> nearest(queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q) nearest[q] = points.nearest(queries[q], 1).front();
+  const Eigen::MatrixX3d normals = outward_normals(cloud, nearest, interior, spacing);
+  std::vector<bool> behind(queries.size());
+  for (std::size_t q = 0; q < queries.size(); ++q)
+    behind[q] = normals.row(static_cast<Eigen::Index>(q)).dot(queries[q] - cloud[nearest[q]]) <= 0;
+  return behind;
+}
+
+Eigen::MatrixX3d outward_normals(std::span<const Vec3d> cloud, std::span<const std::size_t> at, std::span<const Vec3d> interior,
+                                 double spacing, int neighbours) {
+  if (cloud.empty()) fail_plain("point normals: the cloud is empty");
+  if (!(spacing > 0) || neighbours < 3) fail_plain("point normals: need a positive cell size and at least 3 neighbours");
+  const PointHash points(cloud, spacing), inside(interior, spacing);
+  const double reach = 2.5 * spacing;
+  Eigen::MatrixX3d normals(static_cast<Eigen::Index>(at.size()), 3);
+  for (std::size_t j = 0; j < at.size(); ++j) {
+    if (at[j] >= cloud.size()) fail_plain("point normals: index {} outside a cloud of {} points", at[j], cloud.size());
+    const Vec3d& p = cloud[at[j]];
+    const std::vector<std::size_t> near = points.nearest(p, static_cast<std::size_t>(neighbours));
+    Vec3d centroid = Vec3d::Zero();
+    int count = 0;
+    for (std::size_t i : inside.nearest(p, 64))
+      if ((interior[i] - p).norm() <= reach) {
+        centroid += interior[i];
+        ++count;
+      }
+    const Vec3d inward = count > 0 ? Vec3d(centroid / count - p) : Vec3d(-p);  // no cell near: away from the centre
+    Vec3d n = near.size() >= 3 ? least_variance_direction(cloud, near) : Vec3d(-inward);
+    if (n.dot(inward) > 0) n = -n;
+    const Vec3d unit = n.norm() > 0 ? Vec3d(n.normalized()) : Vec3d::UnitY();
+    normals.row(static_cast<Eigen::Index>(j)) = unit.transpose();
+  }
+  return normals;
+}
+
+}  // namespace wobble::physics

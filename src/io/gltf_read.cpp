@@ -577,7 +577,7 @@ class GltfReader {
     const std::uint32_t first_triangle = static_cast<std::uint32_t>(character_.mesh.triangles.size());
     add_triangles(mode, triangle_indices(primitive, where, n), where, first);
     if (skinned) read_influences(primitive, where, n);
-    add_primitive_record(mesh, mesh_index, p, first, n, first_triangle);
+    add_primitive_record(mesh, mesh_index, p, where, first, n, first_triangle);
   }
 
   static int attribute_of(const tinygltf::Primitive& primitive, const std::string& name) {
@@ -718,9 +718,8 @@ class GltfReader {
     }
   }
 
-  void add_primitive_record(const tinygltf::Mesh& mesh, int mesh_index, std::size_t p, std::uint32_t first,
-                            std::size_t n, std::uint32_t first_triangle) {
-    const std::string where = fmt::format("mesh {} primitive {}", mesh_index, p);
+  void add_primitive_record(const tinygltf::Mesh& mesh, int mesh_index, std::size_t p, const std::string& where,
+                            std::uint32_t first, std::size_t n, std::uint32_t first_triangle) {
     Primitive record;
     record.name = mesh.name;
     record.source_mesh = mesh_index;

@@ -503,8 +503,13 @@ void bind_gpu_skinning(const Renderer::State& s, GLuint program) {
 }
 
 // Triangles [first, first + count) in their material's base colour (and texture, when drawn).
-void draw_triangle_range(const Renderer::State& s, GLuint program, std::uint32_t first_triangle, std::uint32_t count,
-                         int material, bool textures) {
+// Where draw_triangle_range puts a range's colour (looked up once per draw, not per range).
+struct MaterialUniforms {
+  GLint base_color, textured;
+};
+
+void draw_triangle_range(const Renderer::State& s, const MaterialUniforms& uniforms, std::uint32_t first_triangle,
+                         std::uint32_t count, int material, bool textures) {
   Vec4f color(0.8f, 0.8f, 0.8f, 1.0f);
   GLuint texture = 0;
   if (material >= 0 && material < static_cast<int>(s.materials.size())) {
@@ -513,8 +518,8 @@ void draw_triangle_range(const Renderer::State& s, GLuint program, std::uint32_t
     if (textures && m.base_color_image >= 0 && m.base_color_image < static_cast<int>(s.textures.size()))
       texture = s.textures[m.base_color_image];
   }
-  glUniform4fv(s.location(program, "u_base_color"), 1, color.data());
-  glUniform1i(s.location(program, "u_textured"), texture != 0);
+  glUniform4fv(uniforms.base_color, 1, color.data());
+  glUniform1i(uniforms.textured, texture != 0);
   glBindTexture(GL_TEXTURE_2D, texture);
   glDrawElements(GL_TRIANGLES, static_cast<GLsizei>(3 * count), GL_UNSIGNED_INT,
                  reinterpret_cast<void*>(static_cast<std::uintptr_t>(first_triangle) * sizeof(Triangle)));
@@ -532,11 +537,12 @@ void draw_mesh(const Renderer::State& s, const Mat4f& view_projection, const Vec
   if (gpu) bind_gpu_skinning(s, program);
   glBindVertexArray(post ? s.post_vao : gpu ? s.gpu_vao : s.cpu_vao);
   glActiveTexture(GL_TEXTURE0 + kBaseColorUnit);
+  const MaterialUniforms uniforms{s.location(program, "u_base_color"), s.location(program, "u_textured")};
   if (s.primitives.empty()) {
-    draw_triangle_range(s, program, 0, static_cast<std::uint32_t>(s.triangles.size()), -1, options.textures);
+    draw_triangle_range(s, uniforms, 0, static_cast<std::uint32_t>(s.triangles.size()), -1, options.textures);
   } else {
     for (const Primitive& p : s.primitives)
-      if (p.triangle_count > 0) draw_triangle_range(s, program, p.first_triangle, p.triangle_count, p.material, options.textures);
+      if (p.triangle_count > 0) draw_triangle_range(s, uniforms, p.first_triangle, p.triangle_count, p.material, options.textures);
   }
   glBindVertexArray(0);
 }

@@ -20,6 +20,10 @@ const DeformerDescription& decomposition_description() {
         .bind().range(0, 1).soft(0, 0.01).help("stop when the RMSE falls by less than this fraction, 'patience' times in a row");
     f.integer("patience", [](auto& p) -> auto& { return p.patience; })
         .bind().range(1, 1000).soft(1, 10).help("iterations in a row below the tolerance before stopping");
+    f.number("target_error", [](auto& p) -> auto& { return p.target_error; })
+        .bind().range(0, 1).soft(0, 0.01)
+        .help("stop as soon as the RMSE is at most this fraction of the motion's size (as for 'smoothness'): 0.001 is "
+              "about a pixel when the rest's diagonal spans 1,000 pixels; 0: only the tolerance and the iterations stop");
     f.integer("transform_sweeps", [](auto& p) -> auto& { return p.transform_sweeps; })
         .bind().range(1, 100).soft(1, 10).help("sweeps over the bones in each transform update (each bone's best fit, the others held)");
     f.integer("clustering_iterations", [](auto& p) -> auto& { return p.clustering_iterations; })

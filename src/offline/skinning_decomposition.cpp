@@ -1,5 +1,5 @@
 // The decomposition's outer loop: checks, the initial clustering, then transforms and weights in
-// turn until the RMSE stops falling; bones that lose every vertex start again where the model
+// turn until the RMSE is small enough or stops falling; bones that lose every vertex start again where the model
 // is worst.
 #include <wobble/offline/skinning_decomposition.hpp>
 
@@ -144,6 +144,7 @@ Decomposition decompose(const DecompositionInput& input, const DecompositionPara
     result.rmse_history.push_back(rmse);
     result.iterations = static_cast<std::size_t>(iteration + 1);
     report(result.iterations, rmse, "fitting");
+    if (rmse <= parameters.target_error * problem.motion_scale) break;
     const bool restarted = iteration < parameters.iterations / 2 && restart_dead_bones(problem, state);
     if (iteration > 0 && !restarted) {
       const double before = result.rmse_history[result.rmse_history.size() - 2];

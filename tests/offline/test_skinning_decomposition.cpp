@@ -71,13 +71,20 @@ DecompositionInput input_of(const KnownAnimation& a) {
   return input;
 }
 
-TEST(SkinningDecomposition, RecoversRigidSegmentsExactly) {
-  const KnownAnimation a = rigid_segments(20, 7);
+// Three bones, two influences, run to convergence (no smoothing, no error target: the default
+// stops at 1e-3 of the size).
+DecompositionParameters three_segment_parameters() {
   DecompositionParameters parameters;
   parameters.bones = 3;
   parameters.influences = 2;
   parameters.smoothness = 0;
-  const Decomposition result = decompose(input_of(a), parameters);
+  parameters.target_error = 0;
+  return parameters;
+}
+
+TEST(SkinningDecomposition, RecoversRigidSegmentsExactly) {
+  const KnownAnimation a = rigid_segments(20, 7);
+  const Decomposition result = decompose(input_of(a), three_segment_parameters());
   EXPECT_LT(result.rmse, 1e-5 * a.mesh.size());
   // Each segment found as one bone: the vertices' dominant bones partition them as the segments do.
   std::set<std::pair<int, std::uint32_t>> pairs;
@@ -138,11 +145,30 @@ TEST(SkinningDecomposition, FitsBlendedBonesWithConvexWeights) {
     EXPECT_LE(exact.rmse_history[k], exact.rmse_history[k - 1] * (1 + 1e-9) + 1e-12) << "iteration " << k;
 }
 
+// The error target stops the fit at the first iteration whose RMSE is within it (a fraction of
+// the rest diagonal), with the same history up to there as a fit without it.
+TEST(SkinningDecomposition, StopsAtTheFirstIterationWithinTheTargetError) {
+  const KnownAnimation a = rigid_segments(20, 7);
+  DecompositionParameters parameters = three_segment_parameters();
+  const Decomposition converged = decompose(input_of(a), parameters);
+  ASSERT_GE(converged.rmse_history.size(), 3u);
+  // A target between the first and the second iteration's errors: two iterations exactly.
+  const double size = Eigen::AlignedBox3d(a.mesh.bounds().min().cast<double>(), a.mesh.bounds().max().cast<double>())
+                          .diagonal().norm();
+  parameters.target_error = std::sqrt(converged.rmse_history[0] * converged.rmse_history[1]) / size;
+  ASSERT_GT(converged.rmse_history[0], parameters.target_error * size);
+  ASSERT_LE(converged.rmse_history[1], parameters.target_error * size);
+  const Decomposition stopped = decompose(input_of(a), parameters);
+  EXPECT_EQ(stopped.iterations, 2u);
+  EXPECT_EQ(stopped.rmse_history, std::vector<double>(converged.rmse_history.begin(), converged.rmse_history.begin() + 2));
+}
+
 TEST(SkinningDecomposition, InfluencesAreAtMostK) {
   const KnownAnimation a = rigid_segments(10, 11);
   DecompositionParameters parameters;
   parameters.bones = 6;
   parameters.influences = 1;
+  parameters.target_error = 0;
   const Decomposition result = decompose(input_of(a), parameters);
   for (std::size_t v = 0; v < a.mesh.vertex_count(); ++v) EXPECT_EQ(result.weights.joints_of(v).size(), 1u);
   EXPECT_LT(result.rmse, 1e-4 * a.mesh.size());  // six bones can do what three do
@@ -190,6 +216,7 @@ TEST(SkinningDecomposition, FreeBonesTakeWhatFixedBonesMiss) {
   parameters.bones = 1;
   parameters.influences = 1;
   parameters.smoothness = 0;
+  parameters.target_error = 0;
   const Decomposition result = decompose(input, parameters);
   EXPECT_EQ(result.fixed_bones, 2u);
   EXPECT_LT(result.rmse, 1e-5 * a.mesh.size());

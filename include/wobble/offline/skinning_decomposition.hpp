@@ -9,7 +9,8 @@
 // character's own joints, for helper bones) keep the transforms they are given. Bones start from
 // a clustering of the vertices' motion; then per-frame rigid transforms (weighted Procrustes,
 // closed form) and sparse convex weights per vertex (least squares with the constraints above and
-// a Laplacian smoothness term) alternate until the error stops falling.
+// a Laplacian smoothness term) alternate until the error is below a target
+// (by default 0.1 % of the motion's size: the rest diagonal) or stops falling.
 #include <cstddef>
 #include <functional>
 #include <span>
@@ -33,7 +34,8 @@ struct DecompositionParameters {
   int influences = 4;                // K: non-zero weights per vertex, fixed and free bones together
   int iterations = 100;              // most alternations of transforms and weights
   double tolerance = 1e-3;           // stop when the RMSE falls by less than this fraction ...
-  int patience = 3;                  // ... in this many iterations in a row
+  int patience = 3;                  // ... in this many iterations in a row,
+  double target_error = 1e-3;        // or as soon as the RMSE is at most this fraction of the motion's size
   int transform_sweeps = 2;          // Gauss-Seidel sweeps over the bones per transform update
   int clustering_iterations = 10;    // reassignments after each split of the initial clustering
   double smoothness = 1e-4;          // weight of the Laplacian term, in squared motion sizes per frame (the

@@ -183,137 +183,167 @@ MeshFields neural_fields(const std::string& subspace, const std::string& model_f
 #endif
 }
 
+struct SimulateOptions {
+  std::string input, output, pin, rig, clip = "0", model = "neohookean", subspace = "eigenmodes", neural_model;
+  int handles = 16, frames = 120, substeps = 2, sample_grid = 24, field_grid = 20;
+  std::size_t points = 1000;
+  double fps = 30, youngs = 1e5, poisson = 0.45, density = 1000, pin_blend = 0.2, gravity = 9.81;
+  std::optional<double> floor;
+  bool no_gravity = false, quiet = false, no_rig_inertia = false;
+  LoopOptions loop;
+  std::optional<double> loop_tolerance;  // share of the character size; unset: kDefaultLoopTolerance
+};
+
+// What every simulation reads: the material, the energy model and the learned fields (if any).
+struct SimulateCommon {
+  physics::Material material;
+  EnergyModel model;
+  MeshFields learned;
+};
+
+void add_simulate_options(CLI::App& app, SimulateOptions& o) {
+  app.add_option("INPUT", o.input, "SCENE.json, a shape (OFF, OBJ, glTF, ...), a 3DGS PLY, or a PLY of points alone (no mesh; write it to .pc2)");
+  app.add_option("-o,--output", o.output, "output: .pc2, .glb/.gltf, or folder/ (OBJ or PLY sequence)")->required();
+  using namespace physics::input_limits;
+  add_integer_option(app, "--handles", o.handles, "skinning handles (subspace size 12 x handles)", 1, kMaxHandles);
+  add_integer_option(app, "--points", o.points, "sample (cubature) points", kMinPoints, kMaxPoints);
+  app.add_option("--pin", o.pin, "pinned region, a predicate over normalised x, y, z, e.g. \"y>0.8\"");
+  add_real_option(app, "--pin-blend", o.pin_blend, "width over which the pin releases (normalised units)", 0, kMaxPinBlend);
+  add_real_option(app, "--floor", o.floor, "floor height (normalised units)", -kDistance, kDistance);
+  add_integer_option(app, "--frames", o.frames, "frames to write", 1, kMaxFrames);
+  add_real_option(app, "--fps", o.fps, "frames per second", kMinFps, kMaxFps);
+  add_integer_option(app, "--substeps", o.substeps, "time steps per frame", 1, kMaxSubsteps);
+  add_real_option(app, "--youngs", o.youngs, "Young's modulus (Pa)", kMinYoungs, kMaxYoungs);
+  add_real_option(app, "--poisson", o.poisson, "Poisson ratio", 0, kMaxPoisson);
+  add_real_option(app, "--density", o.density, "density (kg/m^3)", kMinDensity, kMaxDensity);
+  app.add_option("--model", o.model, "material model: neohookean or linear")->capture_default_str();
+  add_real_option(app, "--gravity", o.gravity, "gravity along -y (m/s^2; the shape spans 2 m)", -kAcceleration,
+                  kAcceleration);
+  app.add_flag("--no-gravity", o.no_gravity, "no gravity");
+  add_integer_option(app, "--sample-grid", o.sample_grid, "sampling grid cells along the longest side", kMinGrid, kMaxSampleGrid);
+  add_integer_option(app, "--field-grid", o.field_grid, "eigenmode grid cells along the longest side", kMinGrid, kMaxFieldGrid);
+  app.add_option("--rig", o.rig, "rigged character: rig-complementary dynamics on its clip");
+  app.add_option("--clip", o.clip, "clip name or index (with --rig)")->capture_default_str();
+  app.add_flag("--no-rig-inertia", o.no_rig_inertia, "with --rig: eq. 24 only, without the rig's inertial forcing");
+  o.loop.add_to(app);
+  add_real_option(app, kLoopTolerance, o.loop_tolerance,
+                  "with --rig --loop: cycles are played until one differs from the one before by less than this share "
+                  "of the character size (default 1e-4)", 0, 1);
+  app.add_flag("-q,--quiet", o.quiet, "no progress or summary");
+  app.add_option("--subspace", o.subspace,
+                 "subspace: eigenmodes, or neural (learned fields, `wobble fields`; with --rig, rig-complementary ones)")
+      ->capture_default_str();
+  app.add_option("--neural-model", o.neural_model,
+                 "with --subspace neural: the model file (default: the shipped one; with --rig, the one trained on clonk)");
+}
+
+// The subspace and material settings that a rig's simulator and a shape's scene share.
+template <class SubspaceOptions>
+void set_subspace_options(const SimulateOptions& o, const SimulateCommon& common, SubspaceOptions& out) {
+  out.handles = o.handles;
+  out.points = o.points;
+  out.sample_grid = o.sample_grid;
+  out.field_grid = o.field_grid;
+  out.material = common.material;
+  out.model = common.model;
+}
+
+// The rig-complementary simulator of --rig, built from the flags.
+RigComplementary rig_simulator(const SimulateOptions& o, const SimulateCommon& common, const Character& character) {
+  RigComplementaryOptions options;
+  set_subspace_options(o, common, options);
+  options.rig_inertia = !o.no_rig_inertia;
+  if (common.learned) {
+    // The learned fields without the constant column span the complementary subspace; the
+    // neural sampling frame and the simulator's are both the mesh's normalisation.
+    if (!o.quiet) spdlog::info("building the rig-complementary subspace (learned fields)...");
+    options.fields = common.learned(character.mesh, false);
+  } else if (!o.quiet) {
+    spdlog::info("building the rig-complementary subspace ({} handles)...", o.handles);
+  }
+  return RigComplementary(character, options);
+}
+
+// Every frame of the clip once (no loop), written as the output's kind asks.
+int simulate_clip_once(const SimulateOptions& o, OutputKind kind, const Character& character, std::size_t clip,
+                       RigComplementary& sim) {
+  const Clip& c = character.clips[clip];
+  const int frames = clip_frame_count(c, o.fps);
+  BakedFrames baked;
+  Pose pose;
+  Progress progress("simulating", o.quiet);
+  for (int f = 0; f < frames; ++f) {
+    sim.step_clip_frame(c, f, o.fps, o.substeps, pose);
+    baked.times.push_back(static_cast<float>(clip_frame_time(c, f, o.fps)));
+    baked.positions.push_back(sim.vertex_positions(pose));
+    baked.skinning.push_back(pose.skinning);
+    progress.update(static_cast<std::size_t>(f + 1), static_cast<std::size_t>(frames));
+  }
+  progress.finish();
+  switch (kind) {
+    case OutputKind::Pc2: write_pc2(o.output, baked, static_cast<float>(o.fps)); break;
+    case OutputKind::Gltf: write_gltf(o.output, character, &baked, clip); break;
+    case OutputKind::Folder: write_obj_sequence(o.output, character.mesh, baked); break;
+  }
+  if (!o.quiet) spdlog::info("simulated {} frames of '{}' -> {}", frames, c.name, o.output);
+  return 0;
+}
+
+// --rig CHARACTER: rig-complementary dynamics on its clip, looped or once.
+int simulate_rig(const SimulateOptions& o, const SimulateCommon& common) {
+  if (!o.input.empty()) fail(o.input, "give either INPUT or --rig, not both");
+  if (o.loop_tolerance && !o.loop.enabled()) fail_plain("{}: needs --loop", kLoopTolerance);
+  const OutputKind kind = output_kind(o.output);
+  const Character character = load_character(o.rig);
+  const std::size_t clip = character.require_clip(o.clip);
+  // The loop's options are checked before the subspace is built (the expensive part).
+  const std::optional<Cycle> cycle = o.loop.cycle(character, clip);
+  RigComplementary sim = rig_simulator(o, common, character);
+  if (!o.quiet)
+    spdlog::info("{} fields, complementarity ||J_rig^T B|| / (||J_rig|| ||B||) = {:.3g} (0: exact)",
+                 sim.body().handle_count(), sim.complementarity().relative);
+  if (cycle) {
+    return simulate_rig_loop_to(o.output, kind, character, clip, *cycle, sim, o.fps, o.substeps,
+                                o.loop_tolerance.value_or(kDefaultLoopTolerance), o.quiet);
+  }
+  return simulate_clip_once(o, kind, character, clip, sim);
+}
+
+// INPUT: a SCENE.json, or a shape made into a scene by the flags.
+int simulate_shape_or_scene(const SimulateOptions& o, const SimulateCommon& common) {
+  if (o.input.empty()) fail_plain("simulate needs INPUT (a shape or SCENE.json) or --rig CHARACTER");
+  // A shape or a scene has no clip to loop: the loop flags would be ignored.
+  const char* loop_flag = o.loop.given_flag() ? o.loop.given_flag() : o.loop_tolerance ? kLoopTolerance : nullptr;
+  if (loop_flag) fail_plain("{}: only with --rig CHARACTER (a shape or a scene has no clip to loop)", loop_flag);
+  if (lower_extension(o.input) == ".json") {
+    Scene scene = load_scene(o.input);
+    return run_scene(scene, o.output, o.quiet);
+  }
+  QuickSceneOptions q;
+  set_subspace_options(o, common, q);
+  q.pin = o.pin;
+  q.pin_blend = o.pin_blend;
+  q.floor = o.floor;
+  q.gravity = o.no_gravity ? Vec3d::Zero() : Vec3d(0, -o.gravity, 0);
+  q.fps = o.fps;
+  q.frames = o.frames;
+  q.substeps = o.substeps;
+  q.field_source = common.learned;
+  Scene scene = quick_scene(o.input, q);
+  return run_scene(scene, o.output, o.quiet);
+}
+
 }  // namespace
 
 Runner add_simulate_command(CLI::App& app) {
-  struct Options {
-    std::string input, output, pin, rig, clip = "0", model = "neohookean", subspace = "eigenmodes", neural_model;
-    int handles = 16, frames = 120, substeps = 2, sample_grid = 24, field_grid = 20;
-    std::size_t points = 1000;
-    double fps = 30, youngs = 1e5, poisson = 0.45, density = 1000, pin_blend = 0.2, gravity = 9.81;
-    std::optional<double> floor;
-    bool no_gravity = false, quiet = false, no_rig_inertia = false;
-    LoopOptions loop;
-    std::optional<double> loop_tolerance;  // share of the character size; unset: kDefaultLoopTolerance
-  };
-  auto o = std::make_shared<Options>();
-  app.add_option("INPUT", o->input, "SCENE.json, a shape (OFF, OBJ, glTF, ...), a 3DGS PLY, or a PLY of points alone (no mesh; write it to .pc2)");
-  app.add_option("-o,--output", o->output, "output: .pc2, .glb/.gltf, or folder/ (OBJ or PLY sequence)")->required();
-  using namespace physics::input_limits;
-  add_integer_option(app, "--handles", o->handles, "skinning handles (subspace size 12 x handles)", 1, kMaxHandles);
-  add_integer_option(app, "--points", o->points, "sample (cubature) points", kMinPoints, kMaxPoints);
-  app.add_option("--pin", o->pin, "pinned region, a predicate over normalised x, y, z, e.g. \"y>0.8\"");
-  add_real_option(app, "--pin-blend", o->pin_blend, "width over which the pin releases (normalised units)", 0, kMaxPinBlend);
-  add_real_option(app, "--floor", o->floor, "floor height (normalised units)", -kDistance, kDistance);
-  add_integer_option(app, "--frames", o->frames, "frames to write", 1, kMaxFrames);
-  add_real_option(app, "--fps", o->fps, "frames per second", kMinFps, kMaxFps);
-  add_integer_option(app, "--substeps", o->substeps, "time steps per frame", 1, kMaxSubsteps);
-  add_real_option(app, "--youngs", o->youngs, "Young's modulus (Pa)", kMinYoungs, kMaxYoungs);
-  add_real_option(app, "--poisson", o->poisson, "Poisson ratio", 0, kMaxPoisson);
-  add_real_option(app, "--density", o->density, "density (kg/m^3)", kMinDensity, kMaxDensity);
-  app.add_option("--model", o->model, "material model: neohookean or linear")->capture_default_str();
-  add_real_option(app, "--gravity", o->gravity, "gravity along -y (m/s^2; the shape spans 2 m)", -kAcceleration,
-                  kAcceleration);
-  app.add_flag("--no-gravity", o->no_gravity, "no gravity");
-  add_integer_option(app, "--sample-grid", o->sample_grid, "sampling grid cells along the longest side", kMinGrid, kMaxSampleGrid);
-  add_integer_option(app, "--field-grid", o->field_grid, "eigenmode grid cells along the longest side", kMinGrid, kMaxFieldGrid);
-  app.add_option("--rig", o->rig, "rigged character: rig-complementary dynamics on its clip");
-  app.add_option("--clip", o->clip, "clip name or index (with --rig)")->capture_default_str();
-  app.add_flag("--no-rig-inertia", o->no_rig_inertia, "with --rig: eq. 24 only, without the rig's inertial forcing");
-  o->loop.add_to(app);
-  add_real_option(app, kLoopTolerance, o->loop_tolerance,
-                  "with --rig --loop: cycles are played until one differs from the one before by less than this share "
-                  "of the character size (default 1e-4)", 0, 1);
-  app.add_flag("-q,--quiet", o->quiet, "no progress or summary");
-  app.add_option("--subspace", o->subspace,
-                 "subspace: eigenmodes, or neural (learned fields, `wobble fields`; with --rig, rig-complementary ones)")
-      ->capture_default_str();
-  app.add_option("--neural-model", o->neural_model,
-                 "with --subspace neural: the model file (default: the shipped one; with --rig, the one trained on clonk)");
-
+  auto o = std::make_shared<SimulateOptions>();
+  add_simulate_options(app, *o);
   return [o] {
-    physics::Material material{o->youngs, o->poisson, o->density};
-    material.validate();
-    const EnergyModel model = energy_model_from_string(o->model);
-    const MeshFields learned = neural_fields(o->subspace, o->neural_model, !o->rig.empty());
-    if (!o->rig.empty()) {
-      if (!o->input.empty()) fail(o->input, "give either INPUT or --rig, not both");
-      if (o->loop_tolerance && !o->loop.enabled()) fail_plain("{}: needs --loop", kLoopTolerance);
-      const OutputKind kind = output_kind(o->output);
-      const Character character = load_character(o->rig);
-      const std::size_t clip = character.require_clip(o->clip);
-      const Clip& c = character.clips[clip];
-      // The loop's options are checked before the subspace is built (the expensive part).
-      const std::optional<Cycle> cycle = o->loop.cycle(character, clip);
-      RigComplementaryOptions options;
-      options.handles = o->handles;
-      options.points = o->points;
-      options.sample_grid = o->sample_grid;
-      options.field_grid = o->field_grid;
-      options.material = material;
-      options.model = model;
-      options.rig_inertia = !o->no_rig_inertia;
-      if (learned) {
-        // The learned fields without the constant column span the complementary subspace; the
-        // neural sampling frame and the simulator's are both the mesh's normalisation.
-        if (!o->quiet) spdlog::info("building the rig-complementary subspace (learned fields)...");
-        options.fields = learned(character.mesh, false);
-      } else if (!o->quiet) {
-        spdlog::info("building the rig-complementary subspace ({} handles)...", o->handles);
-      }
-      RigComplementary sim(character, options);
-      if (!o->quiet)
-        spdlog::info("{} fields, complementarity ||J_rig^T B|| / (||J_rig|| ||B||) = {:.3g} (0: exact)",
-                     sim.body().handle_count(), sim.complementarity().relative);
-      if (cycle) {
-        return simulate_rig_loop_to(o->output, kind, character, clip, *cycle, sim, o->fps, o->substeps,
-                                    o->loop_tolerance.value_or(kDefaultLoopTolerance), o->quiet);
-      }
-      const int frames = clip_frame_count(c, o->fps);
-      BakedFrames baked;
-      Pose pose;
-      Progress progress("simulating", o->quiet);
-      for (int f = 0; f < frames; ++f) {
-        sim.step_clip_frame(c, f, o->fps, o->substeps, pose);
-        baked.times.push_back(static_cast<float>(clip_frame_time(c, f, o->fps)));
-        baked.positions.push_back(sim.vertex_positions(pose));
-        baked.skinning.push_back(pose.skinning);
-        progress.update(static_cast<std::size_t>(f + 1), static_cast<std::size_t>(frames));
-      }
-      progress.finish();
-      switch (kind) {
-        case OutputKind::Pc2: write_pc2(o->output, baked, static_cast<float>(o->fps)); break;
-        case OutputKind::Gltf: write_gltf(o->output, character, &baked, clip); break;
-        case OutputKind::Folder: write_obj_sequence(o->output, character.mesh, baked); break;
-      }
-      if (!o->quiet) spdlog::info("simulated {} frames of '{}' -> {}", frames, c.name, o->output);
-      return 0;
-    }
-    if (o->input.empty()) fail_plain("simulate needs INPUT (a shape or SCENE.json) or --rig CHARACTER");
-    // A shape or a scene has no clip to loop: the loop flags would be ignored.
-    const char* loop_flag = o->loop.given_flag() ? o->loop.given_flag() : o->loop_tolerance ? kLoopTolerance : nullptr;
-    if (loop_flag) fail_plain("{}: only with --rig CHARACTER (a shape or a scene has no clip to loop)", loop_flag);
-    if (lower_extension(o->input) == ".json") {
-      Scene scene = load_scene(o->input);
-      return run_scene(scene, o->output, o->quiet);
-    }
-    QuickSceneOptions q;
-    q.handles = o->handles;
-    q.points = o->points;
-    q.sample_grid = o->sample_grid;
-    q.field_grid = o->field_grid;
-    q.pin = o->pin;
-    q.pin_blend = o->pin_blend;
-    q.floor = o->floor;
-    q.material = material;
-    q.model = model;
-    q.gravity = o->no_gravity ? Vec3d::Zero() : Vec3d(0, -o->gravity, 0);
-    q.fps = o->fps;
-    q.frames = o->frames;
-    q.substeps = o->substeps;
-    q.field_source = learned;
-    Scene scene = quick_scene(o->input, q);
-    return run_scene(scene, o->output, o->quiet);
+    SimulateCommon common{physics::Material{o->youngs, o->poisson, o->density}, {}, {}};
+    common.material.validate();
+    common.model = energy_model_from_string(o->model);
+    common.learned = neural_fields(o->subspace, o->neural_model, !o->rig.empty());
+    return o->rig.empty() ? simulate_shape_or_scene(*o, common) : simulate_rig(*o, common);
   };
 }
 

@@ -189,14 +189,149 @@ MetricShape metric_shape(const fs::path& file, const Mesh& mesh, int K) {
   return s;
 }
 
+struct MetricsOptions {
+  std::string model, config;
+  std::vector<std::string> shapes, rigs;
+  int baseline_steps = 2000, eigen_grid = 20, fidelity_grid = 20;
+  bool json = false, fidelity = false;
+};
+
+// The rows of `wobble fields metrics`, printed as they are computed (baselines take minutes) and
+// kept for --json. The three paper metrics at the mesh's vertices; the volumetric Dirichlet trace
+// at the cubature points (their volumes as quadrature weights); the quality ratio on the welded
+// surface; with --fidelity, the physics against the shape's full-space reference.
+class MetricsTable {
+ public:
+  MetricsTable(bool json, bool fidelity) : json_(json) {
+    if (!json_)
+      fmt::print("{:<22} {:<28} {:>3} {:>10} {:>10} {:>8} {:>10} {:>8} {:>5} {:>9}{}\n", "shape", "method", "K", "Omega_orth",
+                 "kappa_log", "H_spec", "Dirichlet", "quality", "parts", "seconds",
+                 fidelity ? fmt::format(" {:>7} {:>7} {:>7} {:>7} {:>10}", "sag", "poke", "f1 err", "f err", "1st step") : "");
+  }
+
+  // The current shape's full-space reference (--fidelity) and its own columns.
+  void set_reference(physics::FullSpaceReference reference, nlohmann::json columns) {
+    reference_ = std::move(reference);
+    reference_json_ = std::move(columns);
+  }
+  const std::optional<physics::FullSpaceReference>& reference() const { return reference_; }
+
+  void add(const MetricShape& s, const std::string& method, const physics::SkinningField& field, bool constant_first,
+           double seconds, double first_step = std::nan("")) {
+    const FieldMetrics metrics = field_metrics(field.evaluate(s.points, false).W);
+    const double dirichlet = dirichlet_trace(field.evaluate(s.cubature, true), s.volumes);
+    const double quality = constant_first ? subspace_quality(s.surface_operator, field.evaluate(s.surface, false).W, true, s.bound).ratio
+                                          : std::nan("");
+    rows_.push_back({{"shape", s.name}, {"method", method}, {"fields", field.handle_count()}, {"omega_orth", metrics.orthogonality},
+                     {"kappa_log", metrics.log_condition}, {"h_spec", metrics.spectral_entropy}, {"dirichlet_trace", dirichlet},
+                     {"quality_ratio", quality}, {"components", s.surface_operator.components}, {"seconds", seconds}});
+    std::string physics;
+    if (reference_) {
+      const nlohmann::json columns = fidelity_columns(*reference_, field);
+      rows_.back().update(columns);
+      rows_.back().update(reference_json_);
+      rows_.back()["first_step_seconds"] = first_step;
+      physics = fidelity_text(columns) + fmt::format(" {:>10.2f}", first_step);
+    }
+    if (!json_)
+      fmt::print("{:<22} {:<28} {:>3} {:>10.4f} {:>10.3f} {:>8.4f} {:>10.2f} {:>8.3f} {:>5} {:>9.2f}{}\n", s.name, method,
+                 field.handle_count(), metrics.orthogonality, metrics.log_condition, metrics.spectral_entropy, dirichlet, quality,
+                 s.surface_operator.components, seconds, physics);
+    std::fflush(stdout);
+  }
+
+  void finish() const {
+    if (json_) fmt::print("{}\n", rows_.dump(2));
+  }
+
+ private:
+  bool json_;
+  std::optional<physics::FullSpaceReference> reference_;
+  nlohmann::json reference_json_;
+  nlohmann::json rows_ = nlohmann::json::array();
+};
+
+// What every shape's rows share: the model, its field count, the per-object baseline's training
+// settings and (with --fidelity) the runtime's evaluator of the model, as `wobble simulate
+// --subspace neural` uses it (the .pt exported in memory).
+struct MetricsContext {
+  const FieldsModel& model;
+  int handles;
+  TrainingConfig config;
+  physics::MeshFields runtime_fields;
+};
+
+TrainingConfig baseline_config(const MetricsOptions& o, const FieldsModel& model) {
+  TrainingConfig config = o.config.empty() ? TrainingConfig{} : TrainingConfig::load(o.config);
+  if (o.config.empty()) {  // the batch sizes the model was trained with
+    config.batch_points = model.metadata().value("batch_points", config.batch_points);
+    config.z_samples = model.metadata().value("z_samples", config.z_samples);
+  }
+  return config;
+}
+
+// --fidelity: the shape's full-space FEM reference, timed.
+void add_reference(const MetricsOptions& o, const std::string& file, const Character& character, const MetricShape& s,
+                   MetricsTable& table) {
+  const auto start = Clock::now();
+  physics::FidelityOptions options;
+  options.grid_resolution = o.fidelity_grid;
+  try {
+    physics::FullSpaceReference reference = physics::full_space_reference(character.mesh, s.sample.normalization, options);
+    nlohmann::json columns = reference_columns(reference, seconds_since(start));
+    table.set_reference(std::move(reference), std::move(columns));
+  } catch (const Error& e) {
+    fail(file, "{}", e.what());
+  }
+}
+
+// The skinning eigenmodes of the shape's surface and cubature points (and the FEM's nodes: grid
+// fields vanish outside the cells their cover reaches), the constant as mode 0.
+std::shared_ptr<const physics::SkinningField> metric_eigenmodes(const MetricShape& s, const MetricsTable& table, int handles,
+                                                                int eigen_grid) {
+  std::vector<Vec3d> cover = s.surface;
+  cover.insert(cover.end(), s.cubature.begin(), s.cubature.end());
+  if (table.reference()) cover.insert(cover.end(), table.reference()->mesh.nodes.begin(), table.reference()->mesh.nodes.end());
+  physics::EigenmodeOptions eigen;
+  eigen.handles = handles + 1;
+  eigen.grid_resolution = eigen_grid;
+  return physics::skinning_eigenmodes(cover, eigen);
+}
+
+// Every method's rows for one shape: the model, eigenmodes, quadratic polynomials, the
+// per-object MLP baseline and (a rig) its own skin weights.
+void add_shape_rows(const MetricsOptions& o, const MetricsContext& c, const std::string& file, bool rigged, MetricsTable& table) {
+  const Character character = load_character(file);
+  if (character.mesh.triangles.empty()) fail(file, "has no triangles");
+  auto start = Clock::now();
+  const MetricShape s = metric_shape(file, character.mesh, c.handles);
+  const double preparation = seconds_since(start);
+  if (o.fidelity) add_reference(o, file, character, s, table);
+  // The time to a first step, when asked: the subspace from `fields` (empty: eigenmodes).
+  auto first_step = [&](const physics::MeshFields& fields) { return o.fidelity ? seconds_to_first_step(file, fields, c.handles + 1) : std::nan(""); };
+  start = Clock::now();
+  const auto neural = c.model.fields_for(s.sample, true);
+  neural->evaluate(s.points, false);
+  table.add(s, "neural (feed-forward)", *neural, true, seconds_since(start), first_step(c.runtime_fields));
+  start = Clock::now();
+  const auto modes = metric_eigenmodes(s, table, c.handles, o.eigen_grid);
+  table.add(s, "skinning eigenmodes", *modes, true, seconds_since(start), first_step({}));
+  const auto quadratic = std::make_shared<QuadraticPolynomialField>();
+  table.add(s, "quadratic polynomials", *quadratic, true, preparation, first_step(fixed_fields(quadratic)));
+  if (o.baseline_steps > 0) {
+    const PerObjectResult mlp = train_per_object(s.sample, c.handles, o.baseline_steps, c.config, 1);
+    table.add(s, fmt::format("per-object MLP {} steps", o.baseline_steps), *mlp.field, true, mlp.seconds,
+              mlp.seconds + first_step(fixed_fields(mlp.field)));  // the fit comes first
+  }
+  if (rigged) {
+    if (!character.is_skinned()) fail(file, "--rig needs a rigged file with skin weights");
+    const auto weights = physics::rig_weights_field(character, s.sample.normalization);
+    table.add(s, "rig skin weights", *weights, false, 0);  // a partition of unity: no separate constant column
+  }
+}
+
 Runner add_metrics(CLI::App& app) {
-  struct Options {
-    std::string model, config;
-    std::vector<std::string> shapes, rigs;
-    int baseline_steps = 2000, eigen_grid = 20, fidelity_grid = 20;
-    bool json = false, fidelity = false;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<MetricsOptions>();
   app.add_option("--model", o->model, "model file, .pt or .wfield (default: the shipped model)");
   app.add_option("SHAPES", o->shapes, "shapes to evaluate (never trained on, for a fair test)");
   app.add_option("--rig", o->rigs, "rigged characters: also their own skin weights as a baseline");
@@ -211,98 +346,15 @@ Runner add_metrics(CLI::App& app) {
   add_integer_option(app, "--fidelity-grid", o->fidelity_grid, "cells along the longest side of the FEM's tetrahedral mesh", 4, 96);
   return [o] {
     const FieldsModel model(model_path(o->model));
-    const int m = model.handles();
-    nlohmann::json rows = nlohmann::json::array();
-    // With --fidelity: the shape's full-space reference, and the runtime's evaluator of the model
-    // (the .pt exported in memory), as `wobble simulate --subspace neural` uses it.
-    std::optional<physics::FullSpaceReference> reference;
-    nlohmann::json reference_json;
     const physics::MeshFields runtime_fields = o->fidelity ? mesh_fields(model.file(), false) : physics::MeshFields{};
-    // The three paper metrics at the mesh's vertices; the volumetric Dirichlet trace at the cubature
-    // points (their volumes as quadrature weights); the quality ratio on the welded surface.
-    auto add = [&](const MetricShape& s, const std::string& method, const physics::SkinningField& field, bool constant_first,
-                   double seconds, double first_step = std::nan("")) {
-      const FieldMetrics metrics = field_metrics(field.evaluate(s.points, false).W);
-      const double dirichlet = dirichlet_trace(field.evaluate(s.cubature, true), s.volumes);
-      const double quality = constant_first ? subspace_quality(s.surface_operator, field.evaluate(s.surface, false).W, true, s.bound).ratio
-                                            : std::nan("");
-      rows.push_back({{"shape", s.name}, {"method", method}, {"fields", field.handle_count()}, {"omega_orth", metrics.orthogonality},
-                      {"kappa_log", metrics.log_condition}, {"h_spec", metrics.spectral_entropy}, {"dirichlet_trace", dirichlet},
-                      {"quality_ratio", quality}, {"components", s.surface_operator.components}, {"seconds", seconds}});
-      std::string physics;
-      if (reference) {
-        const nlohmann::json columns = fidelity_columns(*reference, field);
-        rows.back().update(columns);
-        rows.back().update(reference_json);
-        rows.back()["first_step_seconds"] = first_step;
-        physics = fidelity_text(columns) + fmt::format(" {:>10.2f}", first_step);
-      }
-      if (!o->json)
-        fmt::print("{:<22} {:<28} {:>3} {:>10.4f} {:>10.3f} {:>8.4f} {:>10.2f} {:>8.3f} {:>5} {:>9.2f}{}\n", s.name, method,
-                   field.handle_count(), metrics.orthogonality, metrics.log_condition, metrics.spectral_entropy, dirichlet, quality,
-                   s.surface_operator.components, seconds, physics);
-      std::fflush(stdout);  // rows appear as they are computed (baselines take minutes)
-    };
-    if (!o->json)
-      fmt::print("{:<22} {:<28} {:>3} {:>10} {:>10} {:>8} {:>10} {:>8} {:>5} {:>9}{}\n", "shape", "method", "K", "Omega_orth",
-                 "kappa_log", "H_spec", "Dirichlet", "quality", "parts", "seconds",
-                 o->fidelity ? fmt::format(" {:>7} {:>7} {:>7} {:>7} {:>10}", "sag", "poke", "f1 err", "f err", "1st step") : "");
+    MetricsTable table(o->json, o->fidelity);
     std::vector<std::pair<std::string, bool>> inputs;
     for (const auto& s : o->shapes) inputs.emplace_back(s, false);
     for (const auto& r : o->rigs) inputs.emplace_back(r, true);
     if (inputs.empty()) fail_plain("metrics needs at least one SHAPE or --rig CHARACTER");
-    TrainingConfig config = o->config.empty() ? TrainingConfig{} : TrainingConfig::load(o->config);
-    if (o->config.empty()) {  // the batch sizes the model was trained with
-      config.batch_points = model.metadata().value("batch_points", config.batch_points);
-      config.z_samples = model.metadata().value("z_samples", config.z_samples);
-    }
-    for (const auto& [file, rigged] : inputs) {
-      const Character character = load_character(file);
-      if (character.mesh.triangles.empty()) fail(file, "has no triangles");
-      auto start = Clock::now();
-      const MetricShape s = metric_shape(file, character.mesh, m);
-      const double preparation = seconds_since(start);
-      if (o->fidelity) {
-        start = Clock::now();
-        physics::FidelityOptions options;
-        options.grid_resolution = o->fidelity_grid;
-        try {
-          reference = physics::full_space_reference(character.mesh, s.sample.normalization, options);
-        } catch (const Error& e) {
-          fail(file, "{}", e.what());
-        }
-        reference_json = reference_columns(*reference, seconds_since(start));
-      }
-      // The time to a first step, when asked: the subspace from `fields` (empty: eigenmodes).
-      auto first_step = [&](const physics::MeshFields& fields) { return o->fidelity ? seconds_to_first_step(file, fields, m + 1) : std::nan(""); };
-      start = Clock::now();
-      const auto neural = model.fields_for(s.sample, true);
-      neural->evaluate(s.points, false);
-      add(s, "neural (feed-forward)", *neural, true, seconds_since(start), first_step(runtime_fields));
-      start = Clock::now();
-      std::vector<Vec3d> cover = s.surface;
-      cover.insert(cover.end(), s.cubature.begin(), s.cubature.end());
-      // Grid fields vanish outside the cells their cover reaches: the FEM's nodes are evaluated too.
-      if (reference) cover.insert(cover.end(), reference->mesh.nodes.begin(), reference->mesh.nodes.end());
-      physics::EigenmodeOptions eigen;
-      eigen.handles = m + 1;
-      eigen.grid_resolution = o->eigen_grid;
-      const auto modes = physics::skinning_eigenmodes(cover, eigen);
-      add(s, "skinning eigenmodes", *modes, true, seconds_since(start), first_step({}));  // mode 0 is the constant
-      const auto quadratic = std::make_shared<QuadraticPolynomialField>();
-      add(s, "quadratic polynomials", *quadratic, true, preparation, first_step(fixed_fields(quadratic)));
-      if (o->baseline_steps > 0) {
-        const PerObjectResult mlp = train_per_object(s.sample, m, o->baseline_steps, config, 1);
-        add(s, fmt::format("per-object MLP {} steps", o->baseline_steps), *mlp.field, true, mlp.seconds,
-            mlp.seconds + first_step(fixed_fields(mlp.field)));  // the fit comes first
-      }
-      if (rigged) {
-        if (!character.is_skinned()) fail(file, "--rig needs a rigged file with skin weights");
-        const auto weights = physics::rig_weights_field(character, s.sample.normalization);
-        add(s, "rig skin weights", *weights, false, 0);  // a partition of unity: no separate constant column
-      }
-    }
-    if (o->json) fmt::print("{}\n", rows.dump(2));
+    const MetricsContext context{model, model.handles(), baseline_config(*o, model), runtime_fields};
+    for (const auto& [file, rigged] : inputs) add_shape_rows(*o, context, file, rigged, table);
+    table.finish();
     return 0;
   };
 }

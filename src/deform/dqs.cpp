@@ -9,6 +9,7 @@
 #include "core/fail.hpp"
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
+#include "deform/skinning_job_frame.hpp"
 
 namespace wobble {
 
@@ -131,16 +132,7 @@ class DqsDeformer final : public Deformer {
     DqsJob job;
     job.joints = &joints_;
     job.skin = &skin_;
-    // The rest mesh is read from the character the stack was bound to, not copied at bind.
-    const Mesh& rest = frame.character.mesh;
-    job.in_positions = rest.positions;
-    job.out_positions = positions;
-    if (!normals.empty() && rest.normals.size() == positions.size()) {
-      job.in_normals = rest.normals;
-      job.out_normals = normals;
-    }
-    if (std::string problem = job.Validate(); !problem.empty()) fail_plain("dqs: {}", problem);
-    job.Run(pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex));
+    deform::run_skinning_frame(job, frame, positions, normals, "dqs", kNanosecondsPerVertex);
   }
 
  private:

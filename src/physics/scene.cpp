@@ -22,6 +22,120 @@ using nlohmann::json;
 
 namespace {
 
+// What an object's file gives: the simulator's sample points and the points that are shown and
+// bound to the body (mesh vertices, point-cloud points or Gaussian centres), in the file's frame.
+struct ObjectGeometry {
+  SamplePoints samples;
+  std::vector<Vec3d> bound;
+};
+
+ObjectGeometry read_object_geometry(const ObjectDescription& spec, SceneObject& object) {
+  SampleOptions sampling;
+  sampling.grid_resolution = spec.sample_grid;
+  ObjectGeometry g;
+  std::string extension = spec.file.extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension == ".ply" && is_gaussian_ply(spec.file)) {
+    object.gaussians = read_gaussian_ply(spec.file);
+    for (std::size_t i = 0; i < object.gaussians->count(); ++i) g.bound.push_back(object.gaussians->center(i));
+    if (g.bound.empty()) fail(spec.file, "holds no Gaussians");
+    g.samples = sample_point_cloud(g.bound, sampling);
+  } else if (extension == ".ply" && is_point_cloud_ply(spec.file)) {
+    // Points without a surface: a mesh of positions only (written out as such, e.g. to .pc2).
+    g.bound = read_ply_points(spec.file);
+    for (const Vec3d& p : g.bound) object.character.mesh.positions.push_back(p.cast<float>());
+    object.character.source = spec.file;
+    g.samples = sample_point_cloud(g.bound, sampling);
+  } else {
+    object.character = load_character(spec.file);
+    if (object.character.mesh.triangles.empty()) fail(spec.file, "has no triangles to simulate");
+    for (const Vec3f& p : object.character.mesh.positions) g.bound.push_back(p.cast<double>());
+    g.samples = sample_mesh(object.character.mesh, sampling);
+  }
+  g.samples = subsample(g.samples, spec.points);
+  return g;
+}
+
+KinematicBody kinematic_body(const ObjectDescription& spec, const SamplePoints& samples) {
+  KinematicBody k;
+  k.name = spec.file.filename().string();
+  for (const Vec3d& p : samples.points) k.points.push_back(spec.scale * p + spec.position);
+  k.center = spec.position;
+  k.velocity = spec.velocity;
+  k.angular_velocity = spec.angular_velocity;
+  return k;
+}
+
+// The object's skinning fields: from the field source (learned fields), its eigenmodes over
+// `cover` (normalised frame), or its own skin weights.
+std::shared_ptr<const SkinningField> object_field(const ObjectDescription& spec, const SceneObject& object,
+                                                  const std::vector<Vec3d>& bound, const std::vector<Vec3d>& cover) {
+  if (spec.field_source) {
+    // Splats and point clouds have no surface mesh: their points go to the field source as a mesh
+    // of positions only (the neural fields then encode the points, shape_sample.hpp).
+    Mesh points_only;
+    if (object.gaussians)
+      for (const Vec3d& p : bound) points_only.positions.push_back(p.cast<float>());
+    return spec.field_source(object.gaussians ? points_only : object.character.mesh, true);
+  }
+  if (spec.source == "eigenmodes") {
+    EigenmodeOptions eigen;
+    eigen.handles = spec.handles;
+    eigen.grid_resolution = spec.field_grid;
+    return skinning_eigenmodes(cover, eigen);
+  }
+  if (spec.source == "skin") {
+    if (!object.character.is_skinned()) fail(spec.file, "source 'skin' needs a rigged file with skin weights");
+    RigWeightsOptions rig;
+    rig.grid_resolution = spec.field_grid;
+    return rig_weights_field(object.character, object.normalization, rig);
+  }
+  fail(spec.file, "unknown subspace source '{}' (use eigenmodes or skin)", spec.source);
+}
+
+// The pinned region: the points of `cover` the predicate selects (none: an error, not a free body).
+DirichletRegion pin_region(const ObjectDescription& spec, const std::vector<Vec3d>& cover) {
+  Predicate predicate = parse_predicate(spec.pin);
+  std::vector<Vec3d> anchors;
+  for (const Vec3d& p : cover)
+    if (predicate(p)) anchors.push_back(p);
+  if (anchors.empty()) fail(spec.file, "pin '{}' selects no point of the shape (coordinates are normalised to [-1, 1])", spec.pin);
+  return DirichletRegion(predicate, std::move(anchors), spec.pin_blend);
+}
+
+// The body's description: fields, pins, collision points, material and initial state.
+BodyDescription body_description(const ObjectDescription& spec, const SceneObject& object, ObjectGeometry geometry,
+                                 const std::vector<Vec3d>& bound_normalised) {
+  BodyDescription d;
+  d.name = spec.file.filename().string();
+  std::vector<Vec3d> cover = geometry.samples.points;
+  cover.insert(cover.end(), bound_normalised.begin(), bound_normalised.end());
+  d.field = object_field(spec, object, geometry.bound, cover);
+  if (!spec.pin.empty()) d.pins = pin_region(spec, cover);
+  // Collision points: the samples and the bound points (vertices or Gaussian centres), so that
+  // the visible surface meets floors and other objects, not only the cubature points.
+  d.collision_points = geometry.samples.points;
+  const std::size_t stride = std::max<std::size_t>(1, bound_normalised.size() / 4000);
+  for (std::size_t i = 0; i < bound_normalised.size(); i += stride) d.collision_points.push_back(bound_normalised[i]);
+  d.samples = std::move(geometry.samples);
+  spec.material.validate();
+  d.material = spec.material;
+  d.model = spec.model;
+  d.pin_velocity = spec.pin_velocity;
+  d.scale = spec.scale;
+  d.translation = spec.position;
+  d.initial_velocity = spec.velocity;
+  return d;
+}
+
+// A constant acceleration on every sample point, as forces (mass times acceleration).
+void set_acceleration(Scene& scene, int body_index, const Vec3d& acceleration) {
+  const Body& body = scene.world.body(body_index);
+  Eigen::MatrixXd forces(static_cast<Eigen::Index>(body.point_count()), 3);
+  for (Eigen::Index p = 0; p < forces.rows(); ++p) forces.row(p) = body.point_masses()[p] * acceleration.transpose();
+  scene.world.set_point_forces(body_index, std::move(forces));
+}
+
 void add_object(Scene& scene, const ObjectDescription& spec) {
   SceneObject object;
   object.file = spec.file;
@@ -30,99 +144,19 @@ void add_object(Scene& scene, const ObjectDescription& spec) {
   if (!(spec.scale > 0)) fail(spec.file, "object scale must be positive");
   if (spec.handles < 1 || spec.handles > 256) fail(spec.file, "handles must be in [1, 256] (got {})", spec.handles);
   if (spec.points < 10) fail(spec.file, "need at least 10 sample points (got {})", spec.points);
-  SampleOptions sampling;
-  sampling.grid_resolution = spec.sample_grid;
-  SamplePoints samples;
-  std::vector<Vec3d> bound;  // file frame
-  std::string extension = spec.file.extension().string();
-  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (extension == ".ply" && is_gaussian_ply(spec.file)) {
-    object.gaussians = read_gaussian_ply(spec.file);
-    for (std::size_t i = 0; i < object.gaussians->count(); ++i) bound.push_back(object.gaussians->center(i));
-    if (bound.empty()) fail(spec.file, "holds no Gaussians");
-    samples = sample_point_cloud(bound, sampling);
-  } else if (extension == ".ply" && is_point_cloud_ply(spec.file)) {
-    // Points without a surface: a mesh of positions only (written out as such, e.g. to .pc2).
-    bound = read_ply_points(spec.file);
-    for (const Vec3d& p : bound) object.character.mesh.positions.push_back(p.cast<float>());
-    object.character.source = spec.file;
-    samples = sample_point_cloud(bound, sampling);
-  } else {
-    object.character = load_character(spec.file);
-    if (object.character.mesh.triangles.empty()) fail(spec.file, "has no triangles to simulate");
-    for (const Vec3f& p : object.character.mesh.positions) bound.push_back(p.cast<double>());
-    samples = sample_mesh(object.character.mesh, sampling);
-  }
-  samples = subsample(samples, spec.points);
-  object.normalization = samples.normalization;
+  ObjectGeometry geometry = read_object_geometry(spec, object);
+  object.normalization = geometry.samples.normalization;
   std::vector<Vec3d> bound_normalised;
-  for (const Vec3d& p : bound) {
+  for (const Vec3d& p : geometry.bound) {
     bound_normalised.push_back(object.normalization.to_normalized(p));
     object.rest.push_back(spec.scale * bound_normalised.back() + spec.position);
   }
   if (spec.kinematic) {
-    KinematicBody k;
-    k.name = spec.file.filename().string();
-    for (const Vec3d& p : samples.points) k.points.push_back(spec.scale * p + spec.position);
-    k.center = spec.position;
-    k.velocity = spec.velocity;
-    k.angular_velocity = spec.angular_velocity;
-    object.kinematic = scene.world.add_kinematic(std::move(k));
-    scene.objects.push_back(std::move(object));
-    return;
-  }
-  BodyDescription d;
-  d.name = spec.file.filename().string();
-  std::vector<Vec3d> cover = samples.points;
-  cover.insert(cover.end(), bound_normalised.begin(), bound_normalised.end());
-  if (spec.field_source) {
-    // Splats and point clouds have no surface mesh: their points go to the field source as a mesh
-    // of positions only (the neural fields then encode the points, shape_sample.hpp).
-    Mesh points_only;
-    if (object.gaussians)
-      for (const Vec3d& p : bound) points_only.positions.push_back(p.cast<float>());
-    d.field = spec.field_source(object.gaussians ? points_only : object.character.mesh, true);
-  } else if (spec.source == "eigenmodes") {
-    EigenmodeOptions eigen;
-    eigen.handles = spec.handles;
-    eigen.grid_resolution = spec.field_grid;
-    d.field = skinning_eigenmodes(cover, eigen);
-  } else if (spec.source == "skin") {
-    if (!object.character.is_skinned()) fail(spec.file, "source 'skin' needs a rigged file with skin weights");
-    RigWeightsOptions rig;
-    rig.grid_resolution = spec.field_grid;
-    d.field = rig_weights_field(object.character, object.normalization, rig);
+    object.kinematic = scene.world.add_kinematic(kinematic_body(spec, geometry.samples));
   } else {
-    fail(spec.file, "unknown subspace source '{}' (use eigenmodes or skin)", spec.source);
-  }
-  if (!spec.pin.empty()) {
-    Predicate predicate = parse_predicate(spec.pin);
-    std::vector<Vec3d> anchors;
-    for (const Vec3d& p : cover)
-      if (predicate(p)) anchors.push_back(p);
-    if (anchors.empty()) fail(spec.file, "pin '{}' selects no point of the shape (coordinates are normalised to [-1, 1])", spec.pin);
-    d.pins = DirichletRegion(predicate, std::move(anchors), spec.pin_blend);
-  }
-  // Collision points: the samples and the bound points (vertices or Gaussian centres), so that
-  // the visible surface meets floors and other objects, not only the cubature points.
-  d.collision_points = samples.points;
-  const std::size_t stride = std::max<std::size_t>(1, bound_normalised.size() / 4000);
-  for (std::size_t i = 0; i < bound_normalised.size(); i += stride) d.collision_points.push_back(bound_normalised[i]);
-  d.samples = std::move(samples);
-  spec.material.validate();
-  d.material = spec.material;
-  d.model = spec.model;
-  d.pin_velocity = spec.pin_velocity;
-  d.scale = spec.scale;
-  d.translation = spec.position;
-  d.initial_velocity = spec.velocity;
-  object.body = scene.world.add_body(std::move(d));
-  const Body& body = scene.world.body(object.body);
-  object.basis = body.basis_at(object.rest, false);
-  if (spec.acceleration.squaredNorm() > 0) {
-    Eigen::MatrixXd forces(static_cast<Eigen::Index>(body.point_count()), 3);
-    for (Eigen::Index p = 0; p < forces.rows(); ++p) forces.row(p) = body.point_masses()[p] * spec.acceleration.transpose();
-    scene.world.set_point_forces(object.body, std::move(forces));
+    object.body = scene.world.add_body(body_description(spec, object, std::move(geometry), bound_normalised));
+    object.basis = scene.world.body(object.body).basis_at(object.rest, false);
+    if (spec.acceleration.squaredNorm() > 0) set_acceleration(scene, object.body, spec.acceleration);
   }
   scene.objects.push_back(std::move(object));
 }

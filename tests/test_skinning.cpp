@@ -10,19 +10,16 @@
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 
+#include "two_joint_cylinder.hpp"
+
 using namespace wobble;
 
 namespace {
 
 constexpr float kPi = std::numbers::pi_v<float>;
-
-Mat4f rotation_about(const Vec3f& axis, float angle, const Vec3f& centre = Vec3f::Zero()) {
-  Mat4f m = Mat4f::Identity();
-  const Mat3f r = Eigen::AngleAxisf(angle, axis.normalized()).toRotationMatrix();
-  m.topLeftCorner<3, 3>() = r;
-  m.topRightCorner<3, 1>() = centre - r * centre;
-  return m;
-}
+using test::Cylinder;
+using test::make_cylinder;
+using test::rotation_about;
 
 PackedSkin packed(std::uint32_t width, std::vector<std::uint16_t> joints, std::vector<float> weights) {
   PackedSkin skin;
@@ -58,47 +55,6 @@ std::vector<Vec3f> run_dqs(const std::vector<Mat4f>& matrices, const PackedSkin&
   return out;
 }
 
-// A closed cylinder along x from 0 to `length`, radius 1, with `rings` rings of `sides` vertices
-// plus two cap centres; skinned to joints 0 (at x = 0) and 1 (at x = length / 2) with a linear
-// weight ramp over the middle third.
-struct Cylinder {
-  std::vector<Vec3f> positions;
-  std::vector<std::array<std::uint32_t, 3>> triangles;
-  PackedSkin skin;
-};
-
-Cylinder make_cylinder(int rings, int sides, float length) {
-  Cylinder c;
-  c.skin.width = 2;
-  auto add_vertex = [&](const Vec3f& p) {
-    c.positions.push_back(p);
-    const float u = p.x() / length;
-    const float w1 = std::clamp((u - 1.0f / 3.0f) * 3.0f, 0.0f, 1.0f);
-    c.skin.joints.insert(c.skin.joints.end(), {0, 1});
-    c.skin.weights.insert(c.skin.weights.end(), {1 - w1, w1});
-  };
-  for (int r = 0; r < rings; ++r) {
-    for (int s = 0; s < sides; ++s) {
-      const float a = 2 * kPi * s / sides;
-      add_vertex({length * r / (rings - 1), std::cos(a), std::sin(a)});
-    }
-  }
-  const auto cap0 = static_cast<std::uint32_t>(c.positions.size());
-  add_vertex({0, 0, 0});
-  add_vertex({length, 0, 0});
-  auto at = [&](int r, int s) { return static_cast<std::uint32_t>(r * sides + (s % sides)); };
-  for (int r = 0; r + 1 < rings; ++r) {
-    for (int s = 0; s < sides; ++s) {
-      c.triangles.push_back({at(r, s), at(r + 1, s + 1), at(r + 1, s)});
-      c.triangles.push_back({at(r, s), at(r, s + 1), at(r + 1, s + 1)});
-    }
-  }
-  for (int s = 0; s < sides; ++s) {
-    c.triangles.push_back({cap0, at(0, s + 1), at(0, s)});
-    c.triangles.push_back({cap0 + 1, at(rings - 1, s), at(rings - 1, s + 1)});
-  }
-  return c;
-}
 
 // Signed volume by the divergence theorem.
 double volume(const std::vector<Vec3f>& p, const std::vector<std::array<std::uint32_t, 3>>& triangles) {
@@ -141,7 +97,7 @@ TEST(Lbs, NormalsFollowTheBlendedRotationAndStayUnit) {
 }
 
 TEST(Lbs, ResultsAreIdenticalBytesForAnyThreadCount) {
-  const Cylinder c = make_cylinder(400, 100, 4);
+  const Cylinder c = make_cylinder(400, 100, 4, 0);
   const std::vector<Mat4f> matrices = {Mat4f::Identity(), rotation_about(Vec3f::UnitY(), 0.7f, Vec3f(2, 0, 0))};
   std::vector<Vec3f> single(c.positions.size()), multi(c.positions.size());
   LbsJob job{matrices, &c.skin, c.positions, {}, single, {}, true};
@@ -203,7 +159,7 @@ TEST(Dqs, ScaledJointsApplyTheirScale) {
 }
 
 TEST(Dqs, KeepsTheVolumeOfATwistedCylinderBetterThanLbs) {
-  const Cylinder c = make_cylinder(61, 48, 3);
+  const Cylinder c = make_cylinder(61, 48, 3, 0);
   const double rest = volume(c.positions, c.triangles);
   EXPECT_NEAR(rest, kPi * 3, 0.05 * kPi * 3);  // a 48-gon prism: close to pi r^2 h
   // Twist the second joint by 150 degrees about the cylinder's axis.

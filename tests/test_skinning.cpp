@@ -17,9 +17,6 @@ using namespace wobble;
 namespace {
 
 constexpr float kPi = std::numbers::pi_v<float>;
-using test::Cylinder;
-using test::make_cylinder;
-using test::rotation_about;
 
 PackedSkin packed(std::uint32_t width, std::vector<std::uint16_t> joints, std::vector<float> weights) {
   PackedSkin skin;
@@ -66,7 +63,7 @@ double volume(const std::vector<Vec3f>& p, const std::vector<std::array<std::uin
 }  // namespace
 
 TEST(Lbs, SingleJointRotationMovesThePointRigidly) {
-  const std::vector<Mat4f> matrices = {rotation_about(Vec3f::UnitZ(), kPi / 2)};
+  const std::vector<Mat4f> matrices = {test::rotation_about(Vec3f::UnitZ(), kPi / 2)};
   const auto out = run_lbs(matrices, packed(1, {0, 0}, {1, 1}), {Vec3f(1, 0, 0), Vec3f(0, 0, 2)});
   EXPECT_TRUE(out[0].isApprox(Vec3f(0, 1, 0), 1e-6f));
   EXPECT_TRUE(out[1].isApprox(Vec3f(0, 0, 2), 1e-6f));
@@ -74,7 +71,7 @@ TEST(Lbs, SingleJointRotationMovesThePointRigidly) {
 
 TEST(Lbs, TwoJointBlendAveragesThePositions) {
   // Half identity, half 90 degrees about z: (1,0,0) -> ((1,0,0) + (0,1,0)) / 2, inside the circle.
-  const std::vector<Mat4f> matrices = {Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), kPi / 2)};
+  const std::vector<Mat4f> matrices = {Mat4f::Identity(), test::rotation_about(Vec3f::UnitZ(), kPi / 2)};
   const auto out = run_lbs(matrices, packed(2, {0, 1}, {0.5f, 0.5f}), {Vec3f(1, 0, 0)});
   EXPECT_TRUE(out[0].isApprox(Vec3f(0.5f, 0.5f, 0), 1e-6f));
 }
@@ -88,7 +85,7 @@ TEST(Lbs, TranslationAndWeightsCombineLinearly) {
 }
 
 TEST(Lbs, NormalsFollowTheBlendedRotationAndStayUnit) {
-  const std::vector<Mat4f> matrices = {rotation_about(Vec3f::UnitZ(), kPi / 2)};
+  const std::vector<Mat4f> matrices = {test::rotation_about(Vec3f::UnitZ(), kPi / 2)};
   const PackedSkin skin = packed(1, {0}, {1});
   std::vector<Vec3f> points = {Vec3f(1, 0, 0)}, normals = {Vec3f(1, 0, 0)}, out_p(1), out_n(1);
   LbsJob job{matrices, &skin, points, normals, out_p, out_n, true};
@@ -97,8 +94,8 @@ TEST(Lbs, NormalsFollowTheBlendedRotationAndStayUnit) {
 }
 
 TEST(Lbs, ResultsAreIdenticalBytesForAnyThreadCount) {
-  const Cylinder c = make_cylinder(400, 100, 4, 0);
-  const std::vector<Mat4f> matrices = {Mat4f::Identity(), rotation_about(Vec3f::UnitY(), 0.7f, Vec3f(2, 0, 0))};
+  const test::Cylinder c = test::make_cylinder(400, 100, 4, 0);
+  const std::vector<Mat4f> matrices = {Mat4f::Identity(), test::rotation_about(Vec3f::UnitY(), 0.7f, Vec3f(2, 0, 0))};
   std::vector<Vec3f> single(c.positions.size()), multi(c.positions.size());
   LbsJob job{matrices, &c.skin, c.positions, {}, single, {}, true};
   job.Run();
@@ -117,7 +114,7 @@ TEST(Lbs, ValidateNamesTheProblem) {
 }
 
 TEST(Dqs, SingleJointIsTheRigidTransform) {
-  Mat4f m = rotation_about(Vec3f(1, 1, 0), 1.2f);
+  Mat4f m = test::rotation_about(Vec3f(1, 1, 0), 1.2f);
   m.topRightCorner<3, 1>() += Vec3f(3, -1, 2);
   const std::vector<Vec3f> points = {Vec3f(1, 2, 3), Vec3f(-1, 0, 0.5f)};
   const auto out = run_dqs({m}, packed(1, {0, 0}, {1, 1}), points);
@@ -128,7 +125,7 @@ TEST(Dqs, SingleJointIsTheRigidTransform) {
 
 TEST(Dqs, TwoJointBlendStaysOnTheCircle) {
   // Half identity, half 90 degrees about z: DQS rotates (1,0,0) by 45 degrees, keeping its length.
-  const std::vector<Mat4f> matrices = {Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), kPi / 2)};
+  const std::vector<Mat4f> matrices = {Mat4f::Identity(), test::rotation_about(Vec3f::UnitZ(), kPi / 2)};
   const auto out = run_dqs(matrices, packed(2, {0, 1}, {0.5f, 0.5f}), {Vec3f(1, 0, 0)});
   const float h = std::sqrt(0.5f);
   EXPECT_TRUE(out[0].isApprox(Vec3f(h, h, 0), 1e-6f));
@@ -136,7 +133,7 @@ TEST(Dqs, TwoJointBlendStaysOnTheCircle) {
 
 TEST(Dqs, AntipodalQuaternionsBlendTheShortWay) {
   // 350 degrees about z is -10 degrees: the blend of 0 and -10 degrees is -5 degrees.
-  const std::vector<Mat4f> matrices = {Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), 350 * kPi / 180)};
+  const std::vector<Mat4f> matrices = {Mat4f::Identity(), test::rotation_about(Vec3f::UnitZ(), 350 * kPi / 180)};
   const auto out = run_dqs(matrices, packed(2, {0, 1}, {0.5f, 0.5f}), {Vec3f(1, 0, 0)});
   const float a = -5 * kPi / 180;
   EXPECT_TRUE(out[0].isApprox(Vec3f(std::cos(a), std::sin(a), 0), 1e-5f));
@@ -159,11 +156,11 @@ TEST(Dqs, ScaledJointsApplyTheirScale) {
 }
 
 TEST(Dqs, KeepsTheVolumeOfATwistedCylinderBetterThanLbs) {
-  const Cylinder c = make_cylinder(61, 48, 3, 0);
+  const test::Cylinder c = test::make_cylinder(61, 48, 3, 0);
   const double rest = volume(c.positions, c.triangles);
   EXPECT_NEAR(rest, kPi * 3, 0.05 * kPi * 3);  // a 48-gon prism: close to pi r^2 h
   // Twist the second joint by 150 degrees about the cylinder's axis.
-  const std::vector<Mat4f> matrices = {Mat4f::Identity(), rotation_about(Vec3f::UnitX(), 150 * kPi / 180)};
+  const std::vector<Mat4f> matrices = {Mat4f::Identity(), test::rotation_about(Vec3f::UnitX(), 150 * kPi / 180)};
   const double lbs = volume(run_lbs(matrices, c.skin, c.positions), c.triangles) / rest;
   const double dqs = volume(run_dqs(matrices, c.skin, c.positions), c.triangles) / rest;
   std::printf("twisted cylinder (150 degrees): volume ratio LBS %.4f, DQS %.4f\n", lbs, dqs);

@@ -172,11 +172,7 @@ TEST(DynamicSkinning, RecursiveFilterEqualsTheDirectSum) {
 TEST(DynamicSkinning, StateFilterEqualsTheDirectSumOverItsSampledVelocities) {
   const Character& marine = cached(shared_asset("characters/velocity_skinning/vs_marine.glb"));
   const Clip& run = marine.clips[*marine.find_clip("run")];
-  DynamicSkinningParameters parameters;
-  parameters.frequency = 3;
-  parameters.damping = 0.4;
-  parameters.amplitude = 0.3;
-  parameters.drag = 0.1;
+  const DynamicSkinningParameters parameters{.frequency = 3, .damping = 0.4, .amplitude = 0.3, .drag = 0.1};
   DynamicSkinningState state;
   dynamic_skinning_initialize(state, marine.rig, marine.mesh, marine.skin, parameters);
   Pose pose;
@@ -365,9 +361,7 @@ TEST(DynamicSkinning, TimeGoingBackwardsRestartsTheHistory) {
 TEST(DynamicSkinning, KernelMatchesTheScalarReferenceAndThreadsGiveIdenticalBytes) {
   const Character& marine = cached(shared_asset("characters/velocity_skinning/vs_marine.glb"));
   const Clip& run = marine.clips[*marine.find_clip("run")];
-  DynamicSkinningParameters parameters;
-  parameters.amplitude = 1.5;
-  parameters.drag = 0.5;
+  DynamicSkinningParameters parameters{.amplitude = 1.5, .drag = 0.5};
   const PoseSampler sampler = clip_sampler(marine.rig, run);
   ThreadPool pool(4);
   DynamicSkinningState single, threaded;

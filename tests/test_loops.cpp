@@ -37,14 +37,7 @@ Character swinging_chain(double period, double duration) {
   return c;
 }
 
-DynamicSkinningParameters lively() {
-  DynamicSkinningParameters p;
-  p.frequency = 2.0;
-  p.damping = 0.4;
-  p.amplitude = 0.5;
-  p.drag = 0.2;
-  return p;
-}
+DynamicSkinningParameters lively() { return {.frequency = 2.0, .damping = 0.4, .amplitude = 0.5, .drag = 0.2}; }
 
 // The cycle repeated forever, and the clip as a bake without a loop sees it (first and last poses held).
 PoseSampler cycle_sampler(const Character& c, const Cycle& cycle) {

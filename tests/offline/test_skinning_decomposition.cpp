@@ -74,12 +74,7 @@ DecompositionInput input_of(const KnownAnimation& a) {
 // Three bones, two influences, run to convergence (no smoothing, no error target: the default
 // stops at 1e-3 of the size).
 DecompositionParameters three_segment_parameters() {
-  DecompositionParameters parameters;
-  parameters.bones = 3;
-  parameters.influences = 2;
-  parameters.smoothness = 0;
-  parameters.target_error = 0;
-  return parameters;
+  return {.bones = 3, .influences = 2, .target_error = 0, .smoothness = 0};
 }
 
 TEST(SkinningDecomposition, RecoversRigidSegmentsExactly) {

@@ -39,11 +39,7 @@ struct Scene {
     evaluate_pose(character.rig, &k, 0.5f * (k.start() + k.end()), pose);
     base.resize(character.mesh.vertex_count());
     const PackedSkin skin = PackedSkin::from(character.skin);
-    LbsJob job;
-    job.skinning_matrices = pose.skinning;
-    job.skin = &skin;
-    job.in_positions = character.mesh.positions;
-    job.out_positions = base;
+    const LbsJob job{.skinning_matrices = pose.skinning, .skin = &skin, .in_positions = character.mesh.positions, .out_positions = base};
     job.Run();
   }
 };

@@ -36,11 +36,7 @@ using test::rotation_about;
 
 std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const Cylinder& c) {
   std::vector<Vec3f> out(c.positions.size());
-  LbsJob job;
-  job.skinning_matrices = matrices;
-  job.skin = &c.skin;
-  job.in_positions = c.positions;
-  job.out_positions = out;
+  const LbsJob job{.skinning_matrices = matrices, .skin = &c.skin, .in_positions = c.positions, .out_positions = out};
   job.Run();
   return out;
 }

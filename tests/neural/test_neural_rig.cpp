@@ -54,11 +54,7 @@ NeuralFieldModel untrained_like(const NeuralFieldModel& model) {
 std::vector<Vec3f> skin_lbs(const Character& c, const Pose& pose) {
   const PackedSkin packed = PackedSkin::from(c.skin);
   std::vector<Vec3f> out(c.mesh.vertex_count());
-  LbsJob job;
-  job.skinning_matrices = pose.skinning;
-  job.skin = &packed;
-  job.in_positions = c.mesh.positions;
-  job.out_positions = out;
+  const LbsJob job{.skinning_matrices = pose.skinning, .skin = &packed, .in_positions = c.mesh.positions, .out_positions = out};
   job.Run();
   return out;
 }

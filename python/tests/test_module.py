@@ -1,27 +1,19 @@
 """Tests of the wobble Python module with Debian's python3 and numpy (run by CTest:
 PYTHONPATH=BUILD/python, WOBBLE_CLI and WOBBLE_BUNDLED_ASSETS set by cmake/python.cmake)."""
 import os
-import struct
 import subprocess
 import tempfile
 import unittest
 
 import numpy as np
 
+from pc2_reader import read_pc2_raw
+
 import wobble
 
 CLONK = os.path.join(os.environ.get("WOBBLE_BUNDLED_ASSETS", "build/assets"), "clonk.glb")
 CLI = os.environ.get("WOBBLE_CLI", "build/wobble")
 DYNAMIC = {"frequency": 2.0, "damping": 0.4, "amplitude": 0.5, "drag": 0.2}
-
-
-def read_pc2_raw(path):
-    """An independent PC2 reader: 32-byte header, then float32 [frames][vertices][3]."""
-    with open(path, "rb") as f:
-        data = f.read()
-    assert data[:12] == b"POINTCACHE2\0"
-    _, vertices, _, _, frames = struct.unpack("<iiffi", data[12:32])
-    return np.frombuffer(data, dtype="<f4", offset=32).reshape(frames, vertices, 3)
 
 
 def lbs_by_hand(character, pose):

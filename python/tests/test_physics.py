@@ -3,12 +3,13 @@ simulate` (run by CTest: PYTHONPATH=BUILD/python, WOBBLE_CLI and WOBBLE_SHARED_A
 cmake/python.cmake)."""
 import json
 import os
-import struct
 import subprocess
 import tempfile
 import unittest
 
 import numpy as np
+
+from pc2_reader import read_pc2_raw
 
 import wobble
 
@@ -19,15 +20,6 @@ SETTINGS = {"handles": 4, "points": 200, "sample_grid": 12, "field_grid": 10, "p
             "frames": 6, "fps": 30.0, "substeps": 2, "youngs": 2e4}
 FLAGS = ["--handles", "4", "--points", "200", "--sample-grid", "12", "--field-grid", "10", "--pin", "y>0.8",
          "--floor", "-1.1", "--frames", "6", "--fps", "30", "--substeps", "2", "--youngs", "2e4"]
-
-
-def read_pc2_raw(path):
-    """An independent PC2 reader: 32-byte header, then float32 [frames][vertices][3]."""
-    with open(path, "rb") as f:
-        data = f.read()
-    assert data[:12] == b"POINTCACHE2\0"
-    _, vertices, _, _, frames = struct.unpack("<iiffi", data[12:32])
-    return np.frombuffer(data, dtype="<f4", offset=32).reshape(frames, vertices, 3)
 
 
 def write_bar(path, n=(3, 8, 3), size=(0.4, 1.6, 0.4)):

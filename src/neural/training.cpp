@@ -9,6 +9,7 @@
 #include <limits>
 #include <numbers>
 #include <optional>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -45,12 +46,33 @@ void read(const json& j, const char* key, T& value, const fs::path& source) {
   }
 }
 
-void reject_unknown(const json& j, std::initializer_list<const char*> keys, const fs::path& source, const char* section) {
+void reject_unknown(const json& j, const std::vector<const char*>& keys, const fs::path& source, const char* section) {
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* k : keys) known = known || key == k;
     if (!known) fail(source, "unknown key '{}' in {}", key, section);
   }
+}
+
+// A key of a configuration section and the member it fills: a section lists its keys once, in
+// the order they are read, for both the unknown-key check and the reads.
+template <typename Owner>
+struct Key {
+  const char* name;
+  std::variant<bool Owner::*, int Owner::*, double Owner::*, std::uint64_t Owner::*> member;
+};
+
+template <typename Owner>
+std::vector<const char*> names_of(const std::vector<Key<Owner>>& keys, std::initializer_list<const char*> more = {}) {
+  std::vector<const char*> names;
+  for (const Key<Owner>& k : keys) names.push_back(k.name);
+  names.insert(names.end(), more);
+  return names;
+}
+
+template <typename Owner>
+void read_keys(const json& j, const std::vector<Key<Owner>>& keys, Owner& owner, const fs::path& source) {
+  for (const Key<Owner>& k : keys) std::visit([&](auto member) { read(j, k.name, owner.*member, source); }, k.member);
 }
 
 // The losses of one batch, each already weighted; undefined when switched off.
@@ -330,115 +352,92 @@ json read_json_file(const fs::path& file, const char* what) {
   return j;
 }
 
+// A path in the configuration, relative to `base` (the configuration's folder); unchanged when absent.
+void read_relative_path(const json& j, const char* key, const fs::path& base, fs::path& path, const fs::path& source) {
+  if (!j.contains(key)) return;
+  std::string name;
+  read(j, key, name, source);
+  path = base / name;
+}
+
+// A list of paths relative to `base`, appended to `paths`.
+void read_relative_paths(const json& j, const char* key, const fs::path& base, std::vector<fs::path>& paths,
+                         const fs::path& source) {
+  std::vector<std::string> names;
+  read(j, key, names, source);
+  for (const auto& f : names) paths.push_back(base / f);
+}
+
 // A corpus file: {"train": [...], "validation": [...]} (paths relative to it, or absolute).
 void read_corpus(const fs::path& file, std::vector<fs::path>& train, std::vector<fs::path>& validation) {
   const json j = read_json_file(file, "corpus");
   if (!j.is_object()) fail(file, "a corpus must be a JSON object");
   reject_unknown(j, {"train", "validation", "comment"}, file, "the corpus");
-  std::vector<std::string> t, v;
-  read(j, "train", t, file);
-  read(j, "validation", v, file);
-  for (const auto& f : t) train.push_back(file.parent_path() / f);
-  for (const auto& f : v) validation.push_back(file.parent_path() / f);
+  read_relative_paths(j, "train", file.parent_path(), train, file);
+  read_relative_paths(j, "validation", file.parent_path(), validation, file);
 }
 
-}  // namespace
+// A section of the configuration ('losses', 'data'): an object with none but the given keys.
+const json& checked_section(const json& section, const char* name, const std::vector<const char*>& keys,
+                            const fs::path& source) {
+  if (!section.is_object()) fail(source, "'{}' must be an object", name);
+  reject_unknown(section, keys, source, fmt::format("'{}'", name).c_str());
+  return section;
+}
 
-TrainingConfig TrainingConfig::load(const fs::path& file) { return from_json(read_json_file(file, "training configuration"), file); }
+LossOptions read_losses(const json& section, const fs::path& source) {
+  using O = LossOptions;
+  static const std::vector<Key<O>> keys{
+      {"smooth", &O::smooth}, {"potential", &O::potential}, {"orthogonality", &O::orthogonality}, {"normalize", &O::normalize},
+      {"config", &O::config}, {"weight_smooth", &O::weight_smooth}, {"weight_potential", &O::weight_potential},
+      {"weight_orthogonality", &O::weight_orthogonality}, {"weight_complementarity", &O::weight_complementarity},
+      {"youngs_modulus", &O::youngs_modulus}, {"poisson_ratio", &O::poisson_ratio}, {"blend_fraction", &O::blend_fraction},
+      {"autograd_gradients", &O::autograd_gradients}, {"difference_step", &O::difference_step},
+      {"orthogonality_penalty", &O::orthogonality_penalty}, {"kept_subspace", &O::kept_subspace}};
+  LossOptions o;
+  read_keys(checked_section(section, "losses", names_of(keys), source), keys, o, source);
+  if (!(o.difference_step > 0 && o.difference_step < 0.1)) fail(source, "losses.difference_step must be in (0, 0.1)");
+  if (!(o.youngs_modulus > 0) || !(o.poisson_ratio >= 0 && o.poisson_ratio < 0.5))
+    fail(source, "losses need youngs_modulus > 0 and 0 <= poisson_ratio < 0.5");
+  return o;
+}
 
-TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) {
-  if (!j.is_object()) fail(source, "a training configuration must be a JSON object");
-  reject_unknown(j, {"seed", "steps", "learning_rate", "min_learning_rate", "warmup", "batch_points", "z_samples", "z_sigma",
-                     "shapes_per_step", "losses", "network", "data", "output", "checkpoint_every", "log_every", "validate_every",
-                     "distributed_timeout", "comment", "rig"},
-                 source, "the configuration");
-  TrainingConfig c;
-  read(j, "seed", c.seed, source);
-  read(j, "steps", c.steps, source);
-  read(j, "learning_rate", c.learning_rate, source);
-  read(j, "min_learning_rate", c.min_learning_rate, source);
-  read(j, "warmup", c.warmup, source);
-  read(j, "batch_points", c.batch_points, source);
-  read(j, "z_samples", c.z_samples, source);
-  read(j, "z_sigma", c.z_sigma, source);
-  read(j, "shapes_per_step", c.shapes_per_step, source);
-  read(j, "checkpoint_every", c.checkpoint_every, source);
-  read(j, "log_every", c.log_every, source);
-  read(j, "validate_every", c.validate_every, source);
-  read(j, "distributed_timeout", c.distributed_timeout, source);
-  const fs::path base = source.parent_path();
-  if (j.contains("rig")) {
-    std::string rig;
-    read(j, "rig", rig, source);
-    c.rig = base / rig;
+// The real meshes of 'data' (its lists, then the corpus file's), none both training and validation.
+void read_real_meshes(const json& d, const fs::path& base, const fs::path& source, TrainingConfig& c) {
+  read_relative_paths(d, "real_train", base, c.real_train, source);
+  read_relative_paths(d, "real_validation", base, c.real_validation, source);
+  if (d.contains("corpus")) {
+    std::string corpus;
+    read(d, "corpus", corpus, source);
+    read_corpus(base / corpus, c.real_train, c.real_validation);
   }
-  if (j.contains("output")) {
-    std::string output;
-    read(j, "output", output, source);
-    c.output = base / output;
-  }
-  if (j.contains("network")) {
-    NetworkConfig::from_json(j["network"], source.string());  // validates
-    c.network = j["network"];
-  }
-  if (j.contains("losses")) {
-    const json& l = j["losses"];
-    if (!l.is_object()) fail(source, "'losses' must be an object");
-    reject_unknown(l, {"smooth", "potential", "orthogonality", "normalize", "config", "weight_smooth", "weight_potential",
-                       "weight_orthogonality", "weight_complementarity", "youngs_modulus", "poisson_ratio", "blend_fraction",
-                       "autograd_gradients", "difference_step", "orthogonality_penalty", "kept_subspace"},
-                   source, "'losses'");
-    LossOptions& o = c.losses;
-    read(l, "smooth", o.smooth, source);
-    read(l, "potential", o.potential, source);
-    read(l, "orthogonality", o.orthogonality, source);
-    read(l, "normalize", o.normalize, source);
-    read(l, "config", o.config, source);
-    read(l, "weight_smooth", o.weight_smooth, source);
-    read(l, "weight_potential", o.weight_potential, source);
-    read(l, "weight_orthogonality", o.weight_orthogonality, source);
-    read(l, "weight_complementarity", o.weight_complementarity, source);
-    read(l, "youngs_modulus", o.youngs_modulus, source);
-    read(l, "poisson_ratio", o.poisson_ratio, source);
-    read(l, "blend_fraction", o.blend_fraction, source);
-    read(l, "autograd_gradients", o.autograd_gradients, source);
-    read(l, "difference_step", o.difference_step, source);
-    read(l, "orthogonality_penalty", o.orthogonality_penalty, source);
-    read(l, "kept_subspace", o.kept_subspace, source);
-    if (!(o.difference_step > 0 && o.difference_step < 0.1)) fail(source, "losses.difference_step must be in (0, 0.1)");
-    if (!(o.youngs_modulus > 0) || !(o.poisson_ratio >= 0 && o.poisson_ratio < 0.5))
-      fail(source, "losses need youngs_modulus > 0 and 0 <= poisson_ratio < 0.5");
-  }
-  if (j.contains("data")) {
-    const json& d = j["data"];
-    if (!d.is_object()) fail(source, "'data' must be an object");
-    reject_unknown(d, {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation", "corpus",
-                       "surface_points", "cubature_points", "grid_resolution", "augment_rotation", "augment_scaling"},
-                   source, "'data'");
-    read(d, "procedural_shapes", c.procedural_shapes, source);
-    read(d, "validation_procedural", c.validation_procedural, source);
-    read(d, "real_fraction", c.real_fraction, source);
-    read(d, "surface_points", c.sample.surface_points, source);
-    read(d, "cubature_points", c.sample.cubature_points, source);
-    read(d, "grid_resolution", c.sample.grid_resolution, source);
-    read(d, "augment_rotation", c.augment_rotation, source);
-    read(d, "augment_scaling", c.augment_scaling, source);
-    std::vector<std::string> train, validation;
-    read(d, "real_train", train, source);
-    read(d, "real_validation", validation, source);
-    for (const auto& f : train) c.real_train.push_back(base / f);
-    for (const auto& f : validation) c.real_validation.push_back(base / f);
-    if (d.contains("corpus")) {
-      std::string corpus;
-      read(d, "corpus", corpus, source);
-      read_corpus(base / corpus, c.real_train, c.real_validation);
-    }
-    for (const fs::path& f : c.real_validation)
-      for (const fs::path& t : c.real_train)
-        if (fs::weakly_canonical(f) == fs::weakly_canonical(t)) fail(source, "'{}' is both a training and a validation mesh", f.string());
-    if (!(c.augment_scaling >= 1 && c.augment_scaling <= 4)) fail(source, "data.augment_scaling must be in [1, 4]");
-    if (!(c.real_fraction >= 0 && c.real_fraction <= 1)) fail(source, "data.real_fraction must be in [0, 1]");
-  }
+  for (const fs::path& f : c.real_validation)
+    for (const fs::path& t : c.real_train)
+      if (fs::weakly_canonical(f) == fs::weakly_canonical(t)) fail(source, "'{}' is both a training and a validation mesh", f.string());
+}
+
+// Read key by key rather than by a Key table: they fill the configuration and its sample options.
+void read_data(const json& section, const fs::path& base, const fs::path& source, TrainingConfig& c) {
+  const json& d = checked_section(section, "data",
+                                  {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation",
+                                   "corpus", "surface_points", "cubature_points", "grid_resolution", "augment_rotation",
+                                   "augment_scaling"},
+                                  source);
+  read(d, "procedural_shapes", c.procedural_shapes, source);
+  read(d, "validation_procedural", c.validation_procedural, source);
+  read(d, "real_fraction", c.real_fraction, source);
+  read(d, "surface_points", c.sample.surface_points, source);
+  read(d, "cubature_points", c.sample.cubature_points, source);
+  read(d, "grid_resolution", c.sample.grid_resolution, source);
+  read(d, "augment_rotation", c.augment_rotation, source);
+  read(d, "augment_scaling", c.augment_scaling, source);
+  read_real_meshes(d, base, source, c);
+  if (!(c.augment_scaling >= 1 && c.augment_scaling <= 4)) fail(source, "data.augment_scaling must be in [1, 4]");
+  if (!(c.real_fraction >= 0 && c.real_fraction <= 1)) fail(source, "data.real_fraction must be in [0, 1]");
+}
+
+// The checks across sections, once every key is read.
+void check_training_config(const TrainingConfig& c, const fs::path& source) {
   if (c.steps < 0 || c.batch_points < 8 || c.z_samples < 1 || !(c.z_sigma > 0) || !(c.learning_rate > 0) ||
       c.log_every < 1 || c.checkpoint_every < 1 || c.procedural_shapes < 0 || c.sample.surface_points < 16 ||
       c.sample.cubature_points < 16 || c.shapes_per_step < 1 || c.shapes_per_step > 1024 || !(c.distributed_timeout > 0))
@@ -448,6 +447,34 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
     fail(source, "no training shapes (procedural_shapes is 0 and real_train is empty)");
   if (c.losses.kept_subspace && (NetworkConfig::from_json(c.network, source.string()).candidate_fields == 0 || !c.losses.normalize))
     fail(source, "losses.kept_subspace needs network.candidate_fields (and losses.normalize)");
+}
+
+}  // namespace
+
+TrainingConfig TrainingConfig::load(const fs::path& file) { return from_json(read_json_file(file, "training configuration"), file); }
+
+TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) {
+  if (!j.is_object()) fail(source, "a training configuration must be a JSON object");
+  using C = TrainingConfig;
+  static const std::vector<Key<C>> keys{
+      {"seed", &C::seed}, {"steps", &C::steps}, {"learning_rate", &C::learning_rate},
+      {"min_learning_rate", &C::min_learning_rate}, {"warmup", &C::warmup}, {"batch_points", &C::batch_points},
+      {"z_samples", &C::z_samples}, {"z_sigma", &C::z_sigma}, {"shapes_per_step", &C::shapes_per_step},
+      {"checkpoint_every", &C::checkpoint_every}, {"log_every", &C::log_every}, {"validate_every", &C::validate_every},
+      {"distributed_timeout", &C::distributed_timeout}};
+  reject_unknown(j, names_of(keys, {"losses", "network", "data", "output", "comment", "rig"}), source, "the configuration");
+  TrainingConfig c;
+  read_keys(j, keys, c, source);
+  const fs::path base = source.parent_path();
+  read_relative_path(j, "rig", base, c.rig, source);
+  read_relative_path(j, "output", base, c.output, source);
+  if (j.contains("network")) {
+    NetworkConfig::from_json(j["network"], source.string());  // validates
+    c.network = j["network"];
+  }
+  if (j.contains("losses")) c.losses = read_losses(j["losses"], source);
+  if (j.contains("data")) read_data(j["data"], base, source, c);
+  check_training_config(c, source);
   return c;
 }
 

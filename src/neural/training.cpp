@@ -340,6 +340,220 @@ LossCurves resumed_curves(const fs::path& csv, int step) {
   return curves;
 }
 
+// The run's files: the network's checkpoint and the optimizer state saved with it.
+struct CheckpointFiles {
+  fs::path network, optimizer;
+};
+
+// Where the run's files go; rank 0 alone writes them.
+TrainingReport report_outline(const TrainingConfig& config, const TorchrunEnvironment& environment) {
+  TrainingReport report;
+  report.model = config.output / "model.pt";
+  report.csv = config.output / "losses.csv";
+  report.plot = config.output / "losses.png";
+  report.ranks = environment.world_size;
+  report.wrote_outputs = environment.rank == 0;
+  return report;
+}
+
+// The network as initialised from the seed (--steps 0): no data, no optimizer step.
+TrainingReport write_untrained(SkinningNetwork& network, const TrainingConfig& config, TrainingReport report) {
+  report.parameters = parameter_count(*network);
+  if (report.wrote_outputs)  // whole or not at all (save_archive)
+    save_network(network, report.model.string(),
+                 json{{"step", 0}, {"config", config.network}, {"seed", config.seed}, {"steps", 0},
+                      {"batch_points", config.batch_points}, {"z_samples", config.z_samples}, {"untrained", true}});
+  return report;
+}
+
+// Where a run starts: step 0 with no rows, or a checkpoint's step with its optimizer state and loss rows.
+struct StartPoint {
+  int first_step = 0;
+  LossCurves curves;
+};
+
+StartPoint resumed_start(torch::optim::Adam& optimizer, const json& checkpoint_metadata, const CheckpointFiles& files,
+                         const fs::path& csv) {
+  StartPoint start;
+  start.first_step = checkpoint_metadata.value("step", 0);
+  resumed_optimizer(optimizer, files.optimizer, start.first_step);
+  start.curves = resumed_curves(csv, start.first_step);
+  return start;
+}
+
+// The training shapes; on rank 0, a line saying how long the real meshes took to sample.
+TrainingShapes sampled_shapes(const TrainingConfig& config, const TrainingProgress& progress, bool root, int first_step) {
+  const auto loading = std::chrono::steady_clock::now();
+  TrainingShapes shapes(config);
+  if (progress && root && shapes.real_count() > 0)
+    progress(first_step, config.steps,
+             fmt::format("{} real training meshes sampled in {:.1f} s", shapes.real_count(),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - loading).count()));
+  return shapes;
+}
+
+// Every rank has loaded its data: check that the ranks agree, and start from rank 0's parameters.
+void start_together(DataParallelGroup& group, const TrainingConfig& config, int first_step, std::int64_t parameter_total,
+                    std::vector<torch::Tensor> parameters) {
+  group.check_same(first_step, "the step to start from");
+  group.check_same(parameter_total, "the parameter count");
+  group.check_same(config.steps, "steps");
+  group.check_same(config.shapes_per_step, "shapes_per_step");
+  torch::NoGradGuard no_grad;
+  group.broadcast_from_root(parameters);
+}
+
+void set_learning_rate(torch::optim::Adam& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+}
+
+// What every step of a run works with.
+struct TrainingRun {
+  const TrainingConfig& config;
+  SkinningNetwork& network;
+  torch::optim::Adam& optimizer;
+  const std::vector<torch::Tensor>& parameters;
+  std::int64_t parameter_total;
+  GradientCombination combination;
+  const TrainingShapes& shapes;
+  DataParallelGroup& group;
+};
+
+// One step's sums over this rank's items, in double: the gradient rows, and the four losses
+// followed by the number of items used.
+struct StepSums {
+  torch::Tensor gradients, losses;
+};
+
+// This rank's items of the step's N x B: r*B .. r*B + B-1, each drawn from its own seed.
+// Summed in double: the sum's rounding then no longer depends on the order of the items
+// (ranks or not) at any level Adam could amplify (see docs/neural.md).
+StepSums rank_item_sums(const TrainingRun& run, int step, double blend) {
+  const TrainingConfig& config = run.config;
+  const int items = config.shapes_per_step;
+  StepSums sums{torch::zeros({gradient_rows(config), run.parameter_total}, torch::kFloat64), torch::zeros({5}, torch::kFloat64)};
+  for (int j = 0; j < items; ++j) {
+    ItemRandom item(config.seed, step, static_cast<std::int64_t>(run.group.rank()) * items + j);
+    const ShapeTensors shape = run.shapes.draw(item.random);
+    const torch::Tensor latents = run.network->encode(shape.surface);
+    const auto raw = [&](const torch::Tensor& X) { return run.network->fields(latents, X); };
+    BatchLosses batch;
+    try {
+      batch = batch_losses(raw, shape, config, blend, true, item.generator);
+    } catch (const DependentFields&) {
+      continue;  // fields that cannot be orthonormalised on this batch: the item is left out (logged)
+    }
+    sums.gradients += torch::stack(loss_gradients(batch, run.parameters, run.combination.per_loss)).to(torch::kFloat64);
+    sums.losses.slice(0, 0, 4) += batch.values();
+    sums.losses[4] += 1;
+  }
+  return sums;
+}
+
+// The step's mean losses over all ranks' items (smooth, potential, orthogonality,
+// complementarity), and how many items were left out.
+struct StepLosses {
+  torch::Tensor mean;
+  int skipped = 0;
+};
+
+// One optimizer step from the mean over all N x B items: every rank computes the same (ConFIG) update.
+StepLosses take_step(const TrainingRun& run, int step, double blend) {
+  StepSums sums = rank_item_sums(run, step, blend);
+  run.group.all_reduce_sum(sums.gradients);
+  run.group.all_reduce_sum(sums.losses);
+  const double used = sums.losses[4].item<double>();
+  StepLosses out;
+  out.mean = sums.losses.slice(0, 0, 4) / std::max(used, 1.0);
+  out.skipped = run.group.size() * run.config.shapes_per_step - static_cast<int>(used);
+  if (used > 0) {
+    set_update(sums.gradients / used, run.parameters, run.combination);
+    run.optimizer.step();
+  }
+  return out;
+}
+
+json checkpoint_metadata(const TrainingConfig& config, int step, int world) {
+  return json{{"step", step},         {"config", config.network},     {"seed", config.seed},
+              {"steps", config.steps}, {"batch_points", config.batch_points}, {"z_samples", config.z_samples},
+              {"shapes_per_step", config.shapes_per_step}, {"ranks", world}};
+}
+
+// The losses summed since the last log line.
+struct LossWindow {
+  torch::Tensor sum = torch::zeros({4}, torch::kFloat64);
+  int count = 0;
+};
+
+// What rank 0 keeps over the steps and writes.
+struct RunRecord {
+  const std::vector<ValidationShape>& validation;
+  const TrainingProgress& progress;
+  CheckpointFiles files;
+  int first_step = 0;
+  LossCurves curves;
+  LossWindow window;
+};
+
+// One step as rank 0 records it.
+struct StepRecord {
+  int step = 0;  // counted from 0
+  bool last = false;
+  double lr = 0, blend = 0, seconds = 0;
+  StepLosses losses;
+};
+
+std::vector<std::pair<std::string, double>> loss_row(const StepRecord& s, const Validation& checked, bool rig) {
+  const auto l = s.losses.mean.accessor<double, 1>();
+  std::vector<std::pair<std::string, double>> row{{"lr", s.lr}, {"blend", s.blend}, {"smooth", l[0]}, {"potential", l[1]},
+                                                  {"orthogonality", l[2]}, {"total", l[0] + l[1] + l[2] + l[3]},
+                                                  {"seconds", s.seconds}, {"validation", checked.loss},
+                                                  {"validation_quality", checked.quality}, {"skipped", s.losses.skipped}};
+  if (rig) row.emplace_back("complementarity", l[3]);
+  return row;
+}
+
+// The mean losses since the last log line: the report's final losses and a progress line.
+void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, TrainingReport& report) {
+  const TrainingConfig& config = run.config;
+  const int items = config.shapes_per_step, world = run.group.size();
+  const torch::Tensor mean = record.window.sum / record.window.count;
+  const auto w = mean.accessor<double, 1>();
+  report.final_losses = {{"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", w[0] + w[1] + w[2] + w[3]}};
+  if (!config.rig.empty()) report.final_losses["complementarity"] = w[3];
+  const double per_step = s.seconds / (s.step + 1 - record.first_step);
+  if (record.progress)
+    record.progress(s.step + 1, config.steps,
+                    fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}  lr {:.2e}  {:.2f} s/step  {:.2f} shapes/s  eta {:.0f} s",
+                                s.step + 1, config.steps, w[0], w[1], w[2], s.lr, per_step, world * items / per_step,
+                                per_step * (config.steps - s.step - 1)));
+  record.window.sum.zero_();
+  record.window.count = 0;
+}
+
+// The curves first, the checkpoint last: the checkpoint is what says a step was saved, so a
+// run killed in between resumes from the previous one with every row it needs.
+void save_progress(const TrainingRun& run, const RunRecord& record, int steps_done, const TrainingReport& report) {
+  record.curves.write_csv(report.csv);
+  record.curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total", "validation", "validation_quality"});
+  write_checkpoint(run.network, run.optimizer, record.files.network, record.files.optimizer,
+                   checkpoint_metadata(run.config, steps_done, run.group.size()));
+}
+
+// Rank 0's part of a step: validation when due, the step's loss row, the log line and checkpoint when due.
+void record_step(const TrainingRun& run, RunRecord& record, const StepRecord& s, TrainingReport& report) {
+  const TrainingConfig& config = run.config;
+  Validation checked;
+  if (!record.validation.empty() && ((s.step + 1) % config.validate_every == 0 || s.last)) {
+    checked = validate(run.network, record.validation, config, s.blend);
+    report.validation_loss = checked.loss;
+    report.validation_quality = checked.quality;
+  }
+  record.curves.add(s.step + 1, loss_row(s, checked, !config.rig.empty()));
+  if ((s.step + 1) % config.log_every == 0 || s.last) log_window(run, record, s, report);
+  if ((s.step + 1) % config.checkpoint_every == 0 || s.last) save_progress(run, record, s.step + 1, report);
+}
+
 json read_json_file(const fs::path& file, const char* what) {
   std::ifstream in(file);
   if (!in) fail(file, "cannot open the {}", what);
@@ -490,151 +704,50 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   if (environment.rank == 0) prepare_training_output(config);
   torch::set_num_threads(1);
   torch::manual_seed(config.seed);
-  const fs::path checkpoint = config.output / "checkpoint.pt", optimizer_file = config.output / "checkpoint.optim.pt";
-  TrainingReport report;
-  report.model = config.output / "model.pt";
-  report.csv = config.output / "losses.csv";
-  report.plot = config.output / "losses.png";
-  report.ranks = environment.world_size;
-  report.wrote_outputs = environment.rank == 0;
+  const CheckpointFiles files{config.output / "checkpoint.pt", config.output / "checkpoint.optim.pt"};
+  TrainingReport report = report_outline(config, environment);
 
-  if (resume && !fs::exists(checkpoint)) fail(checkpoint, "no checkpoint to resume from");
+  if (resume && !fs::exists(files.network)) fail(files.network, "no checkpoint to resume from");
   json resumed;
-  SkinningNetwork network = resume ? load_network(checkpoint.string(), &resumed)
+  SkinningNetwork network = resume ? load_network(files.network.string(), &resumed)
                                    : SkinningNetwork(NetworkConfig::from_json(config.network, "network"));
-  if (config.steps == 0) {  // the network as initialised from the seed: no data, no optimizer step
-    if (resume) fail(checkpoint, "--steps 0 writes the initial network: there is nothing to resume");
-    report.parameters = parameter_count(*network);
-    if (report.wrote_outputs)  // whole or not at all (save_archive)
-      save_network(network, report.model.string(),
-                   json{{"step", 0}, {"config", config.network}, {"seed", config.seed}, {"steps", 0},
-                        {"batch_points", config.batch_points}, {"z_samples", config.z_samples}, {"untrained", true}});
-    return report;
+  if (config.steps == 0) {
+    if (resume) fail(files.network, "--steps 0 writes the initial network: there is nothing to resume");
+    return write_untrained(network, config, std::move(report));
   }
   network->train();
   torch::optim::Adam optimizer(network->parameters(), torch::optim::AdamOptions(config.learning_rate));
-  int first_step = 0;
-  LossCurves curves;
-  if (resume) {
-    first_step = resumed.value("step", 0);
-    resumed_optimizer(optimizer, optimizer_file, first_step);
-    curves = resumed_curves(report.csv, first_step);
-  }
+  StartPoint start_point = resume ? resumed_start(optimizer, resumed, files, report.csv) : StartPoint{};
+  const int first_step = start_point.first_step;
   report.parameters = parameter_count(*network);
   const std::vector<torch::Tensor> parameters = network->parameters();
-  const auto loading = std::chrono::steady_clock::now();
-  const TrainingShapes shapes(config);
-  if (progress && environment.rank == 0 && shapes.real_count() > 0)
-    progress(first_step, config.steps,
-             fmt::format("{} real training meshes sampled in {:.1f} s", shapes.real_count(),
-                         std::chrono::duration<double>(std::chrono::steady_clock::now() - loading).count()));
+  const TrainingShapes shapes = sampled_shapes(config, progress, environment.rank == 0, first_step);
   const std::vector<ValidationShape> validation =
       report.wrote_outputs && config.validate_every > 0 ? validation_set(config, network->config.handles) : std::vector<ValidationShape>{};
 
-  // Every rank has loaded its data: join the others, and start from rank 0's parameters.
   DataParallelGroup group(environment, std::chrono::milliseconds(static_cast<std::int64_t>(config.distributed_timeout * 1000)));
-  group.check_same(first_step, "the step to start from");
-  group.check_same(report.parameters, "the parameter count");
-  group.check_same(config.steps, "steps");
-  group.check_same(config.shapes_per_step, "shapes_per_step");
-  {
-    torch::NoGradGuard no_grad;
-    std::vector<torch::Tensor> values = parameters;
-    group.broadcast_from_root(values);
-  }
+  start_together(group, config, first_step, report.parameters, parameters);
 
-  const GradientCombination combination = combination_of(config);
+  const TrainingRun run{config, network, optimizer, parameters, report.parameters, combination_of(config), shapes, group};
+  RunRecord record{validation, progress, files, first_step, std::move(start_point.curves), {}};
   const int items = config.shapes_per_step, world = group.size();
-  const std::int64_t parameter_total = report.parameters;
   const auto start = std::chrono::steady_clock::now();
-  auto metadata_at = [&](int step) {
-    return json{{"step", step},         {"config", config.network},     {"seed", config.seed},
-                {"steps", config.steps}, {"batch_points", config.batch_points}, {"z_samples", config.z_samples},
-                {"shapes_per_step", items}, {"ranks", world}};
-  };
-  torch::Tensor window = torch::zeros({4}, torch::kFloat64);
-  int window_count = 0;
   for (int step = first_step; step < config.steps; ++step) {
     const double lr = learning_rate_at(config, step), blend = blend_at(config, step);
-    for (auto& group_options : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group_options.options()).lr(lr);
-    // This rank's items of the step's N x B: r*B .. r*B + B-1, each drawn from its own seed.
-    // Summed in double: the sum's rounding then no longer depends on the order of the items
-    // (ranks or not) at any level Adam could amplify (see docs/neural.md).
-    torch::Tensor gradients = torch::zeros({gradient_rows(config), parameter_total}, torch::kFloat64);
-    torch::Tensor losses = torch::zeros({5}, torch::kFloat64);  // four losses, then the items used
-    for (int j = 0; j < items; ++j) {
-      ItemRandom item(config.seed, step, static_cast<std::int64_t>(group.rank()) * items + j);
-      const ShapeTensors shape = shapes.draw(item.random);
-      const torch::Tensor latents = network->encode(shape.surface);
-      const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
-      BatchLosses batch;
-      try {
-        batch = batch_losses(raw, shape, config, blend, true, item.generator);
-      } catch (const DependentFields&) {
-        continue;  // fields that cannot be orthonormalised on this batch: the item is left out (logged)
-      }
-      gradients += torch::stack(loss_gradients(batch, parameters, combination.per_loss)).to(torch::kFloat64);
-      losses.slice(0, 0, 4) += batch.values();
-      losses[4] += 1;
-    }
-    // The mean over all N x B items: every rank then computes the same (ConFIG) update.
-    group.all_reduce_sum(gradients);
-    group.all_reduce_sum(losses);
-    const double used = losses[4].item<double>();
-    losses = losses.slice(0, 0, 4) / std::max(used, 1.0);
-    const int skipped = world * items - static_cast<int>(used);
-    report.skipped_items += skipped;
-    if (used > 0) {
-      set_update(gradients / used, parameters, combination);
-      optimizer.step();
-    }
-
-    window += losses;
-    ++window_count;
+    set_learning_rate(optimizer, lr);
+    const StepLosses losses = take_step(run, step, blend);
+    report.skipped_items += losses.skipped;
+    record.window.sum += losses.mean;
+    ++record.window.count;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const bool last = step + 1 == config.steps;
-    if (!group.is_root()) continue;
-    Validation checked;
-    if (!validation.empty() && ((step + 1) % config.validate_every == 0 || last)) {
-      checked = validate(network, validation, config, blend);
-      report.validation_loss = checked.loss;
-      report.validation_quality = checked.quality;
-    }
-    const auto l = losses.accessor<double, 1>();
-    std::vector<std::pair<std::string, double>> row{{"lr", lr}, {"blend", blend}, {"smooth", l[0]}, {"potential", l[1]},
-                                                    {"orthogonality", l[2]}, {"total", l[0] + l[1] + l[2] + l[3]},
-                                                    {"seconds", seconds}, {"validation", checked.loss},
-                                                    {"validation_quality", checked.quality}, {"skipped", skipped}};
-    if (!config.rig.empty()) row.emplace_back("complementarity", l[3]);
-    curves.add(step + 1, row);
-    if ((step + 1) % config.log_every == 0 || last) {
-      const torch::Tensor mean = window / window_count;
-      const auto w = mean.accessor<double, 1>();
-      report.final_losses = {{"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", w[0] + w[1] + w[2] + w[3]}};
-      if (!config.rig.empty()) report.final_losses["complementarity"] = w[3];
-      const double per_step = seconds / (step + 1 - first_step);
-      if (progress)
-        progress(step + 1, config.steps,
-                 fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}  lr {:.2e}  {:.2f} s/step  {:.2f} shapes/s  eta {:.0f} s",
-                             step + 1, config.steps, w[0], w[1], w[2], lr, per_step, world * items / per_step,
-                             per_step * (config.steps - step - 1)));
-      window.zero_();
-      window_count = 0;
-    }
-    if ((step + 1) % config.checkpoint_every == 0 || last) {
-      // The curves first, the checkpoint last: the checkpoint is what says a step was saved, so a
-      // run killed in between resumes from the previous one with every row it needs.
-      curves.write_csv(report.csv);
-      curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total", "validation", "validation_quality"});
-      write_checkpoint(network, optimizer, checkpoint, optimizer_file, metadata_at(step + 1));
-    }
+    if (group.is_root()) record_step(run, record, {step, step + 1 == config.steps, lr, blend, seconds, losses}, report);
   }
   report.steps = config.steps;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.seconds_per_step = report.seconds / std::max(1, config.steps - first_step);
   report.shapes_per_second = world * items / report.seconds_per_step;
   if (group.is_root()) {
-    save_network(network, report.model.string(), metadata_at(config.steps));
+    save_network(network, report.model.string(), checkpoint_metadata(config, config.steps, world));
   }
   return report;
 }
@@ -656,8 +769,7 @@ PerObjectResult train_per_object(const ShapeSample& shape, int handles, int step
   const auto raw = [mlp](const torch::Tensor& X) { return (*mlp)->forward(X); };
   const GradientCombination combination = combination_of(local);
   for (int step = 0; step < steps; ++step) {
-    for (auto& group : optimizer.param_groups())
-      static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate_at(local, step));
+    set_learning_rate(optimizer, learning_rate_at(local, step));
     ItemRandom item(seed, step, 0);
     const BatchLosses batch = batch_losses(raw, t, local, blend_at(local, step), true, item.generator);
     set_update(torch::stack(loss_gradients(batch, parameters, combination.per_loss)).to(torch::kFloat64), parameters, combination);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <numbers>
 #include <optional>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -45,12 +46,33 @@ void read(const json& j, const char* key, T& value, const fs::path& source) {
   }
 }
 
-void reject_unknown(const json& j, std::initializer_list<const char*> keys, const fs::path& source, const char* section) {
+void reject_unknown(const json& j, const std::vector<const char*>& keys, const fs::path& source, const char* section) {
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     for (const char* k : keys) known = known || key == k;
     if (!known) fail(source, "unknown key '{}' in {}", key, section);
   }
+}
+
+// A key of a configuration section and the member it fills: a section lists its keys once, in
+// the order they are read, for both the unknown-key check and the reads.
+template <typename Owner>
+struct Key {
+  const char* name;
+  std::variant<bool Owner::*, int Owner::*, double Owner::*, std::uint64_t Owner::*> member;
+};
+
+template <typename Owner>
+std::vector<const char*> names_of(const std::vector<Key<Owner>>& keys, std::initializer_list<const char*> more = {}) {
+  std::vector<const char*> names;
+  for (const Key<Owner>& k : keys) names.push_back(k.name);
+  names.insert(names.end(), more);
+  return names;
+}
+
+template <typename Owner>
+void read_keys(const json& j, const std::vector<Key<Owner>>& keys, Owner& owner, const fs::path& source) {
+  for (const Key<Owner>& k : keys) std::visit([&](auto member) { read(j, k.name, owner.*member, source); }, k.member);
 }
 
 // The losses of one batch, each already weighted; undefined when switched off.
@@ -318,6 +340,220 @@ LossCurves resumed_curves(const fs::path& csv, int step) {
   return curves;
 }
 
+// The run's files: the network's checkpoint and the optimizer state saved with it.
+struct CheckpointFiles {
+  fs::path network, optimizer;
+};
+
+// Where the run's files go; rank 0 alone writes them.
+TrainingReport report_outline(const TrainingConfig& config, const TorchrunEnvironment& environment) {
+  TrainingReport report;
+  report.model = config.output / "model.pt";
+  report.csv = config.output / "losses.csv";
+  report.plot = config.output / "losses.png";
+  report.ranks = environment.world_size;
+  report.wrote_outputs = environment.rank == 0;
+  return report;
+}
+
+// The network as initialised from the seed (--steps 0): no data, no optimizer step.
+TrainingReport write_untrained(SkinningNetwork& network, const TrainingConfig& config, TrainingReport report) {
+  report.parameters = parameter_count(*network);
+  if (report.wrote_outputs)  // whole or not at all (save_archive)
+    save_network(network, report.model.string(),
+                 json{{"step", 0}, {"config", config.network}, {"seed", config.seed}, {"steps", 0},
+                      {"batch_points", config.batch_points}, {"z_samples", config.z_samples}, {"untrained", true}});
+  return report;
+}
+
+// Where a run starts: step 0 with no rows, or a checkpoint's step with its optimizer state and loss rows.
+struct StartPoint {
+  int first_step = 0;
+  LossCurves curves;
+};
+
+StartPoint resumed_start(torch::optim::Adam& optimizer, const json& checkpoint_metadata, const CheckpointFiles& files,
+                         const fs::path& csv) {
+  StartPoint start;
+  start.first_step = checkpoint_metadata.value("step", 0);
+  resumed_optimizer(optimizer, files.optimizer, start.first_step);
+  start.curves = resumed_curves(csv, start.first_step);
+  return start;
+}
+
+// The training shapes; on rank 0, a line saying how long the real meshes took to sample.
+TrainingShapes sampled_shapes(const TrainingConfig& config, const TrainingProgress& progress, bool root, int first_step) {
+  const auto loading = std::chrono::steady_clock::now();
+  TrainingShapes shapes(config);
+  if (progress && root && shapes.real_count() > 0)
+    progress(first_step, config.steps,
+             fmt::format("{} real training meshes sampled in {:.1f} s", shapes.real_count(),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - loading).count()));
+  return shapes;
+}
+
+// Every rank has loaded its data: check that the ranks agree, and start from rank 0's parameters.
+void start_together(DataParallelGroup& group, const TrainingConfig& config, int first_step, std::int64_t parameter_total,
+                    std::vector<torch::Tensor> parameters) {
+  group.check_same(first_step, "the step to start from");
+  group.check_same(parameter_total, "the parameter count");
+  group.check_same(config.steps, "steps");
+  group.check_same(config.shapes_per_step, "shapes_per_step");
+  torch::NoGradGuard no_grad;
+  group.broadcast_from_root(parameters);
+}
+
+void set_learning_rate(torch::optim::Adam& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+}
+
+// What every step of a run works with.
+struct TrainingRun {
+  const TrainingConfig& config;
+  SkinningNetwork& network;
+  torch::optim::Adam& optimizer;
+  const std::vector<torch::Tensor>& parameters;
+  std::int64_t parameter_total;
+  GradientCombination combination;
+  const TrainingShapes& shapes;
+  DataParallelGroup& group;
+};
+
+// One step's sums over this rank's items, in double: the gradient rows, and the four losses
+// followed by the number of items used.
+struct StepSums {
+  torch::Tensor gradients, losses;
+};
+
+// This rank's items of the step's N x B: r*B .. r*B + B-1, each drawn from its own seed.
+// Summed in double: the sum's rounding then no longer depends on the order of the items
+// (ranks or not) at any level Adam could amplify (see docs/neural.md).
+StepSums rank_item_sums(const TrainingRun& run, int step, double blend) {
+  const TrainingConfig& config = run.config;
+  const int items = config.shapes_per_step;
+  StepSums sums{torch::zeros({gradient_rows(config), run.parameter_total}, torch::kFloat64), torch::zeros({5}, torch::kFloat64)};
+  for (int j = 0; j < items; ++j) {
+    ItemRandom item(config.seed, step, static_cast<std::int64_t>(run.group.rank()) * items + j);
+    const ShapeTensors shape = run.shapes.draw(item.random);
+    const torch::Tensor latents = run.network->encode(shape.surface);
+    const auto raw = [&](const torch::Tensor& X) { return run.network->fields(latents, X); };
+    BatchLosses batch;
+    try {
+      batch = batch_losses(raw, shape, config, blend, true, item.generator);
+    } catch (const DependentFields&) {
+      continue;  // fields that cannot be orthonormalised on this batch: the item is left out (logged)
+    }
+    sums.gradients += torch::stack(loss_gradients(batch, run.parameters, run.combination.per_loss)).to(torch::kFloat64);
+    sums.losses.slice(0, 0, 4) += batch.values();
+    sums.losses[4] += 1;
+  }
+  return sums;
+}
+
+// The step's mean losses over all ranks' items (smooth, potential, orthogonality,
+// complementarity), and how many items were left out.
+struct StepLosses {
+  torch::Tensor mean;
+  int skipped = 0;
+};
+
+// One optimizer step from the mean over all N x B items: every rank computes the same (ConFIG) update.
+StepLosses take_step(const TrainingRun& run, int step, double blend) {
+  StepSums sums = rank_item_sums(run, step, blend);
+  run.group.all_reduce_sum(sums.gradients);
+  run.group.all_reduce_sum(sums.losses);
+  const double used = sums.losses[4].item<double>();
+  StepLosses out;
+  out.mean = sums.losses.slice(0, 0, 4) / std::max(used, 1.0);
+  out.skipped = run.group.size() * run.config.shapes_per_step - static_cast<int>(used);
+  if (used > 0) {
+    set_update(sums.gradients / used, run.parameters, run.combination);
+    run.optimizer.step();
+  }
+  return out;
+}
+
+json checkpoint_metadata(const TrainingConfig& config, int step, int world) {
+  return json{{"step", step},         {"config", config.network},     {"seed", config.seed},
+              {"steps", config.steps}, {"batch_points", config.batch_points}, {"z_samples", config.z_samples},
+              {"shapes_per_step", config.shapes_per_step}, {"ranks", world}};
+}
+
+// The losses summed since the last log line.
+struct LossWindow {
+  torch::Tensor sum = torch::zeros({4}, torch::kFloat64);
+  int count = 0;
+};
+
+// What rank 0 keeps over the steps and writes.
+struct RunRecord {
+  const std::vector<ValidationShape>& validation;
+  const TrainingProgress& progress;
+  CheckpointFiles files;
+  int first_step = 0;
+  LossCurves curves;
+  LossWindow window;
+};
+
+// One step as rank 0 records it.
+struct StepRecord {
+  int step = 0;  // counted from 0
+  bool last = false;
+  double lr = 0, blend = 0, seconds = 0;
+  StepLosses losses;
+};
+
+std::vector<std::pair<std::string, double>> loss_row(const StepRecord& s, const Validation& checked, bool rig) {
+  const auto l = s.losses.mean.accessor<double, 1>();
+  std::vector<std::pair<std::string, double>> row{{"lr", s.lr}, {"blend", s.blend}, {"smooth", l[0]}, {"potential", l[1]},
+                                                  {"orthogonality", l[2]}, {"total", l[0] + l[1] + l[2] + l[3]},
+                                                  {"seconds", s.seconds}, {"validation", checked.loss},
+                                                  {"validation_quality", checked.quality}, {"skipped", s.losses.skipped}};
+  if (rig) row.emplace_back("complementarity", l[3]);
+  return row;
+}
+
+// The mean losses since the last log line: the report's final losses and a progress line.
+void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, TrainingReport& report) {
+  const TrainingConfig& config = run.config;
+  const int items = config.shapes_per_step, world = run.group.size();
+  const torch::Tensor mean = record.window.sum / record.window.count;
+  const auto w = mean.accessor<double, 1>();
+  report.final_losses = {{"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", w[0] + w[1] + w[2] + w[3]}};
+  if (!config.rig.empty()) report.final_losses["complementarity"] = w[3];
+  const double per_step = s.seconds / (s.step + 1 - record.first_step);
+  if (record.progress)
+    record.progress(s.step + 1, config.steps,
+                    fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}  lr {:.2e}  {:.2f} s/step  {:.2f} shapes/s  eta {:.0f} s",
+                                s.step + 1, config.steps, w[0], w[1], w[2], s.lr, per_step, world * items / per_step,
+                                per_step * (config.steps - s.step - 1)));
+  record.window.sum.zero_();
+  record.window.count = 0;
+}
+
+// The curves first, the checkpoint last: the checkpoint is what says a step was saved, so a
+// run killed in between resumes from the previous one with every row it needs.
+void save_progress(const TrainingRun& run, const RunRecord& record, int steps_done, const TrainingReport& report) {
+  record.curves.write_csv(report.csv);
+  record.curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total", "validation", "validation_quality"});
+  write_checkpoint(run.network, run.optimizer, record.files.network, record.files.optimizer,
+                   checkpoint_metadata(run.config, steps_done, run.group.size()));
+}
+
+// Rank 0's part of a step: validation when due, the step's loss row, the log line and checkpoint when due.
+void record_step(const TrainingRun& run, RunRecord& record, const StepRecord& s, TrainingReport& report) {
+  const TrainingConfig& config = run.config;
+  Validation checked;
+  if (!record.validation.empty() && ((s.step + 1) % config.validate_every == 0 || s.last)) {
+    checked = validate(run.network, record.validation, config, s.blend);
+    report.validation_loss = checked.loss;
+    report.validation_quality = checked.quality;
+  }
+  record.curves.add(s.step + 1, loss_row(s, checked, !config.rig.empty()));
+  if ((s.step + 1) % config.log_every == 0 || s.last) log_window(run, record, s, report);
+  if ((s.step + 1) % config.checkpoint_every == 0 || s.last) save_progress(run, record, s.step + 1, report);
+}
+
 json read_json_file(const fs::path& file, const char* what) {
   std::ifstream in(file);
   if (!in) fail(file, "cannot open the {}", what);
@@ -330,115 +566,92 @@ json read_json_file(const fs::path& file, const char* what) {
   return j;
 }
 
+// A path in the configuration, relative to `base` (the configuration's folder); unchanged when absent.
+void read_relative_path(const json& j, const char* key, const fs::path& base, fs::path& path, const fs::path& source) {
+  if (!j.contains(key)) return;
+  std::string name;
+  read(j, key, name, source);
+  path = base / name;
+}
+
+// A list of paths relative to `base`, appended to `paths`.
+void read_relative_paths(const json& j, const char* key, const fs::path& base, std::vector<fs::path>& paths,
+                         const fs::path& source) {
+  std::vector<std::string> names;
+  read(j, key, names, source);
+  for (const auto& f : names) paths.push_back(base / f);
+}
+
 // A corpus file: {"train": [...], "validation": [...]} (paths relative to it, or absolute).
 void read_corpus(const fs::path& file, std::vector<fs::path>& train, std::vector<fs::path>& validation) {
   const json j = read_json_file(file, "corpus");
   if (!j.is_object()) fail(file, "a corpus must be a JSON object");
   reject_unknown(j, {"train", "validation", "comment"}, file, "the corpus");
-  std::vector<std::string> t, v;
-  read(j, "train", t, file);
-  read(j, "validation", v, file);
-  for (const auto& f : t) train.push_back(file.parent_path() / f);
-  for (const auto& f : v) validation.push_back(file.parent_path() / f);
+  read_relative_paths(j, "train", file.parent_path(), train, file);
+  read_relative_paths(j, "validation", file.parent_path(), validation, file);
 }
 
-}  // namespace
+// A section of the configuration ('losses', 'data'): an object with none but the given keys.
+const json& checked_section(const json& section, const char* name, const std::vector<const char*>& keys,
+                            const fs::path& source) {
+  if (!section.is_object()) fail(source, "'{}' must be an object", name);
+  reject_unknown(section, keys, source, fmt::format("'{}'", name).c_str());
+  return section;
+}
 
-TrainingConfig TrainingConfig::load(const fs::path& file) { return from_json(read_json_file(file, "training configuration"), file); }
+LossOptions read_losses(const json& section, const fs::path& source) {
+  using O = LossOptions;
+  static const std::vector<Key<O>> keys{
+      {"smooth", &O::smooth}, {"potential", &O::potential}, {"orthogonality", &O::orthogonality}, {"normalize", &O::normalize},
+      {"config", &O::config}, {"weight_smooth", &O::weight_smooth}, {"weight_potential", &O::weight_potential},
+      {"weight_orthogonality", &O::weight_orthogonality}, {"weight_complementarity", &O::weight_complementarity},
+      {"youngs_modulus", &O::youngs_modulus}, {"poisson_ratio", &O::poisson_ratio}, {"blend_fraction", &O::blend_fraction},
+      {"autograd_gradients", &O::autograd_gradients}, {"difference_step", &O::difference_step},
+      {"orthogonality_penalty", &O::orthogonality_penalty}, {"kept_subspace", &O::kept_subspace}};
+  LossOptions o;
+  read_keys(checked_section(section, "losses", names_of(keys), source), keys, o, source);
+  if (!(o.difference_step > 0 && o.difference_step < 0.1)) fail(source, "losses.difference_step must be in (0, 0.1)");
+  if (!(o.youngs_modulus > 0) || !(o.poisson_ratio >= 0 && o.poisson_ratio < 0.5))
+    fail(source, "losses need youngs_modulus > 0 and 0 <= poisson_ratio < 0.5");
+  return o;
+}
 
-TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) {
-  if (!j.is_object()) fail(source, "a training configuration must be a JSON object");
-  reject_unknown(j, {"seed", "steps", "learning_rate", "min_learning_rate", "warmup", "batch_points", "z_samples", "z_sigma",
-                     "shapes_per_step", "losses", "network", "data", "output", "checkpoint_every", "log_every", "validate_every",
-                     "distributed_timeout", "comment", "rig"},
-                 source, "the configuration");
-  TrainingConfig c;
-  read(j, "seed", c.seed, source);
-  read(j, "steps", c.steps, source);
-  read(j, "learning_rate", c.learning_rate, source);
-  read(j, "min_learning_rate", c.min_learning_rate, source);
-  read(j, "warmup", c.warmup, source);
-  read(j, "batch_points", c.batch_points, source);
-  read(j, "z_samples", c.z_samples, source);
-  read(j, "z_sigma", c.z_sigma, source);
-  read(j, "shapes_per_step", c.shapes_per_step, source);
-  read(j, "checkpoint_every", c.checkpoint_every, source);
-  read(j, "log_every", c.log_every, source);
-  read(j, "validate_every", c.validate_every, source);
-  read(j, "distributed_timeout", c.distributed_timeout, source);
-  const fs::path base = source.parent_path();
-  if (j.contains("rig")) {
-    std::string rig;
-    read(j, "rig", rig, source);
-    c.rig = base / rig;
+// The real meshes of 'data' (its lists, then the corpus file's), none both training and validation.
+void read_real_meshes(const json& d, const fs::path& base, const fs::path& source, TrainingConfig& c) {
+  read_relative_paths(d, "real_train", base, c.real_train, source);
+  read_relative_paths(d, "real_validation", base, c.real_validation, source);
+  if (d.contains("corpus")) {
+    std::string corpus;
+    read(d, "corpus", corpus, source);
+    read_corpus(base / corpus, c.real_train, c.real_validation);
   }
-  if (j.contains("output")) {
-    std::string output;
-    read(j, "output", output, source);
-    c.output = base / output;
-  }
-  if (j.contains("network")) {
-    NetworkConfig::from_json(j["network"], source.string());  // validates
-    c.network = j["network"];
-  }
-  if (j.contains("losses")) {
-    const json& l = j["losses"];
-    if (!l.is_object()) fail(source, "'losses' must be an object");
-    reject_unknown(l, {"smooth", "potential", "orthogonality", "normalize", "config", "weight_smooth", "weight_potential",
-                       "weight_orthogonality", "weight_complementarity", "youngs_modulus", "poisson_ratio", "blend_fraction",
-                       "autograd_gradients", "difference_step", "orthogonality_penalty", "kept_subspace"},
-                   source, "'losses'");
-    LossOptions& o = c.losses;
-    read(l, "smooth", o.smooth, source);
-    read(l, "potential", o.potential, source);
-    read(l, "orthogonality", o.orthogonality, source);
-    read(l, "normalize", o.normalize, source);
-    read(l, "config", o.config, source);
-    read(l, "weight_smooth", o.weight_smooth, source);
-    read(l, "weight_potential", o.weight_potential, source);
-    read(l, "weight_orthogonality", o.weight_orthogonality, source);
-    read(l, "weight_complementarity", o.weight_complementarity, source);
-    read(l, "youngs_modulus", o.youngs_modulus, source);
-    read(l, "poisson_ratio", o.poisson_ratio, source);
-    read(l, "blend_fraction", o.blend_fraction, source);
-    read(l, "autograd_gradients", o.autograd_gradients, source);
-    read(l, "difference_step", o.difference_step, source);
-    read(l, "orthogonality_penalty", o.orthogonality_penalty, source);
-    read(l, "kept_subspace", o.kept_subspace, source);
-    if (!(o.difference_step > 0 && o.difference_step < 0.1)) fail(source, "losses.difference_step must be in (0, 0.1)");
-    if (!(o.youngs_modulus > 0) || !(o.poisson_ratio >= 0 && o.poisson_ratio < 0.5))
-      fail(source, "losses need youngs_modulus > 0 and 0 <= poisson_ratio < 0.5");
-  }
-  if (j.contains("data")) {
-    const json& d = j["data"];
-    if (!d.is_object()) fail(source, "'data' must be an object");
-    reject_unknown(d, {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation", "corpus",
-                       "surface_points", "cubature_points", "grid_resolution", "augment_rotation", "augment_scaling"},
-                   source, "'data'");
-    read(d, "procedural_shapes", c.procedural_shapes, source);
-    read(d, "validation_procedural", c.validation_procedural, source);
-    read(d, "real_fraction", c.real_fraction, source);
-    read(d, "surface_points", c.sample.surface_points, source);
-    read(d, "cubature_points", c.sample.cubature_points, source);
-    read(d, "grid_resolution", c.sample.grid_resolution, source);
-    read(d, "augment_rotation", c.augment_rotation, source);
-    read(d, "augment_scaling", c.augment_scaling, source);
-    std::vector<std::string> train, validation;
-    read(d, "real_train", train, source);
-    read(d, "real_validation", validation, source);
-    for (const auto& f : train) c.real_train.push_back(base / f);
-    for (const auto& f : validation) c.real_validation.push_back(base / f);
-    if (d.contains("corpus")) {
-      std::string corpus;
-      read(d, "corpus", corpus, source);
-      read_corpus(base / corpus, c.real_train, c.real_validation);
-    }
-    for (const fs::path& f : c.real_validation)
-      for (const fs::path& t : c.real_train)
-        if (fs::weakly_canonical(f) == fs::weakly_canonical(t)) fail(source, "'{}' is both a training and a validation mesh", f.string());
-    if (!(c.augment_scaling >= 1 && c.augment_scaling <= 4)) fail(source, "data.augment_scaling must be in [1, 4]");
-    if (!(c.real_fraction >= 0 && c.real_fraction <= 1)) fail(source, "data.real_fraction must be in [0, 1]");
-  }
+  for (const fs::path& f : c.real_validation)
+    for (const fs::path& t : c.real_train)
+      if (fs::weakly_canonical(f) == fs::weakly_canonical(t)) fail(source, "'{}' is both a training and a validation mesh", f.string());
+}
+
+// Read key by key rather than by a Key table: they fill the configuration and its sample options.
+void read_data(const json& section, const fs::path& base, const fs::path& source, TrainingConfig& c) {
+  const json& d = checked_section(section, "data",
+                                  {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation",
+                                   "corpus", "surface_points", "cubature_points", "grid_resolution", "augment_rotation",
+                                   "augment_scaling"},
+                                  source);
+  read(d, "procedural_shapes", c.procedural_shapes, source);
+  read(d, "validation_procedural", c.validation_procedural, source);
+  read(d, "real_fraction", c.real_fraction, source);
+  read(d, "surface_points", c.sample.surface_points, source);
+  read(d, "cubature_points", c.sample.cubature_points, source);
+  read(d, "grid_resolution", c.sample.grid_resolution, source);
+  read(d, "augment_rotation", c.augment_rotation, source);
+  read(d, "augment_scaling", c.augment_scaling, source);
+  read_real_meshes(d, base, source, c);
+  if (!(c.augment_scaling >= 1 && c.augment_scaling <= 4)) fail(source, "data.augment_scaling must be in [1, 4]");
+  if (!(c.real_fraction >= 0 && c.real_fraction <= 1)) fail(source, "data.real_fraction must be in [0, 1]");
+}
+
+// The checks across sections, once every key is read.
+void check_training_config(const TrainingConfig& c, const fs::path& source) {
   if (c.steps < 0 || c.batch_points < 8 || c.z_samples < 1 || !(c.z_sigma > 0) || !(c.learning_rate > 0) ||
       c.log_every < 1 || c.checkpoint_every < 1 || c.procedural_shapes < 0 || c.sample.surface_points < 16 ||
       c.sample.cubature_points < 16 || c.shapes_per_step < 1 || c.shapes_per_step > 1024 || !(c.distributed_timeout > 0))
@@ -448,6 +661,34 @@ TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) 
     fail(source, "no training shapes (procedural_shapes is 0 and real_train is empty)");
   if (c.losses.kept_subspace && (NetworkConfig::from_json(c.network, source.string()).candidate_fields == 0 || !c.losses.normalize))
     fail(source, "losses.kept_subspace needs network.candidate_fields (and losses.normalize)");
+}
+
+}  // namespace
+
+TrainingConfig TrainingConfig::load(const fs::path& file) { return from_json(read_json_file(file, "training configuration"), file); }
+
+TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) {
+  if (!j.is_object()) fail(source, "a training configuration must be a JSON object");
+  using C = TrainingConfig;
+  static const std::vector<Key<C>> keys{
+      {"seed", &C::seed}, {"steps", &C::steps}, {"learning_rate", &C::learning_rate},
+      {"min_learning_rate", &C::min_learning_rate}, {"warmup", &C::warmup}, {"batch_points", &C::batch_points},
+      {"z_samples", &C::z_samples}, {"z_sigma", &C::z_sigma}, {"shapes_per_step", &C::shapes_per_step},
+      {"checkpoint_every", &C::checkpoint_every}, {"log_every", &C::log_every}, {"validate_every", &C::validate_every},
+      {"distributed_timeout", &C::distributed_timeout}};
+  reject_unknown(j, names_of(keys, {"losses", "network", "data", "output", "comment", "rig"}), source, "the configuration");
+  TrainingConfig c;
+  read_keys(j, keys, c, source);
+  const fs::path base = source.parent_path();
+  read_relative_path(j, "rig", base, c.rig, source);
+  read_relative_path(j, "output", base, c.output, source);
+  if (j.contains("network")) {
+    NetworkConfig::from_json(j["network"], source.string());  // validates
+    c.network = j["network"];
+  }
+  if (j.contains("losses")) c.losses = read_losses(j["losses"], source);
+  if (j.contains("data")) read_data(j["data"], base, source, c);
+  check_training_config(c, source);
   return c;
 }
 
@@ -463,151 +704,50 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   if (environment.rank == 0) prepare_training_output(config);
   torch::set_num_threads(1);
   torch::manual_seed(config.seed);
-  const fs::path checkpoint = config.output / "checkpoint.pt", optimizer_file = config.output / "checkpoint.optim.pt";
-  TrainingReport report;
-  report.model = config.output / "model.pt";
-  report.csv = config.output / "losses.csv";
-  report.plot = config.output / "losses.png";
-  report.ranks = environment.world_size;
-  report.wrote_outputs = environment.rank == 0;
+  const CheckpointFiles files{config.output / "checkpoint.pt", config.output / "checkpoint.optim.pt"};
+  TrainingReport report = report_outline(config, environment);
 
-  if (resume && !fs::exists(checkpoint)) fail(checkpoint, "no checkpoint to resume from");
+  if (resume && !fs::exists(files.network)) fail(files.network, "no checkpoint to resume from");
   json resumed;
-  SkinningNetwork network = resume ? load_network(checkpoint.string(), &resumed)
+  SkinningNetwork network = resume ? load_network(files.network.string(), &resumed)
                                    : SkinningNetwork(NetworkConfig::from_json(config.network, "network"));
-  if (config.steps == 0) {  // the network as initialised from the seed: no data, no optimizer step
-    if (resume) fail(checkpoint, "--steps 0 writes the initial network: there is nothing to resume");
-    report.parameters = parameter_count(*network);
-    if (report.wrote_outputs)  // whole or not at all (save_archive)
-      save_network(network, report.model.string(),
-                   json{{"step", 0}, {"config", config.network}, {"seed", config.seed}, {"steps", 0},
-                        {"batch_points", config.batch_points}, {"z_samples", config.z_samples}, {"untrained", true}});
-    return report;
+  if (config.steps == 0) {
+    if (resume) fail(files.network, "--steps 0 writes the initial network: there is nothing to resume");
+    return write_untrained(network, config, std::move(report));
   }
   network->train();
   torch::optim::Adam optimizer(network->parameters(), torch::optim::AdamOptions(config.learning_rate));
-  int first_step = 0;
-  LossCurves curves;
-  if (resume) {
-    first_step = resumed.value("step", 0);
-    resumed_optimizer(optimizer, optimizer_file, first_step);
-    curves = resumed_curves(report.csv, first_step);
-  }
+  StartPoint start_point = resume ? resumed_start(optimizer, resumed, files, report.csv) : StartPoint{};
+  const int first_step = start_point.first_step;
   report.parameters = parameter_count(*network);
   const std::vector<torch::Tensor> parameters = network->parameters();
-  const auto loading = std::chrono::steady_clock::now();
-  const TrainingShapes shapes(config);
-  if (progress && environment.rank == 0 && shapes.real_count() > 0)
-    progress(first_step, config.steps,
-             fmt::format("{} real training meshes sampled in {:.1f} s", shapes.real_count(),
-                         std::chrono::duration<double>(std::chrono::steady_clock::now() - loading).count()));
+  const TrainingShapes shapes = sampled_shapes(config, progress, environment.rank == 0, first_step);
   const std::vector<ValidationShape> validation =
       report.wrote_outputs && config.validate_every > 0 ? validation_set(config, network->config.handles) : std::vector<ValidationShape>{};
 
-  // Every rank has loaded its data: join the others, and start from rank 0's parameters.
   DataParallelGroup group(environment, std::chrono::milliseconds(static_cast<std::int64_t>(config.distributed_timeout * 1000)));
-  group.check_same(first_step, "the step to start from");
-  group.check_same(report.parameters, "the parameter count");
-  group.check_same(config.steps, "steps");
-  group.check_same(config.shapes_per_step, "shapes_per_step");
-  {
-    torch::NoGradGuard no_grad;
-    std::vector<torch::Tensor> values = parameters;
-    group.broadcast_from_root(values);
-  }
+  start_together(group, config, first_step, report.parameters, parameters);
 
-  const GradientCombination combination = combination_of(config);
+  const TrainingRun run{config, network, optimizer, parameters, report.parameters, combination_of(config), shapes, group};
+  RunRecord record{validation, progress, files, first_step, std::move(start_point.curves), {}};
   const int items = config.shapes_per_step, world = group.size();
-  const std::int64_t parameter_total = report.parameters;
   const auto start = std::chrono::steady_clock::now();
-  auto metadata_at = [&](int step) {
-    return json{{"step", step},         {"config", config.network},     {"seed", config.seed},
-                {"steps", config.steps}, {"batch_points", config.batch_points}, {"z_samples", config.z_samples},
-                {"shapes_per_step", items}, {"ranks", world}};
-  };
-  torch::Tensor window = torch::zeros({4}, torch::kFloat64);
-  int window_count = 0;
   for (int step = first_step; step < config.steps; ++step) {
     const double lr = learning_rate_at(config, step), blend = blend_at(config, step);
-    for (auto& group_options : optimizer.param_groups()) static_cast<torch::optim::AdamOptions&>(group_options.options()).lr(lr);
-    // This rank's items of the step's N x B: r*B .. r*B + B-1, each drawn from its own seed.
-    // Summed in double: the sum's rounding then no longer depends on the order of the items
-    // (ranks or not) at any level Adam could amplify (see docs/neural.md).
-    torch::Tensor gradients = torch::zeros({gradient_rows(config), parameter_total}, torch::kFloat64);
-    torch::Tensor losses = torch::zeros({5}, torch::kFloat64);  // four losses, then the items used
-    for (int j = 0; j < items; ++j) {
-      ItemRandom item(config.seed, step, static_cast<std::int64_t>(group.rank()) * items + j);
-      const ShapeTensors shape = shapes.draw(item.random);
-      const torch::Tensor latents = network->encode(shape.surface);
-      const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
-      BatchLosses batch;
-      try {
-        batch = batch_losses(raw, shape, config, blend, true, item.generator);
-      } catch (const DependentFields&) {
-        continue;  // fields that cannot be orthonormalised on this batch: the item is left out (logged)
-      }
-      gradients += torch::stack(loss_gradients(batch, parameters, combination.per_loss)).to(torch::kFloat64);
-      losses.slice(0, 0, 4) += batch.values();
-      losses[4] += 1;
-    }
-    // The mean over all N x B items: every rank then computes the same (ConFIG) update.
-    group.all_reduce_sum(gradients);
-    group.all_reduce_sum(losses);
-    const double used = losses[4].item<double>();
-    losses = losses.slice(0, 0, 4) / std::max(used, 1.0);
-    const int skipped = world * items - static_cast<int>(used);
-    report.skipped_items += skipped;
-    if (used > 0) {
-      set_update(gradients / used, parameters, combination);
-      optimizer.step();
-    }
-
-    window += losses;
-    ++window_count;
+    set_learning_rate(optimizer, lr);
+    const StepLosses losses = take_step(run, step, blend);
+    report.skipped_items += losses.skipped;
+    record.window.sum += losses.mean;
+    ++record.window.count;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const bool last = step + 1 == config.steps;
-    if (!group.is_root()) continue;
-    Validation checked;
-    if (!validation.empty() && ((step + 1) % config.validate_every == 0 || last)) {
-      checked = validate(network, validation, config, blend);
-      report.validation_loss = checked.loss;
-      report.validation_quality = checked.quality;
-    }
-    const auto l = losses.accessor<double, 1>();
-    std::vector<std::pair<std::string, double>> row{{"lr", lr}, {"blend", blend}, {"smooth", l[0]}, {"potential", l[1]},
-                                                    {"orthogonality", l[2]}, {"total", l[0] + l[1] + l[2] + l[3]},
-                                                    {"seconds", seconds}, {"validation", checked.loss},
-                                                    {"validation_quality", checked.quality}, {"skipped", skipped}};
-    if (!config.rig.empty()) row.emplace_back("complementarity", l[3]);
-    curves.add(step + 1, row);
-    if ((step + 1) % config.log_every == 0 || last) {
-      const torch::Tensor mean = window / window_count;
-      const auto w = mean.accessor<double, 1>();
-      report.final_losses = {{"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", w[0] + w[1] + w[2] + w[3]}};
-      if (!config.rig.empty()) report.final_losses["complementarity"] = w[3];
-      const double per_step = seconds / (step + 1 - first_step);
-      if (progress)
-        progress(step + 1, config.steps,
-                 fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}  lr {:.2e}  {:.2f} s/step  {:.2f} shapes/s  eta {:.0f} s",
-                             step + 1, config.steps, w[0], w[1], w[2], lr, per_step, world * items / per_step,
-                             per_step * (config.steps - step - 1)));
-      window.zero_();
-      window_count = 0;
-    }
-    if ((step + 1) % config.checkpoint_every == 0 || last) {
-      // The curves first, the checkpoint last: the checkpoint is what says a step was saved, so a
-      // run killed in between resumes from the previous one with every row it needs.
-      curves.write_csv(report.csv);
-      curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total", "validation", "validation_quality"});
-      write_checkpoint(network, optimizer, checkpoint, optimizer_file, metadata_at(step + 1));
-    }
+    if (group.is_root()) record_step(run, record, {step, step + 1 == config.steps, lr, blend, seconds, losses}, report);
   }
   report.steps = config.steps;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.seconds_per_step = report.seconds / std::max(1, config.steps - first_step);
   report.shapes_per_second = world * items / report.seconds_per_step;
   if (group.is_root()) {
-    save_network(network, report.model.string(), metadata_at(config.steps));
+    save_network(network, report.model.string(), checkpoint_metadata(config, config.steps, world));
   }
   return report;
 }
@@ -629,8 +769,7 @@ PerObjectResult train_per_object(const ShapeSample& shape, int handles, int step
   const auto raw = [mlp](const torch::Tensor& X) { return (*mlp)->forward(X); };
   const GradientCombination combination = combination_of(local);
   for (int step = 0; step < steps; ++step) {
-    for (auto& group : optimizer.param_groups())
-      static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate_at(local, step));
+    set_learning_rate(optimizer, learning_rate_at(local, step));
     ItemRandom item(seed, step, 0);
     const BatchLosses batch = batch_losses(raw, t, local, blend_at(local, step), true, item.generator);
     set_update(torch::stack(loss_gradients(batch, parameters, combination.per_loss)).to(torch::kFloat64), parameters, combination);

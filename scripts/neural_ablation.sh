@@ -10,16 +10,11 @@
 # fits), SHIPPED (models/physskin_small.pt), NICE (19). Finished variants (OUT/NAME/model.pt) and
 # measurements (OUT/*.metrics.json) are kept: delete them to redo.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build="${1:-build}"
+source "$(dirname "$0")/neural_common.sh"
 out="${2:-runs/ablation}"
 steps="${STEPS:-2000}"
 processes="${PROCESSES:-2}"
 jobs="${JOBS:-1}"
-baseline_steps="${BASELINE_STEPS:-2000}"
-shipped="${SHIPPED:-models/physskin_small.pt}"
-wobble=(nice -n "${NICE:-19}" "$build/wobble")
-export OMP_NUM_THREADS=1
 mkdir -p "$out"
 
 # name and the overrides of configs/paper_recipe.json (JSON merged into it: objects key by key).

@@ -10,14 +10,9 @@
 # BASELINE_STEPS (2000; 0 leaves the per-object fit out), NICE (19), EXTRA_MODELS ("LABEL=FILE ...":
 # more models to measure, e.g. experiments). Measurements (OUT/*.json) are kept: delete them to redo.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build="${1:-build}"
+source "$(dirname "$0")/neural_common.sh"
 out="${2:-runs/fidelity}"
-shipped="${SHIPPED:-models/physskin_small.pt}"
 untrained="${UNTRAINED:-models/physskin_small_untrained.wfield}"
-baseline_steps="${BASELINE_STEPS:-2000}"
-wobble=(nice -n "${NICE:-19}" "$build/wobble")
-export OMP_NUM_THREADS=1
 mkdir -p "$out"
 shapes=()
 for s in bull cow dino elk femur knot1; do shapes+=("../shared/assets/shapes/$s.off"); done

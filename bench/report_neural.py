@@ -7,21 +7,18 @@ Usage: wobble_bench_neural --benchmark_repetitions=3 --benchmark_report_aggregat
            --benchmark_out=neural.json --benchmark_out_format=json
        python3 bench/report_neural.py neural.json
 """
-import json
 import sys
+
+from report_common import medians
 
 UNIT_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
 def load(path):
-    with open(path) as f:
-        data = json.load(f)
+    """Medians (report_common.medians) by name without Google Benchmark's suffixes."""
     runs = {}
-    for b in data["benchmarks"]:
-        # Medians where there are repetitions, else the single run.
-        if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-            continue
-        name = b.get("run_name", b["name"]).split("/min_time")[0].split("/iterations")[0]
+    for name, b in medians(path).items():
+        name = name.split("/min_time")[0].split("/iterations")[0]
         name = name.split("/repeats")[0].split("/manual_time")[0]
         if b.get("run_type") == "aggregate" or name not in runs:
             runs[name] = b

@@ -365,10 +365,17 @@ struct World::HessianTerms {
   std::vector<std::pair<std::size_t, double>> contacts;  // active contact, second derivative of its term in the gap
 };
 
-double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, HessianTerms* terms) {
-  const double h = solver.time_step;
-  const double inv_h2 = 1.0 / (h * h);
+// The objective being summed by evaluate(): one running energy (the terms are added in a fixed
+// order, so that the sum is the same bytes whatever stages it passes through), and the gradient
+// and Hessian terms when asked for.
+struct World::Evaluation {
   double energy = 0;
+  Eigen::VectorXd* gradient = nullptr;
+  HessianTerms* terms = nullptr;
+};
+
+double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, HessianTerms* terms) {
+  Evaluation out{0, gradient, terms};
   active_signature_ = 0;
   if (gradient) gradient->setZero(z.size());
   if (terms) {
@@ -377,105 +384,140 @@ double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Hess
   }
   std::vector<Eigen::MatrixXd> positions(bodies_.size());
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
-    const Body& body = *bodies_[b];
-    const int o = offsets_[b], q = 4 * body.m_;
-    const Eigen::Index N = static_cast<Eigen::Index>(body.point_count());
-    const Eigen::VectorXd zb = z.segment(o, 12 * body.m_);
-    // Inertia and linear forces.
-    const Eigen::VectorXd r = zb - predicted_[b];
-    for (int d = 0; d < 3; ++d) {
-      const Eigen::VectorXd Mr = body.mass_ * r.segment(d * q, q);
-      energy += 0.5 * inv_h2 * r.segment(d * q, q).dot(Mr);
-      if (gradient) gradient->segment(o + d * q, q) += inv_h2 * Mr;
-    }
-    energy -= linear_force_[b].dot(zb);
-    if (gradient) gradient->segment(o, 12 * body.m_) -= linear_force_[b];
-    // Deformation gradients, affine in z: Fz(d, 3p + c) = D_c[p] . z_d = F_p(d, c) - F0_p(d, c).
-    const Eigen::Map<const Eigen::MatrixXd> Zb(zb.data(), q, 3);
-    Eigen::Matrix<double, 3, Eigen::Dynamic> Fz;  // Fz(d, 3p + c)
-    thin_transposed_product(body.dstack_, Zb, Fz);
-    Eigen::MatrixXd& xc = positions[b];
-    xc = body.collision_x0_;
-    for (int d = 0; d < 3; ++d) xc.col(d).noalias() += body.collision_basis_.B * Zb.col(d);  // products with a vector: nothing packed
-    // Elastic energy; stress(d, 3p + c) = v_p P_p(d, c).
-    const double mu = body.material_.mu(), lambda = body.material_.lambda();
-    Eigen::Matrix<double, 3, Eigen::Dynamic> stress(3, 3 * N);
-    if (terms) terms->bodies[b].points.resize(81, N);
-    for (Eigen::Index p = 0; p < N; ++p) {
-      Mat3d Fp;
-      for (int d = 0; d < 3; ++d)
-        for (int c = 0; c < 3; ++c) Fp(d, c) = body.F0_(p, 3 * d + c) + Fz(d, 3 * p + c);
-      Mat3d P;
-      Mat9d H;
-      const double psi = energy_derivatives(body.model_, mu, lambda, Fp, P, terms ? &H : nullptr);
-      if (!std::isfinite(psi)) return kInfinity;
-      const double v = body.volume_[p];
-      energy += v * psi;
-      for (int d = 0; d < 3; ++d)
-        for (int c = 0; c < 3; ++c) stress(d, 3 * p + c) = v * P(d, c);
-      if (terms) {
-        // Mat9d is column-major and symmetric: its storage is also the row-major layout.
-        terms->bodies[b].points.col(p) = Eigen::Map<const Eigen::Matrix<double, 81, 1>>(H.data()).cast<float>() * static_cast<float>(v);
-      }
-    }
-    if (gradient) {
-      Eigen::Matrix<double, Eigen::Dynamic, 3> g = Eigen::Matrix<double, Eigen::Dynamic, 3>::Zero(q, 3);
-      add_thin_product(body.dstack_, stress, g);
-      for (int d = 0; d < 3; ++d) gradient->segment(o + d * q, q) += g.col(d);
-    }
-    // Planes (eq. 14): penalty on points behind a plane, inside its rectangle.
-    if (terms) terms->bodies[b].planes.clear();
-    for (const Plane& plane : planes) {
-      const Vec3d n = plane.normal;
-      const Vec3d u = plane.axis_u;
-      const Vec3d w = n.cross(u);
-      const Eigen::Index C = xc.rows();
-      const Eigen::MatrixXd& Bc = body.collision_basis_.B;
-      HessianTerms::PlaneTerm term;
-      term.normal = n;
-      for (Eigen::Index p = 0; p < C; ++p) {
-        const Vec3d rel = xc.row(p).transpose() - plane.origin;
-        const double s = n.dot(rel);
-        if (s >= 0 || s < -plane.thickness) continue;
-        if (plane.half_u > 0 && std::abs(u.dot(rel)) > plane.half_u) continue;
-        if (plane.half_v > 0 && std::abs(w.dot(rel)) > plane.half_v) continue;
-        const double k = plane.stiffness * body.collision_mass_[p];
-        const double c = plane.friction * body.collision_mass_[p] / h;
-        const Vec3d slip = rel - s * n - (body.start_.row(p).transpose() - plane.origin - n.dot(body.start_.row(p).transpose() - plane.origin) * n);
-        energy += k * s * s + 0.5 * c * slip.squaredNorm();
-        if (gradient)
-          for (int d = 0; d < 3; ++d)
-            gradient->segment(o + d * q, q) += (2.0 * k * s * n[d] + c * slip[d]) * Bc.row(p).transpose();
-        term.points.push_back(p);
-        term.normal_weight.push_back(2.0 * k);
-        term.friction.push_back(c);
-        active_signature_ = active_signature_ * 1000003u + static_cast<std::uint64_t>(p) + 1u;
-      }
-      if (terms && !term.points.empty()) terms->bodies[b].planes.push_back(std::move(term));
+    const Eigen::VectorXd zb = z.segment(offsets_[b], 12 * bodies_[b]->m_);
+    add_inertia_and_loads(b, zb, out);
+    positions[b] = collision_positions_at(*bodies_[b], zb);
+    if (!add_elasticity(b, zb, out)) return kInfinity;
+    add_plane_penalties(b, positions[b], out);
+  }
+  if (!add_contact_barriers(positions, out)) return kInfinity;
+  return out.energy;
+}
+
+// Inertia (the distance to the inertial prediction in the mass norm over h^2) and linear forces.
+void World::add_inertia_and_loads(std::size_t b, const Eigen::VectorXd& zb, Evaluation& out) const {
+  const Body& body = *bodies_[b];
+  const int o = offsets_[b], q = 4 * body.m_;
+  const double h = solver.time_step;
+  const double inv_h2 = 1.0 / (h * h);
+  const Eigen::VectorXd r = zb - predicted_[b];
+  for (int d = 0; d < 3; ++d) {
+    const Eigen::VectorXd Mr = body.mass_ * r.segment(d * q, q);
+    out.energy += 0.5 * inv_h2 * r.segment(d * q, q).dot(Mr);
+    if (out.gradient) out.gradient->segment(o + d * q, q) += inv_h2 * Mr;
+  }
+  out.energy -= linear_force_[b].dot(zb);
+  if (out.gradient) out.gradient->segment(o, 12 * body.m_) -= linear_force_[b];
+}
+
+// The body's collision points at state zb (C x 3).
+Eigen::MatrixXd World::collision_positions_at(const Body& body, const Eigen::VectorXd& zb) {
+  const Eigen::Map<const Eigen::MatrixXd> Zb(zb.data(), 4 * body.m_, 3);
+  Eigen::MatrixXd xc = body.collision_x0_;
+  for (int d = 0; d < 3; ++d) xc.col(d).noalias() += body.collision_basis_.B * Zb.col(d);  // products with a vector: nothing packed
+  return xc;
+}
+
+// Elastic energy at the sample points; false where a point's energy is not finite (inverted).
+bool World::add_elasticity(std::size_t b, const Eigen::VectorXd& zb, Evaluation& out) const {
+  const Body& body = *bodies_[b];
+  const int o = offsets_[b], q = 4 * body.m_;
+  const Eigen::Index N = static_cast<Eigen::Index>(body.point_count());
+  // Deformation gradients, affine in z: Fz(d, 3p + c) = D_c[p] . z_d = F_p(d, c) - F0_p(d, c).
+  const Eigen::Map<const Eigen::MatrixXd> Zb(zb.data(), q, 3);
+  Eigen::Matrix<double, 3, Eigen::Dynamic> Fz;  // Fz(d, 3p + c)
+  thin_transposed_product(body.dstack_, Zb, Fz);
+  // stress(d, 3p + c) = v_p P_p(d, c).
+  const double mu = body.material_.mu(), lambda = body.material_.lambda();
+  Eigen::Matrix<double, 3, Eigen::Dynamic> stress(3, 3 * N);
+  if (out.terms) out.terms->bodies[b].points.resize(81, N);
+  for (Eigen::Index p = 0; p < N; ++p) {
+    Mat3d Fp;
+    for (int d = 0; d < 3; ++d)
+      for (int c = 0; c < 3; ++c) Fp(d, c) = body.F0_(p, 3 * d + c) + Fz(d, 3 * p + c);
+    Mat3d P;
+    Mat9d H;
+    const double psi = energy_derivatives(body.model_, mu, lambda, Fp, P, out.terms ? &H : nullptr);
+    if (!std::isfinite(psi)) return false;
+    const double v = body.volume_[p];
+    out.energy += v * psi;
+    for (int d = 0; d < 3; ++d)
+      for (int c = 0; c < 3; ++c) stress(d, 3 * p + c) = v * P(d, c);
+    if (out.terms) {
+      // Mat9d is column-major and symmetric: its storage is also the row-major layout.
+      out.terms->bodies[b].points.col(p) = Eigen::Map<const Eigen::Matrix<double, 81, 1>>(H.data()).cast<float>() * static_cast<float>(v);
     }
   }
-  // Contacts (eq. 15, 16): the gap along the stored direction is affine in z.
+  if (out.gradient) {
+    Eigen::Matrix<double, Eigen::Dynamic, 3> g = Eigen::Matrix<double, Eigen::Dynamic, 3>::Zero(q, 3);
+    add_thin_product(body.dstack_, stress, g);
+    for (int d = 0; d < 3; ++d) out.gradient->segment(o + d * q, q) += g.col(d);
+  }
+  return true;
+}
+
+// Planes (eq. 14): penalty on points behind a plane, inside its rectangle, and viscous friction
+// on their slip since the start of the step.
+void World::add_plane_penalties(std::size_t b, const Eigen::MatrixXd& xc, Evaluation& out) {
+  const Body& body = *bodies_[b];
+  const int o = offsets_[b], q = 4 * body.m_;
+  const double h = solver.time_step;
+  if (out.terms) out.terms->bodies[b].planes.clear();
+  for (const Plane& plane : planes) {
+    const Vec3d n = plane.normal;
+    const Vec3d u = plane.axis_u;
+    const Vec3d w = n.cross(u);
+    const Eigen::Index C = xc.rows();
+    const Eigen::MatrixXd& Bc = body.collision_basis_.B;
+    HessianTerms::PlaneTerm term;
+    term.normal = n;
+    for (Eigen::Index p = 0; p < C; ++p) {
+      const Vec3d rel = xc.row(p).transpose() - plane.origin;
+      const double s = n.dot(rel);
+      if (s >= 0 || s < -plane.thickness) continue;
+      if (plane.half_u > 0 && std::abs(u.dot(rel)) > plane.half_u) continue;
+      if (plane.half_v > 0 && std::abs(w.dot(rel)) > plane.half_v) continue;
+      const double k = plane.stiffness * body.collision_mass_[p];
+      const double c = plane.friction * body.collision_mass_[p] / h;
+      const Vec3d slip = rel - s * n - (body.start_.row(p).transpose() - plane.origin - n.dot(body.start_.row(p).transpose() - plane.origin) * n);
+      out.energy += k * s * s + 0.5 * c * slip.squaredNorm();
+      if (out.gradient)
+        for (int d = 0; d < 3; ++d)
+          out.gradient->segment(o + d * q, q) += (2.0 * k * s * n[d] + c * slip[d]) * Bc.row(p).transpose();
+      term.points.push_back(p);
+      term.normal_weight.push_back(2.0 * k);
+      term.friction.push_back(c);
+      active_signature_ = active_signature_ * 1000003u + static_cast<std::uint64_t>(p) + 1u;
+    }
+    if (out.terms && !term.points.empty()) out.terms->bodies[b].planes.push_back(std::move(term));
+  }
+}
+
+// Contacts (eq. 15, 16): the gap along the stored direction is affine in z. false where a pair
+// is closer than the barrier allows.
+bool World::add_contact_barriers(const std::vector<Eigen::MatrixXd>& positions, Evaluation& out) {
   for (const Contact& c : contacts_) {
     const Vec3d xa = positions[static_cast<std::size_t>(c.body_a)].row(c.point_a).transpose();
     const Vec3d xb = c.body_b >= 0 ? Vec3d(positions[static_cast<std::size_t>(c.body_b)].row(c.point_b).transpose())
                                    : kinematic_now_[static_cast<std::size_t>(-1 - c.body_b)][static_cast<std::size_t>(c.point_b)];
     const double gap = c.normal.dot(xa - xb) / c.radius;
     double first = 0, second = 0;
-    const double b = barrier(gap, contact.min_gap, gradient || terms ? &first : nullptr, terms ? &second : nullptr);
-    if (!std::isfinite(b)) return kInfinity;
+    const double b = barrier(gap, contact.min_gap, out.gradient || out.terms ? &first : nullptr, out.terms ? &second : nullptr);
+    if (!std::isfinite(b)) return false;
     if (gap >= 1.0) continue;
     const std::size_t index = static_cast<std::size_t>(&c - contacts_.data());
     active_signature_ = active_signature_ * 998244353u + static_cast<std::uint64_t>(index) + 7u;
-    energy += c.stiffness * b;
-    if (terms) terms->contacts.emplace_back(index, c.stiffness * second / (c.radius * c.radius));
-    if (!gradient) continue;
+    out.energy += c.stiffness * b;
+    if (out.terms) out.terms->contacts.emplace_back(index, c.stiffness * second / (c.radius * c.radius));
+    if (!out.gradient) continue;
     // J_c = n^T [J_a, -J_b]; entries n_d B_a[p] on the d-block of body a (and minus for b).
     const double g1 = c.stiffness * first / c.radius;
+    Eigen::VectorXd& gradient = *out.gradient;
     for_each_contact_side(c, [&](int offset, int q, const auto& row, double sign) {
-      for (int d = 0; d < 3; ++d) gradient->segment(offset + d * q, q) += (g1 * sign * c.normal[d]) * row.transpose();
+      for (int d = 0; d < 3; ++d) gradient.segment(offset + d * q, q) += (g1 * sign * c.normal[d]) * row.transpose();
     });
   }
-  return energy;
+  return true;
 }
 
 void World::assemble_hessian(const HessianTerms& terms, Eigen::MatrixXd& hessian) const {

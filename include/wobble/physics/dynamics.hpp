@@ -232,7 +232,14 @@ class World {
   struct HessianTerms;  // what the Hessian at a state is made of (dynamics.cpp)
   struct Preconditioner;  // the factorised Hessian kept between iterations and steps
   struct Direction;
+  struct Evaluation;  // the energy, gradient and Hessian terms evaluate() sums
+  // The step's objective at z, and its stages (each adds its terms to `out`).
   double evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, HessianTerms* terms);
+  void add_inertia_and_loads(std::size_t b, const Eigen::VectorXd& zb, Evaluation& out) const;
+  static Eigen::MatrixXd collision_positions_at(const Body& body, const Eigen::VectorXd& zb);
+  bool add_elasticity(std::size_t b, const Eigen::VectorXd& zb, Evaluation& out) const;
+  void add_plane_penalties(std::size_t b, const Eigen::MatrixXd& xc, Evaluation& out);
+  bool add_contact_barriers(const std::vector<Eigen::MatrixXd>& positions, Evaluation& out);
   void assemble_hessian(const HessianTerms& terms, Eigen::MatrixXd& hessian) const;
   Eigen::VectorXd hessian_product(const HessianTerms& terms, const Eigen::VectorXd& v) const;
   bool refresh_preconditioner(const HessianTerms& terms);

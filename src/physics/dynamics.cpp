@@ -685,10 +685,33 @@ StepStats World::step() {
     return stats_ = {};
   }
   const double t1 = time_ + h;
-  // Positions of obstacles now (for the contact set) and at the end of the step.
+  // The contact set is found where the obstacles are now; the step's objective sees them at its end.
+  place_kinematics(time_);
+  const int total = lay_out_bodies(h);
+  build_contacts();
+  place_kinematics(t1);
+  for (Plane& plane : planes) plane.advance(h);
+  Eigen::VectorXd z = predict_bodies(t1, total);
+  double energy = admissible_start(z);
+  StepStats stats = minimise(z, energy, total);
+  commit_state(z, t1);
+  time_ = t1;
+  stats.energy = energy;
+  stats.contacts = contacts_.size();
+  stats_ = stats;
+  return stats;
+}
+
+// The obstacles' contact points at time t.
+void World::place_kinematics(double t) {
   kinematic_now_.assign(kinematics_.size(), {});
   for (std::size_t k = 0; k < kinematics_.size(); ++k)
-    for (const Vec3d& p : kinematics_[k].points) kinematic_now_[k].push_back(kinematics_[k].position(p, time_));
+    for (const Vec3d& p : kinematics_[k].points) kinematic_now_[k].push_back(kinematics_[k].position(p, t));
+}
+
+// Each body's offset in the world's state; a pending initial velocity becomes the previous state.
+// Returns the world's number of degrees of freedom.
+int World::lay_out_bodies(double h) {
   offsets_.assign(bodies_.size(), 0);
   int total = 0;
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
@@ -700,13 +723,12 @@ StepStats World::step() {
     offsets_[b] = total;
     total += body.dofs();
   }
-  build_contacts();
-  for (auto& kinematic : kinematic_now_) (void)kinematic;
-  for (std::size_t k = 0; k < kinematics_.size(); ++k)
-    for (std::size_t p = 0; p < kinematics_[k].points.size(); ++p)
-      kinematic_now_[k][p] = kinematics_[k].position(kinematics_[k].points[p], t1);
-  for (Plane& plane : planes) plane.advance(h);
+  return total;
+}
 
+// The inertial prediction 2 z - z_prev of every body (also kept for evaluate()), with the step's
+// start positions, pins and linear forces at its end t1.
+Eigen::VectorXd World::predict_bodies(double t1, int total) {
   predicted_.assign(bodies_.size(), {});
   linear_force_.assign(bodies_.size(), {});
   Eigen::VectorXd z(total);
@@ -717,34 +739,126 @@ StepStats World::step() {
     for (int d = 0; d < 3; ++d) body.start_.col(d) += body.collision_basis_.B * body.z_.segment(d * q, q);
     body.update_pins(t1);
     predicted_[b] = 2.0 * body.z_ - body.z_prev_;
-    Eigen::VectorXd f = body.base_force_;
-    Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(body.point_count()), 3);
-    for (int d = 0; d < 3; ++d) forces.col(d) = body.point_mass_ * solver.gravity[d];
-    if (point_forces_[b].size() > 0) forces += point_forces_[b];
-    for (const Drag& drag : drags) {
-      if (drag.body != static_cast<int>(b)) continue;
-      const Vec3d rest[1] = {drag.rest_point};
-      const PointBasis at = body.basis_at(rest, false);
-      Vec3d grabbed = drag.rest_point;
-      for (int d = 0; d < 3; ++d) grabbed[d] += at.B.row(0).dot(body.z_.segment(d * q, q));
-      const Vec3d pull = drag.target - grabbed;
-      for (Eigen::Index p = 0; p < forces.rows(); ++p) {
-        const double r2 = (body.rest_[static_cast<std::size_t>(p)] - drag.rest_point).squaredNorm();
-        const double kernel = std::exp(-r2 / (2.0 * drag.radius * drag.radius));
-        forces.row(p) += (drag.stiffness * body.point_mass_[p] * kernel) * pull.transpose();
-      }
-    }
-    for (int d = 0; d < 3; ++d) f.segment(d * q, q) += body.basis_.B.transpose() * forces.col(d);
-    linear_force_[b] = f;
+    linear_force_[b] = linear_force(b);
     z.segment(offsets_[b], body.dofs()) = predicted_[b];
   }
-  // Start from the inertial prediction if it is admissible (contacts), else from the current state.
+  return z;
+}
+
+// The body's constant force on z: its base force plus gravity, point forces and drags through the basis.
+Eigen::VectorXd World::linear_force(std::size_t b) const {
+  const Body& body = *bodies_[b];
+  const int q = 4 * body.m_;
+  Eigen::VectorXd f = body.base_force_;
+  Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(body.point_count()), 3);
+  for (int d = 0; d < 3; ++d) forces.col(d) = body.point_mass_ * solver.gravity[d];
+  if (point_forces_[b].size() > 0) forces += point_forces_[b];
+  add_drag_forces(b, forces);
+  for (int d = 0; d < 3; ++d) f.segment(d * q, q) += body.basis_.B.transpose() * forces.col(d);
+  return f;
+}
+
+// Drags on body b: springs from the grabbed point's current position to its target, spread over
+// the sample points by a Gaussian of the rest distance.
+void World::add_drag_forces(std::size_t b, Eigen::MatrixXd& forces) const {
+  const Body& body = *bodies_[b];
+  const int q = 4 * body.m_;
+  for (const Drag& drag : drags) {
+    if (drag.body != static_cast<int>(b)) continue;
+    const Vec3d rest[1] = {drag.rest_point};
+    const PointBasis at = body.basis_at(rest, false);
+    Vec3d grabbed = drag.rest_point;
+    for (int d = 0; d < 3; ++d) grabbed[d] += at.B.row(0).dot(body.z_.segment(d * q, q));
+    const Vec3d pull = drag.target - grabbed;
+    for (Eigen::Index p = 0; p < forces.rows(); ++p) {
+      const double r2 = (body.rest_[static_cast<std::size_t>(p)] - drag.rest_point).squaredNorm();
+      const double kernel = std::exp(-r2 / (2.0 * drag.radius * drag.radius));
+      forces.row(p) += (drag.stiffness * body.point_mass_[p] * kernel) * pull.transpose();
+    }
+  }
+}
+
+// Start from the inertial prediction if it is admissible (contacts), else from the current state.
+// Returns the energy at the start.
+double World::admissible_start(Eigen::VectorXd& z) {
   double energy = evaluate(z, nullptr, nullptr);
   if (!std::isfinite(energy)) {
     for (std::size_t b = 0; b < bodies_.size(); ++b) z.segment(offsets_[b], bodies_[b]->dofs()) = bodies_[b]->z_;
     energy = evaluate(z, nullptr, nullptr);
     if (!std::isfinite(energy)) fail_plain("physics: the state at time {} s is not admissible (contacts overlap)", time_);
   }
+  return energy;
+}
+
+// A descent direction at one Newton iterate, the objective's slope along it, and whether the
+// preconditioner behind it was assembled at this iterate.
+struct World::Search {
+  Direction direction;
+  double slope = 0;
+  bool fresh = false;
+};
+
+// The preconditioned Newton direction (the preconditioner refreshed where it is stale or no longer
+// fits), or the steepest descent where that is no descent.
+World::Search World::search_direction(const HessianTerms& terms, const Eigen::VectorXd& gradient, double negligible,
+                                      StepStats& stats) {
+  Preconditioner& pre = *preconditioner_;
+  Search out;
+  if (!pre.valid || !solver.reuse_hessian || pre.signature != active_signature_) {
+    refresh_preconditioner(terms);
+    out.fresh = true;
+  }
+  Direction& direction = out.direction;
+  if (pre.valid) {
+    direction = newton_direction(terms, gradient, negligible);
+    if (!direction.converged && !out.fresh) {
+      // The stale preconditioner no longer fits: refresh it and solve again.
+      stats.cg_iterations += direction.iterations;
+      out.fresh = true;
+      if (refresh_preconditioner(terms)) direction = newton_direction(terms, gradient, negligible);
+    }
+    stats.cg_iterations += direction.iterations;
+    if (direction.iterations > solver.refresh_after) pre.valid = false;  // refresh at the next solve
+  }
+  out.slope = direction.step.size() > 0 ? gradient.dot(direction.step) : 0.0;
+  if (!(out.slope < 0)) {
+    // No factorisation or no descent: the steepest descent direction.
+    direction.step = -gradient;
+    direction.energy_norm2 = hessian_product(terms, direction.step).dot(direction.step);
+    out.slope = -gradient.squaredNorm();
+  }
+  return out;
+}
+
+namespace {
+
+struct LineSearch {
+  double alpha = 1.0;  // the last step length tried, halved once more where none was accepted
+  Eigen::VectorXd trial;
+  double energy = kInfinity;
+};
+
+// Backtracking from the full step to the first that decreases the energy enough (Armijo, 1e-4 of
+// the slope), at most 40 halvings.
+template <class Energy>
+LineSearch backtracking_line_search(const Eigen::VectorXd& z, const Eigen::VectorXd& step, double energy, double slope,
+                                    Energy&& energy_at) {
+  LineSearch out;
+  for (int k = 0; k < 40; ++k) {
+    out.trial = z + out.alpha * step;
+    out.energy = energy_at(out.trial);
+    if (std::isfinite(out.energy) && out.energy <= energy + 1e-4 * out.alpha * slope) break;
+    out.alpha *= 0.5;
+  }
+  return out;
+}
+
+}  // namespace
+
+// Newton iterations from z on the step's objective (energy: its value at z, kept current), until
+// the update is below the tolerance in the energy norm or no direction lowers the energy.
+StepStats World::minimise(Eigen::VectorXd& z, double& energy, int total) {
+  const double h = solver.time_step;
   Eigen::VectorXd gradient;
   HessianTerms terms;
   StepStats stats;
@@ -759,51 +873,28 @@ StepStats World::step() {
   for (int iteration = 0; iteration < solver.max_iterations; ++iteration) {
     energy = evaluate(z, &gradient, &terms);
     stats.iterations = iteration + 1;
-    bool fresh = false;
-    if (!pre.valid || !solver.reuse_hessian || pre.signature != active_signature_) {
-      refresh_preconditioner(terms);
-      fresh = true;
-    }
-    Direction direction;
-    if (pre.valid) {
-      direction = newton_direction(terms, gradient, negligible);
-      if (!direction.converged && !fresh) {
-        // The stale preconditioner no longer fits: refresh it and solve again.
-        stats.cg_iterations += direction.iterations;
-        fresh = true;
-        if (refresh_preconditioner(terms)) direction = newton_direction(terms, gradient, negligible);
-      }
-      stats.cg_iterations += direction.iterations;
-      if (direction.iterations > solver.refresh_after) pre.valid = false;  // refresh at the next solve
-    }
-    double slope = direction.step.size() > 0 ? gradient.dot(direction.step) : 0.0;
-    if (!(slope < 0)) {
-      // No factorisation or no descent: the steepest descent direction.
-      direction.step = -gradient;
-      direction.energy_norm2 = hessian_product(terms, direction.step).dot(direction.step);
-      slope = -gradient.squaredNorm();
-    }
-    if (slope == 0) break;
-    double alpha = 1.0, trial_energy = kInfinity;
-    Eigen::VectorXd trial;
-    for (int k = 0; k < 40; ++k) {
-      trial = z + alpha * direction.step;
-      trial_energy = evaluate(trial, nullptr, nullptr);
-      if (std::isfinite(trial_energy) && trial_energy <= energy + 1e-4 * alpha * slope) break;
-      alpha *= 0.5;
-    }
-    if (!std::isfinite(trial_energy) || trial_energy > energy + 1e-12 * std::abs(energy)) {
-      if (fresh) break;
+    const Search search = search_direction(terms, gradient, negligible, stats);
+    if (search.slope == 0) break;
+    const LineSearch line = backtracking_line_search(z, search.direction.step, energy, search.slope,
+                                                     [&](const Eigen::VectorXd& x) { return evaluate(x, nullptr, nullptr); });
+    if (!std::isfinite(line.energy) || line.energy > energy + 1e-12 * std::abs(energy)) {
+      if (search.fresh) break;
       pre.valid = false;  // a stale preconditioner gave a poor direction: retry from here with a fresh one
       continue;
     }
-    z = trial;
-    energy = trial_energy;
+    z = line.trial;
+    energy = line.energy;
     // The update's size in the energy norm, as a length (see SolverOptions::tolerance).
-    const double update = alpha * h * std::sqrt(std::max(direction.energy_norm2, 0.0) / std::max(total_mass, 1e-300));
+    const double update =
+        line.alpha * h * std::sqrt(std::max(search.direction.energy_norm2, 0.0) / std::max(total_mass, 1e-300));
     if (update < solver.tolerance) break;
   }
   stats.hessian_refreshes = pre.refreshes - refreshes_before;
+  return stats;
+}
+
+// The new state becomes the current one, the current the previous.
+void World::commit_state(const Eigen::VectorXd& z, double t1) {
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
     Body& body = *bodies_[b];
     const Eigen::VectorXd next = z.segment(offsets_[b], body.dofs());
@@ -811,11 +902,6 @@ StepStats World::step() {
     body.z_prev_ = body.z_;
     body.z_ = next;
   }
-  time_ = t1;
-  stats.energy = energy;
-  stats.contacts = contacts_.size();
-  stats_ = stats;
-  return stats;
 }
 
 }  // namespace wobble::physics

@@ -233,6 +233,17 @@ class World {
   struct Preconditioner;  // the factorised Hessian kept between iterations and steps
   struct Direction;
   struct Evaluation;  // the energy, gradient and Hessian terms evaluate() sums
+  struct Search;      // a descent direction at a Newton iterate
+  // step() in stages.
+  void place_kinematics(double t);
+  int lay_out_bodies(double h);
+  Eigen::VectorXd predict_bodies(double t1, int total);
+  Eigen::VectorXd linear_force(std::size_t b) const;
+  void add_drag_forces(std::size_t b, Eigen::MatrixXd& forces) const;
+  double admissible_start(Eigen::VectorXd& z);
+  StepStats minimise(Eigen::VectorXd& z, double& energy, int total);
+  Search search_direction(const HessianTerms& terms, const Eigen::VectorXd& gradient, double negligible, StepStats& stats);
+  void commit_state(const Eigen::VectorXd& z, double t1);
   // The step's objective at z, and its stages (each adds its terms to `out`).
   double evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, HessianTerms* terms);
   void add_inertia_and_loads(std::size_t b, const Eigen::VectorXd& zb, Evaluation& out) const;

@@ -365,10 +365,17 @@ struct World::HessianTerms {
   std::vector<std::pair<std::size_t, double>> contacts;  // active contact, second derivative of its term in the gap
 };
 
-double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, HessianTerms* terms) {
-  const double h = solver.time_step;
-  const double inv_h2 = 1.0 / (h * h);
+// The objective being summed by evaluate(): one running energy (the terms are added in a fixed
+// order, so that the sum is the same bytes whatever stages it passes through), and the gradient
+// and Hessian terms when asked for.
+struct World::Evaluation {
   double energy = 0;
+  Eigen::VectorXd* gradient = nullptr;
+  HessianTerms* terms = nullptr;
+};
+
+double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, HessianTerms* terms) {
+  Evaluation out{0, gradient, terms};
   active_signature_ = 0;
   if (gradient) gradient->setZero(z.size());
   if (terms) {
@@ -377,105 +384,140 @@ double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Hess
   }
   std::vector<Eigen::MatrixXd> positions(bodies_.size());
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
-    const Body& body = *bodies_[b];
-    const int o = offsets_[b], q = 4 * body.m_;
-    const Eigen::Index N = static_cast<Eigen::Index>(body.point_count());
-    const Eigen::VectorXd zb = z.segment(o, 12 * body.m_);
-    // Inertia and linear forces.
-    const Eigen::VectorXd r = zb - predicted_[b];
-    for (int d = 0; d < 3; ++d) {
-      const Eigen::VectorXd Mr = body.mass_ * r.segment(d * q, q);
-      energy += 0.5 * inv_h2 * r.segment(d * q, q).dot(Mr);
-      if (gradient) gradient->segment(o + d * q, q) += inv_h2 * Mr;
-    }
-    energy -= linear_force_[b].dot(zb);
-    if (gradient) gradient->segment(o, 12 * body.m_) -= linear_force_[b];
-    // Deformation gradients, affine in z: Fz(d, 3p + c) = D_c[p] . z_d = F_p(d, c) - F0_p(d, c).
-    const Eigen::Map<const Eigen::MatrixXd> Zb(zb.data(), q, 3);
-    Eigen::Matrix<double, 3, Eigen::Dynamic> Fz;  // Fz(d, 3p + c)
-    thin_transposed_product(body.dstack_, Zb, Fz);
-    Eigen::MatrixXd& xc = positions[b];
-    xc = body.collision_x0_;
-    for (int d = 0; d < 3; ++d) xc.col(d).noalias() += body.collision_basis_.B * Zb.col(d);  // products with a vector: nothing packed
-    // Elastic energy; stress(d, 3p + c) = v_p P_p(d, c).
-    const double mu = body.material_.mu(), lambda = body.material_.lambda();
-    Eigen::Matrix<double, 3, Eigen::Dynamic> stress(3, 3 * N);
-    if (terms) terms->bodies[b].points.resize(81, N);
-    for (Eigen::Index p = 0; p < N; ++p) {
-      Mat3d Fp;
-      for (int d = 0; d < 3; ++d)
-        for (int c = 0; c < 3; ++c) Fp(d, c) = body.F0_(p, 3 * d + c) + Fz(d, 3 * p + c);
-      Mat3d P;
-      Mat9d H;
-      const double psi = energy_derivatives(body.model_, mu, lambda, Fp, P, terms ? &H : nullptr);
-      if (!std::isfinite(psi)) return kInfinity;
-      const double v = body.volume_[p];
-      energy += v * psi;
-      for (int d = 0; d < 3; ++d)
-        for (int c = 0; c < 3; ++c) stress(d, 3 * p + c) = v * P(d, c);
-      if (terms) {
-        // Mat9d is column-major and symmetric: its storage is also the row-major layout.
-        terms->bodies[b].points.col(p) = Eigen::Map<const Eigen::Matrix<double, 81, 1>>(H.data()).cast<float>() * static_cast<float>(v);
-      }
-    }
-    if (gradient) {
-      Eigen::Matrix<double, Eigen::Dynamic, 3> g = Eigen::Matrix<double, Eigen::Dynamic, 3>::Zero(q, 3);
-      add_thin_product(body.dstack_, stress, g);
-      for (int d = 0; d < 3; ++d) gradient->segment(o + d * q, q) += g.col(d);
-    }
-    // Planes (eq. 14): penalty on points behind a plane, inside its rectangle.
-    if (terms) terms->bodies[b].planes.clear();
-    for (const Plane& plane : planes) {
-      const Vec3d n = plane.normal;
-      const Vec3d u = plane.axis_u;
-      const Vec3d w = n.cross(u);
-      const Eigen::Index C = xc.rows();
-      const Eigen::MatrixXd& Bc = body.collision_basis_.B;
-      HessianTerms::PlaneTerm term;
-      term.normal = n;
-      for (Eigen::Index p = 0; p < C; ++p) {
-        const Vec3d rel = xc.row(p).transpose() - plane.origin;
-        const double s = n.dot(rel);
-        if (s >= 0 || s < -plane.thickness) continue;
-        if (plane.half_u > 0 && std::abs(u.dot(rel)) > plane.half_u) continue;
-        if (plane.half_v > 0 && std::abs(w.dot(rel)) > plane.half_v) continue;
-        const double k = plane.stiffness * body.collision_mass_[p];
-        const double c = plane.friction * body.collision_mass_[p] / h;
-        const Vec3d slip = rel - s * n - (body.start_.row(p).transpose() - plane.origin - n.dot(body.start_.row(p).transpose() - plane.origin) * n);
-        energy += k * s * s + 0.5 * c * slip.squaredNorm();
-        if (gradient)
-          for (int d = 0; d < 3; ++d)
-            gradient->segment(o + d * q, q) += (2.0 * k * s * n[d] + c * slip[d]) * Bc.row(p).transpose();
-        term.points.push_back(p);
-        term.normal_weight.push_back(2.0 * k);
-        term.friction.push_back(c);
-        active_signature_ = active_signature_ * 1000003u + static_cast<std::uint64_t>(p) + 1u;
-      }
-      if (terms && !term.points.empty()) terms->bodies[b].planes.push_back(std::move(term));
+    const Eigen::VectorXd zb = z.segment(offsets_[b], 12 * bodies_[b]->m_);
+    add_inertia_and_loads(b, zb, out);
+    positions[b] = collision_positions_at(*bodies_[b], zb);
+    if (!add_elasticity(b, zb, out)) return kInfinity;
+    add_plane_penalties(b, positions[b], out);
+  }
+  if (!add_contact_barriers(positions, out)) return kInfinity;
+  return out.energy;
+}
+
+// Inertia (the distance to the inertial prediction in the mass norm over h^2) and linear forces.
+void World::add_inertia_and_loads(std::size_t b, const Eigen::VectorXd& zb, Evaluation& out) const {
+  const Body& body = *bodies_[b];
+  const int o = offsets_[b], q = 4 * body.m_;
+  const double h = solver.time_step;
+  const double inv_h2 = 1.0 / (h * h);
+  const Eigen::VectorXd r = zb - predicted_[b];
+  for (int d = 0; d < 3; ++d) {
+    const Eigen::VectorXd Mr = body.mass_ * r.segment(d * q, q);
+    out.energy += 0.5 * inv_h2 * r.segment(d * q, q).dot(Mr);
+    if (out.gradient) out.gradient->segment(o + d * q, q) += inv_h2 * Mr;
+  }
+  out.energy -= linear_force_[b].dot(zb);
+  if (out.gradient) out.gradient->segment(o, 12 * body.m_) -= linear_force_[b];
+}
+
+// The body's collision points at state zb (C x 3).
+Eigen::MatrixXd World::collision_positions_at(const Body& body, const Eigen::VectorXd& zb) {
+  const Eigen::Map<const Eigen::MatrixXd> Zb(zb.data(), 4 * body.m_, 3);
+  Eigen::MatrixXd xc = body.collision_x0_;
+  for (int d = 0; d < 3; ++d) xc.col(d).noalias() += body.collision_basis_.B * Zb.col(d);  // products with a vector: nothing packed
+  return xc;
+}
+
+// Elastic energy at the sample points; false where a point's energy is not finite (inverted).
+bool World::add_elasticity(std::size_t b, const Eigen::VectorXd& zb, Evaluation& out) const {
+  const Body& body = *bodies_[b];
+  const int o = offsets_[b], q = 4 * body.m_;
+  const Eigen::Index N = static_cast<Eigen::Index>(body.point_count());
+  // Deformation gradients, affine in z: Fz(d, 3p + c) = D_c[p] . z_d = F_p(d, c) - F0_p(d, c).
+  const Eigen::Map<const Eigen::MatrixXd> Zb(zb.data(), q, 3);
+  Eigen::Matrix<double, 3, Eigen::Dynamic> Fz;  // Fz(d, 3p + c)
+  thin_transposed_product(body.dstack_, Zb, Fz);
+  // stress(d, 3p + c) = v_p P_p(d, c).
+  const double mu = body.material_.mu(), lambda = body.material_.lambda();
+  Eigen::Matrix<double, 3, Eigen::Dynamic> stress(3, 3 * N);
+  if (out.terms) out.terms->bodies[b].points.resize(81, N);
+  for (Eigen::Index p = 0; p < N; ++p) {
+    Mat3d Fp;
+    for (int d = 0; d < 3; ++d)
+      for (int c = 0; c < 3; ++c) Fp(d, c) = body.F0_(p, 3 * d + c) + Fz(d, 3 * p + c);
+    Mat3d P;
+    Mat9d H;
+    const double psi = energy_derivatives(body.model_, mu, lambda, Fp, P, out.terms ? &H : nullptr);
+    if (!std::isfinite(psi)) return false;
+    const double v = body.volume_[p];
+    out.energy += v * psi;
+    for (int d = 0; d < 3; ++d)
+      for (int c = 0; c < 3; ++c) stress(d, 3 * p + c) = v * P(d, c);
+    if (out.terms) {
+      // Mat9d is column-major and symmetric: its storage is also the row-major layout.
+      out.terms->bodies[b].points.col(p) = Eigen::Map<const Eigen::Matrix<double, 81, 1>>(H.data()).cast<float>() * static_cast<float>(v);
     }
   }
-  // Contacts (eq. 15, 16): the gap along the stored direction is affine in z.
+  if (out.gradient) {
+    Eigen::Matrix<double, Eigen::Dynamic, 3> g = Eigen::Matrix<double, Eigen::Dynamic, 3>::Zero(q, 3);
+    add_thin_product(body.dstack_, stress, g);
+    for (int d = 0; d < 3; ++d) out.gradient->segment(o + d * q, q) += g.col(d);
+  }
+  return true;
+}
+
+// Planes (eq. 14): penalty on points behind a plane, inside its rectangle, and viscous friction
+// on their slip since the start of the step.
+void World::add_plane_penalties(std::size_t b, const Eigen::MatrixXd& xc, Evaluation& out) {
+  const Body& body = *bodies_[b];
+  const int o = offsets_[b], q = 4 * body.m_;
+  const double h = solver.time_step;
+  if (out.terms) out.terms->bodies[b].planes.clear();
+  for (const Plane& plane : planes) {
+    const Vec3d n = plane.normal;
+    const Vec3d u = plane.axis_u;
+    const Vec3d w = n.cross(u);
+    const Eigen::Index C = xc.rows();
+    const Eigen::MatrixXd& Bc = body.collision_basis_.B;
+    HessianTerms::PlaneTerm term;
+    term.normal = n;
+    for (Eigen::Index p = 0; p < C; ++p) {
+      const Vec3d rel = xc.row(p).transpose() - plane.origin;
+      const double s = n.dot(rel);
+      if (s >= 0 || s < -plane.thickness) continue;
+      if (plane.half_u > 0 && std::abs(u.dot(rel)) > plane.half_u) continue;
+      if (plane.half_v > 0 && std::abs(w.dot(rel)) > plane.half_v) continue;
+      const double k = plane.stiffness * body.collision_mass_[p];
+      const double c = plane.friction * body.collision_mass_[p] / h;
+      const Vec3d slip = rel - s * n - (body.start_.row(p).transpose() - plane.origin - n.dot(body.start_.row(p).transpose() - plane.origin) * n);
+      out.energy += k * s * s + 0.5 * c * slip.squaredNorm();
+      if (out.gradient)
+        for (int d = 0; d < 3; ++d)
+          out.gradient->segment(o + d * q, q) += (2.0 * k * s * n[d] + c * slip[d]) * Bc.row(p).transpose();
+      term.points.push_back(p);
+      term.normal_weight.push_back(2.0 * k);
+      term.friction.push_back(c);
+      active_signature_ = active_signature_ * 1000003u + static_cast<std::uint64_t>(p) + 1u;
+    }
+    if (out.terms && !term.points.empty()) out.terms->bodies[b].planes.push_back(std::move(term));
+  }
+}
+
+// Contacts (eq. 15, 16): the gap along the stored direction is affine in z. false where a pair
+// is closer than the barrier allows.
+bool World::add_contact_barriers(const std::vector<Eigen::MatrixXd>& positions, Evaluation& out) {
   for (const Contact& c : contacts_) {
     const Vec3d xa = positions[static_cast<std::size_t>(c.body_a)].row(c.point_a).transpose();
     const Vec3d xb = c.body_b >= 0 ? Vec3d(positions[static_cast<std::size_t>(c.body_b)].row(c.point_b).transpose())
                                    : kinematic_now_[static_cast<std::size_t>(-1 - c.body_b)][static_cast<std::size_t>(c.point_b)];
     const double gap = c.normal.dot(xa - xb) / c.radius;
     double first = 0, second = 0;
-    const double b = barrier(gap, contact.min_gap, gradient || terms ? &first : nullptr, terms ? &second : nullptr);
-    if (!std::isfinite(b)) return kInfinity;
+    const double b = barrier(gap, contact.min_gap, out.gradient || out.terms ? &first : nullptr, out.terms ? &second : nullptr);
+    if (!std::isfinite(b)) return false;
     if (gap >= 1.0) continue;
     const std::size_t index = static_cast<std::size_t>(&c - contacts_.data());
     active_signature_ = active_signature_ * 998244353u + static_cast<std::uint64_t>(index) + 7u;
-    energy += c.stiffness * b;
-    if (terms) terms->contacts.emplace_back(index, c.stiffness * second / (c.radius * c.radius));
-    if (!gradient) continue;
+    out.energy += c.stiffness * b;
+    if (out.terms) out.terms->contacts.emplace_back(index, c.stiffness * second / (c.radius * c.radius));
+    if (!out.gradient) continue;
     // J_c = n^T [J_a, -J_b]; entries n_d B_a[p] on the d-block of body a (and minus for b).
     const double g1 = c.stiffness * first / c.radius;
+    Eigen::VectorXd& gradient = *out.gradient;
     for_each_contact_side(c, [&](int offset, int q, const auto& row, double sign) {
-      for (int d = 0; d < 3; ++d) gradient->segment(offset + d * q, q) += (g1 * sign * c.normal[d]) * row.transpose();
+      for (int d = 0; d < 3; ++d) gradient.segment(offset + d * q, q) += (g1 * sign * c.normal[d]) * row.transpose();
     });
   }
-  return energy;
+  return true;
 }
 
 void World::assemble_hessian(const HessianTerms& terms, Eigen::MatrixXd& hessian) const {
@@ -643,10 +685,33 @@ StepStats World::step() {
     return stats_ = {};
   }
   const double t1 = time_ + h;
-  // Positions of obstacles now (for the contact set) and at the end of the step.
+  // The contact set is found where the obstacles are now; the step's objective sees them at its end.
+  place_kinematics(time_);
+  const int total = lay_out_bodies(h);
+  build_contacts();
+  place_kinematics(t1);
+  for (Plane& plane : planes) plane.advance(h);
+  Eigen::VectorXd z = predict_bodies(t1, total);
+  double energy = admissible_start(z);
+  StepStats stats = minimise(z, energy, total);
+  commit_state(z, t1);
+  time_ = t1;
+  stats.energy = energy;
+  stats.contacts = contacts_.size();
+  stats_ = stats;
+  return stats;
+}
+
+// The obstacles' contact points at time t.
+void World::place_kinematics(double t) {
   kinematic_now_.assign(kinematics_.size(), {});
   for (std::size_t k = 0; k < kinematics_.size(); ++k)
-    for (const Vec3d& p : kinematics_[k].points) kinematic_now_[k].push_back(kinematics_[k].position(p, time_));
+    for (const Vec3d& p : kinematics_[k].points) kinematic_now_[k].push_back(kinematics_[k].position(p, t));
+}
+
+// Each body's offset in the world's state; a pending initial velocity becomes the previous state.
+// Returns the world's number of degrees of freedom.
+int World::lay_out_bodies(double h) {
   offsets_.assign(bodies_.size(), 0);
   int total = 0;
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
@@ -658,13 +723,12 @@ StepStats World::step() {
     offsets_[b] = total;
     total += body.dofs();
   }
-  build_contacts();
-  for (auto& kinematic : kinematic_now_) (void)kinematic;
-  for (std::size_t k = 0; k < kinematics_.size(); ++k)
-    for (std::size_t p = 0; p < kinematics_[k].points.size(); ++p)
-      kinematic_now_[k][p] = kinematics_[k].position(kinematics_[k].points[p], t1);
-  for (Plane& plane : planes) plane.advance(h);
+  return total;
+}
 
+// The inertial prediction 2 z - z_prev of every body (also kept for evaluate()), with the step's
+// start positions, pins and linear forces at its end t1.
+Eigen::VectorXd World::predict_bodies(double t1, int total) {
   predicted_.assign(bodies_.size(), {});
   linear_force_.assign(bodies_.size(), {});
   Eigen::VectorXd z(total);
@@ -675,34 +739,126 @@ StepStats World::step() {
     for (int d = 0; d < 3; ++d) body.start_.col(d) += body.collision_basis_.B * body.z_.segment(d * q, q);
     body.update_pins(t1);
     predicted_[b] = 2.0 * body.z_ - body.z_prev_;
-    Eigen::VectorXd f = body.base_force_;
-    Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(body.point_count()), 3);
-    for (int d = 0; d < 3; ++d) forces.col(d) = body.point_mass_ * solver.gravity[d];
-    if (point_forces_[b].size() > 0) forces += point_forces_[b];
-    for (const Drag& drag : drags) {
-      if (drag.body != static_cast<int>(b)) continue;
-      const Vec3d rest[1] = {drag.rest_point};
-      const PointBasis at = body.basis_at(rest, false);
-      Vec3d grabbed = drag.rest_point;
-      for (int d = 0; d < 3; ++d) grabbed[d] += at.B.row(0).dot(body.z_.segment(d * q, q));
-      const Vec3d pull = drag.target - grabbed;
-      for (Eigen::Index p = 0; p < forces.rows(); ++p) {
-        const double r2 = (body.rest_[static_cast<std::size_t>(p)] - drag.rest_point).squaredNorm();
-        const double kernel = std::exp(-r2 / (2.0 * drag.radius * drag.radius));
-        forces.row(p) += (drag.stiffness * body.point_mass_[p] * kernel) * pull.transpose();
-      }
-    }
-    for (int d = 0; d < 3; ++d) f.segment(d * q, q) += body.basis_.B.transpose() * forces.col(d);
-    linear_force_[b] = f;
+    linear_force_[b] = linear_force(b);
     z.segment(offsets_[b], body.dofs()) = predicted_[b];
   }
-  // Start from the inertial prediction if it is admissible (contacts), else from the current state.
+  return z;
+}
+
+// The body's constant force on z: its base force plus gravity, point forces and drags through the basis.
+Eigen::VectorXd World::linear_force(std::size_t b) const {
+  const Body& body = *bodies_[b];
+  const int q = 4 * body.m_;
+  Eigen::VectorXd f = body.base_force_;
+  Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(body.point_count()), 3);
+  for (int d = 0; d < 3; ++d) forces.col(d) = body.point_mass_ * solver.gravity[d];
+  if (point_forces_[b].size() > 0) forces += point_forces_[b];
+  add_drag_forces(b, forces);
+  for (int d = 0; d < 3; ++d) f.segment(d * q, q) += body.basis_.B.transpose() * forces.col(d);
+  return f;
+}
+
+// Drags on body b: springs from the grabbed point's current position to its target, spread over
+// the sample points by a Gaussian of the rest distance.
+void World::add_drag_forces(std::size_t b, Eigen::MatrixXd& forces) const {
+  const Body& body = *bodies_[b];
+  const int q = 4 * body.m_;
+  for (const Drag& drag : drags) {
+    if (drag.body != static_cast<int>(b)) continue;
+    const Vec3d rest[1] = {drag.rest_point};
+    const PointBasis at = body.basis_at(rest, false);
+    Vec3d grabbed = drag.rest_point;
+    for (int d = 0; d < 3; ++d) grabbed[d] += at.B.row(0).dot(body.z_.segment(d * q, q));
+    const Vec3d pull = drag.target - grabbed;
+    for (Eigen::Index p = 0; p < forces.rows(); ++p) {
+      const double r2 = (body.rest_[static_cast<std::size_t>(p)] - drag.rest_point).squaredNorm();
+      const double kernel = std::exp(-r2 / (2.0 * drag.radius * drag.radius));
+      forces.row(p) += (drag.stiffness * body.point_mass_[p] * kernel) * pull.transpose();
+    }
+  }
+}
+
+// Start from the inertial prediction if it is admissible (contacts), else from the current state.
+// Returns the energy at the start.
+double World::admissible_start(Eigen::VectorXd& z) {
   double energy = evaluate(z, nullptr, nullptr);
   if (!std::isfinite(energy)) {
     for (std::size_t b = 0; b < bodies_.size(); ++b) z.segment(offsets_[b], bodies_[b]->dofs()) = bodies_[b]->z_;
     energy = evaluate(z, nullptr, nullptr);
     if (!std::isfinite(energy)) fail_plain("physics: the state at time {} s is not admissible (contacts overlap)", time_);
   }
+  return energy;
+}
+
+// A descent direction at one Newton iterate, the objective's slope along it, and whether the
+// preconditioner behind it was assembled at this iterate.
+struct World::Search {
+  Direction direction;
+  double slope = 0;
+  bool fresh = false;
+};
+
+// The preconditioned Newton direction (the preconditioner refreshed where it is stale or no longer
+// fits), or the steepest descent where that is no descent.
+World::Search World::search_direction(const HessianTerms& terms, const Eigen::VectorXd& gradient, double negligible,
+                                      StepStats& stats) {
+  Preconditioner& pre = *preconditioner_;
+  Search out;
+  if (!pre.valid || !solver.reuse_hessian || pre.signature != active_signature_) {
+    refresh_preconditioner(terms);
+    out.fresh = true;
+  }
+  Direction& direction = out.direction;
+  if (pre.valid) {
+    direction = newton_direction(terms, gradient, negligible);
+    if (!direction.converged && !out.fresh) {
+      // The stale preconditioner no longer fits: refresh it and solve again.
+      stats.cg_iterations += direction.iterations;
+      out.fresh = true;
+      if (refresh_preconditioner(terms)) direction = newton_direction(terms, gradient, negligible);
+    }
+    stats.cg_iterations += direction.iterations;
+    if (direction.iterations > solver.refresh_after) pre.valid = false;  // refresh at the next solve
+  }
+  out.slope = direction.step.size() > 0 ? gradient.dot(direction.step) : 0.0;
+  if (!(out.slope < 0)) {
+    // No factorisation or no descent: the steepest descent direction.
+    direction.step = -gradient;
+    direction.energy_norm2 = hessian_product(terms, direction.step).dot(direction.step);
+    out.slope = -gradient.squaredNorm();
+  }
+  return out;
+}
+
+namespace {
+
+struct LineSearch {
+  double alpha = 1.0;  // the last step length tried, halved once more where none was accepted
+  Eigen::VectorXd trial;
+  double energy = kInfinity;
+};
+
+// Backtracking from the full step to the first that decreases the energy enough (Armijo, 1e-4 of
+// the slope), at most 40 halvings.
+template <class Energy>
+LineSearch backtracking_line_search(const Eigen::VectorXd& z, const Eigen::VectorXd& step, double energy, double slope,
+                                    Energy&& energy_at) {
+  LineSearch out;
+  for (int k = 0; k < 40; ++k) {
+    out.trial = z + out.alpha * step;
+    out.energy = energy_at(out.trial);
+    if (std::isfinite(out.energy) && out.energy <= energy + 1e-4 * out.alpha * slope) break;
+    out.alpha *= 0.5;
+  }
+  return out;
+}
+
+}  // namespace
+
+// Newton iterations from z on the step's objective (energy: its value at z, kept current), until
+// the update is below the tolerance in the energy norm or no direction lowers the energy.
+StepStats World::minimise(Eigen::VectorXd& z, double& energy, int total) {
+  const double h = solver.time_step;
   Eigen::VectorXd gradient;
   HessianTerms terms;
   StepStats stats;
@@ -717,51 +873,28 @@ StepStats World::step() {
   for (int iteration = 0; iteration < solver.max_iterations; ++iteration) {
     energy = evaluate(z, &gradient, &terms);
     stats.iterations = iteration + 1;
-    bool fresh = false;
-    if (!pre.valid || !solver.reuse_hessian || pre.signature != active_signature_) {
-      refresh_preconditioner(terms);
-      fresh = true;
-    }
-    Direction direction;
-    if (pre.valid) {
-      direction = newton_direction(terms, gradient, negligible);
-      if (!direction.converged && !fresh) {
-        // The stale preconditioner no longer fits: refresh it and solve again.
-        stats.cg_iterations += direction.iterations;
-        fresh = true;
-        if (refresh_preconditioner(terms)) direction = newton_direction(terms, gradient, negligible);
-      }
-      stats.cg_iterations += direction.iterations;
-      if (direction.iterations > solver.refresh_after) pre.valid = false;  // refresh at the next solve
-    }
-    double slope = direction.step.size() > 0 ? gradient.dot(direction.step) : 0.0;
-    if (!(slope < 0)) {
-      // No factorisation or no descent: the steepest descent direction.
-      direction.step = -gradient;
-      direction.energy_norm2 = hessian_product(terms, direction.step).dot(direction.step);
-      slope = -gradient.squaredNorm();
-    }
-    if (slope == 0) break;
-    double alpha = 1.0, trial_energy = kInfinity;
-    Eigen::VectorXd trial;
-    for (int k = 0; k < 40; ++k) {
-      trial = z + alpha * direction.step;
-      trial_energy = evaluate(trial, nullptr, nullptr);
-      if (std::isfinite(trial_energy) && trial_energy <= energy + 1e-4 * alpha * slope) break;
-      alpha *= 0.5;
-    }
-    if (!std::isfinite(trial_energy) || trial_energy > energy + 1e-12 * std::abs(energy)) {
-      if (fresh) break;
+    const Search search = search_direction(terms, gradient, negligible, stats);
+    if (search.slope == 0) break;
+    const LineSearch line = backtracking_line_search(z, search.direction.step, energy, search.slope,
+                                                     [&](const Eigen::VectorXd& x) { return evaluate(x, nullptr, nullptr); });
+    if (!std::isfinite(line.energy) || line.energy > energy + 1e-12 * std::abs(energy)) {
+      if (search.fresh) break;
       pre.valid = false;  // a stale preconditioner gave a poor direction: retry from here with a fresh one
       continue;
     }
-    z = trial;
-    energy = trial_energy;
+    z = line.trial;
+    energy = line.energy;
     // The update's size in the energy norm, as a length (see SolverOptions::tolerance).
-    const double update = alpha * h * std::sqrt(std::max(direction.energy_norm2, 0.0) / std::max(total_mass, 1e-300));
+    const double update =
+        line.alpha * h * std::sqrt(std::max(search.direction.energy_norm2, 0.0) / std::max(total_mass, 1e-300));
     if (update < solver.tolerance) break;
   }
   stats.hessian_refreshes = pre.refreshes - refreshes_before;
+  return stats;
+}
+
+// The new state becomes the current one, the current the previous.
+void World::commit_state(const Eigen::VectorXd& z, double t1) {
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
     Body& body = *bodies_[b];
     const Eigen::VectorXd next = z.segment(offsets_[b], body.dofs());
@@ -769,11 +902,6 @@ StepStats World::step() {
     body.z_prev_ = body.z_;
     body.z_ = next;
   }
-  time_ = t1;
-  stats.energy = energy;
-  stats.contacts = contacts_.size();
-  stats_ = stats;
-  return stats;
 }
 
 }  // namespace wobble::physics

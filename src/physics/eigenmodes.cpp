@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include <Eigen/Eigenvalues>
@@ -70,44 +71,66 @@ double unit_cube_laplacian(int a, int b) {
   return table[differing];
 }
 
-}  // namespace
-
-std::shared_ptr<GridField> skinning_eigenmodes(std::span<const Vec3d> cover, const EigenmodeOptions& options,
-                                               const RigConstraint* constraint) {
+void check_options(std::span<const Vec3d> cover, const EigenmodeOptions& options) {
   if (cover.empty()) fail_plain("skinning eigenmodes: no points to cover");
   if (options.handles < 1) fail_plain("skinning eigenmodes: need at least one handle");
   if (options.grid_resolution < 2 || options.grid_resolution > 256)
     fail_plain("skinning eigenmodes: grid resolution {} out of range [2, 256]", options.grid_resolution);
-  Vec3d lo = cover[0], hi = cover[0];
+}
+
+struct Bounds {
+  Vec3d lo, hi;
+};
+
+// The box around the points to cover and the rig's constraint points.
+Bounds bounds_of(std::span<const Vec3d> cover, const RigConstraint* constraint) {
+  Bounds box{cover[0], cover[0]};
   for (const Vec3d& p : cover) {
     if (!p.allFinite()) fail_plain("skinning eigenmodes: a point is not finite");
-    lo = lo.cwiseMin(p);
-    hi = hi.cwiseMax(p);
+    box.lo = box.lo.cwiseMin(p);
+    box.hi = box.hi.cwiseMax(p);
   }
   if (constraint)
-    for (const Vec3d& p : constraint->points) { lo = lo.cwiseMin(p); hi = hi.cwiseMax(p); }
-  const double h = 2.0 / options.grid_resolution;
-  // Cells with one empty cell of margin all around.
+    for (const Vec3d& p : constraint->points) { box.lo = box.lo.cwiseMin(p); box.hi = box.hi.cwiseMax(p); }
+  return box;
+}
+
+// Cubic cells of side h over the box, with one empty cell of margin all around.
+struct CellGrid {
   std::array<int, 3> cells;
   Vec3d origin;
+  double h = 0;
+  std::size_t cell_count() const { return static_cast<std::size_t>(cells[0]) * cells[1] * cells[2]; }
+  std::size_t cell_index(int i, int j, int k) const { return (static_cast<std::size_t>(k) * cells[1] + j) * cells[0] + i; }
+  std::array<int, 3> node_dims() const { return {cells[0] + 1, cells[1] + 1, cells[2] + 1}; }
+};
+
+CellGrid cell_grid(const Bounds& box, int resolution) {
+  CellGrid grid;
+  grid.h = 2.0 / resolution;
   for (int a = 0; a < 3; ++a) {
-    cells[a] = static_cast<int>(std::ceil((hi[a] - lo[a]) / h + 1e-9)) + 2;
-    cells[a] = std::max(cells[a], 3);
-    origin[a] = 0.5 * (lo[a] + hi[a]) - 0.5 * h * cells[a];
+    grid.cells[a] = static_cast<int>(std::ceil((box.hi[a] - box.lo[a]) / grid.h + 1e-9)) + 2;
+    grid.cells[a] = std::max(grid.cells[a], 3);
+    grid.origin[a] = 0.5 * (box.lo[a] + box.hi[a]) - 0.5 * grid.h * grid.cells[a];
   }
-  auto cell_index = [&](int i, int j, int k) { return (static_cast<std::size_t>(k) * cells[1] + j) * cells[0] + i; };
-  const std::size_t cell_count = static_cast<std::size_t>(cells[0]) * cells[1] * cells[2];
-  std::vector<std::uint8_t> state(cell_count, 0);  // 0 unknown, 1 active, 2 outside
-  auto mark = [&](const Vec3d& p) {
+  return grid;
+}
+
+enum CellState : std::uint8_t { kUnknown = 0, kActive = 1, kOutside = 2 };
+
+void mark_cells_with_points(const CellGrid& grid, std::span<const Vec3d> points, std::vector<std::uint8_t>& state) {
+  for (const Vec3d& p : points) {
     int c[3];
-    for (int a = 0; a < 3; ++a) c[a] = std::clamp(static_cast<int>(std::floor((p[a] - origin[a]) / h)), 0, cells[a] - 1);
-    state[cell_index(c[0], c[1], c[2])] = 1;
-  };
-  for (const Vec3d& p : cover) mark(p);
-  if (constraint)
-    for (const Vec3d& p : constraint->points) mark(p);
+    for (int a = 0; a < 3; ++a)
+      c[a] = std::clamp(static_cast<int>(std::floor((p[a] - grid.origin[a]) / grid.h)), 0, grid.cells[a] - 1);
+    state[grid.cell_index(c[0], c[1], c[2])] = kActive;
+  }
+}
+
+// Flood fill from the corner cell (always empty: the margin): what it cannot reach is inside.
+void mark_outside_cells(const CellGrid& grid, std::vector<std::uint8_t>& state) {
   std::vector<std::array<int, 3>> stack{{0, 0, 0}};
-  state[0] = 2;
+  state[0] = kOutside;
   while (!stack.empty()) {
     const auto c = stack.back();
     stack.pop_back();
@@ -115,85 +138,115 @@ std::shared_ptr<GridField> skinning_eigenmodes(std::span<const Vec3d> cover, con
       for (int d = -1; d <= 1; d += 2) {
         auto q = c;
         q[a] += d;
-        if (q[a] < 0 || q[a] >= cells[a]) continue;
-        std::uint8_t& s = state[cell_index(q[0], q[1], q[2])];
-        if (s == 0) { s = 2; stack.push_back(q); }
+        if (q[a] < 0 || q[a] >= grid.cells[a]) continue;
+        std::uint8_t& s = state[grid.cell_index(q[0], q[1], q[2])];
+        if (s == kUnknown) { s = kOutside; stack.push_back(q); }
       }
   }
+}
 
-  const std::array<int, 3> dims{cells[0] + 1, cells[1] + 1, cells[2] + 1};
-  auto node_index = [&](int i, int j, int k) { return (static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i; };
-  const std::size_t node_count = static_cast<std::size_t>(dims[0]) * dims[1] * dims[2];
-  std::vector<int> compact(node_count, -1);
+// The cells holding points or enclosed by them: every cell the flood fill from outside cannot reach.
+std::vector<std::uint8_t> occupied_cells(const CellGrid& grid, std::span<const Vec3d> cover, const RigConstraint* constraint) {
+  std::vector<std::uint8_t> state(grid.cell_count(), kUnknown);
+  mark_cells_with_points(grid, cover, state);
+  if (constraint) mark_cells_with_points(grid, constraint->points, state);
+  mark_outside_cells(grid, state);
+  return state;
+}
+
+// The hexahedral elements of the occupied cells over their nodes, numbered compactly in cell order.
+struct ActiveNodes {
+  std::vector<int> compact;  // grid node -> active node, -1 for nodes of no element
   int active = 0;
   std::vector<std::array<int, 8>> elements;
-  for (int k = 0; k < cells[2]; ++k)
-    for (int j = 0; j < cells[1]; ++j)
-      for (int i = 0; i < cells[0]; ++i) {
-        if (state[cell_index(i, j, k)] == 2) continue;
+};
+
+ActiveNodes active_nodes(const CellGrid& grid, const std::vector<std::uint8_t>& state) {
+  const std::array<int, 3> dims = grid.node_dims();
+  auto node_index = [&](int i, int j, int k) { return (static_cast<std::size_t>(k) * dims[1] + j) * dims[0] + i; };
+  ActiveNodes out;
+  out.compact.assign(static_cast<std::size_t>(dims[0]) * dims[1] * dims[2], -1);
+  for (int k = 0; k < grid.cells[2]; ++k)
+    for (int j = 0; j < grid.cells[1]; ++j)
+      for (int i = 0; i < grid.cells[0]; ++i) {
+        if (state[grid.cell_index(i, j, k)] == kOutside) continue;
         std::array<int, 8> e;
         for (int corner = 0; corner < 8; ++corner) {
           const std::size_t n = node_index(i + (corner & 1), j + ((corner >> 1) & 1), k + ((corner >> 2) & 1));
-          if (compact[n] < 0) compact[n] = active++;
-          e[corner] = compact[n];
+          if (out.compact[n] < 0) out.compact[n] = out.active++;
+          e[corner] = out.compact[n];
         }
-        elements.push_back(e);
+        out.elements.push_back(e);
       }
-  const int constraints = constraint ? static_cast<int>(constraint->weights.cols()) * 10 : 0;
-  if (active < options.handles + constraints + 2)
-    fail_plain("skinning eigenmodes: {} grid nodes are too few for {} modes and {} constraints (raise the grid resolution)",
-               active, options.handles, constraints);
+  return out;
+}
 
+// Stiffness K (the Q1 Laplacian) and lumped mass M over the active nodes.
+struct Operators {
+  SpMat K, M;
+};
+
+Operators q1_operators(const ActiveNodes& nodes, double h) {
   std::vector<Eigen::Triplet<double>> k_entries, m_entries;
-  k_entries.reserve(elements.size() * 64);
-  for (const auto& e : elements)
+  k_entries.reserve(nodes.elements.size() * 64);
+  for (const auto& e : nodes.elements)
     for (int a = 0; a < 8; ++a) {
       m_entries.emplace_back(e[a], e[a], h * h * h / 8.0);
       for (int b = 0; b < 8; ++b) k_entries.emplace_back(e[a], e[b], h * unit_cube_laplacian(a, b));
     }
-  SpMat K(active, active), M(active, active);
-  K.setFromTriplets(k_entries.begin(), k_entries.end());
-  M.setFromTriplets(m_entries.begin(), m_entries.end());
-  const double total_mass = M.sum();
+  Operators out{SpMat(nodes.active, nodes.active), SpMat(nodes.active, nodes.active)};
+  out.K.setFromTriplets(k_entries.begin(), k_entries.end());
+  out.M.setFromTriplets(m_entries.begin(), m_entries.end());
+  return out;
+}
 
-  // Constraint matrix A (active nodes x 10 J) = P^T C, P the trilinear interpolation at the points.
-  Eigen::MatrixXd A;
-  GridField layout(origin, h, dims, Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(node_count), 1), "layout");
-  if (constraint) {
-    const auto& W = constraint->weights;
-    if (W.rows() != static_cast<Eigen::Index>(constraint->points.size()))
-      fail_plain("skinning eigenmodes: {} rig weight rows for {} constraint points", W.rows(), constraint->points.size());
-    A.setZero(active, constraints);
-    int nodes[8];
-    double w[8], g[8][3];
-    for (std::size_t p = 0; p < constraint->points.size(); ++p) {
-      const Vec3d& X = constraint->points[p];
-      const double x4[4] = {X.x(), X.y(), X.z(), 1.0};
-      double monomials[10];
-      int q = 0;
-      for (int a = 0; a < 4; ++a)
-        for (int b = a; b < 4; ++b) monomials[q++] = x4[a] * x4[b];
-      layout.stencil(X, nodes, w, g);
-      for (int c = 0; c < 8; ++c) {
-        const int n = compact[nodes[c]];
-        if (n < 0 || w[c] == 0) continue;
-        for (Eigen::Index j = 0; j < W.cols(); ++j) {
-          const double wj = W(p, j) * w[c];
-          if (wj == 0) continue;
-          for (int m = 0; m < 10; ++m) A(n, j * 10 + m) += wj * monomials[m];
-        }
+// The 10 monomials of degree 2 in (x, y, z, 1): what an affine map's entries make of a point.
+std::array<double, 10> quadratic_monomials(const Vec3d& X) {
+  const double x4[4] = {X.x(), X.y(), X.z(), 1.0};
+  std::array<double, 10> monomials;
+  int q = 0;
+  for (int a = 0; a < 4; ++a)
+    for (int b = a; b < 4; ++b) monomials[static_cast<std::size_t>(q++)] = x4[a] * x4[b];
+  return monomials;
+}
+
+// Constraint matrix A (active nodes x 10 J) = P^T C, P the trilinear interpolation at the points.
+Eigen::MatrixXd rig_constraint_matrix(const RigConstraint& constraint, const CellGrid& grid, const ActiveNodes& numbering) {
+  const auto& W = constraint.weights;
+  if (W.rows() != static_cast<Eigen::Index>(constraint.points.size()))
+    fail_plain("skinning eigenmodes: {} rig weight rows for {} constraint points", W.rows(), constraint.points.size());
+  const std::array<int, 3> dims = grid.node_dims();
+  const GridField layout(grid.origin, grid.h, dims,
+                         Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(numbering.compact.size()), 1), "layout");
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(numbering.active, W.cols() * 10);
+  int nodes[8];
+  double w[8], g[8][3];
+  for (std::size_t p = 0; p < constraint.points.size(); ++p) {
+    const std::array<double, 10> monomials = quadratic_monomials(constraint.points[p]);
+    layout.stencil(constraint.points[p], nodes, w, g);
+    for (int c = 0; c < 8; ++c) {
+      const int n = numbering.compact[static_cast<std::size_t>(nodes[c])];
+      if (n < 0 || w[c] == 0) continue;
+      for (Eigen::Index j = 0; j < W.cols(); ++j) {
+        const double wj = W(static_cast<Eigen::Index>(p), j) * w[c];
+        if (wj == 0) continue;
+        for (int m = 0; m < 10; ++m) A(n, j * 10 + m) += wj * monomials[static_cast<std::size_t>(m)];
       }
     }
-    // Column scaling does not change the constraint; it helps the Schur complement's conditioning.
-    for (Eigen::Index c = 0; c < A.cols(); ++c) {
-      const double norm = A.col(c).norm();
-      if (norm > 0) A.col(c) /= norm;
-    }
   }
+  // Column scaling does not change the constraint; it helps the Schur complement's conditioning.
+  for (Eigen::Index c = 0; c < A.cols(); ++c) {
+    const double norm = A.col(c).norm();
+    if (norm > 0) A.col(c) /= norm;
+  }
+  return A;
+}
 
-  ConstrainedShiftInvert op(K, M, constraint ? &A : nullptr);
-  Spectra::SparseSymMatProd<double> bop(M);
-  const int nev = options.handles;
+// The nev lowest generalised eigenvectors of K v = lambda M v (restricted to A^T v = 0 when A is given).
+Eigen::MatrixXd lowest_modes(const Operators& ops, const Eigen::MatrixXd* A, int nev) {
+  const int active = static_cast<int>(ops.K.rows());
+  ConstrainedShiftInvert op(ops.K, ops.M, A);
+  Spectra::SparseSymMatProd<double> bop(ops.M);
   const int ncv = std::min(active, std::max(2 * nev + 1, nev + 20));
   const double sigma = -1e-2;
   Spectra::SymGEigsShiftSolver<ConstrainedShiftInvert, Spectra::SparseSymMatProd<double>, Spectra::GEigsMode::ShiftInvert>
@@ -202,9 +255,14 @@ std::shared_ptr<GridField> skinning_eigenmodes(std::span<const Vec3d> cover, con
   solver.compute(Spectra::SortRule::LargestMagn, 2000, 1e-10, Spectra::SortRule::SmallestAlge);
   if (solver.info() != Spectra::CompInfo::Successful)
     fail_plain("skinning eigenmodes: the eigensolver did not converge ({} nodes, {} modes)", active, nev);
-  const Eigen::MatrixXd vectors = solver.eigenvectors();
+  return solver.eigenvectors();
+}
 
-  Eigen::MatrixXd values = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(node_count), nev);
+// The modes at every grid node (zero off the active nodes), each scaled to M-norm^2 = total mass
+// and signed so that its largest entry is positive: the same field whatever sign Spectra returns.
+Eigen::MatrixXd node_values(const Eigen::MatrixXd& vectors, int nev, const SpMat& M, const std::vector<int>& compact) {
+  const double total_mass = M.sum();
+  Eigen::MatrixXd values = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(compact.size()), nev);
   for (int i = 0; i < nev; ++i) {
     Eigen::VectorXd v = vectors.col(i);
     const double norm2 = v.dot(M * v);
@@ -212,12 +270,30 @@ std::shared_ptr<GridField> skinning_eigenmodes(std::span<const Vec3d> cover, con
     Eigen::Index arg;
     v.cwiseAbs().maxCoeff(&arg);
     if (v[arg] < 0) v = -v;
-    for (std::size_t n = 0; n < node_count; ++n)
+    for (std::size_t n = 0; n < compact.size(); ++n)
       if (compact[n] >= 0) values(static_cast<Eigen::Index>(n), i) = v[compact[n]];
   }
-  return std::make_shared<GridField>(origin, h, dims, std::move(values),
-                                     fmt::format("skinning eigenmodes ({} modes, {} grid nodes{})", nev, active,
-                                                 constraint ? ", rig-complementary" : ""));
+  return values;
+}
+
+}  // namespace
+
+std::shared_ptr<GridField> skinning_eigenmodes(std::span<const Vec3d> cover, const EigenmodeOptions& options,
+                                               const RigConstraint* constraint) {
+  check_options(cover, options);
+  const CellGrid grid = cell_grid(bounds_of(cover, constraint), options.grid_resolution);
+  const ActiveNodes nodes = active_nodes(grid, occupied_cells(grid, cover, constraint));
+  const int constraints = constraint ? static_cast<int>(constraint->weights.cols()) * 10 : 0;
+  if (nodes.active < options.handles + constraints + 2)
+    fail_plain("skinning eigenmodes: {} grid nodes are too few for {} modes and {} constraints (raise the grid resolution)",
+               nodes.active, options.handles, constraints);
+  const Operators ops = q1_operators(nodes, grid.h);
+  Eigen::MatrixXd A;
+  if (constraint) A = rig_constraint_matrix(*constraint, grid, nodes);
+  const Eigen::MatrixXd vectors = lowest_modes(ops, constraint ? &A : nullptr, options.handles);
+  return std::make_shared<GridField>(grid.origin, grid.h, grid.node_dims(), node_values(vectors, options.handles, ops.M, nodes.compact),
+                                     fmt::format("skinning eigenmodes ({} modes, {} grid nodes{})", options.handles,
+                                                 nodes.active, constraint ? ", rig-complementary" : ""));
 }
 
 }  // namespace wobble::physics

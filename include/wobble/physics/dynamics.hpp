@@ -232,7 +232,25 @@ class World {
   struct HessianTerms;  // what the Hessian at a state is made of (dynamics.cpp)
   struct Preconditioner;  // the factorised Hessian kept between iterations and steps
   struct Direction;
+  struct Evaluation;  // the energy, gradient and Hessian terms evaluate() sums
+  struct Search;      // a descent direction at a Newton iterate
+  // step() in stages.
+  void place_kinematics(double t);
+  int lay_out_bodies(double h);
+  Eigen::VectorXd predict_bodies(double t1, int total);
+  Eigen::VectorXd linear_force(std::size_t b) const;
+  void add_drag_forces(std::size_t b, Eigen::MatrixXd& forces) const;
+  double admissible_start(Eigen::VectorXd& z);
+  StepStats minimise(Eigen::VectorXd& z, double& energy, int total);
+  Search search_direction(const HessianTerms& terms, const Eigen::VectorXd& gradient, double negligible, StepStats& stats);
+  void commit_state(const Eigen::VectorXd& z, double t1);
+  // The step's objective at z, and its stages (each adds its terms to `out`).
   double evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, HessianTerms* terms);
+  void add_inertia_and_loads(std::size_t b, const Eigen::VectorXd& zb, Evaluation& out) const;
+  static Eigen::MatrixXd collision_positions_at(const Body& body, const Eigen::VectorXd& zb);
+  bool add_elasticity(std::size_t b, const Eigen::VectorXd& zb, Evaluation& out) const;
+  void add_plane_penalties(std::size_t b, const Eigen::MatrixXd& xc, Evaluation& out);
+  bool add_contact_barriers(const std::vector<Eigen::MatrixXd>& positions, Evaluation& out);
   void assemble_hessian(const HessianTerms& terms, Eigen::MatrixXd& hessian) const;
   Eigen::VectorXd hessian_product(const HessianTerms& terms, const Eigen::VectorXd& v) const;
   bool refresh_preconditioner(const HessianTerms& terms);

@@ -3,6 +3,7 @@
 #include <wobble/physics/eigenmodes.hpp>
 
 #include "core/fail.hpp"
+#include "physics/grid_flood_fill.hpp"
 
 #include <algorithm>
 #include <array>
@@ -129,20 +130,7 @@ void mark_cells_with_points(const CellGrid& grid, std::span<const Vec3d> points,
 
 // Flood fill from the corner cell (always empty: the margin): what it cannot reach is inside.
 void mark_outside_cells(const CellGrid& grid, std::vector<std::uint8_t>& state) {
-  std::vector<std::array<int, 3>> stack{{0, 0, 0}};
-  state[0] = kOutside;
-  while (!stack.empty()) {
-    const auto c = stack.back();
-    stack.pop_back();
-    for (int a = 0; a < 3; ++a)
-      for (int d = -1; d <= 1; d += 2) {
-        auto q = c;
-        q[a] += d;
-        if (q[a] < 0 || q[a] >= grid.cells[a]) continue;
-        std::uint8_t& s = state[grid.cell_index(q[0], q[1], q[2])];
-        if (s == kUnknown) { s = kOutside; stack.push_back(q); }
-      }
-  }
+  flood_fill_outside(grid.cells, state, kUnknown, kOutside);
 }
 
 // The cells holding points or enclosed by them: every cell the flood fill from outside cannot reach.

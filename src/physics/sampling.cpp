@@ -14,6 +14,7 @@
 #include <wobble/physics/point_normals.hpp>
 
 #include "core/fail.hpp"
+#include "physics/grid_flood_fill.hpp"
 
 namespace wobble::physics {
 
@@ -304,20 +305,7 @@ SamplePoints sample_point_cloud(std::span<const Vec3d> input, const SampleOption
     cell_of(p, c);
     state[grid.index(c[0], c[1], c[2])] = 1;
   }
-  std::vector<std::array<int, 3>> stack{{0, 0, 0}};
-  state[0] = 2;
-  while (!stack.empty()) {
-    const auto c = stack.back();
-    stack.pop_back();
-    for (int a = 0; a < 3; ++a)
-      for (int d = -1; d <= 1; d += 2) {
-        auto q = c;
-        q[a] += d;
-        if (q[a] < 0 || q[a] >= grid.n[a]) continue;
-        std::uint8_t& st = state[grid.index(q[0], q[1], q[2])];
-        if (st == 0) { st = 2; stack.push_back(q); }
-      }
-  }
+  flood_fill_outside({grid.n[0], grid.n[1], grid.n[2]}, state, 0, 2);
   // Enclosed cells are inside; an occupied cell only when its centre lies behind the outward
   // normal of the nearest point (else the surface layer would count whole, fattening thin parts).
   std::vector<Vec3d> enclosed, occupied;

@@ -14,6 +14,8 @@
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 
+#include "memory_copy.hpp"
+
 using namespace wobble;
 
 namespace {
@@ -137,16 +139,7 @@ void BM_LbsScalarLoop(benchmark::State& state) {
 
 // Streaming copy of 256 MiB. Bytes processed = bytes read plus bytes written (2 x 256 MiB per
 // copy), the same convention as the kernels' bytes, so kernel bytes / this rate is their bound.
-void BM_MemoryCopy(benchmark::State& state) {
-  const std::size_t bytes = std::size_t(256) << 20;
-  std::vector<char> source(bytes, 1), target(bytes, 0);
-  for (auto _ : state) {
-    std::memcpy(target.data(), source.data(), bytes);
-    benchmark::DoNotOptimize(target.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * bytes));
-}
+void BM_MemoryCopy(benchmark::State& state) { copy_memory(state, std::size_t(256) << 20); }
 
 void thread_counts(benchmark::internal::Benchmark* b) {
   b->Arg(1);

@@ -39,7 +39,8 @@ struct Scene {
     evaluate_pose(character.rig, &k, 0.5f * (k.start() + k.end()), pose);
     base.resize(character.mesh.vertex_count());
     const PackedSkin skin = PackedSkin::from(character.skin);
-    const LbsJob job{.skinning_matrices = pose.skinning, .skin = &skin, .in_positions = character.mesh.positions, .out_positions = base};
+    const LbsJob job{.skinning_matrices = pose.skinning, .skin = &skin, .in_positions = character.mesh.positions,
+                     .in_normals = {}, .out_positions = base, .out_normals = {}};
     job.Run();
   }
 };

@@ -36,7 +36,8 @@ using test::rotation_about;
 
 std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const Cylinder& c) {
   std::vector<Vec3f> out(c.positions.size());
-  const LbsJob job{.skinning_matrices = matrices, .skin = &c.skin, .in_positions = c.positions, .out_positions = out};
+  const LbsJob job{.skinning_matrices = matrices, .skin = &c.skin, .in_positions = c.positions,
+                   .in_normals = {}, .out_positions = out, .out_normals = {}};
   job.Run();
   return out;
 }

@@ -172,7 +172,8 @@ TEST(DynamicSkinning, RecursiveFilterEqualsTheDirectSum) {
 TEST(DynamicSkinning, StateFilterEqualsTheDirectSumOverItsSampledVelocities) {
   const Character& marine = cached(shared_asset("characters/velocity_skinning/vs_marine.glb"));
   const Clip& run = marine.clips[*marine.find_clip("run")];
-  const DynamicSkinningParameters parameters{.frequency = 3, .damping = 0.4, .amplitude = 0.3, .drag = 0.1};
+  const DynamicSkinningParameters parameters{.frequency = 3, .damping = 0.4, .amplitude = 0.3, .drag = 0.1,
+                                             .joints = {}, .bend_weights = {}};
   DynamicSkinningState state;
   dynamic_skinning_initialize(state, marine.rig, marine.mesh, marine.skin, parameters);
   Pose pose;
@@ -361,7 +362,7 @@ TEST(DynamicSkinning, TimeGoingBackwardsRestartsTheHistory) {
 TEST(DynamicSkinning, KernelMatchesTheScalarReferenceAndThreadsGiveIdenticalBytes) {
   const Character& marine = cached(shared_asset("characters/velocity_skinning/vs_marine.glb"));
   const Clip& run = marine.clips[*marine.find_clip("run")];
-  DynamicSkinningParameters parameters{.amplitude = 1.5, .drag = 0.5};
+  DynamicSkinningParameters parameters{.amplitude = 1.5, .drag = 0.5, .joints = {}, .bend_weights = {}};
   const PoseSampler sampler = clip_sampler(marine.rig, run);
   ThreadPool pool(4);
   DynamicSkinningState single, threaded;

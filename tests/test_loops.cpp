@@ -37,7 +37,9 @@ Character swinging_chain(double period, double duration) {
   return c;
 }
 
-DynamicSkinningParameters lively() { return {.frequency = 2.0, .damping = 0.4, .amplitude = 0.5, .drag = 0.2}; }
+DynamicSkinningParameters lively() {
+  return {.frequency = 2.0, .damping = 0.4, .amplitude = 0.5, .drag = 0.2, .joints = {}, .bend_weights = {}};
+}
 
 // The cycle repeated forever, and the clip as a bake without a loop sees it (first and last poses held).
 PoseSampler cycle_sampler(const Character& c, const Cycle& cycle) {

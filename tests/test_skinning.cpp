@@ -28,7 +28,8 @@ PackedSkin packed(std::uint32_t width, std::vector<std::uint16_t> joints, std::v
 
 std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const PackedSkin& skin, const std::vector<Vec3f>& points) {
   std::vector<Vec3f> out(points.size());
-  const LbsJob job{.skinning_matrices = matrices, .skin = &skin, .in_positions = points, .out_positions = out};
+  const LbsJob job{.skinning_matrices = matrices, .skin = &skin, .in_positions = points,
+                   .in_normals = {}, .out_positions = out, .out_normals = {}};
   EXPECT_EQ(job.Validate(), "");
   job.Run();
   return out;
@@ -38,7 +39,8 @@ std::vector<Vec3f> run_dqs(const std::vector<Mat4f>& matrices, const PackedSkin&
   std::vector<Vec3f> out(points.size());
   DqsJoints joints;
   joints.set(matrices);
-  const DqsJob job{.joints = &joints, .skin = &skin, .in_positions = points, .out_positions = out};
+  const DqsJob job{.joints = &joints, .skin = &skin, .in_positions = points,
+                   .in_normals = {}, .out_positions = out, .out_normals = {}};
   EXPECT_EQ(job.Validate(), "");
   job.Run();
   return out;

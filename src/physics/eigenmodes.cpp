@@ -128,17 +128,12 @@ void mark_cells_with_points(const CellGrid& grid, std::span<const Vec3d> points,
   }
 }
 
-// Flood fill from the corner cell (always empty: the margin): what it cannot reach is inside.
-void mark_outside_cells(const CellGrid& grid, std::vector<std::uint8_t>& state) {
-  flood_fill_outside(grid.cells, state, kUnknown, kOutside);
-}
-
 // The cells holding points or enclosed by them: every cell the flood fill from outside cannot reach.
 std::vector<std::uint8_t> occupied_cells(const CellGrid& grid, std::span<const Vec3d> cover, const RigConstraint* constraint) {
   std::vector<std::uint8_t> state(grid.cell_count(), kUnknown);
   mark_cells_with_points(grid, cover, state);
   if (constraint) mark_cells_with_points(grid, constraint->points, state);
-  mark_outside_cells(grid, state);
+  flood_fill_outside(grid.cells, state, kUnknown, kOutside);  // from the corner: the margin is empty
   return state;
 }
 

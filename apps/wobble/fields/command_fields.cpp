@@ -276,13 +276,14 @@ void add_reference(const MetricsOptions& o, const std::string& file, const Chara
   const auto start = Clock::now();
   physics::FidelityOptions options;
   options.grid_resolution = o.fidelity_grid;
+  std::optional<physics::FullSpaceReference> reference;
   try {
-    physics::FullSpaceReference reference = physics::full_space_reference(character.mesh, s.sample.normalization, options);
-    nlohmann::json columns = reference_columns(reference, seconds_since(start));
-    table.set_reference(std::move(reference), std::move(columns));
+    reference = physics::full_space_reference(character.mesh, s.sample.normalization, options);
   } catch (const Error& e) {
     fail(file, "{}", e.what());
   }
+  nlohmann::json columns = reference_columns(*reference, seconds_since(start));
+  table.set_reference(std::move(*reference), std::move(columns));
 }
 
 // The skinning eigenmodes of the shape's surface and cubature points (and the FEM's nodes: grid

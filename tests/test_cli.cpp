@@ -171,7 +171,7 @@ TEST(Cli, BadValuesAreRefusedByFlagName) {
       {"measure " + wipf + " --clip 0 --fps inf", "--fps: 'inf' is not a number"},
       {simulate + "--pin-blend -1", "--pin-blend: -1 is out of range [0, 10]"},
       {simulate + "--floor inf", "--floor: 'inf' is not a number"},
-      {simulate + "--gravity 1e308", "--gravity: 1e+308 is out of range [-10000, 10000]"},
+      {simulate + "--gravity [0,1e308,0]", "--gravity[1]: 1e+308 is out of range [-10000, 10000]"},
       {simulate + "--handles 1e3", "--handles: '1e3' is not an integer"},
       {simulate + "--points 0x100", "--points: '0x100' is not an integer"},
       {simulate + "--youngs -5", "--youngs: -5 is out of range"},

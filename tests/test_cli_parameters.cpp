@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "test_util.hpp"
 
@@ -116,14 +117,43 @@ TEST(CliParameters, KeyedSettingsFilesBake) {
   EXPECT_EQ(test::read_bytes(dir / "constant.pc2"), test::read_bytes(dir / "flag.pc2"));
 }
 
-TEST(CliParameters, DocsParametersMdIsTheGeneratedDescription) {
-  const auto result = run_wobble("deformers --markdown");
+// A generated doc equals the output of the command that generates it.
+void expect_doc_is_output(const std::string& doc, const std::string& command) {
+  const auto result = run_wobble(command);
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  std::ifstream in(std::filesystem::path(WOBBLE_SOURCE_DIR) / "docs/parameters.md");
+  std::ifstream in(std::filesystem::path(WOBBLE_SOURCE_DIR) / doc);
   std::stringstream committed;
   committed << in.rdbuf();
-  EXPECT_EQ(committed.str(), result.output)
-      << "docs/parameters.md is stale: regenerate it with `build/wobble deformers --markdown > docs/parameters.md`";
+  EXPECT_EQ(committed.str(), result.output) << doc << " is stale: regenerate it with `build/wobble " << command << " > " << doc << "`";
+}
+
+TEST(CliParameters, DocsParametersMdIsTheGeneratedDescription) {
+  expect_doc_is_output("docs/parameters.md", "deformers --markdown");
+}
+
+TEST(CliParameters, DocsPhysicsParametersMdIsTheGeneratedDescription) {
+  expect_doc_is_output("docs/physics-parameters.md", "simulate --describe --markdown");
+}
+
+// Every described setting that applies to a single shape is a `simulate` flag with the
+// description's help line (unit, default, range), and --describe --json lists them all.
+TEST(CliParameters, SimulateFlagsAreThePhysicsDescription) {
+  const auto help = run_wobble("simulate --help");
+  const auto json = run_wobble("simulate --describe --json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const nlohmann::json described = nlohmann::json::parse(json.output);
+  ASSERT_EQ(described["name"], "physics");
+  std::size_t flags = 0;
+  for (const nlohmann::json& p : described["parameters"]) {
+    const std::string key = p["key"], flag = "--" + p["flag"].get<std::string>();
+    const bool scene_only = key.rfind("contact", 0) == 0 || key.rfind("drag_", 0) == 0;
+    EXPECT_EQ(help.output.find(flag + " ") != std::string::npos || help.output.find(flag + "\n") != std::string::npos,
+              !scene_only) << flag;
+    flags += scene_only ? 0 : 1;
+  }
+  EXPECT_GE(flags, 17u);
+  EXPECT_NE(help.output.find("Poisson ratio (0.5 would be incompressible) (default 0.45; 0 to 0.4999; bind)"), std::string::npos)
+      << help.output;
 }
 
 TEST(CliParameters, HelpShowsUnitsDefaultsAndLifetimes) {

@@ -232,9 +232,9 @@ TEST(FieldNetwork, NeuralSubspaceSimulatesWithoutLibTorch) {
   const Mesh box = test::box_mesh(1.0f, 0.25f, 0.25f);
   write_obj(shape, box, box.positions);
   QuickSceneOptions q;
-  q.pin = "x<-0.9";
-  q.points = 200;
-  q.sample_grid = 12;
+  q.settings.pin = "x<-0.9";
+  q.settings.points = 200;
+  q.settings.sample_grid = 12;
   q.field_source = field_network_mesh_fields({}, false);
   Scene scene = quick_scene(shape, q);
   fs::remove(shape);
@@ -245,7 +245,9 @@ TEST(FieldNetwork, NeuralSubspaceSimulatesWithoutLibTorch) {
   double free_end_drop = 0;
   for (std::size_t v = 0; v < now.size(); ++v) {
     ASSERT_TRUE(now[v].allFinite());
-    if (rest[v].x() < -0.9) EXPECT_LT((now[v] - rest[v]).norm(), 1e-9);
+    if (rest[v].x() < -0.9) {
+      EXPECT_LT((now[v] - rest[v]).norm(), 1e-9);
+    }
     if (rest[v].x() > 0.9) free_end_drop = std::max(free_end_drop, rest[v].y() - now[v].y());
   }
   EXPECT_GT(free_end_drop, 0.01);  // gravity pulls the free end down

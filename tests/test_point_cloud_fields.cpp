@@ -80,7 +80,7 @@ void write_splats_of(const Mesh& mesh, int count, const fs::path& file, bool gau
 
 Scene neural_scene(const fs::path& file, const std::string& pin) {
   QuickSceneOptions q;  // `wobble simulate`'s defaults: 1,000 points, a 24-cell sampling grid
-  q.pin = pin;
+  q.settings.pin = pin;
   q.field_source = field_network_mesh_fields({}, false);
   return quick_scene(file, q);
 }

@@ -2,13 +2,16 @@
 // key (json_values.hpp, scene_description.hpp), and physical inputs refused before the solver
 // runs (physics/input_checks.hpp).
 #include <functional>
+#include <tuple>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <wobble/error.hpp>
 #include <wobble/physics/input_checks.hpp>
+#include <wobble/physics/rig_complementary.hpp>
 #include <wobble/physics/scene_description.hpp>
+#include <wobble/physics/settings.hpp>
 
 #include "core/json_values.hpp"
 #include "test_util.hpp"
@@ -121,4 +124,43 @@ TEST(PhysicsInputs, NonFiniteOrAbsurdValuesAreRefusedWithWhatIsWrong) {
   EXPECT_EQ(error_of([&] { physics::check_world_inputs(world, "shape.off"); }), "shape.off: plane 0 origin: (0, inf, 0) is not finite");
   EXPECT_EQ(error_of([] { physics::check_material(physics::Material{-1, 0.3, 1000}, "--youngs"); }),
             "--youngs: Young's modulus (Pa): -1 is out of range [0.001, 1e+13]");
+}
+
+// The physics settings are declared once (settings.hpp): the description's defaults are those of
+// every option struct the front ends fill, and SCENE.json takes its defaults and ranges from it.
+TEST(PhysicsSettings, EveryOptionStructAndTheSceneFileTakeTheDescribedDefaults) {
+  const DeformerDescription& d = physics::physics_description();
+  auto number = [&](const char* key) { return std::get<double>(d.at(key, "test").default_value); };
+  auto integer = [&](const char* key) { return std::get<std::int64_t>(d.at(key, "test").default_value); };
+  const physics::ObjectDescription object;
+  const physics::RigComplementaryOptions rig;
+  for (const auto& [handles, points, youngs, poisson, density] :
+       {std::tuple{object.handles, object.points, object.material.youngs_modulus, object.material.poisson_ratio, object.material.density},
+        std::tuple{rig.handles, rig.points, rig.material.youngs_modulus, rig.material.poisson_ratio, rig.material.density}}) {
+    EXPECT_EQ(handles, integer("handles"));
+    EXPECT_EQ(static_cast<std::int64_t>(points), integer("points"));
+    EXPECT_EQ(youngs, number("youngs_modulus"));
+    EXPECT_EQ(poisson, number("poisson_ratio"));
+    EXPECT_EQ(density, number("density"));
+  }
+  const physics::SceneDescription scene = physics::describe_scene(nlohmann::json::parse(R"({"objects": [{"file": "a.off"}]})"), "s.json");
+  EXPECT_EQ(scene.fps, number("fps"));
+  EXPECT_EQ(scene.frames, integer("frames"));
+  EXPECT_EQ(scene.substeps, integer("substeps"));
+  EXPECT_EQ(scene.solver.max_iterations, integer("max_iterations"));
+  EXPECT_EQ(scene.solver.tolerance, number("tolerance"));
+  EXPECT_EQ(scene.contact.radius, number("contact_radius"));
+  EXPECT_EQ(scene.contact.stiffness, number("contact_stiffness"));
+  EXPECT_EQ(scene.objects[0].handles, integer("handles"));
+  EXPECT_EQ(scene.objects[0].pin_blend, number("pin_blend"));
+  EXPECT_EQ(scene.objects[0].material.youngs_modulus, number("youngs_modulus"));
+  EXPECT_EQ(physics::Drag{}.stiffness, number("drag_stiffness"));
+  EXPECT_EQ(physics::Drag{}.radius, number("drag_radius"));
+  // The file's ranges are the description's: 0.4999 is the largest Poisson ratio everywhere.
+  auto material = [](double poisson) {
+    return nlohmann::json::parse(R"({"objects": [{"file": "a.off", "material": {"poisson_ratio": )" + std::to_string(poisson) + "}}]}");
+  };
+  EXPECT_EQ(physics::describe_scene(material(0.4999), "s.json").objects[0].material.poisson_ratio, 0.4999);
+  EXPECT_NE(error_of([&] { physics::describe_scene(material(0.5), "s.json"); }).find("0.5 is out of range [0, 0.4999]"),
+            std::string::npos);
 }

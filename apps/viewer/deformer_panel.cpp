@@ -127,22 +127,6 @@ bool try_set(DeformerSettings& settings, const std::string& key, const Parameter
   }
 }
 
-bool parameter_row(const ParameterDescription& p, DeformerSettings& settings, std::string& error) {
-  if (const Keys* keys = settings.keys(p.key)) {
-    ImGui::TextDisabled("%s: keyed (%zu keys)", p.key.c_str(), keys->points.size());
-    tooltip(p);
-    return false;
-  }
-  const ParameterValue value = settings.get(p.key);
-  const std::optional<ParameterValue> next = value_widget(p, value);
-  tooltip(p);
-  bool changed = next && !(*next == value) && try_set(settings, p.key, *next, error);
-  if (!(value == p.default_value) && ImGui::BeginPopupContextItem(p.key.c_str())) {
-    if (ImGui::Selectable("reset to default")) changed = try_set(settings, p.key, p.default_value, error) || changed;
-    ImGui::EndPopup();
-  }
-  return changed;
-}
 
 // A nested field: optional ones get an "override" switch (off: the global value).
 bool field_row(const ParameterDescription& field, const ParameterValue& global, NamedValue*& current,
@@ -201,6 +185,23 @@ bool stack_choice(StackEditor& editor) {
 }
 
 }  // namespace
+
+bool parameter_row(const ParameterDescription& p, DeformerSettings& settings, std::string& error) {
+  if (const Keys* keys = settings.keys(p.key)) {
+    ImGui::TextDisabled("%s: keyed (%zu keys)", p.key.c_str(), keys->points.size());
+    tooltip(p);
+    return false;
+  }
+  const ParameterValue value = settings.get(p.key);
+  const std::optional<ParameterValue> next = value_widget(p, value);
+  tooltip(p);
+  bool changed = next && !(*next == value) && try_set(settings, p.key, *next, error);
+  if (!(value == p.default_value) && ImGui::BeginPopupContextItem(p.key.c_str())) {
+    if (ImGui::Selectable("reset to default")) changed = try_set(settings, p.key, p.default_value, error) || changed;
+    ImGui::EndPopup();
+  }
+  return changed;
+}
 
 bool joint_entry_editor(const ParameterDescription& table, DeformerSettings& settings, const std::string& joint,
                         std::string& error) {

@@ -23,6 +23,11 @@ enum class PanelChange { None, Settings, Stack };
 // stack's composition (rebuild). `error` receives a refused value's message.
 PanelChange deformer_panel(StackEditor& editor, const Rig& rig, int selected_joint, std::string& error);
 
+// One parameter's row: its widget (a slider over the described range for live numbers, a typed
+// field applied on Enter for bind ones), its help as tooltip, a "reset to default" menu; true
+// when the value changed (a refused value's message goes to `error`).
+bool parameter_row(const ParameterDescription& p, DeformerSettings& settings, std::string& error);
+
 // The selected joint's entry of a per-joint table parameter; true when it changed.
 bool joint_entry_editor(const ParameterDescription& table, DeformerSettings& settings, const std::string& joint,
                         std::string& error);

@@ -11,6 +11,7 @@
 #include <wobble/physics/field_network.hpp>
 
 #include "bend_weight_brush.hpp"
+#include "deformer_panel.hpp"
 #include "core/fail.hpp"
 
 namespace wobble::viewer {
@@ -389,6 +390,18 @@ void PhysicsMode::draw(const PhysicsFrame& f) {
   overlay_->draw(f.camera, f.width, f.height, 12.0f, /*on_top=*/true);
 }
 
+// Rows for the described settings `keys` of settings_.physics (physics_description(): the
+// flags' ranges and help); true when one changed.
+bool PhysicsMode::setting_rows(std::initializer_list<const char*> keys) {
+  const DeformerDescription& description = physics::physics_description();
+  DeformerSettings edited(description);
+  for (const ParameterDescription& p : description.parameters) edited.set(p.key, p.get(&settings_.physics), p.key);
+  bool changed = false;
+  for (const char* key : keys) changed |= parameter_row(description.at(key, "physics"), edited, error_);
+  if (changed) settings_.physics = edited.as<physics::Settings>();
+  return changed;
+}
+
 bool PhysicsMode::panel_rebuild_settings() {
   bool changed = false;
   int subspace = settings_.subspace == Subspace::Neural ? 1 : 0;
@@ -397,20 +410,10 @@ bool PhysicsMode::panel_rebuild_settings() {
   changed |= ImGui::RadioButton("neural fields (.wfield)", &subspace, 1);
   settings_.subspace = subspace ? Subspace::Neural : Subspace::Eigenmodes;
   ImGui::BeginDisabled(settings_.subspace == Subspace::Neural);
-  changed |= on_release([&] { ImGui::SliderInt("handles", &settings_.handles, 2, 32); });
+  changed |= setting_rows({"handles", "field_grid"});
   ImGui::EndDisabled();
-  changed |= on_release([&] { ImGui::SliderInt("cubature points", &settings_.points, 100, 4000); });
-  float youngs = static_cast<float>(settings_.material.youngs_modulus), nu = static_cast<float>(settings_.material.poisson_ratio),
-        density = static_cast<float>(settings_.material.density);
-  changed |= on_release([&] { ImGui::SliderFloat("Young's modulus (Pa)", &youngs, 1e3f, 1e8f, "%.3g", ImGuiSliderFlags_Logarithmic); });
-  changed |= on_release([&] { ImGui::SliderFloat("Poisson ratio", &nu, 0.0f, 0.49f, "%.3f"); });
-  changed |= on_release([&] { ImGui::SliderFloat("density (kg/m^3)", &density, 10.0f, 1e4f, "%.0f", ImGuiSliderFlags_Logarithmic); });
-  settings_.material = {youngs, nu, density};
-  float rate = static_cast<float>(settings_.step_rate);
-  changed |= on_release([&] { ImGui::SliderFloat("steps per second", &rate, 20.0f, 240.0f, "%.0f Hz"); });
-  settings_.step_rate = rate;
-  changed |= on_release([&] { ImGui::SliderInt("substeps", &settings_.substeps, 1, 8); });
-  changed |= on_release([&] { ImGui::SliderInt("Newton iterations", &settings_.max_iterations, 1, 30); });
+  changed |= setting_rows({"points", "sample_grid", "youngs_modulus", "poisson_ratio", "density", "model", "fps",
+                           "substeps", "max_iterations", "tolerance", "pin_blend"});
   return changed;
 }
 
@@ -453,10 +456,7 @@ void PhysicsMode::panel_live_settings() {
   live |= ImGui::SliderFloat("ramp about x (deg)", &tilt_x, -45.0f, 45.0f);
   live |= ImGui::SliderFloat("ramp about z (deg)", &tilt_z, -45.0f, 45.0f);
   settings_.floor_offset = offset, settings_.floor_tilt_x = tilt_x, settings_.floor_tilt_z = tilt_z;
-  float stiffness = static_cast<float>(settings_.drag_stiffness), radius = static_cast<float>(settings_.drag_radius);
-  live |= ImGui::SliderFloat("drag stiffness (1/s^2)", &stiffness, 10.0f, 5000.0f, "%.0f", ImGuiSliderFlags_Logarithmic);
-  live |= ImGui::SliderFloat("drag radius (m)", &radius, 0.02f, 1.0f);
-  settings_.drag_stiffness = stiffness, settings_.drag_radius = radius;
+  live |= setting_rows({"drag_stiffness", "drag_radius"});
   if (live) live_changed();
 }
 
@@ -500,7 +500,7 @@ std::string PhysicsMode::hud() const {
   const int handles = session_ ? session_->handles() : rig_session_->handles();
   char line[256];
   std::snprintf(line, sizeof line, "physics: step %.2f ms (median %.2f), %d Newton iterations, %.0f steps/s at %.0f Hz, %d handles%s",
-                s.step_ms, step_times_.median(), s.iterations, s.steps_per_second, settings_.step_rate, handles,
+                s.step_ms, step_times_.median(), s.iterations, s.steps_per_second, 1.0 / settings_.physics.time_step(), handles,
                 rig_session_ ? ", rig-complementary" : "");
   return line;
 }
@@ -517,7 +517,7 @@ std::string PhysicsMode::summary() const {
   std::snprintf(line, sizeof line,
                 "physics: %zu steps, median step %.2f ms wall, %.2f ms CPU (%.0f steps/s on one core), %d handles, %d points",
                 step_times_.count(), step_times_.median(), cpu, cpu > 0 ? 1000.0 / cpu : 0.0,
-                session_ ? session_->handles() : rig_session_ ? rig_session_->handles() : 0, settings_.points);
+                session_ ? session_->handles() : rig_session_ ? rig_session_->handles() : 0, settings_.physics.points);
   return line;
 }
 

@@ -3,6 +3,7 @@
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
 #include <wobble/physics/dirichlet.hpp>
+#include <wobble/physics/settings.hpp>
 
 #include "core/fail.hpp"
 
@@ -36,6 +37,21 @@ void parse_pin(const std::string& text, PhysicsSettings& s) {
   s.pin_above = text[1] == '>';
 }
 
+// A flag of physics_description() (--handles, --youngs, ...), read and checked by it.
+bool parse_described_setting(const std::string& flag, const std::function<const std::string&()>& value,
+                             physics::Settings& settings) {
+  const DeformerDescription& description = physics::physics_description();
+  for (const ParameterDescription& p : description.parameters) {
+    if (flag != "--" + p.flag || p.key == "pin") continue;  // --pin: the panel's pin modes (parse_pin)
+    DeformerSettings edited(description);
+    for (const ParameterDescription& q : description.parameters) edited.set(q.key, q.get(&settings), q.key);
+    edited.set(p.key, parse_parameter_text(p, value(), flag), flag);
+    settings = edited.as<physics::Settings>();
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool parse_physics_option(const std::string& flag, const std::function<const std::string&()>& value,
@@ -52,28 +68,21 @@ bool parse_physics_option(const std::string& flag, const std::function<const std
     const std::string& v = value();
     if (v != "eigenmodes" && v != "neural") fail_plain("--subspace: '{}' is not eigenmodes or neural", v);
     s.subspace = v == "neural" ? Subspace::Neural : Subspace::Eigenmodes;
-  } else if (flag == "--handles") s.handles = integer(1, 64);
-  else if (flag == "--points") s.points = integer(50, 20000);
-  else if (flag == "--neural-model") s.neural_model = value();
-  else if (flag == "--youngs") s.material.youngs_modulus = real(1, 1e12);
-  else if (flag == "--poisson") s.material.poisson_ratio = real(0, 0.499);
-  else if (flag == "--density") s.material.density = real(1e-3, 1e6);
-  else if (flag == "--step-rate") s.step_rate = real(10, 1000);
-  else if (flag == "--substeps") s.substeps = integer(1, 16);
+  } else if (flag == "--neural-model") s.neural_model = value();
   else if (flag == "--pin") parse_pin(value(), s);
   else if (flag == "--no-gravity") s.gravity = !is_on();
   else if (flag == "--no-floor") s.floor = !is_on();
   else if (flag == "--floor-tilt") s.floor_tilt_x = real(-60, 60);
   else if (flag == "--stop-frame") o.stop_frame = integer(1, 1000000);
-  else return false;
+  else return parse_described_setting(flag, value, s.physics);
   return true;
 }
 
 std::string physics_usage() {
   return "physics:  --physics [--rig] [--shape NAME] [--script ACTIONS.json|JSON] [--subspace eigenmodes|neural]\n"
-         "          [--handles N] [--points N] [--neural-model FILE.wfield] [--youngs PA] [--poisson NU] [--density KG_M3]\n"
-         "          [--step-rate HZ] [--substeps N] [--pin PREDICATE] [--no-gravity] [--no-floor]\n"
+         "          [--neural-model FILE.wfield] [--pin PREDICATE] [--no-gravity] [--no-floor]\n"
          "          [--floor-tilt DEGREES] [--ball] [--stop-frame N]\n"
+         "          and the settings of `wobble simulate --describe` (--handles N, --youngs PA, --fps HZ, ...)\n"
          "  --physics       simulate the shape (PhysSkin++): drag it with the mouse, pin, drop, collide\n"
          "  --pin y>0.6     pins what the predicate selects (normalised coordinates, as wobble simulate --pin)\n"
          "  --script        timed actions: press, drag, release, plane, joint, gravity, report (docs/viewer.md)\n";

@@ -4,8 +4,9 @@
 //   --rig                     rig-complementary physics of a rigged character (with --physics)
 //   --shape NAME              a bundled shape (NAME.off in the shapes folder) instead of FILE
 //   --script ACTIONS          timed actions (a .json file, or the JSON text itself): physics_script.hpp
-//   --subspace eigenmodes|neural   --handles N   --points N   --neural-model FILE.wfield
-//   --youngs PA  --poisson NU  --density KG_M3  --step-rate HZ  --substeps N
+//   --subspace eigenmodes|neural   --neural-model FILE.wfield
+//   the settings' flags (physics_description(), `wobble simulate --describe`): --handles N,
+//   --points N, --youngs PA, --poisson NU, --fps HZ, --substeps N, --drag-stiffness ...
 //   --pin PREDICATE           pins what a predicate over normalised rest coordinates selects, as
 //                             `wobble simulate --pin` ("y>0.6", "x<-0.9 || x>0.9"); AXIS>LEVEL and
 //                             AXIS<LEVEL set the panel's pin plane

@@ -13,9 +13,6 @@ namespace wobble::viewer {
 
 namespace {
 
-
-constexpr double kGravity = 9.81;         // m/s^2
-constexpr double kPinBlend = 0.2;         // m: pinned to free over this distance (dirichlet.hpp)
 constexpr double kBallRadius = 0.3;       // m, in the shape's normalised frame
 constexpr int kBallHandles = 6;
 constexpr std::size_t kCollisionVertices = 1000;  // vertices that meet planes and the ball, at most
@@ -67,12 +64,13 @@ PhysicsSession::PhysicsSession(const Mesh& shape, const PhysicsSettings& setting
 }
 
 void PhysicsSession::build_fields() {
-  const FieldKey key{settings_.subspace, settings_.handles, settings_.points};
+  const physics::Settings& s = settings_.physics;
+  const FieldKey key{settings_.subspace, s.handles, s.points, s.sample_grid, s.field_grid};
   if (field_key_ == key) return;
   physics::SampleOptions sampling;
-  sampling.grid_resolution = 24;
+  sampling.grid_resolution = settings_.physics.sample_grid;
   samples_ = shape_.triangles.empty() ? physics::sample_point_cloud(rest_, sampling) : physics::sample_mesh(shape_, sampling);
-  samples_ = physics::subsample(samples_, static_cast<std::size_t>(settings_.points));
+  samples_ = physics::subsample(samples_, static_cast<std::size_t>(settings_.physics.points));
   if (settings_.subspace == Subspace::Neural) {
     if (!neural_) fail_plain("physics: no neural fields model (export one with `wobble fields export`)");
     field_ = neural_(shape_, true);  // a point cloud (no triangles) is encoded from its points (shape_sample.hpp)
@@ -80,7 +78,8 @@ void PhysicsSession::build_fields() {
     std::vector<Vec3d> cover = samples_.points;
     cover.insert(cover.end(), rest_.begin(), rest_.end());
     physics::EigenmodeOptions eigen;
-    eigen.handles = settings_.handles;
+    eigen.handles = settings_.physics.handles;
+    eigen.grid_resolution = settings_.physics.field_grid;
     field_ = physics::skinning_eigenmodes(cover, eigen);
   }
   field_key_ = key;
@@ -111,7 +110,7 @@ physics::DirichletRegion PhysicsSession::pins() const {
     for (const Vec3d& p : *points)
       if (inside(p)) anchors.push_back(p);
   if (anchors.empty()) return {};  // nothing selected: free
-  return physics::DirichletRegion(inside, std::move(anchors), kPinBlend);
+  return physics::DirichletRegion(inside, std::move(anchors), settings_.physics.pin_blend);
 }
 
 physics::Plane PhysicsSession::floor_plane() const {
@@ -127,13 +126,15 @@ physics::Plane PhysicsSession::floor_plane() const {
 
 void PhysicsSession::build_world() {
   world_ = physics::World();
-  world_.solver.time_step = 1.0 / (settings_.step_rate * settings_.substeps);
-  world_.solver.max_iterations = settings_.max_iterations;
+  world_.solver.time_step = settings_.physics.time_step();
+  world_.solver.max_iterations = settings_.physics.max_iterations;
+  world_.solver.tolerance = settings_.physics.tolerance;
   physics::BodyDescription d;
   d.name = "shape";
   d.samples = samples_;
   d.field = field_;
-  d.material = settings_.material;
+  d.material = settings_.physics.material();
+  d.model = settings_.physics.model;
   d.pins = pins();
   d.collision_points = samples_.points;
   const std::vector<Vec3d> surface = thinned(rest_, kCollisionVertices);
@@ -165,24 +166,24 @@ void PhysicsSession::update_live(const PhysicsSettings& settings) {
   settings_.floor_offset = settings.floor_offset;
   settings_.floor_tilt_x = settings.floor_tilt_x;
   settings_.floor_tilt_z = settings.floor_tilt_z;
-  settings_.drag_stiffness = settings.drag_stiffness;
-  settings_.drag_radius = settings.drag_radius;
+  settings_.physics.gravity = settings.physics.gravity;
+  settings_.physics.drag_stiffness = settings.physics.drag_stiffness;
+  settings_.physics.drag_radius = settings.physics.drag_radius;
   const Vec3d direction = settings_.gravity_direction.norm() > 0 ? Vec3d(settings_.gravity_direction.normalized()) : Vec3d(0, -1, 0);
-  world_.solver.gravity = settings_.gravity ? Vec3d(kGravity * direction) : Vec3d::Zero();
+  world_.solver.gravity = settings_.gravity ? Vec3d(settings_.physics.gravity.norm() * direction) : Vec3d::Zero();
   world_.planes.clear();
   if (settings_.floor) world_.planes.push_back(floor_plane());
   if (drag_) {
-    drag_->stiffness = settings_.drag_stiffness;
-    drag_->radius = settings_.drag_radius;
+    drag_->stiffness = settings_.physics.drag_stiffness;
+    drag_->radius = settings_.physics.drag_radius;
     world_.drags = {*drag_};
   }
 }
 
 void PhysicsSession::solve_step() {
   meter_.start();
-  physics::StepStats last;
-  for (int s = 0; s < settings_.substeps; ++s) last = world_.step();
-  meter_.record(last.iterations, last.contacts);
+  const physics::StepStats stats = world_.step();
+  meter_.record(stats.iterations, stats.contacts);
 }
 
 void PhysicsSession::step() {
@@ -191,7 +192,7 @@ void PhysicsSession::step() {
 }
 
 int PhysicsSession::advance(double seconds) {
-  const int steps = clock_.due(seconds, 1.0 / settings_.step_rate);
+  const int steps = clock_.due(seconds, settings_.physics.time_step());
   for (int s = 0; s < steps; ++s) solve_step();
   if (steps > 0) update_vertices();  // once per frame: the display needs only the last state
   return steps;
@@ -231,8 +232,8 @@ void PhysicsSession::press(const Vec3d& rest_point) {
   drag.body = 0;
   drag.rest_point = to_normalized(rest_point);
   drag.target = to_normalized(position_of(rest_point));
-  drag.stiffness = settings_.drag_stiffness;
-  drag.radius = settings_.drag_radius;
+  drag.stiffness = settings_.physics.drag_stiffness;
+  drag.radius = settings_.physics.drag_radius;
   drag_ = drag;
   world_.drags = {drag};
 }
@@ -282,7 +283,8 @@ void PhysicsSession::drop_ball() {
   eigen.handles = kBallHandles;
   eigen.grid_resolution = 10;
   d.field = physics::skinning_eigenmodes(cover, eigen);
-  d.material = settings_.material;
+  d.material = settings_.physics.material();
+  d.model = settings_.physics.model;
   d.scale = kBallRadius;
   d.translation = top;
   d.collision_points = d.samples.points;

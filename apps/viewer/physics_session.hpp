@@ -3,8 +3,8 @@
 // the shape's normalised frame (centred, longest side 2 m) on skinning eigenmodes or learned
 // neural fields; pins by a plane or painted; gravity; a floor or ramp plane moved live (the
 // penalty of eq. 14); a second object dropped onto the first (the barrier of eq. 15); and a
-// Gaussian-kernel drag toward the cursor (eq. 13). Time advances in fixed steps of
-// 1 / step_rate seconds, decoupled from the display rate: advance() takes the real time that
+// Gaussian-kernel drag toward the cursor (eq. 13). Time advances in fixed implicit steps of
+// 1 / (fps x substeps) seconds (the time step of `wobble simulate`), decoupled from the display rate: advance() takes the real time that
 // passed and runs the steps that are due (a few at most, so a slow machine slows down rather
 // than stalls). Positions given and returned are in the shape's file frame.
 #include <memory>
@@ -105,7 +105,7 @@ class PhysicsSession {
   std::shared_ptr<const physics::SkinningField> field_;
   struct FieldKey {
     Subspace subspace;
-    int handles, points;
+    int handles, points, sample_grid, field_grid;
     bool operator==(const FieldKey&) const = default;
   };
   std::optional<FieldKey> field_key_;

@@ -1,36 +1,41 @@
 #pragma once
 // Settings of the viewer's physics mode (PhysSkin++ III-D), edited in the panel and, for the
 // start, from the command line or the page's URL (physics_options.cpp). Lengths are in the shape's
-// normalised frame (centred on its bounding box, longest side 2, treated as metres).
+// normalised frame (centred on its bounding box, longest side 2, treated as metres). The body and
+// solver settings are the library's (physics::Settings, with its defaults and ranges: flags and
+// sliders come from physics_description()); the rest is the viewer's own: how pins are chosen,
+// the floor, and gravity's switch and direction.
 #include <filesystem>
 #include <string>
 
 #include <Eigen/Core>
 
-#include <wobble/physics/elasticity.hpp>
+#include <wobble/physics/settings.hpp>
 
 namespace wobble::viewer {
 
 enum class Subspace { Eigenmodes, Neural };
 enum class PinMode { None, Plane, Painted, Predicate };
 
+// The library's defaults, but in the browser, which runs single-threaded WebAssembly without
+// Eigen's SIMD, a lighter subspace that keeps it at the step rate (a step costs about
+// handles^2 x points).
+inline physics::Settings viewer_physics_defaults() {
+  physics::Settings s;
+#ifdef __EMSCRIPTEN__
+  s.handles = 8;
+  s.points = 500;
+#endif
+  return s;
+}
+
 struct PhysicsSettings {
   Subspace subspace = Subspace::Eigenmodes;
-#ifdef __EMSCRIPTEN__
-  // The browser runs single-threaded WebAssembly without Eigen's SIMD: a lighter default subspace
-  // keeps it at the step rate (each step costs about handles^2 x points).
-  int handles = 8;                        // eigenmodes; neural fields bring their own count
-  int points = 500;                       // cubature points
-#else
-  int handles = 16;
-  int points = 1000;
-#endif
-  physics::Material material{5e5, 0.45, 1000};  // Young's modulus (Pa), Poisson ratio, density (kg/m^3)
-  double step_rate = 60;                  // physics steps per second of real time, whatever the display rate
-  int substeps = 1;                       // implicit steps per physics step
-  int max_iterations = 8;                 // Newton iterations per implicit step (interactive budget)
+  // Subspace, material, clock (one implicit step every 1 / (fps x substeps) s of real time,
+  // whatever the display rate), solver and drag.
+  physics::Settings physics = viewer_physics_defaults();
   bool gravity = true;
-  Eigen::Vector3d gravity_direction{0, -1, 0};  // scaled to 9.81 m/s^2
+  Eigen::Vector3d gravity_direction{0, -1, 0};  // scaled to |physics.gravity|
   PinMode pin_mode = PinMode::None;
   int pin_axis = 1;                       // 0, 1, 2: x, y, z
   double pin_level = 0.6;                 // the plane pins what lies above (or below) this coordinate
@@ -40,8 +45,6 @@ struct PhysicsSettings {
   bool floor = true;                      // a plane the shape rests on, moved and turned live
   double floor_offset = 0.02;             // floor height below the shape's lowest rest point (m)
   double floor_tilt_x = 0, floor_tilt_z = 0;  // degrees: a ramp
-  double drag_stiffness = 400;            // 1/s^2 (per unit mass), the Gaussian-kernel pull
-  double drag_radius = 0.25;              // m, the kernel's standard deviation
   std::filesystem::path neural_model;     // empty: the shipped .wfield (the rig model with --rig)
 };
 

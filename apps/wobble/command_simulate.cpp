@@ -4,8 +4,10 @@
 //   wobble simulate POINTS.ply|SPLATS.ply --subspace neural --pin "y>0.8" -o out.pc2|frames/   (no mesh)
 //   wobble simulate --rig CHARACTER.glb --clip Walk --handles 16 -o out.glb
 //   wobble simulate --rig CHARACTER.glb --clip Walk --subspace neural [--neural-model FILE] -o out.glb
+//   wobble simulate --describe [--json | --markdown]   the settings' flags (docs/physics-parameters.md)
 // Outputs: .pc2, .glb/.gltf (baked morph targets), or a folder ending in / (OBJ sequence for
-// meshes, PLY sequence for Gaussian splats).
+// meshes, PLY sequence for Gaussian splats). The settings' flags come from physics_description()
+// (settings.hpp): a setting added there appears here.
 #include <cctype>
 #include <cmath>
 #include <functional>
@@ -23,9 +25,13 @@
 #include <wobble/physics/rig_complementary.hpp>
 #include <wobble/physics/rig_loop.hpp>
 #include <wobble/physics/scene.hpp>
+#include <wobble/physics/settings.hpp>
+
+#include "deform/description_json.hpp"
 
 #include "commands.hpp"
 #include "core/fail.hpp"
+#include "described_options.hpp"
 #include "value_options.hpp"
 #include "loop_options.hpp"
 #include "progress.hpp"
@@ -184,47 +190,39 @@ MeshFields neural_fields(const std::string& subspace, const std::string& model_f
 }
 
 struct SimulateOptions {
-  std::string input, output, pin, rig, clip = "0", model = "neohookean", subspace = "eigenmodes", neural_model;
-  int handles = 16, frames = 120, substeps = 2, sample_grid = 24, field_grid = 20;
-  std::size_t points = 1000;
-  double fps = 30, youngs = 1e5, poisson = 0.45, density = 1000, pin_blend = 0.2, gravity = 9.81;
+  std::string input, output, rig, clip = "0", subspace = "eigenmodes", neural_model;
   std::optional<double> floor;
-  bool no_gravity = false, quiet = false, no_rig_inertia = false;
+  bool no_gravity = false, quiet = false, describe = false, json = false, markdown = false;
   LoopOptions loop;
   std::optional<double> loop_tolerance;  // share of the character size; unset: kDefaultLoopTolerance
+  DescribedOptions settings{physics_description(), ""};
 };
 
-// What every simulation reads: the material, the energy model and the learned fields (if any).
+// What every simulation reads: the described settings and the learned fields (if any).
 struct SimulateCommon {
-  physics::Material material;
-  EnergyModel model;
+  physics::Settings settings;
   MeshFields learned;
 };
 
+// The settings a scene file holds: contact and drags act between objects (SCENE.json's
+// "contact" and "drags"), never on a single shape or a rig.
+bool scene_only(const ParameterDescription& p) {
+  return p.key.rfind("contact", 0) == 0 || p.key.rfind("drag_", 0) == 0;
+}
+
 void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   app.add_option("INPUT", o.input, "SCENE.json, a shape (OFF, OBJ, glTF, ...), a 3DGS PLY, or a PLY of points alone (no mesh; write it to .pc2)");
-  app.add_option("-o,--output", o.output, "output: .pc2, .glb/.gltf, or folder/ (OBJ or PLY sequence)")->required();
+  app.add_option("-o,--output", o.output, "output: .pc2, .glb/.gltf, or folder/ (OBJ or PLY sequence); required");
+  o.settings.add_to(app, "Settings (docs/physics-parameters.md; a SCENE.json sets them in the file)",
+                    [](const ParameterDescription& p) { return !scene_only(p); });
   using namespace physics::input_limits;
-  add_integer_option(app, "--handles", o.handles, "skinning handles (subspace size 12 x handles)", 1, kMaxHandles);
-  add_integer_option(app, "--points", o.points, "sample (cubature) points", kMinPoints, kMaxPoints);
-  app.add_option("--pin", o.pin, "pinned region, a predicate over normalised x, y, z, e.g. \"y>0.8\"");
-  add_real_option(app, "--pin-blend", o.pin_blend, "width over which the pin releases (normalised units)", 0, kMaxPinBlend);
   add_real_option(app, "--floor", o.floor, "floor height (normalised units)", -kDistance, kDistance);
-  add_integer_option(app, "--frames", o.frames, "frames to write", 1, kMaxFrames);
-  add_real_option(app, "--fps", o.fps, "frames per second", kMinFps, kMaxFps);
-  add_integer_option(app, "--substeps", o.substeps, "time steps per frame", 1, kMaxSubsteps);
-  add_real_option(app, "--youngs", o.youngs, "Young's modulus (Pa)", kMinYoungs, kMaxYoungs);
-  add_real_option(app, "--poisson", o.poisson, "Poisson ratio", 0, kMaxPoisson);
-  add_real_option(app, "--density", o.density, "density (kg/m^3)", kMinDensity, kMaxDensity);
-  app.add_option("--model", o.model, "material model: neohookean or linear")->capture_default_str();
-  add_real_option(app, "--gravity", o.gravity, "gravity along -y (m/s^2; the shape spans 2 m)", -kAcceleration,
-                  kAcceleration);
-  app.add_flag("--no-gravity", o.no_gravity, "no gravity");
-  add_integer_option(app, "--sample-grid", o.sample_grid, "sampling grid cells along the longest side", kMinGrid, kMaxSampleGrid);
-  add_integer_option(app, "--field-grid", o.field_grid, "eigenmode grid cells along the longest side", kMinGrid, kMaxFieldGrid);
+  app.add_flag("--no-gravity", o.no_gravity, "no gravity (the same as --gravity [0,0,0])");
   app.add_option("--rig", o.rig, "rigged character: rig-complementary dynamics on its clip");
   app.add_option("--clip", o.clip, "clip name or index (with --rig)")->capture_default_str();
-  app.add_flag("--no-rig-inertia", o.no_rig_inertia, "with --rig: eq. 24 only, without the rig's inertial forcing");
+  app.add_flag("--describe", o.describe, "print the settings with their flags, units, defaults and ranges, and stop");
+  app.add_flag("--json", o.json, "with --describe: as JSON (the form of one element of `wobble deformers --json`)");
+  app.add_flag("--markdown", o.markdown, "with --describe: as docs/physics-parameters.md");
   o.loop.add_to(app);
   add_real_option(app, kLoopTolerance, o.loop_tolerance,
                   "with --rig --loop: cycles are played until one differs from the one before by less than this share "
@@ -237,51 +235,38 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
                  "with --subspace neural: the model file (default: the shipped one; with --rig, the one trained on clonk)");
 }
 
-// The subspace and material settings that a rig's simulator and a shape's scene share.
-template <class SubspaceOptions>
-void set_subspace_options(const SimulateOptions& o, const SimulateCommon& common, SubspaceOptions& out) {
-  out.handles = o.handles;
-  out.points = o.points;
-  out.sample_grid = o.sample_grid;
-  out.field_grid = o.field_grid;
-  out.material = common.material;
-  out.model = common.model;
-}
-
 // The rig-complementary simulator of --rig, built from the flags.
 RigComplementary rig_simulator(const SimulateOptions& o, const SimulateCommon& common, const Character& character) {
-  RigComplementaryOptions options;
-  set_subspace_options(o, common, options);
-  options.rig_inertia = !o.no_rig_inertia;
+  RigComplementaryOptions options = rig_options(common.settings);
   if (common.learned) {
     // The learned fields without the constant column span the complementary subspace; the
     // neural sampling frame and the simulator's are both the mesh's normalisation.
     if (!o.quiet) spdlog::info("building the rig-complementary subspace (learned fields)...");
     options.fields = common.learned(character.mesh, false);
   } else if (!o.quiet) {
-    spdlog::info("building the rig-complementary subspace ({} handles)...", o.handles);
+    spdlog::info("building the rig-complementary subspace ({} handles)...", common.settings.handles);
   }
   return RigComplementary(character, options);
 }
 
 // Every frame of the clip once (no loop), written as the output's kind asks.
-int simulate_clip_once(const SimulateOptions& o, OutputKind kind, const Character& character, std::size_t clip,
-                       RigComplementary& sim) {
+int simulate_clip_once(const SimulateOptions& o, const physics::Settings& s, OutputKind kind, const Character& character,
+                       std::size_t clip, RigComplementary& sim) {
   const Clip& c = character.clips[clip];
-  const int frames = clip_frame_count(c, o.fps);
+  const int frames = clip_frame_count(c, s.fps);
   BakedFrames baked;
   Pose pose;
   Progress progress("simulating", o.quiet);
   for (int f = 0; f < frames; ++f) {
-    sim.step_clip_frame(c, f, o.fps, o.substeps, pose);
-    baked.times.push_back(static_cast<float>(clip_frame_time(c, f, o.fps)));
+    sim.step_clip_frame(c, f, s.fps, s.substeps, pose);
+    baked.times.push_back(static_cast<float>(clip_frame_time(c, f, s.fps)));
     baked.positions.push_back(sim.vertex_positions(pose));
     baked.skinning.push_back(pose.skinning);
     progress.update(static_cast<std::size_t>(f + 1), static_cast<std::size_t>(frames));
   }
   progress.finish();
   switch (kind) {
-    case OutputKind::Pc2: write_pc2(o.output, baked, static_cast<float>(o.fps)); break;
+    case OutputKind::Pc2: write_pc2(o.output, baked, static_cast<float>(s.fps)); break;
     case OutputKind::Gltf: write_gltf(o.output, character, &baked, clip); break;
     case OutputKind::Folder: write_obj_sequence(o.output, character.mesh, baked); break;
   }
@@ -292,6 +277,10 @@ int simulate_clip_once(const SimulateOptions& o, OutputKind kind, const Characte
 // --rig CHARACTER: rig-complementary dynamics on its clip, looped or once.
 int simulate_rig(const SimulateOptions& o, const SimulateCommon& common) {
   if (!o.input.empty()) fail(o.input, "give either INPUT or --rig, not both");
+  // The rig carries the body and the clip sets the frames: these settings would be ignored.
+  for (const char* key : {"pin", "pin_blend", "frames", "gravity"})
+    if (o.settings.given(key)) fail_plain("{}: not with --rig (the rig carries the body; the clip sets the frames)", o.settings.flag(key));
+  if (o.floor || o.no_gravity) fail_plain("{}: not with --rig", o.floor ? "--floor" : "--no-gravity");
   if (o.loop_tolerance && !o.loop.enabled()) fail_plain("{}: needs --loop", kLoopTolerance);
   const OutputKind kind = output_kind(o.output);
   const Character character = load_character(o.rig);
@@ -303,10 +292,10 @@ int simulate_rig(const SimulateOptions& o, const SimulateCommon& common) {
     spdlog::info("{} fields, complementarity ||J_rig^T B|| / (||J_rig|| ||B||) = {:.3g} (0: exact)",
                  sim.body().handle_count(), sim.complementarity().relative);
   if (cycle) {
-    return simulate_rig_loop_to(o.output, kind, character, clip, *cycle, sim, o.fps, o.substeps,
-                                o.loop_tolerance.value_or(kDefaultLoopTolerance), o.quiet);
+    return simulate_rig_loop_to(o.output, kind, character, clip, *cycle, sim, common.settings.fps,
+                                common.settings.substeps, o.loop_tolerance.value_or(kDefaultLoopTolerance), o.quiet);
   }
-  return simulate_clip_once(o, kind, character, clip, sim);
+  return simulate_clip_once(o, common.settings, kind, character, clip, sim);
 }
 
 // INPUT: a SCENE.json, or a shape made into a scene by the flags.
@@ -316,21 +305,41 @@ int simulate_shape_or_scene(const SimulateOptions& o, const SimulateCommon& comm
   const char* loop_flag = o.loop.given_flag() ? o.loop.given_flag() : o.loop_tolerance ? kLoopTolerance : nullptr;
   if (loop_flag) fail_plain("{}: only with --rig CHARACTER (a shape or a scene has no clip to loop)", loop_flag);
   if (lower_extension(o.input) == ".json") {
+    // A scene file holds its settings: a flag beside it would be ignored.
+    for (const ParameterDescription& p : physics_description().parameters)
+      if (o.settings.given(p.key)) fail(o.input, "{}: set '{}' in the scene file", o.settings.flag(p.key), p.key);
+    if (o.floor || o.no_gravity) fail(o.input, "{}: give planes and gravity in the scene file", o.floor ? "--floor" : "--no-gravity");
     Scene scene = load_scene(o.input);
     return run_scene(scene, o.output, o.quiet);
   }
   QuickSceneOptions q;
-  set_subspace_options(o, common, q);
-  q.pin = o.pin;
-  q.pin_blend = o.pin_blend;
+  q.settings = common.settings;
   q.floor = o.floor;
-  q.gravity = o.no_gravity ? Vec3d::Zero() : Vec3d(0, -o.gravity, 0);
-  q.fps = o.fps;
-  q.frames = o.frames;
-  q.substeps = o.substeps;
   q.field_source = common.learned;
   Scene scene = quick_scene(o.input, q);
   return run_scene(scene, o.output, o.quiet);
+}
+
+// --describe: the settings, as text, JSON or docs/physics-parameters.md.
+int describe_settings(const SimulateOptions& o) {
+  if (o.json) {
+    fmt::print("{}\n", deformer_description_json(physics_description()));
+  } else if (o.markdown) {
+    fmt::print("{}", physics_parameters_markdown());
+  } else {
+    fmt::print("physics: {}\n", physics_description().summary);
+    for (const ParameterDescription& p : physics_description().parameters)
+      fmt::print("  {:<18} {:<20} {}\n", p.key, scene_only(p) ? "(SCENE.json)" : "--" + p.flag, p.describe());
+  }
+  return 0;
+}
+
+// The described settings with the flags applied (--no-gravity among them).
+physics::Settings settings_from_flags(const SimulateOptions& o) {
+  physics::Settings s = o.settings.settings().as<physics::Settings>();
+  if (o.no_gravity && o.settings.given("gravity")) fail_plain("--no-gravity: give it or --gravity, not both");
+  if (o.no_gravity) s.gravity = Vec3d::Zero();
+  return s;
 }
 
 }  // namespace
@@ -339,9 +348,10 @@ Runner add_simulate_command(CLI::App& app) {
   auto o = std::make_shared<SimulateOptions>();
   add_simulate_options(app, *o);
   return [o] {
-    SimulateCommon common{physics::Material{o->youngs, o->poisson, o->density}, {}, {}};
-    common.material.validate();
-    common.model = energy_model_from_string(o->model);
+    if ((o->json || o->markdown) && !o->describe) fail_plain("{}: only with --describe", o->json ? "--json" : "--markdown");
+    if (o->describe) return describe_settings(*o);
+    if (o->output.empty()) fail_plain("--output is required");
+    SimulateCommon common{settings_from_flags(*o), {}};
     common.learned = neural_fields(o->subspace, o->neural_model, !o->rig.empty());
     return o->rig.empty() ? simulate_shape_or_scene(*o, common) : simulate_rig(*o, common);
   };

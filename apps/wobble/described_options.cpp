@@ -15,8 +15,10 @@ const char* type_name(const ParameterDescription& parameter) {
 
 }  // namespace
 
-void DescribedOptions::add_to(CLI::App& command, const std::string& group) {
+void DescribedOptions::add_to(CLI::App& command, const std::string& group,
+                              const std::function<bool(const ParameterDescription&)>& include) {
   for (const ParameterDescription& parameter : description_->parameters) {
+    if (include && !include(parameter)) continue;
     const std::string key = parameter.key, where = flag(key);
     const DeformerDescription& description = *description_;
     auto check = [&description, key, where](const std::string& text) {

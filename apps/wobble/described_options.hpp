@@ -1,6 +1,8 @@
 #pragma once
 // Command-line flags for the parameters of one description that is not a stack deformer's (a
-// skinning decomposition's): --PREFIX<flag> each, with the description's help, checked by it.
+// skinning decomposition's, the physics settings'): --PREFIX<flag> each, with the description's
+// help, checked by it.
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -15,8 +17,9 @@ class DescribedOptions {
  public:
   DescribedOptions(const DeformerDescription& description, std::string prefix)
       : description_(&description), prefix_(std::move(prefix)) {}
-  // One option per parameter, in `group` of the help.
-  void add_to(CLI::App& command, const std::string& group);
+  // One option per parameter (those `include` accepts, when given), in `group` of the help.
+  void add_to(CLI::App& command, const std::string& group,
+              const std::function<bool(const ParameterDescription&)>& include = {});
   // True when the parameter's flag was given.
   bool given(std::string_view key) const { return values_.count(std::string(key)) > 0; }
   // "--helper-bones": a parameter's flag as the command line spells it.

@@ -98,6 +98,8 @@ struct ParameterDescription {
 
   // "oscillation frequency f (Hz; default 2.5; 0 to 30; live)": the line --help and tooltips show.
   std::string describe() const;
+  // A range bound as people write it: an integer parameter's whole ("10000000", not "1e+07").
+  std::string bound_text(double bound) const;
   // The default as people write it ("2.5", "1/240", "uniform", "none", "the global value").
   std::string default_text() const;
   // Checks a value for this parameter; throws Error("WHAT: ...") naming the problem.

@@ -2,6 +2,7 @@
 // Shared pieces of the Python bindings: numpy views of C++ buffers, checked numpy inputs, and
 // Python objects -> JSON settings. One bind_* function per concept, called by module.cpp.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include <wobble/math.hpp>
 #include <wobble/offline/helper_bones.hpp>
 #include <wobble/parameters.hpp>
+#include <wobble/physics/settings.hpp>
 
 namespace wobble::python {
 
@@ -66,6 +68,14 @@ std::optional<DecompositionParameters> helper_bone_parameters(py::handle bones, 
 // The helper bones of a bake as a wobble.HelperBones (the GIL released while they are fitted).
 py::object helper_bones_object(const Character& character, std::size_t clip, const BakedFrames& baked,
                                const DecompositionParameters& parameters, bool periodic, std::size_t threads);
+
+// Physics keyword arguments (a Simulation's, a RigSimulation's) as physics::Settings: keys of
+// physics_description() or the CLI's flag spellings (youngs, poisson), those `allowed` accepts;
+// gravity also a number along -y or None. Errors name `where` and the keyword.
+physics::Settings physics_settings(const py::kwargs& kwargs, const std::string& where,
+                                   const std::function<bool(const std::string& key)>& allowed);
+// The accepted keywords with their units, defaults and ranges, for a docstring.
+std::string physics_settings_doc(const std::function<bool(const std::string& key)>& allowed);
 
 void bind_character(py::module_& m);
 void bind_pose(py::module_& m);

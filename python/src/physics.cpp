@@ -59,35 +59,18 @@ bool is_json(const std::filesystem::path& path) {
   return e == ".json";
 }
 
-Vec3d gravity_vector(py::handle g) {
-  if (py::isinstance<py::float_>(g) || py::isinstance<py::int_>(g)) return Vec3d(0, -g.cast<double>(), 0);
-  const auto d = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(g);
-  if (d && d.size() == 1) return Vec3d(0, -d.data()[0], 0);  // a numpy scalar
-  if (!d || d.size() != 3) fail_plain("Simulation: gravity must be a number (along -y), a 3-vector, or None");
-  return Vec3d(d.data()[0], d.data()[1], d.data()[2]);
+// A single shape has no contact and no drags (a scene's).
+bool shape_setting(const std::string& key) {
+  return key.rfind("contact", 0) != 0 && key.rfind("drag_", 0) != 0 && key != "rig_inertia";
 }
 
-std::unique_ptr<Simulation> from_shape(const std::filesystem::path& input, int handles, std::size_t points,
-                                       const std::string& pin, double pin_blend, std::optional<double> floor, double fps,
-                                       int frames, int substeps, double youngs, double poisson, double density,
-                                       const std::string& model, py::handle gravity, int sample_grid, int field_grid,
-                                       const std::string& subspace, const std::optional<std::filesystem::path>& neural_model) {
+std::unique_ptr<Simulation> from_shape(const std::filesystem::path& input, std::optional<double> floor,
+                                       const std::string& subspace, const std::optional<std::filesystem::path>& neural_model,
+                                       const py::kwargs& settings) {
   if (is_json(input)) fail(input, "is a scene: use wobble.Simulation.from_scene (a scene carries its own settings)");
   QuickSceneOptions q;
-  q.handles = handles;
-  q.points = points;
-  q.sample_grid = sample_grid;
-  q.field_grid = field_grid;
-  q.pin = pin;
-  q.pin_blend = pin_blend;
+  q.settings = physics_settings(settings, "Simulation", shape_setting);
   q.floor = floor;
-  q.material = physics::Material{youngs, poisson, density};
-  q.material.validate();
-  q.model = physics::energy_model_from_string(model);
-  q.gravity = gravity.is_none() ? Vec3d::Zero() : gravity_vector(gravity);
-  q.fps = fps;
-  q.frames = frames;
-  q.substeps = substeps;
   q.field_source = subspace_fields(subspace, neural_model, false, "Simulation");
   auto sim = std::make_unique<Simulation>();
   py::gil_scoped_release release;
@@ -128,16 +111,13 @@ void bind_physics(py::module_& m) {
                          "Reduced-order elastic dynamics (PhysSkin++ runtime, as `wobble simulate`). Build from a "
                          "shape with the CLI's settings, or from a scene with Simulation.from_scene; the subspace is "
                          "built on construction. advance() steps frames; positions are float32 (N, 3) copies.")
-      .def(py::init(&from_shape), py::arg("shape"), py::kw_only(), py::arg("handles") = 16, py::arg("points") = 1000,
-           py::arg("pin") = "", py::arg("pin_blend") = 0.2, py::arg("floor") = py::none(), py::arg("fps") = 30.0,
-           py::arg("frames") = 120, py::arg("substeps") = 2, py::arg("youngs") = 1e5, py::arg("poisson") = 0.45,
-           py::arg("density") = 1000.0, py::arg("model") = "neohookean", py::arg("gravity") = 9.81,
-           py::arg("sample_grid") = 24, py::arg("field_grid") = 20, py::arg("subspace") = "eigenmodes",
-           py::arg("neural_model") = py::none(),
-           "A shape (OFF, OBJ, glTF, ...; or a 3DGS PLY) with `wobble simulate SHAPE`'s flags: pin and floor in "
-           "normalised coordinates, gravity a number along -y (m/s^2), a 3-vector, or None for none. Builds the "
-           "skinning eigenmodes (handles modes on a field_grid voxel grid), or with subspace='neural' the learned "
-           "fields of neural_model (a .wfield file, or .pt with wobble.has_neural; default: the shipped model).")
+      .def(py::init(&from_shape), py::arg("shape"), py::kw_only(), py::arg("floor") = py::none(),
+           py::arg("subspace") = "eigenmodes", py::arg("neural_model") = py::none(),
+           ("A shape (OFF, OBJ, glTF, ...; or a 3DGS PLY) with `wobble simulate SHAPE`'s settings as keywords "
+            "(docs/physics-parameters.md): pin and floor in normalised coordinates, gravity a 3-vector, a number "
+            "along -y (m/s^2), or None for none. Builds the skinning eigenmodes (handles modes on a field_grid voxel "
+            "grid), or with subspace='neural' the learned fields of neural_model (a .wfield file, or .pt with "
+            "wobble.has_neural; default: the shipped model). Settings:" + physics_settings_doc(shape_setting)).c_str())
       .def_static("from_scene", &from_scene, py::arg("scene"), py::arg("base") = std::filesystem::path("."),
                   "A SCENE.json path, or a dict with the same keys (files relative to `base`).")
       .def(

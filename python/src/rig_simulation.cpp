@@ -61,28 +61,25 @@ std::shared_ptr<Character> character_from(py::handle given) {
   return std::make_shared<Character>(load_character(path));
 }
 
-std::unique_ptr<RigSimulation> make_rig_simulation(py::handle character_in, py::handle clip, int handles, std::size_t points,
-                                                   double fps, int substeps, double youngs, double poisson, double density,
-                                                   const std::string& model, bool rig_inertia, int sample_grid,
-                                                   int field_grid, const std::string& subspace,
-                                                   const std::optional<std::filesystem::path>& neural_model) {
+// The settings a rig's simulation reads (`wobble simulate --rig` refuses the others).
+bool rig_setting(const std::string& key) {
+  for (const char* k : {"handles", "points", "sample_grid", "field_grid", "youngs_modulus", "poisson_ratio", "density",
+                        "model", "fps", "substeps", "rig_inertia"})
+    if (key == k) return true;
+  return false;
+}
+
+std::unique_ptr<RigSimulation> make_rig_simulation(py::handle character_in, py::handle clip, const std::string& subspace,
+                                                   const std::optional<std::filesystem::path>& neural_model,
+                                                   const py::kwargs& kwargs) {
   auto sim = std::make_unique<RigSimulation>();
   const std::shared_ptr<Character> character = character_from(character_in);
   sim->character = character;
   sim->clip = clip_index(*character, clip);
-  if (!(fps > 0) || !std::isfinite(fps)) fail_plain("RigSimulation: fps must be a positive number, got {}", fps);
-  if (substeps < 1) fail_plain("RigSimulation: substeps must be >= 1, got {}", substeps);
-  sim->fps = fps;
-  sim->substeps = substeps;
-  physics::RigComplementaryOptions options;
-  options.handles = handles;
-  options.points = points;
-  options.sample_grid = sample_grid;
-  options.field_grid = field_grid;
-  options.material = physics::Material{youngs, poisson, density};
-  options.material.validate();
-  options.model = physics::energy_model_from_string(model);
-  options.rig_inertia = rig_inertia;
+  const physics::Settings settings = physics_settings(kwargs, "RigSimulation", rig_setting);
+  sim->fps = settings.fps;
+  sim->substeps = settings.substeps;
+  physics::RigComplementaryOptions options = physics::rig_options(settings);
   if (const MeshFields learned = subspace_fields(subspace, neural_model, true, "RigSimulation")) {
     // Learned rig-complementary fields without the constant column span the subspace.
     options.fields = learned(character->mesh, false);
@@ -101,14 +98,12 @@ void bind_rig_simulation(py::module_& m) {
                             "--clip CLIP`: LBS plus elastic secondary motion in a subspace complementary to the rig. "
                             "Starts at frame 0 (the clip's start); advance() steps frames of 1 / fps.")
       .def(py::init(&make_rig_simulation), py::arg("character"), py::arg("clip") = 0, py::kw_only(),
-           py::arg("handles") = 16, py::arg("points") = 1000, py::arg("fps") = 30.0, py::arg("substeps") = 2,
-           py::arg("youngs") = 1e5, py::arg("poisson") = 0.45, py::arg("density") = 1000.0,
-           py::arg("model") = "neohookean", py::arg("rig_inertia") = true, py::arg("sample_grid") = 24,
-           py::arg("field_grid") = 20, py::arg("subspace") = "eigenmodes", py::arg("neural_model") = py::none(),
-           "character: a wobble.Character or a file; clip: name or index. The flags of `wobble simulate --rig` "
-           "(rig_inertia=False is --no-rig-inertia). Builds the complementary subspace on construction: "
-           "constrained skinning eigenmodes, or with subspace='neural' learned rig-complementary fields "
-           "(neural_model: a .wfield file, or .pt with wobble.has_neural; default: the one trained on clonk).")
+           py::arg("subspace") = "eigenmodes", py::arg("neural_model") = py::none(),
+           ("character: a wobble.Character or a file; clip: name or index. The settings of `wobble simulate --rig` "
+            "as keywords (docs/physics-parameters.md; rig_inertia=False is --rig-inertia false). Builds the "
+            "complementary subspace on construction: constrained skinning eigenmodes, or with subspace='neural' "
+            "learned rig-complementary fields (neural_model: a .wfield file, or .pt with wobble.has_neural; default: "
+            "the one trained on clonk). Settings:" + physics_settings_doc(rig_setting)).c_str())
       .def(
           "advance",
           [](RigSimulation& self, int frames) {

@@ -94,6 +94,9 @@ class SimulationTest(BarCase):
 
     def test_frame_by_frame_equals_run(self):
         whole = wobble.Simulation(self.shape, **SETTINGS).run()
+        by_key = {**SETTINGS, "youngs_modulus": SETTINGS["youngs"]}
+        del by_key["youngs"]
+        np.testing.assert_array_equal(wobble.Simulation(self.shape, **by_key).run(), whole)
         sim = wobble.Simulation(self.shape, **SETTINGS)
         steps = [sim.positions]
         for _ in range(5):
@@ -203,7 +206,7 @@ class RigSimulationTest(unittest.TestCase):
         self.assertAlmostEqual(sim.time - start, 4 / 30, places=6)
         no_inertia = wobble.RigSimulation(self.character, 0, rig_inertia=False, **RIG_SETTINGS).run(5)
         self.assertGreater(np.abs(no_inertia - whole).max(), 0)
-        np.testing.assert_array_equal(no_inertia, self.cli("--clip", "0", "--no-rig-inertia", *RIG_FLAGS)[:5])
+        np.testing.assert_array_equal(no_inertia, self.cli("--clip", "0", "--rig-inertia", "false", *RIG_FLAGS)[:5])
 
     def test_bad_input(self):
         wobble.set_log_level("off")
@@ -286,6 +289,9 @@ class SimulationErrorTest(BarCase):
         self.assert_error("points: 0 is out of range [10, 1000000]", wobble.Simulation, self.shape,
                           **{**small, "points": 0})
         self.assert_error("gravity", wobble.Simulation, self.shape, gravity=[0, 1], **small)
+        # The keywords are docs/physics-parameters.md's keys (or the CLI's flag spellings).
+        self.assert_error("Simulation: stiffness: unknown keyword", wobble.Simulation, self.shape, stiffness=3, **small)
+        self.assert_error("contact_radius: unknown keyword", wobble.Simulation, self.shape, contact_radius=0.1, **small)
         self.assert_error("objects", wobble.Simulation.from_scene, {"fps": 30})
         self.assert_error("expected a SCENE.json path", wobble.Simulation.from_scene, 42)
         broken = os.path.join(self.scratch.name, "broken.json")

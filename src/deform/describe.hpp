@@ -75,6 +75,15 @@ struct Convert<Vec3f> {
   }
 };
 
+template <>
+struct Convert<Vec3d> {
+  static ParameterValue to(const Vec3d& v) { return std::array<double, 3>{v.x(), v.y(), v.z()}; }
+  static Vec3d from(const ParameterValue& v) {
+    const auto& a = std::get<std::array<double, 3>>(v);
+    return Vec3d(a[0], a[1], a[2]);
+  }
+};
+
 // A struct value in the settings' unit (radians -> degrees), rounded to 12 significant digits so
 // that a value typed in the settings unit reads back as typed (60 degrees, not 59.99999999999999).
 inline double in_settings_unit(double value, double scale) {

@@ -60,9 +60,9 @@ namespace {
 std::string range_text(const ParameterDescription& d) {
   const bool low = std::isfinite(d.minimum), high = std::isfinite(d.maximum);
   const std::string open_low = d.minimum_exclusive ? "above " : "", open_high = d.maximum_exclusive ? " (excluded)" : "";
-  if (low && high) return open_low + format_real(d.minimum) + " to " + format_real(d.maximum) + open_high;
-  if (low) return (d.minimum_exclusive ? "> " : ">= ") + format_real(d.minimum);
-  if (high) return (d.maximum_exclusive ? "< " : "<= ") + format_real(d.maximum);
+  if (low && high) return open_low + d.bound_text(d.minimum) + " to " + d.bound_text(d.maximum) + open_high;
+  if (low) return (d.minimum_exclusive ? "> " : ">= ") + d.bound_text(d.minimum);
+  if (high) return (d.maximum_exclusive ? "< " : "<= ") + d.bound_text(d.maximum);
   return {};
 }
 
@@ -116,6 +116,13 @@ const char* expected_kind(ParameterType type) {
   return "?";
 }
 
+// An integer parameter's value out of its range, written whole ("10000000", not "1e+07").
+void check_integer(const ParameterDescription& d, std::int64_t x, std::string_view what) {
+  if (static_cast<double>(x) < d.minimum || static_cast<double>(x) > d.maximum)
+    throw Error(std::string(what) + ": " + std::to_string(x) + " is out of range [" + d.bound_text(d.minimum) + ", " +
+                d.bound_text(d.maximum) + "]");
+}
+
 void check_number(const ParameterDescription& d, double x, std::string_view what) {
   if (!std::isfinite(x)) throw Error(std::string(what) + ": " + format_real(x) + " is not a finite number");
   if ((d.minimum_exclusive && !(x > d.minimum)) || (d.maximum_exclusive && !(x < d.maximum))) {
@@ -162,6 +169,12 @@ void check_table(const ParameterDescription& d, const JointTable& table, std::st
 
 }  // namespace
 
+std::string ParameterDescription::bound_text(double bound) const {
+  if (type == ParameterType::Integer && std::abs(bound) < 9e15 && bound == std::floor(bound))
+    return std::to_string(static_cast<std::int64_t>(bound));
+  return format_real(bound);
+}
+
 std::string ParameterDescription::describe() const {
   std::vector<std::string> parts;
   if (!unit.empty()) parts.push_back(unit);
@@ -190,7 +203,7 @@ void ParameterDescription::check(const ParameterValue& value, std::string_view w
       return check_number(*this, std::get<double>(value), what);
     case ParameterType::Integer: {
       if (!std::holds_alternative<std::int64_t>(value)) wrong();
-      return check_number(*this, static_cast<double>(std::get<std::int64_t>(value)), what);
+      return check_integer(*this, std::get<std::int64_t>(value), what);
     }
     case ParameterType::Boolean:
       if (!std::holds_alternative<bool>(value)) wrong();

@@ -273,8 +273,8 @@ std::string markdown_row(const ParameterDescription& p, const std::string& prefi
   if (!p.choices.empty()) {
     for (const std::string& c : p.choices) range += (range.empty() ? "" : ", ") + ("`" + c + "`");
   } else if (std::isfinite(p.minimum) || std::isfinite(p.maximum)) {
-    range = std::string(p.minimum_exclusive ? "(" : "[") + (std::isfinite(p.minimum) ? format_real(p.minimum) : "-inf") +
-            ", " + (std::isfinite(p.maximum) ? format_real(p.maximum) : "inf") + (p.maximum_exclusive ? ")" : "]");
+    range = std::string(p.minimum_exclusive ? "(" : "[") + (std::isfinite(p.minimum) ? p.bound_text(p.minimum) : "-inf") +
+            ", " + (std::isfinite(p.maximum) ? p.bound_text(p.maximum) : "inf") + (p.maximum_exclusive ? ")" : "]");
   }
   const std::string shown_default = p.default_text();
   return "| `" + prefix + p.key + "` | " + (p.flag.empty() ? "" : "`--" + p.flag + "`") + " | " + to_string(p.type) +
@@ -314,11 +314,16 @@ std::string deformer_descriptions_markdown() {
       text += "No parameters.\n";
       continue;
     }
-    text += "| key | flag | type | unit | default | range | lifetime | help |\n|---|---|---|---|---|---|---|---|\n";
-    for (const ParameterDescription& p : d->parameters) {
-      text += markdown_row(p, "");
-      for (const ParameterDescription& f : p.fields) text += markdown_row(f, p.key + ".JOINT.");
-    }
+    text += parameter_table_markdown(*d);
+  }
+  return text;
+}
+
+std::string parameter_table_markdown(const DeformerDescription& description) {
+  std::string text = "| key | flag | type | unit | default | range | lifetime | help |\n|---|---|---|---|---|---|---|---|\n";
+  for (const ParameterDescription& p : description.parameters) {
+    text += markdown_row(p, "");
+    for (const ParameterDescription& f : p.fields) text += markdown_row(f, p.key + ".JOINT.");
   }
   return text;
 }

@@ -203,4 +203,11 @@ Complementarity RigComplementary::complementarity() const {
   return out;
 }
 
+RigComplementaryOptions rig_options(const Settings& settings) {
+  RigComplementaryOptions o;
+  copy_subspace_and_material(settings, o);
+  o.rig_inertia = settings.rig_inertia;
+  return o;
+}
+
 }  // namespace wobble::physics

@@ -230,29 +230,34 @@ Scene scene_from_json(const json& j, const fs::path& file) { return build_scene(
 
 Scene load_scene(const fs::path& scene_file) { return scene_from_json(read_json_file(scene_file, "a scene file"), scene_file); }
 
-Scene quick_scene(const fs::path& shape, const QuickSceneOptions& options) {
-  Scene scene;
-  scene.fps = options.fps;
-  scene.frames = options.frames;
-  scene.substeps = options.substeps;
-  check_timing(options.fps, options.frames, options.substeps, shape.string());
-  check_subspace_sizes(options.handles, options.points, options.sample_grid, options.field_grid, shape.string());
-  check_range(options.pin_blend, shape.string() + ": pin_blend", 0, input_limits::kMaxPinBlend);
-  scene.world.solver.time_step = 1.0 / (scene.fps * scene.substeps);
-  scene.world.solver.gravity = options.gravity;
-  scene.file_frame_output = true;
+namespace {
+
+// An object of the settings' subspace, material and pins.
+ObjectDescription object_of(const fs::path& shape, const Settings& s) {
   ObjectDescription spec;
   spec.file = shape;
-  spec.handles = options.handles;
-  spec.points = options.points;
-  spec.sample_grid = options.sample_grid;
-  spec.field_grid = options.field_grid;
-  spec.material = options.material;
-  spec.model = options.model;
-  spec.pin = options.pin;
-  spec.pin_blend = options.pin_blend;
+  copy_subspace_and_material(s, spec);
+  spec.pin = s.pin;
+  spec.pin_blend = s.pin_blend;
+  return spec;
+}
+
+}  // namespace
+
+Scene quick_scene(const fs::path& shape, const QuickSceneOptions& options) {
+  const Settings& s = options.settings;
+  if (const std::string problem = s.validate(); !problem.empty()) fail(shape, "{}", problem);
+  Scene scene;
+  scene.fps = s.fps;
+  scene.frames = s.frames;
+  scene.substeps = s.substeps;
+  scene.world.solver.time_step = s.time_step();
+  scene.world.solver.gravity = s.gravity;
+  scene.world.solver.max_iterations = s.max_iterations;
+  scene.world.solver.tolerance = s.tolerance;
+  scene.file_frame_output = true;
+  ObjectDescription spec = object_of(shape, s);
   spec.field_source = options.field_source;
-  check_material(options.material, shape.string());
   if (options.floor) {
     if (!std::isfinite(*options.floor) || std::abs(*options.floor) > input_limits::kDistance)
       fail(shape, "floor height {} is not a finite height within {} (normalised units)", *options.floor,

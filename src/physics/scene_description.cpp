@@ -22,6 +22,21 @@ Vec3d vec3(const JsonObject& o, std::string_view key, const Vec3d& fallback, dou
   return Vec3d(v[0], v[1], v[2]);
 }
 
+// A value of a described setting (settings.hpp) under `json_key`: its default and range are the
+// description's.
+const ParameterDescription& setting(std::string_view key) { return physics_description().at(key, "physics settings"); }
+
+double real_setting(const JsonObject& o, std::string_view json_key, std::string_view key) {
+  const ParameterDescription& d = setting(key);
+  return o.real(json_key, std::get<double>(d.default_value), d.minimum, d.maximum);
+}
+
+int integer_setting(const JsonObject& o, std::string_view json_key, std::string_view key) {
+  const ParameterDescription& d = setting(key);
+  return static_cast<int>(o.integer(json_key, std::get<std::int64_t>(d.default_value), static_cast<std::int64_t>(d.minimum),
+                                    static_cast<std::int64_t>(d.maximum)));
+}
+
 ObjectDescription object_description(const JsonObject& o, const fs::path& base) {
   using namespace input_limits;
   o.allow_only({"file", "kinematic", "handles", "points", "sample_grid", "field_grid", "source", "material", "pin",
@@ -31,19 +46,19 @@ ObjectDescription object_description(const JsonObject& o, const fs::path& base) 
   if (!o.has("file")) o.fail_at("file", "required (the shape's file, relative to the scene file)");
   spec.file = base / o.text("file", "");
   spec.kinematic = o.boolean("kinematic", false);
-  spec.handles = static_cast<int>(o.integer("handles", spec.handles, 1, kMaxHandles));
-  spec.points = static_cast<std::size_t>(o.integer("points", static_cast<std::int64_t>(spec.points), kMinPoints, kMaxPoints));
-  spec.sample_grid = static_cast<int>(o.integer("sample_grid", spec.sample_grid, kMinGrid, kMaxSampleGrid));
-  spec.field_grid = static_cast<int>(o.integer("field_grid", spec.field_grid, kMinGrid, kMaxFieldGrid));
+  spec.handles = integer_setting(o, "handles", "handles");
+  spec.points = static_cast<std::size_t>(integer_setting(o, "points", "points"));
+  spec.sample_grid = integer_setting(o, "sample_grid", "sample_grid");
+  spec.field_grid = integer_setting(o, "field_grid", "field_grid");
   spec.source = o.text("source", spec.source);
   if (spec.source != "eigenmodes" && spec.source != "skin")
     o.fail_at("source", "'" + spec.source + "' is not a subspace source (use eigenmodes or skin)");
   const JsonObject m = o.object("material");
   m.allow_only({"youngs_modulus", "poisson_ratio", "density", "model"});
-  spec.material.youngs_modulus = m.real("youngs_modulus", spec.material.youngs_modulus, kMinYoungs, kMaxYoungs);
-  spec.material.poisson_ratio = m.real("poisson_ratio", spec.material.poisson_ratio, 0.0, kMaxPoisson);
-  spec.material.density = m.real("density", spec.material.density, kMinDensity, kMaxDensity);
-  const std::string model = m.text("model", "neohookean");
+  spec.material.youngs_modulus = real_setting(m, "youngs_modulus", "youngs_modulus");
+  spec.material.poisson_ratio = real_setting(m, "poisson_ratio", "poisson_ratio");
+  spec.material.density = real_setting(m, "density", "density");
+  const std::string model = m.text("model", to_string(spec.model));
   try {
     spec.model = energy_model_from_string(model);
   } catch (const Error& e) {
@@ -57,7 +72,7 @@ ObjectDescription object_description(const JsonObject& o, const fs::path& base) 
       o.fail_at("pin", e.what());
     }
   }
-  spec.pin_blend = o.real("pin_blend", spec.pin_blend, 0.0, kMaxPinBlend);
+  spec.pin_blend = real_setting(o, "pin_blend", "pin_blend");
   spec.pin_velocity = vec3(o, "pin_velocity", spec.pin_velocity, kSpeed);
   spec.scale = o.real("scale", 1.0, 1e-6, kDistance);
   spec.position = vec3(o, "position", spec.position, kDistance);
@@ -99,8 +114,8 @@ DragDescription drag_from(const JsonObject& d, const std::vector<ObjectDescripti
   Drag& drag = description.drag;
   drag.rest_point = vec3(d, "point", drag.rest_point, kDistance);
   drag.target = vec3(d, "target", drag.target, kDistance);
-  drag.stiffness = d.real("stiffness", drag.stiffness, 0.0, kMaxStiffness);
-  drag.radius = d.real("radius", drag.radius, 1e-9, kDistance);
+  drag.stiffness = real_setting(d, "stiffness", "drag_stiffness");
+  drag.radius = real_setting(d, "radius", "drag_radius");
   return description;
 }
 
@@ -111,22 +126,22 @@ SceneDescription describe_scene(const json& j, const fs::path& file) {
   const JsonObject top(j, file.string());
   top.allow_only({"fps", "frames", "substeps", "gravity", "solver", "contact", "objects", "planes", "drags"});
   SceneDescription scene;
-  scene.fps = top.real("fps", 30.0, kMinFps, kMaxFps);
-  scene.frames = static_cast<int>(top.integer("frames", 120, 1, kMaxFrames));
-  scene.substeps = static_cast<int>(top.integer("substeps", 2, 1, kMaxSubsteps));
+  scene.fps = real_setting(top, "fps", "fps");
+  scene.frames = integer_setting(top, "frames", "frames");
+  scene.substeps = integer_setting(top, "substeps", "substeps");
   scene.solver.time_step = 1.0 / (scene.fps * scene.substeps);
-  scene.solver.gravity = vec3(top, "gravity", scene.solver.gravity, kAcceleration);
+  scene.solver.gravity = vec3(top, "gravity", scene.solver.gravity, setting("gravity").maximum);
   const JsonObject solver = top.object("solver");
   solver.allow_only({"max_iterations", "tolerance"});
-  scene.solver.max_iterations = static_cast<int>(solver.integer("max_iterations", scene.solver.max_iterations, 1, 1000));
-  scene.solver.tolerance = solver.real("tolerance", scene.solver.tolerance, 1e-15, 1.0);
+  scene.solver.max_iterations = integer_setting(solver, "max_iterations", "max_iterations");
+  scene.solver.tolerance = real_setting(solver, "tolerance", "tolerance");
   const JsonObject contact = top.object("contact");
   contact.allow_only({"enabled", "radius", "min_gap", "stiffness"});
   auto& o = scene.contact;
   o.enabled = contact.boolean("enabled", o.enabled);
-  o.radius = contact.real("radius", o.radius, 1e-9, kDistance);
-  o.min_gap = contact.real("min_gap", o.min_gap, 0.0, 0.999);
-  o.stiffness = contact.real("stiffness", o.stiffness, 1e-9, kMaxStiffness);
+  o.radius = real_setting(contact, "radius", "contact_radius");
+  o.min_gap = real_setting(contact, "min_gap", "contact_min_gap");
+  o.stiffness = real_setting(contact, "stiffness", "contact_stiffness");
   const fs::path base = file.parent_path();
   for (const JsonObject& object : top.objects("objects")) scene.objects.push_back(object_description(object, base));
   if (scene.objects.empty()) top.fail_at("objects", "required: a non-empty array of objects");

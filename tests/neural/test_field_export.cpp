@@ -218,12 +218,12 @@ TEST(FieldExport, SimulationTrajectoryIsTheSameWithEitherEvaluator) {
   const NeuralFieldModel model(kModels / "physskin_small.pt");
   const auto network = exported(kModels / "physskin_small.pt");
   physics::QuickSceneOptions q;
-  q.pin = "x<-0.8";
-  q.points = 300;
-  q.sample_grid = 12;
-  q.material = {5e5, 0.45, 1000};
-  q.fps = 60;
-  q.substeps = 1;
+  q.settings.pin = "x<-0.8";
+  q.settings.points = 300;
+  q.settings.sample_grid = 12;
+  q.settings.youngs_modulus = 5e5;
+  q.settings.fps = 60;
+  q.settings.substeps = 1;
   q.field_source = [&model](const Mesh& mesh, bool constant) { return model.fields_for(mesh, constant); };
   physics::Scene with_torch = physics::quick_scene(shape, q);
   q.field_source = [network](const Mesh& mesh, bool constant) { return network->fields_for(mesh, constant); };

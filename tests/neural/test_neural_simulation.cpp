@@ -93,12 +93,12 @@ TEST(NeuralSimulation, PinnedBarStaysFiniteAndSagsAndSwingsLikeEigenmodes) {
   const NeuralFieldModel model(kShipped);
   const fs::path bar = write_bar();
   physics::QuickSceneOptions q;
-  q.pin = "x<-0.9";
-  q.material = {1e7, 0.45, 1000};
-  q.fps = 100;
-  q.substeps = 2;
-  q.points = 500;
-  q.handles = model.handles() + 1;  // eigenmodes: as many fields as the model's, constant included
+  q.settings.pin = "x<-0.9";
+  q.settings.youngs_modulus = 1e7;
+  q.settings.fps = 100;
+  q.settings.substeps = 2;
+  q.settings.points = 500;
+  q.settings.handles = model.handles() + 1;  // eigenmodes: as many fields as the model's, constant included
   const HangingRun eigen = hang(physics::quick_scene(bar, q), {}, 300, 300);
   q.field_source = [&model](const Mesh& mesh, bool constant_column) { return model.fields_for(mesh, constant_column); };
   const HangingRun neural = hang(physics::quick_scene(bar, q), {}, 300, 300);
@@ -113,12 +113,12 @@ TEST(NeuralSimulation, UnseenShapeStaysFiniteOver10000StepsAndSwingsLikeEigenmod
   if (!fs::exists(kShipped) || !fs::exists(femur)) GTEST_SKIP() << "no shipped model or no " << femur;
   const NeuralFieldModel model(kShipped);
   physics::QuickSceneOptions q;
-  q.pin = "z<-0.45";  // femur: 1 long along z, its file coordinates
-  q.material = {1e6, 0.45, 1000};
-  q.fps = 100;
-  q.substeps = 2;
-  q.points = 300;
-  q.handles = model.handles() + 1;
+  q.settings.pin = "z<-0.45";  // femur: 1 long along z, its file coordinates
+  q.settings.youngs_modulus = 1e6;
+  q.settings.fps = 100;
+  q.settings.substeps = 2;
+  q.settings.points = 300;
+  q.settings.handles = model.handles() + 1;
   const Cantilever ends{2, -0.45, 0.45};
   const HangingRun eigen = hang(physics::quick_scene(femur, q), ends, 300, 300);
   q.field_source = [&model](const Mesh& mesh, bool constant_column) { return model.fields_for(mesh, constant_column); };

@@ -65,8 +65,8 @@ Mesh fine_box(float hx, float hy, float hz, int n = 16) {
 
 // Small samples, so that each session builds fast.
 PhysicsSettings small(PhysicsSettings s = {}) {
-  s.points = 200;
-  s.handles = 8;
+  s.physics.points = 200;
+  s.physics.handles = 8;
   return s;
 }
 
@@ -109,12 +109,22 @@ TEST(PhysicsOptions, PinsSubspaceAndStrictValues) {
   EXPECT_DOUBLE_EQ(plane.settings.pin_level, 0.6);
   EXPECT_TRUE(plane.settings.pin_above);
   EXPECT_EQ(plane.settings.subspace, Subspace::Neural);
-  EXPECT_EQ(plane.settings.handles, 12);
+  EXPECT_EQ(plane.settings.physics.handles, 12);
   const PhysicsOptions both = parse({"--pin", "x<-0.9 || x>0.9"});
   EXPECT_EQ(both.settings.pin_mode, PinMode::Predicate);
   EXPECT_NE(error_text([] { parse({"--pin", "y>>1"}); }).find("--pin"), std::string::npos);
   EXPECT_NE(error_text([] { parse({"--handles", "2abc"}); }).find("--handles"), std::string::npos);
-  EXPECT_NE(error_text([] { parse({"--poisson", "0.5"}); }).find("out of range"), std::string::npos);
+  EXPECT_NE(error_text([] { parse({"--poisson", "0.5"}); }).find("out of range [0, 0.4999]"), std::string::npos);
+  // The viewer's settings are the library's: the same defaults, flags and ranges (settings.hpp).
+  const PhysicsOptions defaults = parse({"--physics"});
+  for (const ParameterDescription& p : physics::physics_description().parameters)
+    EXPECT_EQ(p.get(&defaults.settings.physics), p.default_value) << p.key;
+  const PhysicsOptions edge = parse({"--poisson", "0.4999", "--handles", "256", "--fps", "120", "--drag-stiffness", "50"});
+  EXPECT_EQ(edge.settings.physics.poisson_ratio, 0.4999);
+  EXPECT_EQ(edge.settings.physics.handles, 256);
+  EXPECT_EQ(edge.settings.physics.fps, 120);
+  EXPECT_EQ(edge.settings.physics.drag_stiffness, 50);
+  EXPECT_NE(error_text([] { parse({"--handles", "257"}); }).find("--handles: 257 is out of range [1, 256]"), std::string::npos);
   EXPECT_NE(error_text([] { parse({"--subspace", "magic"}); }).find("magic"), std::string::npos);
 }
 
@@ -126,7 +136,7 @@ TEST(PhysicsSessionLogic, PinnedEndHoldsAndTheDragPullsTheFreeEnd) {
   s.pin_axis = 0;
   s.pin_level = -0.8;
   s.pin_above = false;
-  s.material.youngs_modulus = 1e7;
+  s.physics.youngs_modulus = 1e7;
   const Mesh box = test::box_mesh(1.0f, 0.25f, 0.25f);
   PhysicsSession session(box, s, {});
   const std::vector<float> pinned = session.pinned_vertices();

@@ -45,9 +45,9 @@ std::string fidelity_text(const nlohmann::json& c) {
 
 double seconds_to_first_step(const std::filesystem::path& shape, const physics::MeshFields& fields, int handles) {
   physics::QuickSceneOptions options;
-  options.handles = handles;
+  options.settings.handles = handles;
   options.field_source = fields;
-  options.frames = 1;
+  options.settings.frames = 1;
   const auto start = std::chrono::steady_clock::now();
   physics::Scene scene = physics::quick_scene(shape, options);
   scene.world.step();

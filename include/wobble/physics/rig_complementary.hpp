@@ -21,23 +21,28 @@
 #include <wobble/character.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/physics/dynamics.hpp>
+#include <wobble/physics/settings.hpp>
 
 namespace wobble::physics {
 
 struct RigComplementaryOptions {
-  int handles = 16;                // eigenmodes only; given fields bring their own count
-  std::size_t points = 1000;
-  int sample_grid = 24;            // sampling grid resolution
-  int field_grid = 20;             // eigenmode and rig-weight grid resolution
-  Material material{2e4, 0.45, 1000};
-  EnergyModel model = EnergyModel::NeoHookean;
-  bool rig_inertia = true;
+  // The defaults are physics::Settings' (settings.hpp).
+  int handles = default_settings().handles;  // eigenmodes only; given fields bring their own count
+  std::size_t points = static_cast<std::size_t>(default_settings().points);
+  int sample_grid = default_settings().sample_grid;  // sampling grid resolution
+  int field_grid = default_settings().field_grid;    // eigenmode and rig-weight grid resolution
+  Material material = default_settings().material();
+  EnergyModel model = default_settings().model;
+  bool rig_inertia = default_settings().rig_inertia;
   Vec3d gravity = Vec3d::Zero();   // m/s^2 in the normalised frame
   // Empty: constrained skinning eigenmodes. Otherwise fields in the physics frame, which depends
   // on the mesh alone (Normalization::of_points of its bind positions; the neural samplers'
   // frame too), so callers build them up front.
   std::shared_ptr<const SkinningField> fields;
 };
+
+// The options of a rig's simulation with the settings' subspace, material and rig coupling.
+RigComplementaryOptions rig_options(const Settings& settings);
 
 // How far the subspace is from complementary at the sample points: ||J_rig^T B||_F over all three
 // dimensions (B with its d(X) W_i [X; 1] columns), and the same divided by ||J_rig||_F ||B||_F,

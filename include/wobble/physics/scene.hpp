@@ -21,7 +21,7 @@
 //   } ],
 //   "planes": [ {"origin": [0, -1, 0], "normal": [0, 1, 0], "axis": [1, 0, 0], "half_size": [0, 0],
 //                "stiffness": 1e5, "velocity": [0, 0, 0], "angular_velocity": [0, 0, 0]} ],
-//   "drags": [ {"object": 0, "point": [0, 1, 0], "target": [0.5, 1.5, 0], "stiffness": 50, "radius": 0.2} ]
+//   "drags": [ {"object": 0, "point": [0, 1, 0], "target": [0.5, 1.5, 0], "stiffness": 400, "radius": 0.25} ]
 // }
 // Output frames hold every object's vertices (or Gaussians) in object order, in the scene frame;
 // quick scenes (one object, scale 1, position 0) write in the input file's own frame.
@@ -72,6 +72,8 @@ struct Scene {
 
 // Parses and builds; throws Error naming the file (and the JSON path of the key) on bad input.
 // Every value is checked (scene_description.hpp) before anything is built; unknown keys are errors.
+// The keys that are settings (handles, material, pin, clock, solver, contact) take their defaults
+// and ranges from physics_description() (settings.hpp, docs/physics-parameters.md).
 Scene load_scene(const std::filesystem::path& scene_file);
 Scene scene_from_json(const nlohmann::json& json, const std::filesystem::path& scene_file);
 // Builds a checked description: samples the objects, makes their subspaces, checks the world's
@@ -79,17 +81,8 @@ Scene scene_from_json(const nlohmann::json& json, const std::filesystem::path& s
 Scene build_scene(const SceneDescription& description, const std::filesystem::path& scene_file);
 
 struct QuickSceneOptions {
-  int handles = 16;
-  std::size_t points = 1000;
-  int sample_grid = 24, field_grid = 20;
-  std::string pin;                        // predicate over normalised coordinates; empty: none
-  double pin_blend = 0.2;
+  Settings settings;                      // settings.hpp (contact and drags: a single shape has none)
   std::optional<double> floor;            // height in normalised coordinates
-  Material material{1e5, 0.45, 1000};
-  EnergyModel model = EnergyModel::NeoHookean;
-  Vec3d gravity = Vec3d(0, -9.81, 0);
-  double fps = 30;
-  int frames = 120, substeps = 2;
   // When set, gives the subspace (with the constant column) instead of eigenmodes (e.g. neural
   // fields; the mesh in file coordinates).
   MeshFields field_source;

@@ -11,6 +11,7 @@
 
 #include <wobble/physics/dynamics.hpp>
 #include <wobble/physics/elasticity.hpp>
+#include <wobble/physics/settings.hpp>
 #include <wobble/physics/skinning_field.hpp>
 
 namespace wobble::physics {
@@ -19,15 +20,15 @@ struct ObjectDescription {
   std::filesystem::path file;             // resolved against the scene file's folder
   std::string where;                      // "scene.json: objects[2]", for messages
   bool kinematic = false;
-  int handles = 16;
-  std::size_t points = 1000;
-  int sample_grid = 24, field_grid = 20;
+  int handles = default_settings().handles;  // the defaults: settings.hpp
+  std::size_t points = static_cast<std::size_t>(default_settings().points);
+  int sample_grid = default_settings().sample_grid, field_grid = default_settings().field_grid;
   std::string source = "eigenmodes";      // or "skin"
   MeshFields field_source;                // overrides `source` (quick scenes: learned fields)
-  Material material{1e5, 0.45, 1000};
-  EnergyModel model = EnergyModel::NeoHookean;
+  Material material = default_settings().material();
+  EnergyModel model = default_settings().model;
   std::string pin;
-  double pin_blend = 0.2;
+  double pin_blend = default_settings().pin_blend;
   Vec3d pin_velocity = Vec3d::Zero();
   double scale = 1;
   Vec3d position = Vec3d::Zero(), velocity = Vec3d::Zero(), angular_velocity = Vec3d::Zero(),
@@ -40,8 +41,8 @@ struct DragDescription {
 };
 
 struct SceneDescription {
-  double fps = 30;
-  int frames = 120, substeps = 2;
+  double fps = default_settings().fps;
+  int frames = default_settings().frames, substeps = default_settings().substeps;
   SolverOptions solver;
   ContactOptions contact;
   std::vector<ObjectDescription> objects;

@@ -29,9 +29,10 @@ if(WOBBLE_BUILD_TESTS)
   target_link_libraries(wobble_viewer_tests PRIVATE wobble_viewer_lib GTest::gtest GTest::gtest_main)
   target_compile_definitions(wobble_viewer_tests PRIVATE
     WOBBLE_VIEWER="$<TARGET_FILE:wobble-viewer>"
+    WOBBLE_CLI="$<TARGET_FILE:wobble>"
     WOBBLE_BUNDLED_ASSETS="${WOBBLE_BUNDLED_ASSETS}"
     WOBBLE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-  add_dependencies(wobble_viewer_tests wobble-viewer bundled_assets)
+  add_dependencies(wobble_viewer_tests wobble-viewer wobble bundled_assets)
   gtest_discover_tests(wobble_viewer_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 
   # The soaks' short version (scripts/soak.py --short; the long one is the README's soak

@@ -6,6 +6,7 @@
 
 #include <wobble/error.hpp>
 #include <wobble/physics/eigenmodes.hpp>
+#include <wobble/physics/scene.hpp>
 
 #include "core/fail.hpp"
 
@@ -15,7 +16,6 @@ namespace {
 
 constexpr double kBallRadius = 0.3;       // m, in the shape's normalised frame
 constexpr int kBallHandles = 6;
-constexpr std::size_t kCollisionVertices = 1000;  // vertices that meet planes and the ball, at most
 
 // A UV sphere of radius 1 about the origin, outward triangles.
 Mesh unit_sphere(int rings = 12, int segments = 20) {
@@ -36,14 +36,6 @@ Mesh unit_sphere(int rings = 12, int segments = 20) {
     }
   m.compute_normals();
   return m;
-}
-
-// Every `stride`-th of `points`, so that at most `limit` remain.
-std::vector<Vec3d> thinned(const std::vector<Vec3d>& points, std::size_t limit) {
-  const std::size_t stride = std::max<std::size_t>(1, points.size() / limit);
-  std::vector<Vec3d> out;
-  for (std::size_t i = 0; i < points.size(); i += stride) out.push_back(points[i]);
-  return out;
 }
 
 }  // namespace
@@ -136,9 +128,7 @@ void PhysicsSession::build_world() {
   d.material = settings_.physics.material();
   d.model = settings_.physics.model;
   d.pins = pins();
-  d.collision_points = samples_.points;
-  const std::vector<Vec3d> surface = thinned(rest_, kCollisionVertices);
-  d.collision_points.insert(d.collision_points.end(), surface.begin(), surface.end());
+  d.collision_points = physics::collision_points(samples_, rest_);  // as `wobble simulate`'s
   world_.add_body(std::move(d));
   vertex_basis_ = world_.body(0).basis_at(rest_, false);
   update_live(settings_);

@@ -364,6 +364,7 @@ void Viewer::frame(double dt, int width, int height) {
   if (physics_.frame(physics_frame(dt, width, height))) {
     positions_valid_ = false;  // the viewer's own shape and heat map are stale once physics stops
     heat_map_dirty_ = true;
+    if (recording_) record_physics_frame();
   } else {
     deform();
   }
@@ -373,6 +374,13 @@ void Viewer::frame(double dt, int width, int height) {
   renderer_->draw(camera_, width, height, draw_options_);
   physics_.draw(physics_frame(dt, width, height));
   draw_ui(width, height);
+}
+
+void Viewer::record_physics_frame() {
+  const std::span<const Vec3f> shown = physics_.shown_vertices();
+  if (shown.empty()) return;
+  recorded_.times.push_back(static_cast<float>(recorded_.times.size() / 60.0));  // fixed 1/60 s frames
+  recorded_.positions.emplace_back(shown.begin(), shown.end());
 }
 
 void Viewer::write_recording(const std::filesystem::path& path, double fps) const {

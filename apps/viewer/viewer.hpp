@@ -61,6 +61,7 @@ class Viewer {
   // Records the CPU path's deformed positions of every frame from now on (automation: --record),
   // and writes them as a PC2 point cache (`fps` samples per second; the times are played times:
   // clip times without a loop's wraps).
+  // Records every frame's positions (the deformed character's, or the physics mode's shape).
   void start_recording() { recording_ = true; }
   void write_recording(const std::filesystem::path& path, double fps) const;
   // The vertices on screen: the physics mode's shape while it runs, else the CPU path's deformed
@@ -83,6 +84,7 @@ class Viewer {
   // Starts the effects in the cycle's periodic steady state when a loop of a cycle (re)starts.
   void start_loop(const PoseSampler& pose_at, bool on_gpu);
   void deform();
+  void record_physics_frame();
   void update_heat_map();
   void handle_mouse(int width, int height);
   void paint(const Vec2f& pixel, int width, int height);

@@ -112,11 +112,7 @@ BodyDescription body_description(const ObjectDescription& spec, const SceneObjec
   cover.insert(cover.end(), bound_normalised.begin(), bound_normalised.end());
   d.field = object_field(spec, object, geometry.bound, cover);
   if (!spec.pin.empty()) d.pins = pin_region(spec, cover);
-  // Collision points: the samples and the bound points (vertices or Gaussian centres), so that
-  // the visible surface meets floors and other objects, not only the cubature points.
-  d.collision_points = geometry.samples.points;
-  const std::size_t stride = std::max<std::size_t>(1, bound_normalised.size() / 4000);
-  for (std::size_t i = 0; i < bound_normalised.size(); i += stride) d.collision_points.push_back(bound_normalised[i]);
+  d.collision_points = collision_points(geometry.samples, bound_normalised);
   d.samples = std::move(geometry.samples);
   spec.material.validate();
   d.material = spec.material;
@@ -243,6 +239,13 @@ ObjectDescription object_of(const fs::path& shape, const Settings& s) {
 }
 
 }  // namespace
+
+std::vector<Vec3d> collision_points(const SamplePoints& samples, const std::vector<Vec3d>& bound_normalised) {
+  std::vector<Vec3d> points = samples.points;
+  const std::size_t stride = std::max<std::size_t>(1, bound_normalised.size() / 4000);
+  for (std::size_t i = 0; i < bound_normalised.size(); i += stride) points.push_back(bound_normalised[i]);
+  return points;
+}
 
 Scene quick_scene(const fs::path& shape, const QuickSceneOptions& options) {
   const Settings& s = options.settings;

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <wobble/io/files.hpp>
 #include <wobble/io/image.hpp>
 
 #include "viewer_runs.hpp"
@@ -168,4 +169,32 @@ TEST(ViewerPhysics, GaussianSplatsDrawAndSag) {
   for (std::size_t i = 0; i < start.pixels.size(); i += 4) reddish += start.pixels[i] > 150 && start.pixels[i + 1] < 90;
   EXPECT_GT(reddish, 500u);
   EXPECT_GT(changed_share(start, later), 0.005);
+}
+
+// Preview equals simulation: the physics mode, recorded at its fixed 1/60 s frames with the time
+// step 1/60 s, gives the positions `wobble simulate` writes for the same shape and settings
+// (one step a frame: the viewer's frame k is after k + 1 steps, simulate's frame 0 the rest).
+TEST(ViewerPhysics, RecordedPreviewEqualsWobbleSimulate) {
+  const std::string settings = " --youngs 1e7 --pin 'x<-0.8' --points 400 --handles 12 --fps 60 --substeps 1 ";
+  const fs::path preview = viewer_scratch("preview.pc2"), simulated = viewer_scratch("simulated.pc2");
+  std::string log;
+  ASSERT_EQ(run_viewer("'" + bar_file().string() + "' --physics --no-floor" + settings + "--no-ui --size 320x240 --record '" +
+                           preview.string() + "' --frame 30",
+                       log),
+            0)
+      << log;
+  const std::string simulate = "'" WOBBLE_CLI "' simulate '" + bar_file().string() + "'" + settings + "--frames 31 -q -o '" +
+                               simulated.string() + "'";
+  ASSERT_EQ(std::system(simulate.c_str()), 0) << simulate;
+  const auto shown = wobble::read_pc2(preview), computed = wobble::read_pc2(simulated);
+  ASSERT_EQ(shown.size(), 30u);
+  ASSERT_EQ(computed.size(), 31u);
+  double worst = 0, sag = 0;
+  for (std::size_t f = 0; f < shown.size(); ++f)
+    for (std::size_t v = 0; v < shown[f].size(); ++v) {
+      worst = std::max(worst, static_cast<double>((shown[f][v] - computed[f + 1][v]).norm()));
+      sag = std::max(sag, static_cast<double>(computed[0][v].y() - computed[f + 1][v].y()));
+    }
+  EXPECT_GT(sag, 1e-3);           // it moved: the comparison is not of two rest shapes
+  EXPECT_LT(worst, 1e-5 * 2.0);   // the bar's size is 2
 }

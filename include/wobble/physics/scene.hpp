@@ -89,4 +89,10 @@ struct QuickSceneOptions {
 };
 Scene quick_scene(const std::filesystem::path& shape, const QuickSceneOptions& options);
 
+// The points of a shape's body that meet planes and other bodies (normalised frame): its sample
+// points and its bound points (vertices or Gaussian centres; every k-th, at most 4,000), so that
+// the visible surface, not only the cubature points, stays out of a floor. The viewer's bodies
+// use the same rule, so that its preview is what `wobble simulate` computes.
+std::vector<Vec3d> collision_points(const SamplePoints& samples, const std::vector<Vec3d>& bound_normalised);
+
 }  // namespace wobble::physics

@@ -553,6 +553,8 @@ class DelayedLbsDeformer final : public Deformer {
 
 const DeformerDescription& dlbs_description() {
   static const DeformerDescription description = [] {
+    // One chain per parameter (key, accessor, unit, range, help), laid out by hand:
+    // clang-format off
     describe::Fields<DelayedLbsParameters> f;
     f.number("wave_speed", [](auto& p) -> auto& { return p.wave_speed; })
         .unit("character sizes/s").above(0, 1e12).soft(0.25, 20).help("wave speed c of the joint rotations");
@@ -561,6 +563,7 @@ const DeformerDescription& dlbs_description() {
         .help("wave speed c in scene units per second; above 0 it replaces wave_speed");
     f.number("delay_step", [](auto& p) -> auto& { return p.delay_step; })
         .unit("s").above(0, 1).soft(1.0 / 960, 1.0 / 30).help("sampling step of the delays");
+    // clang-format on
     return f.deformer("dlbs", DeformerStage::Base,
                       "delayed linear blend skinning: joint rotations reach vertices as a wave (replaces lbs)",
                       [](const DeformerSettings& s) {

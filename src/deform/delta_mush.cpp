@@ -576,6 +576,8 @@ DeltaMushSettings delta_mush_settings_for(const Character& character, const Delt
 
 const DeformerDescription& delta_mush_description() {
   static const DeformerDescription description = [] {
+    // One chain per parameter (key, accessor, unit, range, help), laid out by hand:
+    // clang-format off
     describe::Fields<DeltaMushParameters> f;
     f.integer("iterations", [](auto& p) -> auto& { return p.mush.iterations; })
         .flag("mush-iterations").bind().range(0, 100000).soft(0, 100).help("smoothing sweeps");
@@ -604,6 +606,7 @@ const DeformerDescription& delta_mush_description() {
               "_MUSH_WEIGHT is used when present)");
     f.boolean("invert_mask", [](auto& p) -> auto& { return p.mush.invert_mask; })
         .flag("mush-invert-mask").bind().help("use 1 - mask");
+    // clang-format on
     DeformerDescription d = f.deformer("deltamush", DeformerStage::Post,
                                        "Delta Mush: smooth, then restore the rest detail in local frames",
                                        [](const DeformerSettings& s) {

@@ -311,6 +311,8 @@ class DirectDeltaMushDeformer final : public Deformer {
 
 const DeformerDescription& direct_delta_mush_description() {
   static const DeformerDescription description = [] {
+    // One chain per parameter (key, accessor, unit, range, help), laid out by hand:
+    // clang-format off
     describe::Fields<DirectDeltaMushSettings> f;
     f.choice("variant", [](auto& s) -> auto& { return s.variant; },
              std::vector<std::pair<std::string, DdmVariant>>{
@@ -329,6 +331,7 @@ const DeformerDescription& direct_delta_mush_description() {
         .flag("ddm-max-influences").bind().range(1, 64).help("smoothed joints kept per vertex");
     f.number("min_weight", [](auto& s) -> auto& { return s.min_weight; })
         .flag("ddm-min-weight").bind().below(0, 1).soft(0, 0.01).help("smoothed weights below this are dropped");
+    // clang-format on
     return f.deformer("ddm", DeformerStage::Post, "Direct Delta Mush (replaces linear blending; keeps earlier effects)",
                       [](const DeformerSettings& s) {
                         return std::unique_ptr<Deformer>(

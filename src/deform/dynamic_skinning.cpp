@@ -628,6 +628,8 @@ class DynamicDeformer final : public Deformer {
 };
 
 describe::Fields<JointDynamics> joint_fields() {
+  // One chain per parameter (key, accessor, unit, range, help), laid out by hand:
+  // clang-format off
   describe::Fields<JointDynamics> f;
   const double nyquist = kDynamicSampleRate / 2;
   f.number("frequency", [](auto& j) -> auto& { return j.frequency; })
@@ -653,6 +655,7 @@ describe::Fields<JointDynamics> joint_fields() {
   f.number("radius", [](auto& j) -> auto& { return j.radius; })
       .unit("scene units").bind().range(0, 1e30)
       .help("above 0: only vertices within this bind-pose distance of the origin follow the joint (smooth falloff)");
+  // clang-format on
   return f;
 }
 
@@ -673,6 +676,8 @@ std::string check_joint_frequencies(const void* object) {
 
 const DeformerDescription& dynamic_description() {
   static const DeformerDescription description = [] {
+    // One chain per parameter (key, accessor, unit, range, help), laid out by hand:
+    // clang-format off
     describe::Fields<DynamicSkinningParameters> f;
     f.number("frequency", [](auto& p) -> auto& { return p.frequency; })
         .unit("Hz").range(0, kDynamicSampleRate / 2).soft(0, 10)
@@ -699,6 +704,7 @@ const DeformerDescription& dynamic_description() {
         .unit("s").range(0, 1e9).soft(0, 1).help("larger forward time steps, and any backward step, restart the history");
     f.number("skip_below", [](auto& p) -> auto& { return p.skip_below; })
         .unit("radians").range(0, 1).soft(0, 1e-3).help("joints whose bend angle stays below this are skipped");
+    // clang-format on
     DeformerDescription d = f.deformer("dynamic", DeformerStage::Effect,
                                        "Dynamic Skinning: drag and damped oscillations from the joints' motion",
                                        [](const DeformerSettings& s) {

@@ -9,6 +9,8 @@ std::string DecompositionParameters::validate() const { return decomposition_des
 
 const DeformerDescription& decomposition_description() {
   static const DeformerDescription description = [] {
+    // One chain per parameter (key, accessor, unit, range, help), laid out by hand:
+    // clang-format off
     describe::Fields<DecompositionParameters> f;
     f.integer("bones", [](auto& p) -> auto& { return p.bones; })
         .bind().range(1, 4096).soft(1, 64).help("bones to find (helper bones: added to the character's own)");
@@ -32,6 +34,7 @@ const DeformerDescription& decomposition_description() {
         .bind().range(0, 1e6).soft(0, 0.01)
         .help("pull of each vertex's weights towards its neighbours' (in squared sizes of the motion fitted, per frame: "
               "the rest's bounding-box diagonal; for helper bones, the RMS of what the character's own joints miss)");
+    // clang-format on
     return f.deformer("decompose", DeformerStage::Effect,
                       "skinning decomposition: a mesh animation as rigid bones and sparse convex weights", {});
   }();

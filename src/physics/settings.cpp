@@ -12,6 +12,9 @@ namespace {
 
 using Fields = describe::Fields<Settings>;
 
+// One chain per parameter (key, accessor, unit, range, help), laid out by hand:
+// clang-format off
+
 void describe_subspace(Fields& f) {
   using namespace input_limits;
   f.integer("handles", [](auto& s) -> auto& { return s.handles; })
@@ -77,6 +80,8 @@ void describe_solver_and_contact(Fields& f) {
   f.boolean("rig_inertia", [](auto& s) -> auto& { return s.rig_inertia; })
       .bind().help("rig-complementary bodies feel the rig's inertial forcing (off: eq. 24 alone)");
 }
+
+// clang-format on
 
 }  // namespace
 

@@ -152,10 +152,9 @@ mush::SweepRows sweep_rows(const DeltaMushOperator& op, bool uniform, bool pair)
   for (std::size_t i = 0; i < n; ++i) {
     if (op.row_offsets[i + 1] > op.row_offsets[i]) row_uniform[i] = op.row_weights[op.row_offsets[i]];
   }
-  mush::SweepRows rows = mush::SweepRows::from_csr(op.row_offsets, op.row_columns,
-                                                   uniform ? std::span<const float>() : op.row_weights,
-                                                   op.self_weights, row_uniform,
-                                                   static_cast<std::uint32_t>(mush::padded_rows(n)));
+  mush::SweepRows rows =
+      mush::SweepRows::from_csr(op.row_offsets, op.row_columns, uniform ? std::span<const float>() : op.row_weights,
+                                op.self_weights, row_uniform, static_cast<std::uint32_t>(mush::padded_rows(n)));
   if (pair) mush::plan_layout(rows, op.iterations);
   return rows;
 }
@@ -213,9 +212,8 @@ void roofline_counters(benchmark::State& state, const DeltaMush& mush, bool swee
   state.counters["bytes_per_vertex"] = 24 + 28 + 44 +
                                        (iterations > 0 ? 40 + 4 * entries + weight_bytes * neighbours : 0) +
                                        (restore ? 32 + 16 * corners : 0);
-  state.counters["loads_per_vertex"] =
-      iterations * (1.5 * entries + weight_loads * neighbours + vertex_loads) +
-      (restore ? (2 + 3.0 / 8) * corners + 3 : 0);
+  state.counters["loads_per_vertex"] = iterations * (1.5 * entries + weight_loads * neighbours + vertex_loads) +
+                                       (restore ? (2 + 3.0 / 8) * corners + 3 : 0);
   state.counters["flops_per_vertex"] = iterations * 6 * (neighbours + 1) + (restore ? 60 * corners : 0);
 }
 
@@ -473,8 +471,21 @@ BENCHMARK(BM_DeltaMushPart<0, false>)->Name("BM_DeltaMush0")->Apply(sizes);
 BENCHMARK(BM_DeltaMushPart<10, true>)->Name("BM_DeltaMush10SmoothOnly")->Apply(sizes);
 BENCHMARK(BM_MemoryCopy)->ArgName("MiB")->Arg(16)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_CoreClock)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SweepFloor)->ArgNames({"vertices", "l1"})->Args({100'000, 0})->Args({100'000, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Sweeps)->ArgNames({"vertices", "planned", "wavefront"})->Args({100'000, 0, 0})->Args({100'000, 1, 0})->Args({100'000, 1, 1})->Args({1'000'000, 1, 0})->Args({1'000'000, 1, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SweepFloor)
+    ->ArgNames({"vertices", "l1"})
+    ->Args({100'000, 0})
+    ->Args({100'000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_Sweeps)
+    ->ArgNames({"vertices", "planned", "wavefront"})
+    ->Args({100'000, 0, 0})
+    ->Args({100'000, 1, 0})
+    ->Args({100'000, 1, 1})
+    ->Args({1'000'000, 1, 0})
+    ->Args({1'000'000, 1, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_DeltaMush10Folded)->Apply(sizes);
 BENCHMARK(BM_LbsDeltaMush10Stack<false>)->Name("BM_LbsDeltaMush10Stack")->Apply(sizes);
 BENCHMARK(BM_LbsDeltaMush10Stack<true>)->Name("BM_LbsDeltaMush10FoldedStack")->Apply(sizes);

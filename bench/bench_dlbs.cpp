@@ -44,11 +44,13 @@ Scene& million() {
 }
 
 std::size_t threads_of(const benchmark::State& state) {
-  return state.range(0) == 0 ? std::max(1u, std::thread::hardware_concurrency()) : static_cast<std::size_t>(state.range(0));
+  return state.range(0) == 0 ? std::max(1u, std::thread::hardware_concurrency())
+                             : static_cast<std::size_t>(state.range(0));
 }
 
 double frame_time(const Clip& clip, std::size_t frame) {
-  return clip.start() + std::fmod(static_cast<double>(frame) / 60.0, std::max(1e-3, static_cast<double>(clip.duration())));
+  return clip.start() +
+         std::fmod(static_cast<double>(frame) / 60.0, std::max(1e-3, static_cast<double>(clip.duration())));
 }
 
 void lbs(benchmark::State& state, Scene& scene) {

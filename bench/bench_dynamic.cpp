@@ -39,8 +39,12 @@ struct Scene {
     evaluate_pose(character.rig, &k, 0.5f * (k.start() + k.end()), pose);
     base.resize(character.mesh.vertex_count());
     const PackedSkin skin = PackedSkin::from(character.skin);
-    const LbsJob job{.skinning_matrices = pose.skinning, .skin = &skin, .in_positions = character.mesh.positions,
-                     .in_normals = {}, .out_positions = base, .out_normals = {}};
+    const LbsJob job{.skinning_matrices = pose.skinning,
+                     .skin = &skin,
+                     .in_positions = character.mesh.positions,
+                     .in_normals = {},
+                     .out_positions = base,
+                     .out_normals = {}};
     job.Run();
   }
 };
@@ -50,7 +54,8 @@ Scene& clonk() {
   return s;
 }
 Scene& marine() {
-  static Scene s(load_character(std::string(WOBBLE_SHARED_ASSETS) + "/characters/velocity_skinning/vs_marine.glb"), "run");
+  static Scene s(load_character(std::string(WOBBLE_SHARED_ASSETS) + "/characters/velocity_skinning/vs_marine.glb"),
+                 "run");
   return s;
 }
 Scene& million() {
@@ -59,7 +64,8 @@ Scene& million() {
 }
 
 void run(benchmark::State& state, Scene& scene) {
-  const std::size_t threads = state.range(0) == 0 ? std::max(1u, std::thread::hardware_concurrency()) : static_cast<std::size_t>(state.range(0));
+  const std::size_t threads = state.range(0) == 0 ? std::max(1u, std::thread::hardware_concurrency())
+                                                  : static_cast<std::size_t>(state.range(0));
   ThreadPool pool(threads);
   const Character& c = scene.character;
   const Clip& clip = c.clips[scene.clip];

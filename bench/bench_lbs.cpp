@@ -29,13 +29,15 @@ struct Scene {
   PackedSkin skin;
   std::vector<Vec3f> positions, normals, out_positions, out_normals;
 
-  Scene() : matrices(kJoints), positions(kVertices), normals(kVertices), out_positions(kVertices), out_normals(kVertices) {
+  Scene()
+      : matrices(kJoints), positions(kVertices), normals(kVertices), out_positions(kVertices), out_normals(kVertices) {
     std::mt19937 random(1);
     std::uniform_real_distribution<float> unit(-1, 1);
     for (Mat4f& m : matrices) {
       m = Mat4f::Identity();
       m.topLeftCorner<3, 3>() =
-          Eigen::AngleAxisf(unit(random) * 3, Vec3f(unit(random), unit(random), unit(random)).normalized()).toRotationMatrix();
+          Eigen::AngleAxisf(unit(random) * 3, Vec3f(unit(random), unit(random), unit(random)).normalized())
+              .toRotationMatrix();
       m.topRightCorner<3, 1>() = Vec3f(unit(random), unit(random), unit(random));
     }
     skin.width = kInfluences;
@@ -56,9 +58,7 @@ struct Scene {
     }
   }
 
-  LbsJob job() {
-    return LbsJob{matrices, &skin, positions, normals, out_positions, out_normals, false};
-  }
+  LbsJob job() { return LbsJob{matrices, &skin, positions, normals, out_positions, out_normals, false}; }
 
   // Bytes one LBS pass must move (read plus written): read positions, normals, joints, weights;
   // write positions, normals.
@@ -77,8 +77,8 @@ Scene& scene() {
 
 void set_counters(benchmark::State& state, std::size_t vertices) {
   state.counters["ns_per_vertex"] =
-      benchmark::Counter(static_cast<double>(vertices) * 1e-9, benchmark::Counter::kIsIterationInvariantRate |
-                                                                   benchmark::Counter::kInvert);
+      benchmark::Counter(static_cast<double>(vertices) * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * vertices));
 }
 
@@ -107,7 +107,8 @@ void BM_LbsPositionsOnly(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   set_counters(state, kVertices);
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kVertices * Scene::bytes_per_vertex_positions_only()));
+  state.SetBytesProcessed(
+      static_cast<std::int64_t>(state.iterations() * kVertices * Scene::bytes_per_vertex_positions_only()));
 }
 
 // The straightforward loop: blend four 3x4 matrices in scalar code, transform, store.

@@ -43,8 +43,8 @@ const char* kTrainingMesh = "cow.off";
 
 // The shipped model's sizes except width and handles (configs/small.json).
 nlohmann::json network_json(int width, int handles) {
-  return {{"width", width}, {"latents", 32}, {"encoder_layers", 2}, {"heads", 4}, {"handles", handles},
-          {"octaves", 6},   {"mlp_blocks", 2}, {"oni", true},       {"oni_iterations", 5}};
+  return {{"width", width}, {"latents", 32},   {"encoder_layers", 2}, {"heads", 4},         {"handles", handles},
+          {"octaves", 6},   {"mlp_blocks", 2}, {"oni", true},         {"oni_iterations", 5}};
 }
 
 // An untrained model of the given sizes (fixed seed; cost does not depend on the values), cached.
@@ -74,7 +74,8 @@ std::vector<Vec3d> query_points(std::int64_t n) {
   std::vector<Vec3d> out(static_cast<std::size_t>(n));
   for (std::int64_t p = 0; p < n; ++p) {
     const Eigen::Index row = p % c.rows();
-    out[static_cast<std::size_t>(p)] = c.row(row).transpose().cast<double>() * (1.0 - 1e-3 * static_cast<double>(p / c.rows()));
+    out[static_cast<std::size_t>(p)] =
+        c.row(row).transpose().cast<double>() * (1.0 - 1e-3 * static_cast<double>(p / c.rows()));
   }
   return out;
 }
@@ -88,8 +89,8 @@ double process_cpu_seconds() {
 void set_model_counters(benchmark::State& state, const NeuralFieldModel& model, std::int64_t points) {
   state.counters["parameters"] = static_cast<double>(model.parameters());
   state.counters["points"] = static_cast<double>(points);
-  state.counters["per_point"] =
-      benchmark::Counter(static_cast<double>(points), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["per_point"] = benchmark::Counter(
+      static_cast<double>(points), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // Args: width, handles, points, gradient (0: W only, 1: W and grad W).
@@ -127,10 +128,16 @@ void BM_TrainingStep(benchmark::State& state) {
     data["real_train"] = {(kShapes / kTrainingMesh).string()};
     data["real_fraction"] = 1.0;
   }
-  nlohmann::json config = {{"seed", 1},         {"batch_points", state.range(2)},
-                           {"z_samples", 16},   {"network", network_json(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)))},
-                           {"data", data},      {"output", dir.string()}, {"checkpoint_every", 1000},
-                           {"log_every", 1000}, {"validate_every", 0}};
+  nlohmann::json config = {
+      {"seed", 1},
+      {"batch_points", state.range(2)},
+      {"z_samples", 16},
+      {"network", network_json(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)))},
+      {"data", data},
+      {"output", dir.string()},
+      {"checkpoint_every", 1000},
+      {"log_every", 1000},
+      {"validate_every", 0}};
   auto run = [&](int steps, std::vector<double>* wall_steps) {
     config["steps"] = steps;
     fs::remove_all(dir);
@@ -187,13 +194,15 @@ void BM_ShippedModelPerShape(benchmark::State& state) {
 // 4,096 points of the benchmark shape, one thread.
 void BM_EvaluatorPerPoint(benchmark::State& state) {
   torch::set_num_threads(1);
-  const fs::path file = default_model_path().parent_path() / (state.range(0) ? "physskin_clonk_rig.pt" : "physskin_small.pt");
+  const fs::path file =
+      default_model_path().parent_path() / (state.range(0) ? "physskin_clonk_rig.pt" : "physskin_small.pt");
   const NeuralFieldModel model(file);
   std::shared_ptr<const physics::SkinningField> field;
   if (state.range(1)) {
     nlohmann::json metadata;
     SkinningNetwork network = load_network(file.string(), &metadata);
-    const auto evaluator = std::make_shared<const physics::FieldNetwork>(export_field_network(network, metadata, "bench"), "bench", 1);
+    const auto evaluator =
+        std::make_shared<const physics::FieldNetwork>(export_field_network(network, metadata, "bench"), "bench", 1);
     field = evaluator->fields_for(shape());
   } else {
     field = model.fields_for(shape());
@@ -209,7 +218,8 @@ void BM_EvaluatorPerPoint(benchmark::State& state) {
 const std::vector<std::pair<int, int>> kSizes{{32, 8}, {64, 8}, {128, 8}, {64, 4}, {64, 16}};
 
 // The size sweeps, then the point sweep at (64, 8).
-void sizes(benchmark::internal::Benchmark* b, const std::vector<std::int64_t>& points, const std::vector<std::int64_t>& extra) {
+void sizes(benchmark::internal::Benchmark* b, const std::vector<std::int64_t>& points,
+           const std::vector<std::int64_t>& extra) {
   for (const auto& [w, m] : kSizes)
     for (std::int64_t e : extra) b->Args({w, m, points[1], e});
   for (std::int64_t n : {points[0], points[2]})
@@ -220,27 +230,21 @@ void sizes(benchmark::internal::Benchmark* b, const std::vector<std::int64_t>& p
 
 BENCHMARK(BM_InferencePerPoint)
     ->ArgNames({"width", "handles", "points", "gradient"})
-    ->Apply([](auto* b) { sizes(b, {256, 4096, 16384}, {0, 1}); })
-    ->Unit(benchmark::kMillisecond)
-    ->MinTime(0.2);
+    ->Apply([](auto* b) {
+      sizes(b, {256, 4096, 16384}, {0, 1});
+    }) -> Unit(benchmark::kMillisecond) -> MinTime(0.2);
 BENCHMARK(BM_NewShape)
     ->ArgNames({"width", "handles", "points"})
     ->Apply([](auto* b) {
       for (const auto& [w, m] : kSizes) b->Args({w, m, 1000});
       for (int n : {250, 4000}) b->Args({64, 8, n});
-    })
-    ->Unit(benchmark::kMillisecond)
-    ->MinTime(0.2);
+    }) -> Unit(benchmark::kMillisecond) -> MinTime(0.2);
 BENCHMARK(BM_TrainingStep)
     ->ArgNames({"width", "handles", "batch", "procedural"})
     ->Apply([](auto* b) {
       sizes(b, {64, 256, 512}, {0});
       b->Args({64, 8, 256, 1});
-    })
-    ->UseManualTime()
-    ->Iterations(1)
-    ->Repetitions(1)
-    ->Unit(benchmark::kMillisecond);
+    }) -> UseManualTime() -> Iterations(1) -> Repetitions(1) -> Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ShippedModelPerShape)
     ->ArgNames({"mesh", "sampling"})
     ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {0, 1}})

@@ -41,7 +41,8 @@ const Prepared& prepared() {
     SampleOptions options;
     options.grid_resolution = 24;
     p.all_samples = sample_mesh(p.character.mesh, options);
-    for (const auto& v : p.character.mesh.positions) p.vertices.push_back(p.all_samples.normalization.to_normalized(v.cast<double>()));
+    for (const auto& v : p.character.mesh.positions)
+      p.vertices.push_back(p.all_samples.normalization.to_normalized(v.cast<double>()));
     return p;
   }();
   return p;

@@ -55,7 +55,8 @@ const char* scene_name(int which) { return which == 0 ? "clonk_walk" : "million"
 
 void per_frame_counters(benchmark::State& state, const Scene& s) {
   state.counters["vertices"] = static_cast<double>(s.character.mesh.vertex_count());
-  state.SetLabel(std::string(scene_name(static_cast<int>(state.range(0)))) + " " + std::string(simd::isa_name(simd::active_isa())));
+  state.SetLabel(std::string(scene_name(static_cast<int>(state.range(0)))) + " " +
+                 std::string(simd::isa_name(simd::active_isa())));
 }
 
 void BM_FrameCpp(benchmark::State& state) {
@@ -107,7 +108,8 @@ struct IsaScope {
   simd::Isa saved = simd::active_isa();
   explicit IsaScope(benchmark::State& state) {
     simd::set_active_isa(state.range(1) ? simd::Isa::scalar : simd::runnable_isas().front());
-    state.SetLabel(std::string(scene_name(static_cast<int>(state.range(0)))) + " " + std::string(simd::isa_name(simd::active_isa())));
+    state.SetLabel(std::string(scene_name(static_cast<int>(state.range(0)))) + " " +
+                   std::string(simd::isa_name(simd::active_isa())));
   }
   ~IsaScope() { simd::set_active_isa(saved); }
 };
@@ -116,7 +118,8 @@ void BM_KernelLbs(benchmark::State& state) {
   const Scene& s = scene(static_cast<int>(state.range(0)));
   IsaScope isa(state);
   std::vector<Vec3f> positions(s.character.mesh.vertex_count()), normals(positions.size());
-  const LbsJob job{s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, positions, normals, false};
+  const LbsJob job{
+      s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, positions, normals, false};
   for (auto _ : state) {
     job.Run();
     benchmark::DoNotOptimize(positions.data());
@@ -131,8 +134,11 @@ void BM_KernelLbsBefore(benchmark::State& state) {
   }
   std::vector<Vec3f> positions(s.character.mesh.vertex_count()), normals(positions.size());
   std::vector<Vec3f> today(positions.size()), today_normals(positions.size());
-  const LbsJob job{s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, positions, normals, false};
-  LbsJob{s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, today, today_normals, false}.Run();
+  const LbsJob job{
+      s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, positions, normals, false};
+  LbsJob{s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, today,
+         today_normals,       false}
+      .Run();
   bench::lbs_before_simd_layer(job);
   for (std::size_t v = 0; v < positions.size(); ++v) {
     if ((positions[v] - today[v]).norm() > 1e-4f * (1 + today[v].norm())) {
@@ -189,7 +195,8 @@ void BM_KernelDdm(benchmark::State& state) {
   DirectDeltaMushSettings settings;
   settings.variant = kVariant;
   DirectDeltaMush ddm;
-  ddm.bind(s.character.mesh.positions, s.character.mesh.triangles, s.character.skin, s.character.rig.joint_count(), settings);
+  ddm.bind(s.character.mesh.positions, s.character.mesh.triangles, s.character.skin, s.character.rig.joint_count(),
+           settings);
   std::vector<Vec3f> positions(s.character.mesh.vertex_count());
   for (auto _ : state) {
     ddm.evaluate(s.poses[7].skinning, positions);

@@ -95,9 +95,11 @@ void run(benchmark::State& state, const Character& c) {
   std::vector<Vec3f> positions, normals;
   std::size_t frame = 0;
   for (auto _ : state) {
-    const double t = clip.start() + std::fmod(static_cast<double>(frame++) / 60.0, std::max(1e-3, static_cast<double>(clip.duration())));
+    const double t = clip.start() + std::fmod(static_cast<double>(frame++) / 60.0,
+                                              std::max(1e-3, static_cast<double>(clip.duration())));
     evaluate_pose(c.rig, &clip, static_cast<float>(t), pose);
-    FrameInput input{c, pose, t, [&](double s, Pose& p) { evaluate_pose(c.rig, &clip, static_cast<float>(s), p); }, &pool};
+    FrameInput input{c, pose, t, [&](double s, Pose& p) { evaluate_pose(c.rig, &clip, static_cast<float>(s), p); },
+                     &pool};
     stack.evaluate(input, positions, normals);
     benchmark::DoNotOptimize(positions.data());
   }
@@ -188,7 +190,19 @@ BENCHMARK(BM_StackClonk)->Apply(stacks)->Unit(benchmark::kMicrosecond)->UseRealT
 BENCHMARK(BM_StackClonk55)->Apply(stacks)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_DynamicSampling)->ArgName("synthetic64")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_PoseEvaluation)->ArgName("synthetic64")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK(BM_ParallelChunks)->ArgName("steps")->Arg(500)->Arg(2000)->Arg(8000)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK(BM_SerialChunks)->ArgName("steps")->Arg(500)->Arg(2000)->Arg(8000)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_ParallelChunks)
+    ->ArgName("steps")
+    ->Arg(500)
+    ->Arg(2000)
+    ->Arg(8000)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+BENCHMARK(BM_SerialChunks)
+    ->ArgName("steps")
+    ->Arg(500)
+    ->Arg(2000)
+    ->Arg(8000)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 BENCHMARK_MAIN();

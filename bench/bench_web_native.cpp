@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
     scenes.push_back(std::make_unique<Scene>(std::move(character), clip));
     const std::string name = std::filesystem::path(file).filename().string();
     for (const char* stack : {"lbs,dynamic", "lbs,dynamic,deltamush"}) {
-      benchmark::RegisterBenchmark(("BM_WebNative/" + name + "/" + stack).c_str(), frame_through_c_api, scenes.back().get(), stack)
+      benchmark::RegisterBenchmark(("BM_WebNative/" + name + "/" + stack).c_str(), frame_through_c_api,
+                                   scenes.back().get(), stack)
           ->Unit(benchmark::kMicrosecond);
     }
   }

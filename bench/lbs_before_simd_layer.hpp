@@ -11,7 +11,8 @@
 namespace wobble::bench {
 
 template <std::uint32_t kWidth>
-__attribute__((target("avx2,fma"))) inline void lbs_before_simd_layer(const LbsJob& job, std::size_t begin, std::size_t end) {
+__attribute__((target("avx2,fma"))) inline void lbs_before_simd_layer(const LbsJob& job, std::size_t begin,
+                                                                      std::size_t end) {
   const std::uint32_t width = kWidth ? kWidth : job.skin->width;
   const float* palette = job.skinning_matrices.data()->data();
   const std::uint16_t* joints = job.skin->joints.data();
@@ -67,7 +68,6 @@ __attribute__((target("avx2,fma"))) inline void lbs_before_simd_layer(const LbsJ
     }
   }
 }
-
 
 // The old dispatch on the influence count (the caller checks that the processor has AVX2 and FMA).
 inline void lbs_before_simd_layer(const LbsJob& job) {

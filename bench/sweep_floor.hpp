@@ -27,7 +27,8 @@ inline FloorRows floor_rows(const std::vector<std::uint32_t>& offsets, const std
                             bool fold_into_l1) {
   FloorRows rows;
   rows.vertices = offsets.size() - 1;
-  for (std::size_t i = 0; i < rows.vertices; ++i) rows.width = std::max<std::size_t>(rows.width, offsets[i + 1] - offsets[i]);
+  for (std::size_t i = 0; i < rows.vertices; ++i)
+    rows.width = std::max<std::size_t>(rows.width, offsets[i + 1] - offsets[i]);
   const auto zero_row = static_cast<std::uint32_t>(rows.vertices);
   rows.columns.assign(rows.vertices * rows.width, 4 * zero_row);
   for (std::size_t i = 0; i < rows.vertices; ++i) {
@@ -67,12 +68,15 @@ __attribute__((target("avx2,fma"))) void floor_sweeps_of_width(const FloorRows& 
 inline bool floor_sweeps(const FloorRows& rows, float* a, float* b, int sweeps) {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return false;
   switch (rows.width) {
+    // The cases, laid out as a table:
+    // clang-format off
 #define WOBBLE_FLOOR_CASE(W) \
   case W: floor_sweeps_of_width<W>(rows, a, b, sweeps); return true;
     WOBBLE_FLOOR_CASE(3) WOBBLE_FLOOR_CASE(4) WOBBLE_FLOOR_CASE(5) WOBBLE_FLOOR_CASE(6) WOBBLE_FLOOR_CASE(7)
     WOBBLE_FLOOR_CASE(8) WOBBLE_FLOOR_CASE(9) WOBBLE_FLOOR_CASE(10)
 #undef WOBBLE_FLOOR_CASE
     default: return false;
+    // clang-format on
   }
 }
 #else

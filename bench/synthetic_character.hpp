@@ -32,10 +32,10 @@ inline Character synthetic_character(std::size_t vertex_count) {
   int spine = root;
   std::vector<int> spine_joints;
   for (int k = 0; k < 8; ++k) spine_joints.push_back(spine = add(spine, Vec3f(0, 0.08f, 0)));
-  limb(spine, Vec3f(0, 0.06f, 0), 8);                        // neck and head
-  limb(spine_joints[6], Vec3f(0.07f, -0.01f, 0), 10);        // arms
+  limb(spine, Vec3f(0, 0.06f, 0), 8);                  // neck and head
+  limb(spine_joints[6], Vec3f(0.07f, -0.01f, 0), 10);  // arms
   limb(spine_joints[6], Vec3f(-0.07f, -0.01f, 0), 10);
-  limb(root, Vec3f(0.03f, -0.11f, 0), 9);                    // legs
+  limb(root, Vec3f(0.03f, -0.11f, 0), 9);  // legs
   limb(root, Vec3f(-0.03f, -0.11f, 0), 9);
   limb(root, Vec3f(0, -0.02f, -0.08f), 64 - static_cast<int>(c.rig.joint_count()));  // tail
   const int joints = static_cast<int>(c.rig.joint_count());

@@ -118,7 +118,8 @@ void write_nodes(Out& out, const aiNode* root) {
     stack.pop_back();
     const unsigned index = static_cast<unsigned>(order.size());
     order.push_back({node, parent});
-    for (unsigned c = std::min(node->mNumChildren, kMaxChildren); c-- > 0;) stack.push_back({node->mChildren[c], index});
+    for (unsigned c = std::min(node->mNumChildren, kMaxChildren); c-- > 0;)
+      stack.push_back({node->mChildren[c], index});
   }
   out.count(static_cast<unsigned>(order.size()), kMaxNodes);
   for (const auto& [node, parent] : order) {
@@ -135,7 +136,9 @@ aiMesh* read_mesh(Bytes& in) {
   aiMesh* mesh = new aiMesh();
   mesh->mName = in.name();
   const std::uint8_t flags = in.u8();
-  mesh->mPrimitiveTypes = (flags & 1) ? aiPrimitiveType_TRIANGLE : (flags & 2) ? aiPrimitiveType_LINE : aiPrimitiveType_POINT;
+  mesh->mPrimitiveTypes = (flags & 1)   ? aiPrimitiveType_TRIANGLE
+                          : (flags & 2) ? aiPrimitiveType_LINE
+                                        : aiPrimitiveType_POINT;
   mesh->mMaterialIndex = in.u8();
   mesh->mNumVertices = in.count(kMaxVertices);
   mesh->mVertices = new aiVector3D[mesh->mNumVertices];
@@ -176,7 +179,9 @@ aiMesh* read_mesh(Bytes& in) {
 
 void write_mesh(Out& out, const aiMesh& mesh) {
   out.name(mesh.mName);
-  const unsigned flags = ((mesh.mPrimitiveTypes & aiPrimitiveType_TRIANGLE) ? 1 : (mesh.mPrimitiveTypes & aiPrimitiveType_LINE) ? 2 : 0) |
+  const unsigned flags = ((mesh.mPrimitiveTypes & aiPrimitiveType_TRIANGLE) ? 1
+                          : (mesh.mPrimitiveTypes & aiPrimitiveType_LINE)   ? 2
+                                                                            : 0) |
                          (mesh.mNormals ? 4 : 0) | (mesh.mTextureCoords[0] ? 8 : 0);
   out.u8(flags);
   out.u8(mesh.mMaterialIndex);
@@ -280,9 +285,8 @@ void write_animation(Out& out, const aiAnimation& animation) {
     const aiNodeAnim& channel = *animation.mChannels[c];
     out.name(channel.mNodeName);
     write_keys(out, channel.mPositionKeys, channel.mNumPositionKeys, [&](const aiVector3D& v) { vector(out, v); });
-    write_keys(out, channel.mRotationKeys, channel.mNumRotationKeys, [&](const aiQuaternion& q) {
-      out.f32(q.w), out.f32(q.x), out.f32(q.y), out.f32(q.z);
-    });
+    write_keys(out, channel.mRotationKeys, channel.mNumRotationKeys,
+               [&](const aiQuaternion& q) { out.f32(q.w), out.f32(q.x), out.f32(q.y), out.f32(q.z); });
     write_keys(out, channel.mScalingKeys, channel.mNumScalingKeys, [&](const aiVector3D& v) { vector(out, v); });
   }
 }
@@ -307,7 +311,8 @@ std::unique_ptr<aiScene> decode_scene(const std::uint8_t* data, std::size_t size
 
 std::vector<std::uint8_t> encode_scene(const aiScene& scene) {
   Out out;
-  const unsigned meshes = std::min(scene.mNumMeshes, kMaxMeshes), materials = std::min(scene.mNumMaterials, kMaxMaterials),
+  const unsigned meshes = std::min(scene.mNumMeshes, kMaxMeshes),
+                 materials = std::min(scene.mNumMaterials, kMaxMaterials),
                  animations = std::min(scene.mNumAnimations, kMaxAnimations);
   out.count(meshes, kMaxMeshes);
   out.count(materials, kMaxMaterials);

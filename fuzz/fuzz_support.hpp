@@ -23,7 +23,10 @@ inline const std::filesystem::path& scratch_folder() {
   static const std::filesystem::path folder = [] {
     std::string pattern = (std::filesystem::temp_directory_path() / "wobble-fuzz-XXXXXX").string();
     if (!mkdtemp(pattern.data())) std::abort();
-    std::atexit([] { std::error_code ec; std::filesystem::remove_all(scratch_folder(), ec); });
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(scratch_folder(), ec);
+    });
     return std::filesystem::path(pattern);
   }();
   return folder;
@@ -78,10 +81,10 @@ inline int load_as(const char* name, const std::uint8_t* data, std::size_t size)
 }
 
 // The targets that read files through load_character share this initialiser.
-#define WOBBLE_FUZZ_QUIET_LOGS \
+#define WOBBLE_FUZZ_QUIET_LOGS                         \
   extern "C" int LLVMFuzzerInitialize(int*, char***) { \
-    wobble::fuzz::quiet(); \
-    return 0; \
+    wobble::fuzz::quiet();                             \
+    return 0;                                          \
   }
 
 }  // namespace wobble::fuzz

@@ -31,6 +31,8 @@ test_packages=(
   g++-aarch64-linux-gnu qemu-user
   # the fuzz targets (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer; fuzz/README.md)
   clang-14 libclang-rt-14-dev
+  # the house format (.clang-format, scripts/format.sh; make test's style.clang_format)
+  clang-format-14
 )
 
 packages=("${core_packages[@]}")

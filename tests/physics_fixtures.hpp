@@ -27,7 +27,8 @@ inline PhysicsShape physics_shape(const std::string& name, int handles, std::siz
   options.surface_samples = 300;
   options.edge_samples = 60;
   s.samples = physics::subsample(physics::sample_mesh(s.character.mesh, options), points);
-  for (const auto& p : s.character.mesh.positions) s.vertices.push_back(s.samples.normalization.to_normalized(p.cast<double>()));
+  for (const auto& p : s.character.mesh.positions)
+    s.vertices.push_back(s.samples.normalization.to_normalized(p.cast<double>()));
   std::vector<Vec3d> cover = s.samples.points;
   cover.insert(cover.end(), s.vertices.begin(), s.vertices.end());
   physics::EigenmodeOptions eigen;

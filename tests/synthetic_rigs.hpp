@@ -24,8 +24,8 @@ inline Mat4f translation_matrix(const Vec3f& t) {
 // A chain of `joints` joints along +Y, bones of `bone` length. Each bone carries `rings` rings of
 // four vertices (radius 0.2 bone), bound rigidly to the bone's joint. `weighted(j)` false leaves
 // joint j without vertices (its bone's vertices go to the nearest weighted joint below).
-inline Character chain_character(int joints, float bone, int rings = 4,
-                                 const std::function<bool(int)>& weighted = [](int) { return true; }) {
+inline Character chain_character(
+    int joints, float bone, int rings = 4, const std::function<bool(int)>& weighted = [](int) { return true; }) {
   Character c;
   c.source = "synthetic-chain";
   for (int j = 0; j < joints; ++j) {
@@ -51,8 +51,8 @@ inline Character chain_character(int joints, float bone, int rings = 4,
 
 // Adds (or creates) a clip that turns `joint` about `axis` by angle(t) radians, keyed at 240 Hz
 // over [0, duration].
-inline void add_rotation(Character& c, int joint, const Vec3f& axis, float duration, const std::function<double(double)>& angle,
-                         const std::string& clip_name = "turn") {
+inline void add_rotation(Character& c, int joint, const Vec3f& axis, float duration,
+                         const std::function<double(double)>& angle, const std::string& clip_name = "turn") {
   if (c.clips.empty()) c.clips.push_back(Clip{clip_name, {}});
   Channel channel;
   channel.joint = static_cast<std::uint32_t>(joint);

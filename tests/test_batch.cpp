@@ -77,27 +77,42 @@ class BatchTest : public ::testing::Test {
     cases = {
         {{{"input", clonk}, {"clip", "Walk"}, {"output", "out/clonk_walk.pc2"}}, "--clip Walk", base},
         {{{"input", clonk}, {"clip", "Run"}, {"deformer", "dqs"}, {"output", "out/clonk_run_dqs.glb"}},
-         "--clip Run --deformer dqs", base},
-        {{{"input", clonk}, {"clip", "JumpDive"}, {"deformer", "lbs,dynamic"}, {"settings", {{"dynamic", {{"drag", 0.2}}}}},
+         "--clip Run --deformer dqs",
+         base},
+        {{{"input", clonk},
+          {"clip", "JumpDive"},
+          {"deformer", "lbs,dynamic"},
+          {"settings", {{"dynamic", {{"drag", 0.2}}}}},
           {"output", "out/clonk_jump_dynamic.pc2"}},
-         "--clip JumpDive --deformer lbs,dynamic", with_drag},
-        {{{"input", clonk}, {"clip", "Walk"}, {"deformer", "dlbs,dynamic"}, {"settings", "dyn.json"},
+         "--clip JumpDive --deformer lbs,dynamic",
+         with_drag},
+        {{{"input", clonk},
+          {"clip", "Walk"},
+          {"deformer", "dlbs,dynamic"},
+          {"settings", "dyn.json"},
           {"output", "out/clonk_walk_dlbs.gltf"}},
-         "--clip Walk --deformer dlbs,dynamic", with_frequency},
+         "--clip Walk --deformer dlbs,dynamic",
+         with_frequency},
         {{{"input", clonk}, {"clip", "Walk"}, {"deformer", "lbs,deltamush"}, {"output", "out/frames/clonk_mush/"}},
-         "--clip Walk --deformer lbs,deltamush", base},
+         "--clip Walk --deformer lbs,deltamush",
+         base},
         {{{"input", wipf}, {"clip", 1}, {"deformer", "lbs,dynamic"}, {"output", "out/wipf_1.glb"}},
-         "--clip 1 --deformer lbs,dynamic", base},
-        {{{"input", wipf}, {"clip", "2"}, {"deformer", "dqs"}, {"output", "out/wipf_2.pc2"}}, "--clip 2 --deformer dqs",
+         "--clip 1 --deformer lbs,dynamic",
+         base},
+        {{{"input", wipf}, {"clip", "2"}, {"deformer", "dqs"}, {"output", "out/wipf_2.pc2"}},
+         "--clip 2 --deformer dqs",
          base},
         {{{"input", "chars/RiggedFigure.gltf"}, {"output", "out/figure.pc2"}}, "", base},
         {{{"input", "chars/RiggedFigure.gltf"}, {"deformer", "lbs,ddm"}, {"output", "out/figure_ddm.glb"}},
-         "--deformer lbs,ddm", base},
+         "--deformer lbs,ddm",
+         base},
         {{{"input", simple}, {"deformer", "lbs,dynamic"}, {"output", "out/simple/"}}, "--deformer lbs,dynamic", base},
         {{{"input", bird}, {"deformer", "lbs,dynamic"}, {"name", "bird"}, {"output", "out/bird.pc2"}},
-         "--deformer lbs,dynamic", base},
+         "--deformer lbs,dynamic",
+         base},
         {{{"input", clonk}, {"clip", "Swim"}, {"fps", 15}, {"start", 0.2}, {"output", "out/clonk_swim.pc2"}},
-         "--clip Swim --fps 15 --start 0.2", base},
+         "--clip Swim --fps 15 --start 0.2",
+         base},
         {{{"input", "chars/broken.glb"}, {"output", "out/broken.pc2"}}, "", base},
     };
     json jobs = json::array();
@@ -120,7 +135,8 @@ class BatchTest : public ::testing::Test {
     std::string input = c.entry["input"].get<std::string>();
     if (fs::path(input).is_relative()) input = (dir / input).string();
     std::string output = c.entry["output"].get<std::string>();
-    output = (dir / "ref" / std::to_string(i)).string() + (output.back() == '/' ? "/" : fs::path(output).extension().string());
+    output = (dir / "ref" / std::to_string(i)).string() +
+             (output.back() == '/' ? "/" : fs::path(output).extension().string());
     // The manifest's defaults, unless the job sets its own.
     const std::string fps = c.bake_arguments.find("--fps") == std::string::npos ? " --fps 10" : "";
     return run_wobble("bake " + in_quotes(input) + fps + " --end 0.6 " + c.bake_arguments + " --settings " +
@@ -128,12 +144,14 @@ class BatchTest : public ::testing::Test {
   }
   fs::path reference_of(std::size_t i) const {
     const std::string output = cases[i].entry["output"].get<std::string>();
-    return (dir / "ref" / std::to_string(i)).string() + (output.back() == '/' ? "/" : fs::path(output).extension().string());
+    return (dir / "ref" / std::to_string(i)).string() +
+           (output.back() == '/' ? "/" : fs::path(output).extension().string());
   }
 
   json run_batch(const std::string& flags, int expected_exit_code) const {
     const fs::path report = dir / "report.json";
-    const auto result = run_wobble("batch " + in_quotes(manifest) + " --jobs 2 --quiet --report " + in_quotes(report) + " " + flags);
+    const auto result =
+        run_wobble("batch " + in_quotes(manifest) + " --jobs 2 --quiet --report " + in_quotes(report) + " " + flags);
     EXPECT_EQ(result.exit_code, expected_exit_code) << result.output;
     return read_json(report);
   }
@@ -209,7 +227,8 @@ TEST_F(BatchTest, ResumesAndRedoesOnlyWhatChanged) {
     }
   }
   // The redone job used the new settings: its sidecar says so.
-  EXPECT_EQ(read_json(dir / "out/clonk_walk_dlbs.gltf.wobble-job.json")["depends_on"]["settings"]["dynamic"]["frequency"], 4);
+  EXPECT_EQ(
+      read_json(dir / "out/clonk_walk_dlbs.gltf.wobble-job.json")["depends_on"]["settings"]["dynamic"]["frequency"], 4);
 
   // --force redoes everything.
   auto forced = expected;
@@ -224,11 +243,11 @@ TEST_F(BatchTest, CsvManifestGivesTheSameBytes) {
   const std::string clonk = wobble::test::bundled_asset("clonk.glb").string();
   const std::string wipf = wobble::test::shared_asset("characters/wipf.glb").string();
   wobble::test::write_bytes(
-      csv,
-      "input,clip,deformer,fps,end,settings,output\r\n" + clonk +
-          ",JumpDive,\"lbs,dynamic\",10,0.6,\"{\"\"dynamic\"\": {\"\"amplitude\"\": 0.4, \"\"drag\"\": 0.2}}\",csv/jump.pc2\r\n" +
-          clonk + ",Walk,\"dlbs,dynamic\",10,3/5,settings3.json,csv/walk.gltf\r\n" + wipf +
-          ",1,\"lbs,dynamic\",1e1,0.6,\"{\"\"dynamic\"\": {\"\"amplitude\"\": 0.4}}\",csv/wipf.glb\r\n");
+      csv, "input,clip,deformer,fps,end,settings,output\r\n" + clonk +
+               ",JumpDive,\"lbs,dynamic\",10,0.6,\"{\"\"dynamic\"\": {\"\"amplitude\"\": 0.4, \"\"drag\"\": "
+               "0.2}}\",csv/jump.pc2\r\n" +
+               clonk + ",Walk,\"dlbs,dynamic\",10,3/5,settings3.json,csv/walk.gltf\r\n" + wipf +
+               ",1,\"lbs,dynamic\",1e1,0.6,\"{\"\"dynamic\"\": {\"\"amplitude\"\": 0.4}}\",csv/wipf.glb\r\n");
   write_json(dir / "settings3.json", cases[3].settings);
   const auto result = run_wobble("batch " + in_quotes(csv) + " --jobs 2 --quiet");
   ASSERT_EQ(result.exit_code, 0) << result.output;
@@ -242,16 +261,24 @@ TEST_F(BatchTest, CsvManifestGivesTheSameBytes) {
 TEST(BatchHelperBones, AJobWithHelperBonesGivesTheSingleBakesBytes) {
   ScratchDir dir;
   const std::string clonk = wobble::test::bundled_asset("clonk.glb").string();
-  const json job = {{"input", clonk},         {"clip", "Walk"},         {"deformer", "lbs,dynamic"},
-                    {"fps", 20},              {"end", 0.5},             {"helper_bones", 3},
-                    {"helper_influences", 6}, {"helper_iterations", 8}, {"helper_smoothness", 0.001},
+  const json job = {{"input", clonk},
+                    {"clip", "Walk"},
+                    {"deformer", "lbs,dynamic"},
+                    {"fps", 20},
+                    {"end", 0.5},
+                    {"helper_bones", 3},
+                    {"helper_influences", 6},
+                    {"helper_iterations", 8},
+                    {"helper_smoothness", 0.001},
                     {"output", "helpers.glb"}};
   write_json(dir / "batch.json", {{"jobs", {job}}});
   const auto batch = run_wobble("batch " + in_quotes(dir / "batch.json") + " --jobs 1 --quiet 2>&1");
   ASSERT_EQ(batch.exit_code, 0) << batch.output;
-  const auto alone = run_wobble("bake " + in_quotes(clonk) + " --clip Walk --deformer lbs,dynamic --fps 20 --end 0.5 "
-                                "--helper-bones 3 --helper-influences 6 --helper-iterations 8 --helper-smoothness 0.001 -q -o " +
-                                in_quotes(dir / "alone.glb") + " 2>&1");
+  const auto alone =
+      run_wobble("bake " + in_quotes(clonk) +
+                 " --clip Walk --deformer lbs,dynamic --fps 20 --end 0.5 "
+                 "--helper-bones 3 --helper-influences 6 --helper-iterations 8 --helper-smoothness 0.001 -q -o " +
+                 in_quotes(dir / "alone.glb") + " 2>&1");
   ASSERT_EQ(alone.exit_code, 0) << alone.output;
   EXPECT_EQ(output_bytes(dir / "helpers.glb"), output_bytes(dir / "alone.glb"));
   EXPECT_GT(wobble::read_gltf(dir / "helpers.glb").rig.joint_count(), wobble::read_gltf(clonk).rig.joint_count());

@@ -133,7 +133,8 @@ Subject prepare(const std::string& relative, const std::string& clip, const std:
   const std::set<std::uint32_t> joints(s.character.skin.joints.begin(), s.character.skin.joints.end());
   s.rigid = joints.size() == 1;
   s.mushes.resize(kCases.size());
-  for (std::size_t c = 0; c < kCases.size(); ++c) s.mushes[c].bind(mesh.positions, mesh.triangles, settings_of(kCases[c], s.mask, version));
+  for (std::size_t c = 0; c < kCases.size(); ++c)
+    s.mushes[c].bind(mesh.positions, mesh.triangles, settings_of(kCases[c], s.mask, version));
   return s;
 }
 
@@ -142,8 +143,12 @@ nlohmann::json job_entry(const Subject& s, const std::filesystem::path& scratch)
   for (const Vec3f& p : s.character.mesh.positions) positions.insert(positions.end(), {p.x(), p.y(), p.z()});
   std::vector<std::uint32_t> triangles;
   for (const Triangle& t : s.character.mesh.triangles) triangles.insert(triangles.end(), t.begin(), t.end());
-  return {{"name", stem_of(s.name)}, {"positions", positions}, {"triangles", triangles}, {"mask", s.mask},
-          {"pc2", (scratch / (stem_of(s.name) + ".pc2")).string()}, {"frames", s.baked.times.size()}};
+  return {{"name", stem_of(s.name)},
+          {"positions", positions},
+          {"triangles", triangles},
+          {"mask", s.mask},
+          {"pc2", (scratch / (stem_of(s.name) + ".pc2")).string()},
+          {"frames", s.baked.times.size()}};
 }
 
 // Reads exactly `bytes` from the FIFO, waiting while Blender runs; false if it ended first.
@@ -189,11 +194,12 @@ void report(const Subject& s, const std::vector<CaseResult>& results) {
   for (std::size_t c = 0; c < kCases.size(); ++c) {
     const ParityCase& pc = kCases[c];
     const CaseResult& r = results[c];
-    std::printf("%-34s %-15s it %2d factor %.1f scale %.1f pin %d mask %d%s%s: max |wobble - Blender| = %.2e of the "
-                "size (frame %zu vertex %zu; smoothing moved vertices up to %.2e)\n",
-                s.name.c_str(), pc.smooth_type, pc.iterations, pc.factor, pc.scale, pc.pin, pc.use_mask,
-                pc.invert_mask ? " inverted" : "", pc.only_smooth ? " only smooth" : "", r.worst / size, r.frame,
-                r.vertex, r.moved / size);
+    std::printf(
+        "%-34s %-15s it %2d factor %.1f scale %.1f pin %d mask %d%s%s: max |wobble - Blender| = %.2e of the "
+        "size (frame %zu vertex %zu; smoothing moved vertices up to %.2e)\n",
+        s.name.c_str(), pc.smooth_type, pc.iterations, pc.factor, pc.scale, pc.pin, pc.use_mask,
+        pc.invert_mask ? " inverted" : "", pc.only_smooth ? " only smooth" : "", r.worst / size, r.frame, r.vertex,
+        r.moved / size);
     EXPECT_EQ(r.worst, 0.0) << s.name << " case " << c << " frame " << r.frame << " vertex " << r.vertex
                             << ": not Blender's bits";
     if (s.rigid && !pc.use_mask && !pc.only_smooth) {
@@ -232,9 +238,14 @@ void compare_with_blender(const std::string& command, BlenderVersion version) {
   ASSERT_GE(subjects.size(), 5u) << "the shared characters are missing";
   job["cases"] = nlohmann::json::array();
   for (const ParityCase& c : kCases) {
-    job["cases"].push_back({{"smooth_type", c.smooth_type}, {"iterations", c.iterations}, {"factor", c.factor},
-                            {"scale", c.scale}, {"pin_boundary", c.pin}, {"use_mask", c.use_mask},
-                            {"invert_mask", c.invert_mask}, {"only_smooth", c.only_smooth}});
+    job["cases"].push_back({{"smooth_type", c.smooth_type},
+                            {"iterations", c.iterations},
+                            {"factor", c.factor},
+                            {"scale", c.scale},
+                            {"pin_boundary", c.pin},
+                            {"use_mask", c.use_mask},
+                            {"invert_mask", c.invert_mask},
+                            {"only_smooth", c.only_smooth}});
   }
   const std::filesystem::path fifo = scratch / "positions.fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -250,8 +261,8 @@ void compare_with_blender(const std::string& command, BlenderVersion version) {
   std::atomic<bool> blender_done = false;
   test::CommandResult blender;
   std::thread runner([&] {
-    blender = test::run_command(command + " -t 1 -b -noaudio --factory-startup --python '" + script.string() + "' -- '" +
-                                (scratch / "job.json").string() + "'");
+    blender = test::run_command(command + " -t 1 -b -noaudio --factory-startup --python '" + script.string() +
+                                "' -- '" + (scratch / "job.json").string() + "'");
     blender_done = true;
   });
   std::vector<std::vector<CaseResult>> results(subjects.size(), std::vector<CaseResult>(kCases.size()));

@@ -51,7 +51,8 @@ TEST(Cli, InfoTextListsJointsClipsAndRepairs) {
 TEST(Cli, BakePc2MatchesAnIndependentLinearBlendSkinning) {
   ScratchDir dir;
   const auto input = test::shared_asset("characters/RiggedFigure/RiggedFigure.gltf");
-  const auto result = run_wobble("bake " + shell_quote(input) + " --clip 0 --fps 30 --deformer lbs -q -o " + shell_quote(dir / "out.pc2"));
+  const auto result = run_wobble("bake " + shell_quote(input) + " --clip 0 --fps 30 --deformer lbs -q -o " +
+                                 shell_quote(dir / "out.pc2"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const Character character = load_character(input);
   const Clip& clip = character.clips[0];
@@ -67,7 +68,8 @@ TEST(Cli, BakePc2MatchesAnIndependentLinearBlendSkinning) {
       Eigen::Vector3d expected = Eigen::Vector3d::Zero();
       for (std::size_t i = 0; i < character.skin.joints_of(v).size(); ++i) {
         const Mat4f& m = pose.skinning[character.skin.joints_of(v)[i]];
-        expected += character.skin.weights_of(v)[i] * (m * character.mesh.positions[v].homogeneous()).head<3>().cast<double>();
+        expected +=
+            character.skin.weights_of(v)[i] * (m * character.mesh.positions[v].homogeneous()).head<3>().cast<double>();
       }
       ASSERT_LT((frames[k][v].cast<double>() - expected).norm(), 1e-5 * size) << "frame " << k << " vertex " << v;
     }
@@ -87,11 +89,13 @@ TEST(Cli, BakeGlbPassesTheKhronosValidator) {
 
 TEST(Cli, BakeObjSequenceWritesOneFilePerFrame) {
   ScratchDir dir;
-  const auto result = run_wobble("bake " + shell_quote(test::shared_asset("characters/RiggedSimple/RiggedSimple.gltf")) +
-                                 " --clip 0 --fps 10 --start 0 --end 0.5 -q -o " + shell_quote(dir.path().string() + "/seq/"));
+  const auto result =
+      run_wobble("bake " + shell_quote(test::shared_asset("characters/RiggedSimple/RiggedSimple.gltf")) +
+                 " --clip 0 --fps 10 --start 0 --end 0.5 -q -o " + shell_quote(dir.path().string() + "/seq/"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   std::size_t files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir / "seq")) files += entry.path().extension() == ".obj";
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "seq"))
+    files += entry.path().extension() == ".obj";
   EXPECT_EQ(files, 6u);  // t = 0, 0.1, ..., 0.5
   const Character frame = read_obj(dir / "seq/frame_0000.obj");
   EXPECT_EQ(frame.mesh.vertex_count(), 96u);
@@ -110,7 +114,8 @@ TEST(Cli, TwoBakesGiveIdenticalBytes) {
   EXPECT_EQ(test::read_bytes(dir / "a.pc2"), test::read_bytes(dir / "b.pc2"));
   EXPECT_EQ(test::read_bytes(dir / "a.glb"), test::read_bytes(dir / "b.glb"));
   // Threads do not change the result either.
-  ASSERT_EQ(run_wobble("bake " + input + " --clip 1 --fps 24 -q --threads 1 -o " + shell_quote(dir / "c.pc2")).exit_code, 0);
+  ASSERT_EQ(
+      run_wobble("bake " + input + " --clip 1 --fps 24 -q --threads 1 -o " + shell_quote(dir / "c.pc2")).exit_code, 0);
   EXPECT_EQ(test::read_bytes(dir / "a.pc2"), test::read_bytes(dir / "c.pc2"));
 }
 
@@ -177,7 +182,8 @@ TEST(Cli, BadValuesAreRefusedByFlagName) {
       {simulate + "--youngs -5", "--youngs: -5 is out of range"},
       {simulate + "--poisson 0.5", "--poisson: 0.5 is out of range [0, 0.4999]"},
       {"simulate " + shape + " -q -o " + out + " --frames 10000000000", "--frames: 10000000000 is out of range"},
-      {"simulate --rig " + wipf + " --clip 0 -q -o " + out + " --loop-tolerance 1e-3", "--loop-tolerance: needs --loop"},
+      {"simulate --rig " + wipf + " --clip 0 -q -o " + out + " --loop-tolerance 1e-3",
+       "--loop-tolerance: needs --loop"},
       {simulate + "--loop", "--loop: only with --rig CHARACTER"},
       {simulate + "--loop-tolerance 1e-3", "--loop-tolerance: only with --rig CHARACTER"},
   };
@@ -197,7 +203,8 @@ TEST(Cli, TruncatedInputIsAnErrorNamingTheFile) {
   ScratchDir dir;
   const auto bytes = test::read_bytes(test::bundled_asset("clonk.glb"));
   test::write_bytes(dir / "cut.glb", std::string(bytes.begin(), bytes.begin() + 5000));
-  const auto result = run_wobble("bake " + shell_quote(dir / "cut.glb") + " -q -o " + shell_quote(dir / "out.pc2") + " 2>&1");
+  const auto result =
+      run_wobble("bake " + shell_quote(dir / "cut.glb") + " -q -o " + shell_quote(dir / "out.pc2") + " 2>&1");
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.output.find("cut.glb"), std::string::npos) << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "out.pc2"));

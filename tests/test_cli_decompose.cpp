@@ -78,22 +78,25 @@ struct Scene {
       write_obj(dir / "frames" / fmt_frame(f), mesh, animation.positions[static_cast<std::size_t>(f)]);
     write_pc2(dir / "anim.pc2", animation, 60.0f);
   }
-  static std::string fmt_frame(int f) { return "frame_" + std::string(f < 10 ? "000" : "00") + std::to_string(f) + ".obj"; }
+  static std::string fmt_frame(int f) {
+    return "frame_" + std::string(f < 10 ? "000" : "00") + std::to_string(f) + ".obj";
+  }
 };
 
 }  // namespace
 
 TEST(CliDecompose, RigidPartsComeBackAsTwoBonesFromObjFrames) {
   Scene scene;
-  const auto result = run_wobble("decompose " + quote(scene.dir / "rest.obj") + " --cache " + quote(scene.dir / "frames") +
-                                 " --bones 2 --influences 1 --threads 2 -o " + quote(scene.dir / "out.glb") + " -o " +
-                                 quote(scene.dir / "out.pc2") + " 2>&1");
+  const auto result = run_wobble("decompose " + quote(scene.dir / "rest.obj") + " --cache " +
+                                 quote(scene.dir / "frames") + " --bones 2 --influences 1 --threads 2 -o " +
+                                 quote(scene.dir / "out.glb") + " -o " + quote(scene.dir / "out.pc2") + " 2>&1");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("2 bones"), std::string::npos) << result.output;
 
   // The reconstruction is the animation, and so is the glTF played with plain LBS by wobble bake.
   EXPECT_LT(largest_gap(read_pc2(scene.dir / "out.pc2"), scene.animation.positions), 1e-4);
-  const auto replay = run_wobble("bake " + quote(scene.dir / "out.glb") + " --deformer lbs -q -o " + quote(scene.dir / "replay.pc2"));
+  const auto replay =
+      run_wobble("bake " + quote(scene.dir / "out.glb") + " --deformer lbs -q -o " + quote(scene.dir / "replay.pc2"));
   ASSERT_EQ(replay.exit_code, 0) << replay.output;
   EXPECT_LT(largest_gap(read_pc2(scene.dir / "replay.pc2"), scene.animation.positions), 1e-4);
 
@@ -106,9 +109,9 @@ TEST(CliDecompose, RigidPartsComeBackAsTwoBonesFromObjFrames) {
 
 TEST(CliDecompose, PointCacheInputAndEightInfluences) {
   Scene scene;
-  const auto result = run_wobble("decompose " + quote(scene.dir / "rest.obj") + " --cache " + quote(scene.dir / "anim.pc2") +
-                                 " --bones 3 --influences 8 -q -o " + quote(scene.dir / "out.gltf") + " -o " +
-                                 quote(scene.dir / "out.pc2"));
+  const auto result = run_wobble("decompose " + quote(scene.dir / "rest.obj") + " --cache " +
+                                 quote(scene.dir / "anim.pc2") + " --bones 3 --influences 8 -q -o " +
+                                 quote(scene.dir / "out.gltf") + " -o " + quote(scene.dir / "out.pc2"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_LT(largest_gap(read_pc2(scene.dir / "out.pc2"), scene.animation.positions), 1e-4);
   const auto validation = test::validate_gltf(scene.dir / "out.gltf");
@@ -118,7 +121,8 @@ TEST(CliDecompose, PointCacheInputAndEightInfluences) {
 TEST(CliDecompose, AMorphTargetBakeIsReadAsItsPointCache) {
   ScratchDir dir;
   const std::filesystem::path clonk = test::bundled_asset("clonk.glb");
-  const std::string bake = "bake " + quote(clonk) + " --clip Walk --fps 20 --start 0 --end 0.5 --deformer lbs,dynamic -q -o ";
+  const std::string bake =
+      "bake " + quote(clonk) + " --clip Walk --fps 20 --start 0 --end 0.5 --deformer lbs,dynamic -q -o ";
   ASSERT_EQ(run_wobble(bake + quote(dir / "bake.glb")).exit_code, 0);
   ASSERT_EQ(run_wobble(bake + quote(dir / "bake.pc2")).exit_code, 0);
 
@@ -134,7 +138,8 @@ TEST(CliDecompose, AMorphTargetBakeIsReadAsItsPointCache) {
   // So the decompositions of either are one (their reconstructions, within float noise).
   const std::string decompose = "decompose " + quote(clonk) + " --bones 6 --iterations 10 --threads 2 -q --cache ";
   ASSERT_EQ(run_wobble(decompose + quote(dir / "bake.glb") + " -o " + quote(dir / "from_gltf.pc2")).exit_code, 0);
-  ASSERT_EQ(run_wobble(decompose + quote(dir / "bake.pc2") + " --fps 20 -o " + quote(dir / "from_pc2.pc2")).exit_code, 0);
+  ASSERT_EQ(run_wobble(decompose + quote(dir / "bake.pc2") + " --fps 20 -o " + quote(dir / "from_pc2.pc2")).exit_code,
+            0);
   EXPECT_LT(largest_gap(read_pc2(dir / "from_gltf.pc2"), read_pc2(dir / "from_pc2.pc2")), 1e-4 * rest.size());
 
   // Another rest pose: the vertex counts differ.
@@ -142,7 +147,8 @@ TEST(CliDecompose, AMorphTargetBakeIsReadAsItsPointCache) {
   const auto mismatch = run_wobble("decompose " + quote(dir / "box.obj") + " --cache " + quote(dir / "bake.glb") +
                                    " -q -o " + quote(dir / "out.glb") + " 2>&1");
   EXPECT_EQ(mismatch.exit_code, 1);
-  EXPECT_NE(mismatch.output.find("bake.glb: 1814 vertices a frame, the rest pose"), std::string::npos) << mismatch.output;
+  EXPECT_NE(mismatch.output.find("bake.glb: 1814 vertices a frame, the rest pose"), std::string::npos)
+      << mismatch.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "out.glb"));
 }
 
@@ -165,11 +171,13 @@ TEST(CliDecompose, BadInputIsOneLineNamingTheFileOrFlag) {
   };
   const Case cases[] = {
       {"decompose " + quote(scene.dir / "fewer.obj") + pc2 + out, "anim.pc2: 16 vertices a frame"},
-      {"decompose " + rest + " --cache " + quote(scene.dir / "nan.pc2") + out, "nan.pc2: frame 3 vertex 5 is not finite"},
+      {"decompose " + rest + " --cache " + quote(scene.dir / "nan.pc2") + out,
+       "nan.pc2: frame 3 vertex 5 is not finite"},
       {"decompose " + rest + " --cache " + quote(scene.dir / "empty") + out, "empty: no .obj files"},
       {"decompose " + rest + " --cache " + quote(scene.dir / "missing.pc2") + out, "missing.pc2"},
       {"decompose " + rest + " --cache " + quote(scene.dir / "rest.obj") + out, "unknown mesh animation '.obj'"},
-      {"decompose " + rest + " --cache " + quote(test::bundled_asset("clonk.glb")) + out, "clonk.glb: has no morph targets"},
+      {"decompose " + rest + " --cache " + quote(test::bundled_asset("clonk.glb")) + out,
+       "clonk.glb: has no morph targets"},
       {"decompose " + rest + pc2 + " --bones 0" + out, "--bones: 0 is out of range"},
       {"decompose " + rest + pc2 + " --bones 2abc" + out, "--bones: '2abc'"},
       {"decompose " + rest + pc2 + " --bones 17" + out, "--bones: 17 bones for 16 vertices"},

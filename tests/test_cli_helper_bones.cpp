@@ -63,7 +63,8 @@ Played helper_bake(const ScratchDir& dir, const std::string& stack, const std::s
   EXPECT_EQ(bake.exit_code, 0) << bake.output;
   out.reported_rmse = reported(bake.output, "misses the stack by RMSE");
   out.reported_secondary = reported(bake.output, "secondary motion \\(RMS");
-  const std::pair<std::string, std::string> runs[] = {{clonk(), stack}, {clonk(), "lbs"}, {quote(dir / "helpers.glb"), "lbs"}};
+  const std::pair<std::string, std::string> runs[] = {
+      {clonk(), stack}, {clonk(), "lbs"}, {quote(dir / "helpers.glb"), "lbs"}};
   const char* names[] = {"stack.pc2", "lbs.pc2", "played.pc2"};
   for (int i = 0; i < 3; ++i) {
     const auto result = run_wobble("bake " + runs[i].first + kRange + " --deformer " + runs[i].second + " -q -o " +
@@ -124,7 +125,8 @@ TEST(CliHelperBones, DeltaMushAndDualQuaternionStacksRunAndReportThePlayedError)
 
 TEST(CliHelperBones, EightInfluencesAreWrittenInTwoSetsAndReadBackAlike) {
   ScratchDir dir;
-  const Played played = helper_bake(dir, "lbs,dynamic", " --helper-bones 4 --helper-influences 8 --helper-iterations 10");
+  const Played played =
+      helper_bake(dir, "lbs,dynamic", " --helper-bones 4 --helper-influences 8 --helper-iterations 10");
   // wobble's reader takes JOINTS_1/WEIGHTS_1 as the bake held them: the same LBS, the same error.
   expect_reported(played.reported_rmse, played.rmse, "played RMSE");
   const Character helpers = read_gltf(dir / "helpers.glb");
@@ -160,7 +162,8 @@ double largest_seam(const Character& helpers, std::size_t first_helper) {
 TEST(CliHelperBones, ALoopsHelperChannelsMeetThemselves) {
   ScratchDir dir;
   const Character original = read_gltf(test::bundled_asset("clonk.glb"));
-  const std::string common = " --clip Walk --fps 10 --threads 2 --deformer lbs,dynamic --helper-bones 2 --helper-iterations 10 -q";
+  const std::string common =
+      " --clip Walk --fps 10 --threads 2 --deformer lbs,dynamic --helper-bones 2 --helper-iterations 10 -q";
   const auto loop = run_wobble("bake " + clonk() + common + " --loop -o " + quote(dir / "loop.glb") + " 2>&1");
   ASSERT_EQ(loop.exit_code, 0) << loop.output;
   const Character looped = read_gltf(dir / "loop.glb");
@@ -189,7 +192,8 @@ TEST(CliHelperBones, BadValuesAreOneLineNamingTheFlag) {
       {" --helper-bones 5000", "out.glb", "--helper-bones: 5000 is out of range"},
   };
   for (const Case& c : cases) {
-    const std::string arguments = "bake " + clonk() + kRange + " --deformer lbs,dynamic" + c.flags + " -q -o " + quote(dir / c.output);
+    const std::string arguments =
+        "bake " + clonk() + kRange + " --deformer lbs,dynamic" + c.flags + " -q -o " + quote(dir / c.output);
     const auto result = run_wobble(arguments + " 2>&1 >/dev/null");
     EXPECT_EQ(result.exit_code, 1) << arguments << "\n" << result.output;
     EXPECT_NE(result.output.find(c.expected), std::string::npos) << arguments << "\n" << result.output;

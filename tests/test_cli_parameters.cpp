@@ -17,7 +17,9 @@ namespace {
 
 std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
-std::size_t count_lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+std::size_t count_lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
 
 std::string bake_walk(const std::string& flags, const std::filesystem::path& out) {
   return "bake " + quoted(test::bundled_asset("clonk.glb")) + " --clip Walk --fps 30 --end 0.5 -q " + flags + " -o " +
@@ -49,9 +51,12 @@ TEST(CliParameters, BadValuesAreRefusedByName) {
       {"--deformer lbs,deltamush --mush-smoothing bilateral", "--mush-smoothing: 'bilateral' is not one of"},
       {"--deformer dlbs --delay-step 1/0", "--delay-step: '1/0' is not a number"},
       {"--deformer lbs --frequency 2", "--frequency sets a parameter of deformer 'dynamic', which is not in the stack"},
-      {"--deformer lbs,dynamic --settings " + quoted(dir / "types.json"), "types.json: dynamic.frequency: expected a number, got \"2\""},
-      {"--deformer lbs,dynamic --settings " + quoted(dir / "unknown.json"), "unknown.json: dynamic: unknown parameter 'frequncy' for deformer 'dynamic' (did you mean 'frequency'?)"},
-      {"--deformer lbs,deltamush --settings " + quoted(dir / "integer.json"), "integer.json: deltamush.iterations: expected an integer, got 1.5"},
+      {"--deformer lbs,dynamic --settings " + quoted(dir / "types.json"),
+       "types.json: dynamic.frequency: expected a number, got \"2\""},
+      {"--deformer lbs,dynamic --settings " + quoted(dir / "unknown.json"),
+       "unknown.json: dynamic: unknown parameter 'frequncy' for deformer 'dynamic' (did you mean 'frequency'?)"},
+      {"--deformer lbs,deltamush --settings " + quoted(dir / "integer.json"),
+       "integer.json: deltamush.iterations: expected an integer, got 1.5"},
   };
   for (const Case& c : cases) {
     const auto result = run_wobble(bake_walk(c.flags, out) + " 2>&1 >/dev/null");
@@ -70,7 +75,8 @@ TEST(CliParameters, MeasureAgainstReadsTheSettingsForBothStacks) {
   std::ofstream(dir / "settings.json") << R"({"deltamush": {"iterations": 3}, "dynamic": {"frequency": 2}})";
   auto measure = [&](const std::string& flags) {
     std::ostringstream command;
-    command << "measure " << quoted(test::bundled_asset("clonk.glb")) << " --clip Walk --fps 10 --end 0.3 " << flags << " 2>&1";
+    command << "measure " << quoted(test::bundled_asset("clonk.glb")) << " --clip Walk --fps 10 --end 0.3 " << flags
+            << " 2>&1";
     return run_wobble(command.str());
   };
   const std::string settings = " --settings " + quoted(dir / "settings.json");
@@ -80,11 +86,14 @@ TEST(CliParameters, MeasureAgainstReadsTheSettingsForBothStacks) {
   const auto alone = measure("--deformer lbs,dynamic" + settings);
   EXPECT_EQ(alone.exit_code, 0) << alone.output;
   EXPECT_NE(alone.output.find("section 'deltamush' is ignored: that deformer is not in the stack 'lbs,dynamic'"),
-            std::string::npos) << alone.output;
+            std::string::npos)
+      << alone.output;
   const auto neither = measure("--deformer lbs --against dqs --frequency 2");
   EXPECT_EQ(neither.exit_code, 1) << neither.output;
-  EXPECT_NE(neither.output.find("--frequency sets a parameter of deformer 'dynamic', which is in none of the stacks 'lbs', 'dqs'"),
-            std::string::npos) << neither.output;
+  EXPECT_NE(neither.output.find(
+                "--frequency sets a parameter of deformer 'dynamic', which is in none of the stacks 'lbs', 'dqs'"),
+            std::string::npos)
+      << neither.output;
 }
 
 // The documented default's own spelling, 1/240, is read exactly: the same bytes as the default.
@@ -104,16 +113,18 @@ TEST(CliParameters, KeyedSettingsFilesBake) {
   std::ofstream(dir / "keys.json") << R"({"dynamic": {"amplitude": {"keys": [[0, 0.4], [9, 0.4]]}}})";
   std::ofstream(dir / "falling.json") << R"({"dynamic": {"amplitude": {"keys": [[0, 0.4], [0.5, 0]]}}})";
   for (const char* name : {"constant", "keys", "falling"}) {
-    const auto result = run_wobble(bake_walk("--deformer lbs,dynamic --settings " + quoted(dir / (std::string(name) + ".json")),
-                                             dir / (std::string(name) + ".pc2")));
+    const auto result =
+        run_wobble(bake_walk("--deformer lbs,dynamic --settings " + quoted(dir / (std::string(name) + ".json")),
+                             dir / (std::string(name) + ".pc2")));
     ASSERT_EQ(result.exit_code, 0) << result.output;
   }
   EXPECT_EQ(test::read_bytes(dir / "constant.pc2"), test::read_bytes(dir / "keys.pc2"));
   EXPECT_NE(test::read_bytes(dir / "constant.pc2"), test::read_bytes(dir / "falling.pc2"));
-  ASSERT_EQ(run_wobble(bake_walk("--deformer lbs,dynamic --settings " + quoted(dir / "falling.json") + " --amplitude 0.4",
-                                 dir / "flag.pc2"))
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      run_wobble(bake_walk("--deformer lbs,dynamic --settings " + quoted(dir / "falling.json") + " --amplitude 0.4",
+                           dir / "flag.pc2"))
+          .exit_code,
+      0);
   EXPECT_EQ(test::read_bytes(dir / "constant.pc2"), test::read_bytes(dir / "flag.pc2"));
 }
 
@@ -124,7 +135,8 @@ void expect_doc_is_output(const std::string& doc, const std::string& command) {
   std::ifstream in(std::filesystem::path(WOBBLE_SOURCE_DIR) / doc);
   std::stringstream committed;
   committed << in.rdbuf();
-  EXPECT_EQ(committed.str(), result.output) << doc << " is stale: regenerate it with `build/wobble " << command << " > " << doc << "`";
+  EXPECT_EQ(committed.str(), result.output)
+      << doc << " is stale: regenerate it with `build/wobble " << command << " > " << doc << "`";
 }
 
 TEST(CliParameters, DocsParametersMdIsTheGeneratedDescription) {
@@ -148,11 +160,13 @@ TEST(CliParameters, SimulateFlagsAreThePhysicsDescription) {
     const std::string key = p["key"], flag = "--" + p["flag"].get<std::string>();
     const bool scene_only = key.rfind("contact", 0) == 0 || key.rfind("drag_", 0) == 0;
     EXPECT_EQ(help.output.find(flag + " ") != std::string::npos || help.output.find(flag + "\n") != std::string::npos,
-              !scene_only) << flag;
+              !scene_only)
+        << flag;
     flags += scene_only ? 0 : 1;
   }
   EXPECT_GE(flags, 17u);
-  EXPECT_NE(help.output.find("Poisson ratio (0.5 would be incompressible) (default 0.45; 0 to 0.4999; bind)"), std::string::npos)
+  EXPECT_NE(help.output.find("Poisson ratio (0.5 would be incompressible) (default 0.45; 0 to 0.4999; bind)"),
+            std::string::npos)
       << help.output;
 }
 

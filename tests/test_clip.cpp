@@ -12,7 +12,8 @@ using namespace wobble;
 
 namespace {
 
-Channel make_channel(ChannelPath path, Interpolation interpolation, std::vector<float> times, std::vector<float> values) {
+Channel make_channel(ChannelPath path, Interpolation interpolation, std::vector<float> times,
+                     std::vector<float> values) {
   Channel c;
   c.path = path;
   c.interpolation = interpolation;
@@ -88,8 +89,10 @@ TEST(Clip, CubicSplineScalesTangentsByTheKeyInterval) {
 
 TEST(Clip, StartEndAndKeyCountSpanAllChannels) {
   Clip clip;
-  clip.channels.push_back(make_channel(ChannelPath::Translation, Interpolation::Linear, {0.5f, 1}, std::vector<float>(6)));
-  clip.channels.push_back(make_channel(ChannelPath::Scale, Interpolation::Linear, {0.25f, 2, 3}, std::vector<float>(9)));
+  clip.channels.push_back(
+      make_channel(ChannelPath::Translation, Interpolation::Linear, {0.5f, 1}, std::vector<float>(6)));
+  clip.channels.push_back(
+      make_channel(ChannelPath::Scale, Interpolation::Linear, {0.25f, 2, 3}, std::vector<float>(9)));
   EXPECT_FLOAT_EQ(clip.start(), 0.25f);
   EXPECT_FLOAT_EQ(clip.end(), 3.0f);
   EXPECT_EQ(clip.key_count(), 5u);

@@ -17,10 +17,10 @@ using namespace wobble;
 
 TEST(Skin, NormalizeRepairsAndReportsEachKindOnce) {
   Skin skin;
-  const Influence a[] = {{0, 0.5f}, {1, 0.3f}};           // sums to 0.8: normalised
-  const Influence b[] = {{0, 0.0f}};                      // no weight: bound to the fallback
-  const Influence c[] = {{1, -0.2f}, {2, 2.0f}};          // negative dropped, then normalised
-  const Influence d[] = {{1, 0.25f}, {1, 0.75f}};         // duplicates merged: exactly 1
+  const Influence a[] = {{0, 0.5f}, {1, 0.3f}};    // sums to 0.8: normalised
+  const Influence b[] = {{0, 0.0f}};               // no weight: bound to the fallback
+  const Influence c[] = {{1, -0.2f}, {2, 2.0f}};   // negative dropped, then normalised
+  const Influence d[] = {{1, 0.25f}, {1, 0.75f}};  // duplicates merged: exactly 1
   skin.add_vertex(a);
   skin.add_vertex(b);
   skin.add_vertex(c);

@@ -35,7 +35,9 @@ Character bending_tube() {
   return c;
 }
 
-std::string stack_for(const DeformerDescription& d) { return d.stage == DeformerStage::Base ? d.name : "lbs," + d.name; }
+std::string stack_for(const DeformerDescription& d) {
+  return d.stage == DeformerStage::Base ? d.name : "lbs," + d.name;
+}
 
 BakedFrames bake_with(const Character& c, const std::string& stack, const StackSettings& settings, double fps = 30,
                       double end = 0.4) {
@@ -125,11 +127,21 @@ TEST(DeformerRegistry, FractionsAreExactAndJunkIsRefused) {
   settings.set_flag("delay-step", "1/240");
   EXPECT_EQ(settings.get("dlbs").as<DelayedLbsParameters>().delay_step, 1.0 / 240);
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"frequency", "2abc"},   {"frequency", "nan"},         {"frequency", "inf"},
-      {"frequency", "1e400"},  {"frequency", ""},            {"frequency", "31"},
-      {"mush-iterations", "1.5"}, {"mush-iterations", "0x10"}, {"mush-iterations", "1e400"},
-      {"mush-pin-boundary", "maybe"}, {"mush-smoothing", "bilateral"}, {"max-angle", "0"},
-      {"ddm-min-weight", "1"}, {"bend-weights", "[1, \"x\"]"}, {"dynamic-joints", "{\"Head\": {\"amplitude\": \"2\"}}"}};
+      {"frequency", "2abc"},
+      {"frequency", "nan"},
+      {"frequency", "inf"},
+      {"frequency", "1e400"},
+      {"frequency", ""},
+      {"frequency", "31"},
+      {"mush-iterations", "1.5"},
+      {"mush-iterations", "0x10"},
+      {"mush-iterations", "1e400"},
+      {"mush-pin-boundary", "maybe"},
+      {"mush-smoothing", "bilateral"},
+      {"max-angle", "0"},
+      {"ddm-min-weight", "1"},
+      {"bend-weights", "[1, \"x\"]"},
+      {"dynamic-joints", "{\"Head\": {\"amplitude\": \"2\"}}"}};
   for (const auto& [flag, text] : bad) {
     const std::string message = error_of([&, &flag = flag, &text = text] { StackSettings().set_flag(flag, text); });
     EXPECT_EQ(message.rfind("--" + flag, 0), 0u) << flag << " " << text << ": " << message;
@@ -141,7 +153,8 @@ TEST(DeformerRegistry, FractionsAreExactAndJunkIsRefused) {
 
 TEST(DeformerRegistry, SettingsFileErrorsNameTheFileAndTheKey) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"({"dynamic": {"frequncy": 2}})", "s.json: dynamic: unknown parameter 'frequncy' for deformer 'dynamic' (did you mean 'frequency'?)"},
+      {R"({"dynamic": {"frequncy": 2}})",
+       "s.json: dynamic: unknown parameter 'frequncy' for deformer 'dynamic' (did you mean 'frequency'?)"},
       {R"({"dynamic": {"frequency": "2"}})", "s.json: dynamic.frequency: expected a number, got \"2\""},
       {R"({"deltamush": {"iterations": 1.5}})", "s.json: deltamush.iterations: expected an integer, got 1.5"},
       {R"({"deltamush": {"iterations": true}})", "s.json: deltamush.iterations: expected an integer, got true"},
@@ -151,11 +164,16 @@ TEST(DeformerRegistry, SettingsFileErrorsNameTheFileAndTheKey) {
       {R"({"deltamush": {"mask": [0, 1e39]}})", "s.json: deltamush.mask[1]: 1e+39 is out of range [0, 1]"},
       {R"({"deltamush": {"mask": [1.5]}})", "s.json: deltamush.mask[0]: 1.5 is out of range [0, 1]"},
       {R"({"dynamic": {"damping": 1e400}})", "s.json: not valid JSON: number overflow parsing '1e400'"},
-      {R"({"dynamic": {"joints": {"Head": {"amplitud": 2}}}})", "s.json: dynamic.joints.Head: unknown key 'amplitud' (did you mean 'amplitude'?)"},
+      {R"({"dynamic": {"joints": {"Head": {"amplitud": 2}}}})",
+       "s.json: dynamic.joints.Head: unknown key 'amplitud' (did you mean 'amplitude'?)"},
       {R"({"wobbly": {}})", "s.json: unknown deformer 'wobbly' (known: lbs, dqs, dlbs, dynamic, deltamush, ddm)"},
-      {R"({"deltamush": {"iterations": {"keys": [[0, 1]]}}})", "s.json: deltamush.iterations: expected an integer, got {\"keys\":[[0,1]]}"},
-      {R"({"deltamush": {"mode": "blender", "smoothing": "cotangent"}})", "s.json: deltamush.smoothing: mode 'blender' supports smoothing 'uniform' (Simple) and 'length' (Length Weight), not 'cotangent'"},
-      {R"({"dynamic": {"frequency": {"keys": [[1, 2], [1, 3]]}}})", "s.json: dynamic.frequency.keys[1]: key times must increase"},
+      {R"({"deltamush": {"iterations": {"keys": [[0, 1]]}}})",
+       "s.json: deltamush.iterations: expected an integer, got {\"keys\":[[0,1]]}"},
+      {R"({"deltamush": {"mode": "blender", "smoothing": "cotangent"}})",
+       "s.json: deltamush.smoothing: mode 'blender' supports smoothing 'uniform' (Simple) and 'length' (Length "
+       "Weight), not 'cotangent'"},
+      {R"({"dynamic": {"frequency": {"keys": [[1, 2], [1, 3]]}}})",
+       "s.json: dynamic.frequency.keys[1]: key times must increase"},
       {R"([1, 2])", "s.json: expected an object with one section per deformer, got [1,2]"},
       {R"({"dynamic": )", "s.json: not valid JSON: "},
   };

@@ -25,7 +25,8 @@ Vec3f lbs_position(const Character& c, const Pose& pose, std::size_t v) {
   Vec3f p = Vec3f::Zero();
   const auto joints = c.skin.joints_of(v);
   const auto weights = c.skin.weights_of(v);
-  for (std::size_t k = 0; k < joints.size(); ++k) p += weights[k] * (pose.skinning[joints[k]] * c.mesh.positions[v].homogeneous()).head<3>();
+  for (std::size_t k = 0; k < joints.size(); ++k)
+    p += weights[k] * (pose.skinning[joints[k]] * c.mesh.positions[v].homogeneous()).head<3>();
   return p;
 }
 
@@ -97,14 +98,16 @@ TEST(DelayedLbs, InfiniteWaveSpeedIsLbs) {
   const auto dlbs = bake_stack(c, "dlbs", {{"dlbs", {{"wave_speed", 1e9}}}}, 30, end, nullptr, walk);
   double worst = 0;
   for (std::size_t f = 0; f < lbs.positions.size(); ++f) {
-    for (std::size_t v = 0; v < lbs.positions[f].size(); ++v) worst = std::max<double>(worst, (lbs.positions[f][v] - dlbs.positions[f][v]).norm());
+    for (std::size_t v = 0; v < lbs.positions[f].size(); ++v)
+      worst = std::max<double>(worst, (lbs.positions[f][v] - dlbs.positions[f][v]).norm());
   }
   EXPECT_LT(worst, 1e-6 * c.mesh.size());
   // A finite speed does delay the motion.
   const auto wave = bake_stack(c, "dlbs", {{"dlbs", {{"wave_speed", 1.0}}}}, 30, end, nullptr, walk);
   double moved = 0;
   for (std::size_t f = 0; f < lbs.positions.size(); ++f) {
-    for (std::size_t v = 0; v < lbs.positions[f].size(); ++v) moved = std::max<double>(moved, (lbs.positions[f][v] - wave.positions[f][v]).norm());
+    for (std::size_t v = 0; v < lbs.positions[f].size(); ++v)
+      moved = std::max<double>(moved, (lbs.positions[f][v] - wave.positions[f][v]).norm());
   }
   EXPECT_GT(moved, 1e-3 * c.mesh.size());
 }
@@ -159,7 +162,8 @@ TEST(DelayedLbs, ThreadsGiveIdenticalBytesAndNormalsStayUnit) {
   ThreadPool pool(3);
   Pose pose;
   evaluate_pose(c.rig, &run, 0.4f, pose);
-  std::vector<Vec3f> a(c.mesh.vertex_count()), b(c.mesh.vertex_count()), na(c.mesh.vertex_count()), nb(c.mesh.vertex_count());
+  std::vector<Vec3f> a(c.mesh.vertex_count()), b(c.mesh.vertex_count()), na(c.mesh.vertex_count()),
+      nb(c.mesh.vertex_count());
   single.evaluate(pose, 0.4, sampler, a, na);
   threaded.evaluate(pose, 0.4, sampler, b, nb, &pool);
   EXPECT_EQ(a, b);

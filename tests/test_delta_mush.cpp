@@ -33,11 +33,14 @@ using test::Cylinder;
 using test::make_cylinder;
 using test::rotation_about;
 
-
 std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const Cylinder& c) {
   std::vector<Vec3f> out(c.positions.size());
-  const LbsJob job{.skinning_matrices = matrices, .skin = &c.skin, .in_positions = c.positions,
-                   .in_normals = {}, .out_positions = out, .out_normals = {}};
+  const LbsJob job{.skinning_matrices = matrices,
+                   .skin = &c.skin,
+                   .in_positions = c.positions,
+                   .in_normals = {},
+                   .out_positions = out,
+                   .out_normals = {}};
   job.Run();
   return out;
 }
@@ -79,7 +82,8 @@ double max_distance(const std::vector<Vec3f>& a, const std::vector<Vec3f>& b) {
 
 double volume(const std::vector<Vec3f>& p, const std::vector<Triangle>& triangles) {
   double v = 0;
-  for (const auto& t : triangles) v += p[t[0]].cast<double>().dot(p[t[1]].cast<double>().cross(p[t[2]].cast<double>())) / 6;
+  for (const auto& t : triangles)
+    v += p[t[0]].cast<double>().dot(p[t[1]].cast<double>().cross(p[t[2]].cast<double>())) / 6;
   return v;
 }
 
@@ -120,24 +124,25 @@ TEST(DeltaMush, RigidMotionGivesTheRigidlyMovedRestMesh) {
   const Character figure = load_character(test::shared_asset("characters/RiggedFigure/RiggedFigure.gltf"));
   const Cylinder cylinder = make_cylinder(40, 24, 3);
   for (const bool real : {true, false}) {
-  Mesh mesh = figure.mesh;
-  if (!real) mesh.positions = cylinder.positions, mesh.triangles = cylinder.triangles;
-  const float size = mesh.size();
-  const Mat3f r = Eigen::AngleAxisf(1.1f, Vec3f(0.3f, -0.8f, 0.5f).normalized()).toRotationMatrix();
-  const Vec3f t(0.7f * size, -0.2f * size, 0.4f * size);
-  std::vector<Vec3f> moved(mesh.positions.size());
-  for (std::size_t v = 0; v < moved.size(); ++v) moved[v] = r * mesh.positions[v] + t;
-  for (const DeltaMushSettings& settings : all_settings(mesh.vertex_count())) {
-    if (settings.mode == MushMode::Blender && (settings.scale != 1.0f || real)) continue;  // see above
-    DeltaMush mush;
-    mush.bind(mesh.positions, mesh.triangles, settings);
-    std::vector<Vec3f> positions = moved;
-    mush.evaluate(positions);
-    // 40 sweeps shrink RiggedFigure's small closed parts to ~1e-4 of their size, where float
-    // rounding of the moved input is amplified: a looser bound there.
-    const double bound = real && settings.iterations > 20 ? 5e-4 : 1e-5;
-    EXPECT_LE(max_distance(positions, moved), bound * size) << (real ? "RiggedFigure " : "cylinder ") << describe(settings);
-  }
+    Mesh mesh = figure.mesh;
+    if (!real) mesh.positions = cylinder.positions, mesh.triangles = cylinder.triangles;
+    const float size = mesh.size();
+    const Mat3f r = Eigen::AngleAxisf(1.1f, Vec3f(0.3f, -0.8f, 0.5f).normalized()).toRotationMatrix();
+    const Vec3f t(0.7f * size, -0.2f * size, 0.4f * size);
+    std::vector<Vec3f> moved(mesh.positions.size());
+    for (std::size_t v = 0; v < moved.size(); ++v) moved[v] = r * mesh.positions[v] + t;
+    for (const DeltaMushSettings& settings : all_settings(mesh.vertex_count())) {
+      if (settings.mode == MushMode::Blender && (settings.scale != 1.0f || real)) continue;  // see above
+      DeltaMush mush;
+      mush.bind(mesh.positions, mesh.triangles, settings);
+      std::vector<Vec3f> positions = moved;
+      mush.evaluate(positions);
+      // 40 sweeps shrink RiggedFigure's small closed parts to ~1e-4 of their size, where float
+      // rounding of the moved input is amplified: a looser bound there.
+      const double bound = real && settings.iterations > 20 ? 5e-4 : 1e-5;
+      EXPECT_LE(max_distance(positions, moved), bound * size)
+          << (real ? "RiggedFigure " : "cylinder ") << describe(settings);
+    }
   }
 }
 
@@ -165,9 +170,10 @@ TEST(DeltaMush, KeepsTheVolumeOfBentAndTwistedCylindersBetterThanLbs) {
       mush.evaluate(mushed);
       const double lbs_ratio = volume(lbs, c.triangles) / rest, mush_ratio = volume(mushed, c.triangles) / rest;
       const FrameQuality ql = reference.measure(lbs), qm = reference.measure(mushed);
-      std::printf("cylinder %s: volume ratio LBS %.4f, Delta Mush (%s, 40 iterations) %.4f; detail error LBS %.4f, "
-                  "Delta Mush %.4f\n",
-                  pose.name, lbs_ratio, to_string(smoothing), mush_ratio, ql.detail_error, qm.detail_error);
+      std::printf(
+          "cylinder %s: volume ratio LBS %.4f, Delta Mush (%s, 40 iterations) %.4f; detail error LBS %.4f, "
+          "Delta Mush %.4f\n",
+          pose.name, lbs_ratio, to_string(smoothing), mush_ratio, ql.detail_error, qm.detail_error);
       // Uniform smoothing shrinks the cylinder, so the deltas carry much of the radius and restore
       // the collapsed parts; cotangent smoothing barely shrinks a cylinder (printed, not asserted).
       if (smoothing == MushSmoothing::Uniform) {
@@ -181,10 +187,10 @@ TEST(DeltaMush, KeepsTheVolumeOfBentAndTwistedCylindersBetterThanLbs) {
 TEST(DeltaMush, DegenerateMeshesGiveFiniteSensibleOutput) {
   // A strip with: an isolated vertex, a non-manifold edge (three triangles on one edge), a
   // zero-area triangle (collinear corners), a triangle repeating a vertex, open boundaries.
-  std::vector<Vec3f> rest = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0.5f, 0.5f, 1},
+  std::vector<Vec3f> rest = {{0, 0, 0},        {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0.5f, 0.5f, 1},
                              {0.5f, 0.5f, -1}, {2, 0, 0}, {3, 0, 0}, {5, 5, 5}, {2, 1, 0}};
-  std::vector<Triangle> triangles = {{0, 1, 2}, {1, 3, 2}, {1, 2, 4}, {1, 2, 5}, {1, 6, 7},
-                                     {3, 3, 9}, {1, 6, 3}, {6, 9, 3}};
+  std::vector<Triangle> triangles = {{0, 1, 2}, {1, 3, 2}, {1, 2, 4}, {1, 2, 5},
+                                     {1, 6, 7}, {3, 3, 9}, {1, 6, 3}, {6, 9, 3}};
   const float size = 10.0f;
   std::vector<Vec3f> deformed = rest;
   for (std::size_t v = 0; v < deformed.size(); ++v) deformed[v] += Vec3f(0.1f * v, 0.05f * (v % 3), -0.02f * v);
@@ -216,8 +222,10 @@ TEST(DeltaMush, SeamCopiesSmoothAsOneSurfaceAndDoNotCrack) {
     const std::uint32_t original = r * sides;
     copy_of[original] = static_cast<std::uint32_t>(split.positions.size());
     split.positions.push_back(whole.positions[original]);
-    split.skin.joints.insert(split.skin.joints.end(), {whole.skin.joints[2 * original], whole.skin.joints[2 * original + 1]});
-    split.skin.weights.insert(split.skin.weights.end(), {whole.skin.weights[2 * original], whole.skin.weights[2 * original + 1]});
+    split.skin.joints.insert(split.skin.joints.end(),
+                             {whole.skin.joints[2 * original], whole.skin.joints[2 * original + 1]});
+    split.skin.weights.insert(split.skin.weights.end(),
+                              {whole.skin.weights[2 * original], whole.skin.weights[2 * original + 1]});
   }
   // Triangles on the last column (s = sides - 1 -> s + 1 wraps to 0) use the copies.
   for (Triangle& t : split.triangles) {
@@ -250,7 +258,8 @@ TEST(DeltaMush, SeamCopiesSmoothAsOneSurfaceAndDoNotCrack) {
 
 TEST(DeltaMush, ZeroMaskAndZeroIterationsLeaveTheInputAlone) {
   const Cylinder c = make_cylinder(20, 12, 3);
-  const std::vector<Vec3f> lbs = run_lbs({Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), 1.0f, Vec3f(1.5f, 0, 0))}, c);
+  const std::vector<Vec3f> lbs =
+      run_lbs({Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), 1.0f, Vec3f(1.5f, 0, 0))}, c);
   for (MushMode mode : {MushMode::Wobble, MushMode::Blender}) {
     DeltaMushSettings settings;
     settings.mode = mode;
@@ -301,7 +310,8 @@ TEST(DeltaMush, BindDataRefusesAnotherMesh) {
 
 TEST(DeltaMush, IdenticalBytesForAnyThreadCount) {
   const Cylinder c = make_cylinder(300, 100, 3);  // 30,002 vertices: several chunks
-  const std::vector<Vec3f> lbs = run_lbs({Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), 1.2f, Vec3f(1.5f, 0, 0))}, c);
+  const std::vector<Vec3f> lbs =
+      run_lbs({Mat4f::Identity(), rotation_about(Vec3f::UnitZ(), 1.2f, Vec3f(1.5f, 0, 0))}, c);
   for (MushMode mode : {MushMode::Wobble, MushMode::Blender}) {
     DeltaMushSettings settings;
     settings.mode = mode;
@@ -364,12 +374,14 @@ TEST(DeltaMush, WorksInADeformerStackOnARealCharacter) {
   options.stack = StackDescription::parse("lbs");
   const BakedFrames lbs = bake(character, options);
   options.stack = StackDescription::parse("lbs,deltamush");
-  options.settings = test::settings_of({{"deltamush", {{"iterations", 10}, {"step", 0.5}, {"smoothing", "cotangent"}}}});
+  options.settings =
+      test::settings_of({{"deltamush", {{"iterations", 10}, {"step", 0.5}, {"smoothing", "cotangent"}}}});
   const BakedFrames mushed = bake(character, options);
   ASSERT_EQ(lbs.positions.size(), mushed.positions.size());
   const float size = character.mesh.size();
   double largest = 0;
-  for (std::size_t k = 0; k < lbs.positions.size(); ++k) largest = std::max(largest, max_distance(lbs.positions[k], mushed.positions[k]));
+  for (std::size_t k = 0; k < lbs.positions.size(); ++k)
+    largest = std::max(largest, max_distance(lbs.positions[k], mushed.positions[k]));
   std::printf("wipf: Delta Mush moves vertices up to %.3f of the size away from LBS\n", largest / size);
   EXPECT_GT(largest, 1e-5 * size);
   EXPECT_LT(largest, 0.5 * size);  // the 'Dead' clip stretches some LBS edges tenfold
@@ -391,10 +403,16 @@ TEST(DeltaMushFold, EqualsIteratingOnLbsInputForAnySettings) {
     std::vector<std::vector<Mat4f>> poses;
   };
   std::vector<Case> cases;
-  cases.push_back({"cylinder", cylinder.positions, cylinder.triangles, cylinder.skin, 2,
+  cases.push_back({"cylinder",
+                   cylinder.positions,
+                   cylinder.triangles,
+                   cylinder.skin,
+                   2,
                    {{Mat4f::Identity(), rotation_about(Vec3f(0.2f, 0, 1), 1.2f, Vec3f(1.5f, 0, 0))}}});
   {
-    Case c{"RiggedFigure", figure.mesh.positions, figure.mesh.triangles, PackedSkin::from(figure.skin), figure.rig.joint_count(), {}};
+    Case c{"RiggedFigure",           figure.mesh.positions,
+           figure.mesh.triangles,    PackedSkin::from(figure.skin),
+           figure.rig.joint_count(), {}};
     const Clip& clip = figure.clips[0];
     Pose pose;
     for (int k = 1; k <= 3; ++k) {
@@ -405,7 +423,8 @@ TEST(DeltaMushFold, EqualsIteratingOnLbsInputForAnySettings) {
   }
   const Character clonk = load_character(test::shared_asset("characters/clonk.glb"));
   {
-    Case c{"clonk", clonk.mesh.positions, clonk.mesh.triangles, PackedSkin::from(clonk.skin), clonk.rig.joint_count(), {}};
+    Case c{"clonk", clonk.mesh.positions, clonk.mesh.triangles, PackedSkin::from(clonk.skin), clonk.rig.joint_count(),
+           {}};
     Pose pose;
     for (float t : {0.4f, 0.9f}) {
       evaluate_pose(clonk.rig, &clonk.clips[0], t, pose);
@@ -444,8 +463,10 @@ TEST(DeltaMushFold, EqualsIteratingOnLbsInputForAnySettings) {
         smoothing.evaluate_skinned(pose, folded);
         worst_smoothed = std::max(worst_smoothed, max_distance(iterated, folded) / size);
       }
-      std::printf("%s, %s: folded vs iterated %.2e of the size, smoothed mesh alone %.2e (%zu influences at most, %.2f on average)\n",
-                  c.name, describe(settings).c_str(), worst, worst_smoothed, mush.folded_width(), mush.folded_mean_width());
+      std::printf(
+          "%s, %s: folded vs iterated %.2e of the size, smoothed mesh alone %.2e (%zu influences at most, %.2f on "
+          "average)\n",
+          c.name, describe(settings).c_str(), worst, worst_smoothed, mush.folded_width(), mush.folded_mean_width());
       EXPECT_LE(worst_smoothed, 2e-6) << c.name << ": " << describe(settings);
       const bool cylinder = std::string(c.name) == "cylinder";
       const double bound = cylinder ? 1e-5 : settings.iterations > 20 ? 2e-3 : 2e-4;
@@ -485,11 +506,12 @@ TEST(DeltaMushFold, PruningMergesSmallSharesExactlyAtRestWithAMeasuredError) {
     worst = std::max(worst, max_distance(a, b) / size);
     ThreadPool pool(3);
     exact.evaluate_skinned(pose.skinning, threaded, &pool);
-    EXPECT_EQ(std::memcmp(a.data(), threaded.data(), a.size() * sizeof(Vec3f)), 0) << "identical bytes for any thread count";
+    EXPECT_EQ(std::memcmp(a.data(), threaded.data(), a.size() * sizeof(Vec3f)), 0)
+        << "identical bytes for any thread count";
   }
   std::printf("RiggedFigure: pruning 1e-3 of the weight: %.2f -> %.2f influences on average, error %.2e of the size\n",
               exact.folded_mean_width(), pruned.folded_mean_width(), worst);
-  EXPECT_GT(worst, 0.0);  // it does change the result ...
+  EXPECT_GT(worst, 0.0);   // it does change the result ...
   EXPECT_LT(worst, 1e-2);  // ... by about the merged share
   std::vector<Vec3f> rest = mesh.positions;
   pruned.evaluate_skinned(std::vector<Mat4f>(figure.rig.joint_count(), Mat4f::Identity()), rest);
@@ -542,20 +564,23 @@ TEST(DeltaMushCli, BakesWithFlagsAndMeasures) {
   test::ScratchDir scratch;
   const std::string input = test::shared_asset("characters/RiggedFigure/RiggedFigure.gltf").string();
   const auto out = scratch / "mush.pc2";
-  auto result = test::run_wobble("bake '" + input + "' --clip 0 --fps 10 --deformer lbs,deltamush --mush-iterations 10 "
+  auto result = test::run_wobble("bake '" + input +
+                                 "' --clip 0 --fps 10 --deformer lbs,deltamush --mush-iterations 10 "
                                  "--mush-step 0.5 --mush-smoothing length --mush-pin-boundary --mush-scale 1 -q -o '" +
                                  out.string() + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto frames = read_pc2(out);
   ASSERT_FALSE(frames.empty());
   for (const Vec3f& p : frames.back()) ASSERT_TRUE(p.allFinite());
-  result = test::run_wobble("bake '" + input + "' --clip 0 --fps 10 --deformer lbs,deltamush --mush-mode blender -q -o '" +
-                            (scratch / "blender.pc2").string() + "'");
+  result =
+      test::run_wobble("bake '" + input + "' --clip 0 --fps 10 --deformer lbs,deltamush --mush-mode blender -q -o '" +
+                       (scratch / "blender.pc2").string() + "'");
   EXPECT_EQ(result.exit_code, 0) << result.output;
   result = test::run_wobble("bake '" + input + "' --deformer lbs,deltamush --mush-smoothing wobbly -o '" +
                             (scratch / "bad.pc2").string() + "'");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("--mush-smoothing: 'wobbly' is not one of uniform, length, cotangent"), std::string::npos)
+  EXPECT_NE(result.output.find("--mush-smoothing: 'wobbly' is not one of uniform, length, cotangent"),
+            std::string::npos)
       << result.output;
 
   result = test::run_wobble("measure '" + input + "' --clip 0 --fps 10 --deformer lbs,deltamush --against lbs --json");
@@ -565,7 +590,8 @@ TEST(DeltaMushCli, BakesWithFlagsAndMeasures) {
   EXPECT_EQ(json["stacks"][0]["stack"], "lbs,deltamush");
   EXPECT_GT(json["stacks"][0]["frames"].size(), 1u);
   for (const auto& stack : json["stacks"]) {
-    for (const char* key : {"mean_abs_volume_change", "mean_detail_error", "max_edge_stretch", "max_flipped_triangles"}) {
+    for (const char* key :
+         {"mean_abs_volume_change", "mean_detail_error", "max_edge_stretch", "max_flipped_triangles"}) {
       EXPECT_TRUE(stack["total"].contains(key)) << key;
     }
   }

@@ -63,7 +63,9 @@ TEST(NearestRotation, IsAProperRotationClosestToTheMatrix) {
     Mat3f m;
     for (int k = 0; k < 9; ++k) m.data()[k] = normal(random);
     if (trial % 3 == 0) m.col(2) = m.col(0) * 0.5f + m.col(1);  // singular
-    if (trial % 5 == 0) m = Eigen::AngleAxisf(normal(random), Vec3f(1, 2, 3).normalized()).toRotationMatrix() * Vec3f(3, 1, 0.01f).asDiagonal();
+    if (trial % 5 == 0)
+      m = Eigen::AngleAxisf(normal(random), Vec3f(1, 2, 3).normalized()).toRotationMatrix() *
+          Vec3f(3, 1, 0.01f).asDiagonal();
     const Mat3f r = nearest_rotation(m);
     EXPECT_NEAR(r.determinant(), 1.0f, 1e-4f) << trial;
     EXPECT_LE((r.transpose() * r - Mat3f::Identity()).norm(), 1e-4f) << trial;
@@ -166,7 +168,8 @@ TEST(DirectDeltaMush, RotationsAreProperOnAnimatedCharacters) {
       DirectDeltaMushSettings settings;
       settings.variant = variant;
       DirectDeltaMush ddm;
-      ddm.bind(character.mesh.positions, character.mesh.triangles, character.skin, character.rig.joint_count(), settings);
+      ddm.bind(character.mesh.positions, character.mesh.triangles, character.skin, character.rig.joint_count(),
+               settings);
       const Clip& clip = character.clips[0];
       Pose pose;
       std::vector<Vec3f> positions(character.mesh.vertex_count());
@@ -223,9 +226,10 @@ TEST(DirectDeltaMush, StaysCloseToDeltaMushOnRealCharacters) {
     };
     double lbs_rms, lbs_max;
     compare(lbs, lbs_rms, lbs_max);
-    std::printf("%s (%zu vertices, %zu frames): distance to Delta Mush (10 iterations, step 0.5), relative to the size:\n"
-                "  lbs     rms %.5f max %.5f\n",
-                bound.file, character.mesh.vertex_count(), mush.positions.size(), lbs_rms, lbs_max);
+    std::printf(
+        "%s (%zu vertices, %zu frames): distance to Delta Mush (10 iterations, step 0.5), relative to the size:\n"
+        "  lbs     rms %.5f max %.5f\n",
+        bound.file, character.mesh.vertex_count(), mush.positions.size(), lbs_rms, lbs_max);
     for (DdmVariant v : kVariants) {
       const char* variant = to_string(v);
       options.stack = StackDescription::parse("lbs,ddm");
@@ -244,9 +248,10 @@ TEST(DirectDeltaMush, StaysCloseToDeltaMushOnRealCharacters) {
 }
 
 TEST(DirectDeltaMush, DegenerateMeshesGiveFiniteOutput) {
-  std::vector<Vec3f> rest = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0.5f, 0.5f, 1},
+  std::vector<Vec3f> rest = {{0, 0, 0},        {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0.5f, 0.5f, 1},
                              {0.5f, 0.5f, -1}, {2, 0, 0}, {3, 0, 0}, {5, 5, 5}, {2, 1, 0}};
-  std::vector<Triangle> triangles = {{0, 1, 2}, {1, 3, 2}, {1, 2, 4}, {1, 2, 5}, {1, 6, 7}, {3, 3, 9}, {1, 6, 3}, {6, 9, 3}};
+  std::vector<Triangle> triangles = {{0, 1, 2}, {1, 3, 2}, {1, 2, 4}, {1, 2, 5},
+                                     {1, 6, 7}, {3, 3, 9}, {1, 6, 3}, {6, 9, 3}};
   Skin skin;
   for (std::size_t v = 0; v < rest.size(); ++v) {
     const float w = std::clamp(rest[v].x() / 3.0f, 0.0f, 1.0f);
@@ -344,7 +349,9 @@ TEST(DirectDeltaMush, BindMismatchAndBadSettingsAreClearErrors) {
   EXPECT_THROW(ddm.evaluate(identity, fewer), Error);
   DirectDeltaMushSettings bad;
   bad.iterations = 0;
-  EXPECT_THROW(ddm.bind(character.mesh.positions, character.mesh.triangles, character.skin, character.rig.joint_count(), bad), Error);
+  EXPECT_THROW(
+      ddm.bind(character.mesh.positions, character.mesh.triangles, character.skin, character.rig.joint_count(), bad),
+      Error);
   EXPECT_THROW(parse_ddm_variant("v9"), Error);
   EXPECT_THROW(ddm.bind(character.mesh.positions, character.mesh.triangles, character.skin, 1, {}), Error);
 }
@@ -368,8 +375,8 @@ TEST(DirectDeltaMushCli, BakesWithTheVariantFlag) {
   for (DdmVariant v : kVariants) {
     const char* variant = to_string(v);
     const auto out = scratch / (std::string(variant) + ".pc2");
-    const auto result = test::run_wobble("bake '" + input + "' --clip 0 --fps 10 --deformer lbs,ddm --ddm-variant " + variant +
-                                         " -q -o '" + out.string() + "'");
+    const auto result = test::run_wobble("bake '" + input + "' --clip 0 --fps 10 --deformer lbs,ddm --ddm-variant " +
+                                         variant + " -q -o '" + out.string() + "'");
     ASSERT_EQ(result.exit_code, 0) << result.output;
     const auto frames = read_pc2(out);
     ASSERT_FALSE(frames.empty());

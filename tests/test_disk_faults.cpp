@@ -101,8 +101,10 @@ INSTANTIATE_TEST_SUITE_P(
     EveryWriter, FullDisk,
     ::testing::Values(
         Writer{"walk.pc2", [](const fs::path& p) { write_pc2(p, baked_walk(), 10); }},
-        Writer{"walk.glb", [](const fs::path& p) { write_gltf(p, clonk(), &baked_walk(), *clonk().find_clip("Walk")); }},
-        Writer{"walk.gltf", [](const fs::path& p) { write_gltf(p, clonk(), &baked_walk(), *clonk().find_clip("Walk")); }},
+        Writer{"walk.glb",
+               [](const fs::path& p) { write_gltf(p, clonk(), &baked_walk(), *clonk().find_clip("Walk")); }},
+        Writer{"walk.gltf",
+               [](const fs::path& p) { write_gltf(p, clonk(), &baked_walk(), *clonk().find_clip("Walk")); }},
         Writer{"walk.usda", [](const fs::path& p) { write_usda(p, clonk(), baked_walk(), 10, "test"); }},
         Writer{"frames/", [](const fs::path& p) { write_obj_sequence(p, clonk().mesh, baked_walk()); }},
         Writer{"rest.obj", [](const fs::path& p) { write_obj(p, clonk().mesh, clonk().mesh.positions); }},
@@ -135,8 +137,11 @@ TEST(DiskFaults, BatchReportOntoAFullDiskExitsWithTheReason) {
   ScratchDir scratch;
   PrivateTmpfs disk(scratch / "disk", 256 << 10);
   if (!disk.mounted()) GTEST_SKIP() << disk.why_not();
-  const nlohmann::json job = {{"input", test::bundled_asset("clonk.glb").string()}, {"clip", "Walk"}, {"fps", 10},
-                              {"end", 0.3}, {"output", "out/walk.pc2"}};
+  const nlohmann::json job = {{"input", test::bundled_asset("clonk.glb").string()},
+                              {"clip", "Walk"},
+                              {"fps", 10},
+                              {"end", 0.3},
+                              {"output", "out/walk.pc2"}};
   test::write_bytes(scratch / "batch.json", nlohmann::json{{"jobs", {job}}}.dump());
   disk.fill_leaving(0);
   const auto result = test::run_wobble("batch " + in_quotes(scratch / "batch.json") + " -q --report " +

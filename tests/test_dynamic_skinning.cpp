@@ -51,7 +51,8 @@ std::vector<std::filesystem::path> all_characters() {
 double max_difference(const BakedFrames& a, const BakedFrames& b) {
   double m = 0;
   for (std::size_t f = 0; f < a.positions.size(); ++f) {
-    for (std::size_t v = 0; v < a.positions[f].size(); ++v) m = std::max<double>(m, (a.positions[f][v] - b.positions[f][v]).norm());
+    for (std::size_t v = 0; v < a.positions[f].size(); ++v)
+      m = std::max<double>(m, (a.positions[f][v] - b.positions[f][v]).norm());
   }
   return m;
 }
@@ -79,10 +80,12 @@ TEST(DynamicSkinning, ZeroAmplitudeAndDragEqualsBaseSkinningExactly) {
   const auto walk = *clonk.find_clip("Walk");
   for (const char* base : {"lbs", "dlbs"}) {
     const auto reference = bake_stack(clonk, base, json::object(), 30, clonk.clips[walk].start() + 1.0, nullptr, walk);
-    const auto dynamic = bake_stack(clonk, std::string(base) + ",dynamic", {{"dynamic", {{"amplitude", 0}, {"drag", 0}}}}, 30,
-                                    clonk.clips[walk].start() + 1.0, nullptr, walk);
+    const auto dynamic =
+        bake_stack(clonk, std::string(base) + ",dynamic", {{"dynamic", {{"amplitude", 0}, {"drag", 0}}}}, 30,
+                   clonk.clips[walk].start() + 1.0, nullptr, walk);
     ASSERT_EQ(reference.positions.size(), dynamic.positions.size());
-    for (std::size_t f = 0; f < reference.positions.size(); ++f) EXPECT_EQ(reference.positions[f], dynamic.positions[f]) << base;
+    for (std::size_t f = 0; f < reference.positions.size(); ++f)
+      EXPECT_EQ(reference.positions[f], dynamic.positions[f]) << base;
   }
 }
 
@@ -111,8 +114,9 @@ TEST(DynamicSkinning, AfterMotionStopsTheOffsetOscillatesAtFAndDecaysWithTau) {
   const double f = 2.0, tau = 0.6;
   // Small amplitude: the bend stays in its linear range. Baked at 120 fps (interpolated samples).
   const auto lbs = bake_stack(c, "lbs", json::object(), 120, 3.0);
-  const auto dyn = bake_stack(c, "lbs,dynamic", {{"dynamic", {{"frequency", f}, {"damping", tau}, {"amplitude", 0.02}, {"drag", 0}}}},
-                              120, 3.0);
+  const auto dyn =
+      bake_stack(c, "lbs,dynamic",
+                 {{"dynamic", {{"frequency", f}, {"damping", tau}, {"amplitude", 0.02}, {"drag", 0}}}}, 120, 3.0);
   // The tip's offset along the tangent of the root's rotation (the root has stopped at 1 rad).
   const std::size_t tip = c.mesh.vertex_count() - 1;
   std::vector<double> times, signal;
@@ -150,7 +154,8 @@ TEST(DynamicSkinning, AfterMotionStopsTheOffsetOscillatesAtFAndDecaysWithTau) {
 TEST(DynamicSkinning, RecursiveFilterEqualsTheDirectSum) {
   std::mt19937 random(7);
   std::normal_distribution<double> normal;
-  for (const auto& [f, tau, a, d] : std::vector<std::array<double, 4>>{{2, 0.5, 0.3, 0.1}, {30, 10, 5, 0}, {0.1, 0.01, 1, 2}, {7.5, 3, -2, 0.5}}) {
+  for (const auto& [f, tau, a, d] :
+       std::vector<std::array<double, 4>>{{2, 0.5, 0.3, 0.1}, {30, 10, 5, 0}, {0.1, 0.01, 1, 2}, {7.5, 3, -2, 0.5}}) {
     const OscillationCoefficients c = OscillationCoefficients::from(f, tau, a);
     std::vector<Vec3d> history;
     const Vec3d before(normal(random), normal(random), normal(random));
@@ -172,8 +177,8 @@ TEST(DynamicSkinning, RecursiveFilterEqualsTheDirectSum) {
 TEST(DynamicSkinning, StateFilterEqualsTheDirectSumOverItsSampledVelocities) {
   const Character& marine = cached(shared_asset("characters/velocity_skinning/vs_marine.glb"));
   const Clip& run = marine.clips[*marine.find_clip("run")];
-  const DynamicSkinningParameters parameters{.frequency = 3, .damping = 0.4, .amplitude = 0.3, .drag = 0.1,
-                                             .joints = {}, .bend_weights = {}};
+  const DynamicSkinningParameters parameters{
+      .frequency = 3, .damping = 0.4, .amplitude = 0.3, .drag = 0.1, .joints = {}, .bend_weights = {}};
   DynamicSkinningState state;
   dynamic_skinning_initialize(state, marine.rig, marine.mesh, marine.skin, parameters);
   Pose pose;
@@ -188,7 +193,8 @@ TEST(DynamicSkinning, StateFilterEqualsTheDirectSumOverItsSampledVelocities) {
     for (std::size_t j = 0; j < history.size(); ++j) history[j].push_back(state.angular_velocities()[j]);
     for (std::size_t j = 0; j < history.size(); ++j) {
       const Vec3d direct = oscillation_direct_sum(history[j], history[j][0], 3, 0.4, 0.3, 0.1);
-      ASSERT_LT((state.filtered()[j] - direct).norm(), 1e-9 * std::max(1.0, direct.norm())) << "joint " << j << " n " << n;
+      ASSERT_LT((state.filtered()[j] - direct).norm(), 1e-9 * std::max(1.0, direct.norm()))
+          << "joint " << j << " n " << n;
     }
   }
 }
@@ -212,7 +218,8 @@ TEST(DynamicSkinning, HierarchicalWeightsMatchTheirDefinitionOnRealCharacters) {
         }
       }
       for (std::size_t j = 0; j < c.rig.joint_count(); ++j) {
-        ASSERT_NEAR(weights.beta(v, static_cast<std::uint32_t>(j)), expected[j], 1e-6) << file << " vertex " << v << " joint " << j;
+        ASSERT_NEAR(weights.beta(v, static_cast<std::uint32_t>(j)), expected[j], 1e-6)
+            << file << " vertex " << v << " joint " << j;
         pairs += expected[j] > 0;
       }
     }
@@ -295,7 +302,8 @@ TEST(DynamicSkinning, FrameRateDoesNotChangeTheMotion) {
       const double n = t * 60;
       if (std::abs(n - std::round(n)) > 1e-6) continue;  // only times on the 60 Hz grid
       const auto& a = at60.positions[static_cast<std::size_t>(std::lround(n))];
-      for (std::size_t v = 0; v < a.size(); ++v) ASSERT_LT((a[v] - other.positions[k][v]).norm(), 1e-5 * size) << fps << " fps";
+      for (std::size_t v = 0; v < a.size(); ++v)
+        ASSERT_LT((a[v] - other.positions[k][v]).norm(), 1e-5 * size) << fps << " fps";
       ++compared;
     }
     EXPECT_GE(compared, 6u);
@@ -374,13 +382,15 @@ TEST(DynamicSkinning, KernelMatchesTheScalarReferenceAndThreadsGiveIdenticalByte
     const double t = n / 30.0;
     evaluate_pose(marine.rig, &run, static_cast<float>(t), pose);
     std::vector<Vec3f> base(marine.mesh.positions.size());
-    for (std::size_t v = 0; v < base.size(); ++v) base[v] = (pose.skinning[marine.skin.joints_of(v)[0]] * marine.mesh.positions[v].homogeneous()).head<3>();
+    for (std::size_t v = 0; v < base.size(); ++v)
+      base[v] = (pose.skinning[marine.skin.joints_of(v)[0]] * marine.mesh.positions[v].homogeneous()).head<3>();
     std::vector<Vec3f> a = base, b = base, reference(base.size());
     single.apply(parameters, pose, a, t, sampler);
     threaded.apply(parameters, pose, b, t, sampler, &pool);
     ASSERT_EQ(a, b) << "frame " << n;
     single.reference_offsets(base, reference);
-    for (std::size_t v = 0; v < a.size(); ++v) ASSERT_LT((a[v] - base[v] - reference[v]).norm(), 2e-6 * size) << "vertex " << v;
+    for (std::size_t v = 0; v < a.size(); ++v)
+      ASSERT_LT((a[v] - base[v] - reference[v]).norm(), 2e-6 * size) << "vertex " << v;
   }
   EXPECT_GT(single.active_pair_count(), 0u);
 }
@@ -449,10 +459,13 @@ TEST(DynamicSkinning, PerJointOverridesScaleReplaceAndDisable) {
   EXPECT_EQ(max_difference(lbs, off), 0.0);
   // Replacing A and D for joint 1 equals setting them globally (only joint 1 moves).
   const auto global = bake_stack(c, "lbs,dynamic", {{"dynamic", {{"amplitude", 0.5}, {"drag", 0.3}}}}, 30);
-  const auto replaced = bake_stack(c, "lbs,dynamic", {{"dynamic", {{"joints", {{"j1", {{"amplitude", 0.5}, {"drag", 0.3}}}}}}}}, 30);
-  const auto scaled_ = bake_stack(c, "lbs,dynamic",
-                                  {{"dynamic", {{"amplitude", 0.25}, {"drag", 0.1},
-                                                {"joints", {{"j1", {{"amplitude_scale", 2}, {"drag_scale", 3}}}}}}}}, 30);
+  const auto replaced =
+      bake_stack(c, "lbs,dynamic", {{"dynamic", {{"joints", {{"j1", {{"amplitude", 0.5}, {"drag", 0.3}}}}}}}}, 30);
+  const auto scaled_ = bake_stack(
+      c, "lbs,dynamic",
+      {{"dynamic",
+        {{"amplitude", 0.25}, {"drag", 0.1}, {"joints", {{"j1", {{"amplitude_scale", 2}, {"drag_scale", 3}}}}}}}},
+      30);
   EXPECT_EQ(max_difference(global, replaced), 0.0);
   EXPECT_LT(max_difference(global, scaled_), 1e-6);
   EXPECT_GT(max_difference(global, lbs), 1e-3);
@@ -491,7 +504,8 @@ TEST(DynamicSkinning, OddRigsWork) {
   }
   {  // a 200-joint chain, a wave along it
     Character c = chain_character(200, 0.05f, 1);
-    for (int j = 0; j < 200; j += 7) add_rotation(c, j, Vec3f::UnitZ(), 1.0f, [j](double t) { return 0.2 * std::sin(6 * t + j); });
+    for (int j = 0; j < 200; j += 7)
+      add_rotation(c, j, Vec3f::UnitZ(), 1.0f, [j](double t) { return 0.2 * std::sin(6 * t + j); });
     rigs.push_back(c);
   }
   {  // zero-length bones and joints without weights
@@ -517,7 +531,8 @@ TEST(DynamicSkinning, EveryCharacterBakesEveryClipWithFiniteOutput) {
     const Character& c = cached(file);
     for (std::size_t clip = 0; clip < c.clips.size(); ++clip) {
       // The first second of each clip, at 30 fps (the bundled character has 83 clips).
-      const double end = std::min<double>(c.clips[clip].end(), c.clips[clip].start() + (c.clips.size() > 10 ? 0.5 : 2.0));
+      const double end =
+          std::min<double>(c.clips[clip].end(), c.clips[clip].start() + (c.clips.size() > 10 ? 0.5 : 2.0));
       for (const char* stack : {"lbs,dynamic", "dlbs,dynamic"}) {
         BakedFrames baked;
         ASSERT_NO_THROW(baked = bake_stack(c, stack, json::object(), 30, end, &pool, clip))
@@ -539,7 +554,9 @@ TEST(DynamicSkinning, SettingsAreCheckedAndNameTheProblem) {
   };
   EXPECT_NE(error_of({{"dynamic", {{"frequencyy", 2}}}}).find("frequencyy"), std::string::npos);
   EXPECT_NE(error_of({{"dynamic", {{"frequency", 40}}}}).find("frequency"), std::string::npos);
-  EXPECT_NE(error_of({{"dynamic", {{"joints", {{"Head", {{"wobble", 1}}}}}}}}).find("joints.Head: unknown key 'wobble'"), std::string::npos);
+  EXPECT_NE(
+      error_of({{"dynamic", {{"joints", {{"Head", {{"wobble", 1}}}}}}}}).find("joints.Head: unknown key 'wobble'"),
+      std::string::npos);
   EXPECT_NE(error_of({{"dlbs", {{"wave_speed", -1}}}}, "dlbs").find("wave_speed"), std::string::npos);
   // A settings file holds the table itself, not a JSON text of it (that is the command line's form).
   EXPECT_NE(error_of({{"dynamic", {{"joints", "{\"Head\": {\"amplitude_scale\": 2}}"}}}}).find("expected an object"),
@@ -560,18 +577,22 @@ std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "
 TEST(DynamicSkinningCli, BakesWithFlagsSettingsAndRejectsMistakes) {
   ScratchDir dir;
   const auto input = bundled_asset("clonk.glb");
-  auto result = run_wobble("bake " + quoted(input) +
-                           " --clip Walk --fps 60 --end 0.5 --deformer lbs,dynamic --frequency 2 --damping 0.5 --amplitude 0.5 "
-                           "--drag 0.2 -q -o " + quoted(dir / "out.pc2"));
+  auto result =
+      run_wobble("bake " + quoted(input) +
+                 " --clip Walk --fps 60 --end 0.5 --deformer lbs,dynamic --frequency 2 --damping 0.5 --amplitude 0.5 "
+                 "--drag 0.2 -q -o " +
+                 quoted(dir / "out.pc2"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto frames = read_pc2(dir / "out.pc2");
   EXPECT_EQ(frames.size(), 31u);
 
-  result = run_wobble("bake " + quoted(input) + " --clip Walk --fps 30 --end 0.5 --deformer dlbs,dynamic --wave-speed 0.5 -q -o " +
+  result = run_wobble("bake " + quoted(input) +
+                      " --clip Walk --fps 30 --end 0.5 --deformer dlbs,dynamic --wave-speed 0.5 -q -o " +
                       quoted(dir / "wave.pc2"));
   EXPECT_EQ(result.exit_code, 0) << result.output;
 
-  result = run_wobble("bake " + quoted(input) + " --clip Walk --fps 60 --deformer lbs --frequency 2 -q -o " + quoted(dir / "bad.pc2"));
+  result = run_wobble("bake " + quoted(input) + " --clip Walk --fps 60 --deformer lbs --frequency 2 -q -o " +
+                      quoted(dir / "bad.pc2"));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "bad.pc2"));
 

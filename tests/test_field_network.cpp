@@ -26,22 +26,25 @@ namespace {
 
 const fs::path kShipped = fs::path(WOBBLE_SOURCE_DIR) / "models/physskin_small.wfield";
 
-FieldTensor tensor(std::vector<std::int64_t> shape, std::vector<float> values) { return {std::move(shape), std::move(values)}; }
+FieldTensor tensor(std::vector<std::int64_t> shape, std::vector<float> values) {
+  return {std::move(shape), std::move(values)};
+}
 
 // raw fields = W2 tanh(W1 x + b1): an encoder without layers (its output is the surface cloud itself).
 FieldNetworkFile tiny_network() {
   FieldNetworkFile f;
-  f.description = {{"format", "wobble-field"},
-                   {"version", 1},
-                   {"handles", 1},
-                   {"shape_sample", {{"surface_points", 16}, {"cubature_points", 20}, {"grid_resolution", 8}, {"seed", 1}}},
-                   {"output_normalization", {{"kind", "none"}}},
-                   {"encoder", {{"output", "surface"}, {"layers", nlohmann::json::array()}}},
-                   {"field",
-                    {{"layers",
-                      {{{"op", "linear"}, {"weight", "w1"}, {"bias", "b1"}},
-                       {{"op", "activation"}, {"function", "tanh"}},
-                       {{"op", "linear"}, {"weight", "w2"}}}}}}};
+  f.description = {
+      {"format", "wobble-field"},
+      {"version", 1},
+      {"handles", 1},
+      {"shape_sample", {{"surface_points", 16}, {"cubature_points", 20}, {"grid_resolution", 8}, {"seed", 1}}},
+      {"output_normalization", {{"kind", "none"}}},
+      {"encoder", {{"output", "surface"}, {"layers", nlohmann::json::array()}}},
+      {"field",
+       {{"layers",
+         {{{"op", "linear"}, {"weight", "w1"}, {"bias", "b1"}},
+          {{"op", "activation"}, {"function", "tanh"}},
+          {{"op", "linear"}, {"weight", "w2"}}}}}}};
   f.tensors["w1"] = tensor({2, 3}, {0.5f, -1.0f, 0.25f, 2.0f, 0.1f, -0.3f});
   f.tensors["b1"] = tensor({2}, {0.2f, -0.4f});
   f.tensors["w2"] = tensor({1, 2}, {1.5f, -0.7f});
@@ -102,7 +105,8 @@ TEST(FieldNetwork, RayleighRitzKeepsTheSmoothestOrthonormalSubspaceOfTheCandidat
   const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> optimum(r.gradients, r.values);
   const double best = optimum.eigenvalues().head(2).sum(), worst = optimum.eigenvalues().tail(2).sum();
 
-  const Grams kept = grams(out.W.rightCols(2), {out.dW[0].rightCols(2), out.dW[1].rightCols(2), out.dW[2].rightCols(2)});
+  const Grams kept =
+      grams(out.W.rightCols(2), {out.dW[0].rightCols(2), out.dW[1].rightCols(2), out.dW[2].rightCols(2)});
   EXPECT_NEAR(kept.gradients.trace(), best, 1e-9 * best);
   EXPECT_GT(worst, 1.5 * best);  // not a trivial case: the choice matters
   // Each kept field lies in span[1, raw] (least squares residual), signed by its largest raw coefficient.
@@ -120,22 +124,30 @@ TEST(FieldNetwork, RayleighRitzKeepsTheSmoothestOrthonormalSubspaceOfTheCandidat
 TEST(FieldNetwork, RayleighRitzDescriptionsAreChecked) {
   FieldNetworkFile all = candidate_network();
   all.description["output_normalization"]["keep"] = 4;
-  EXPECT_NE(error_text([&] { FieldNetwork(all, "all.wfield"); }).find("all.wfield: output_normalization rayleigh_ritz: 'keep'"),
+  EXPECT_NE(error_text([&] {
+              FieldNetwork(all, "all.wfield");
+            }).find("all.wfield: output_normalization rayleigh_ritz: 'keep'"),
             std::string::npos);
   FieldNetworkFile none = candidate_network();
   none.description["output_normalization"].erase("keep");
-  EXPECT_NE(error_text([&] { FieldNetwork(none, "none.wfield"); }).find("'keep' must be the model's 2 handles"), std::string::npos);
+  EXPECT_NE(error_text([&] { FieldNetwork(none, "none.wfield"); }).find("'keep' must be the model's 2 handles"),
+            std::string::npos);
   FieldNetworkFile plain = candidate_network();
   plain.description["output_normalization"] = {{"kind", "orthonormal"}};
-  EXPECT_NE(error_text([&] { FieldNetwork(plain, "plain.wfield"); }).find("the last layer gives 4 columns, the model has 2 handles"),
+  EXPECT_NE(error_text([&] {
+              FieldNetwork(plain, "plain.wfield");
+            }).find("the last layer gives 4 columns, the model has 2 handles"),
             std::string::npos);
   FieldNetworkFile unknown = candidate_network();
   unknown.description["output_normalization"] = {{"kind", "whiten"}};
-  EXPECT_NE(error_text([&] { FieldNetwork(unknown, "unknown.wfield"); }).find("unknown output_normalization kind 'whiten'"),
-            std::string::npos);
+  EXPECT_NE(
+      error_text([&] { FieldNetwork(unknown, "unknown.wfield"); }).find("unknown output_normalization kind 'whiten'"),
+      std::string::npos);
   FieldNetworkFile numeric_target = tiny_network();
   numeric_target.description["output_normalization"] = {{"kind", "scale"}, {"target", 5}};
-  EXPECT_NE(error_text([&] { FieldNetwork(numeric_target, "t.wfield"); }).find("t.wfield: output_normalization.target must be a string"),
+  EXPECT_NE(error_text([&] {
+              FieldNetwork(numeric_target, "t.wfield");
+            }).find("t.wfield: output_normalization.target must be a string"),
             std::string::npos);
 }
 
@@ -205,26 +217,33 @@ TEST(FieldNetwork, FilesRoundTripAndBadOnesGiveOneClearLine) {
   EXPECT_EQ(serialize_field_network_file(back), bytes);
 
   std::vector<std::uint8_t> truncated(bytes.begin(), bytes.end() - 4);
-  EXPECT_NE(error_text([&] { parse_field_network_file(truncated, "cut.wfield"); }).find("cut.wfield: tensor"), std::string::npos);
+  EXPECT_NE(error_text([&] { parse_field_network_file(truncated, "cut.wfield"); }).find("cut.wfield: tensor"),
+            std::string::npos);
   std::vector<std::uint8_t> huge = bytes;
   huge[7] = 0x7f;
-  EXPECT_NE(error_text([&] { parse_field_network_file(huge, "huge.wfield"); }).find("header length"), std::string::npos);
+  EXPECT_NE(error_text([&] { parse_field_network_file(huge, "huge.wfield"); }).find("header length"),
+            std::string::npos);
   EXPECT_NE(error_text([&] { parse_field_network_file({}, "empty.wfield"); }).find("too short"), std::string::npos);
 
   FieldNetworkFile wrong = tiny;
   wrong.tensors["w2"] = tensor({1, 3}, {1, 2, 3});
-  EXPECT_NE(error_text([&] { FieldNetwork(wrong, "wrong.wfield"); }).find("wrong.wfield: field layer 2 (linear)"), std::string::npos);
+  EXPECT_NE(error_text([&] { FieldNetwork(wrong, "wrong.wfield"); }).find("wrong.wfield: field layer 2 (linear)"),
+            std::string::npos);
   FieldNetworkFile missing = tiny;
   missing.tensors.erase("b1");
-  EXPECT_NE(error_text([&] { FieldNetwork(missing, "missing.wfield"); }).find("tensor 'b1' is not in the file"), std::string::npos);
+  EXPECT_NE(error_text([&] { FieldNetwork(missing, "missing.wfield"); }).find("tensor 'b1' is not in the file"),
+            std::string::npos);
   FieldNetworkFile unknown = tiny;
   unknown.description["field"]["layers"][1]["function"] = "swish";
-  EXPECT_NE(error_text([&] { FieldNetwork(unknown, "unknown.wfield"); }).find("unknown activation 'swish'"), std::string::npos);
+  EXPECT_NE(error_text([&] { FieldNetwork(unknown, "unknown.wfield"); }).find("unknown activation 'swish'"),
+            std::string::npos);
   FieldNetworkFile nan = tiny;
   nan.tensors["b1"].values[0] = std::nanf("");
-  EXPECT_NE(error_text([&] { parse_field_network_file(serialize_field_network_file(nan), "nan.wfield"); }).find("not finite"),
+  EXPECT_NE(
+      error_text([&] { parse_field_network_file(serialize_field_network_file(nan), "nan.wfield"); }).find("not finite"),
+      std::string::npos);
+  EXPECT_NE(error_text([] { field_network_mesh_fields("model.pt", false); }).find("wobble fields export"),
             std::string::npos);
-  EXPECT_NE(error_text([] { field_network_mesh_fields("model.pt", false); }).find("wobble fields export"), std::string::npos);
 }
 
 TEST(FieldNetwork, NeuralSubspaceSimulatesWithoutLibTorch) {

@@ -157,7 +157,8 @@ TEST(FormatsAssimp, BindPoseSkinsToTheBindMesh) {
     const std::vector<Vec3f> posed = skin_positions(character, pose);
     const float tolerance = 1e-3f * character.mesh.size();
     float worst = 0;
-    for (std::size_t v = 0; v < posed.size(); ++v) worst = std::max(worst, (posed[v] - character.mesh.positions[v]).norm());
+    for (std::size_t v = 0; v < posed.size(); ++v)
+      worst = std::max(worst, (posed[v] - character.mesh.positions[v]).norm());
     EXPECT_LT(worst, tolerance) << c.file;
   }
 }
@@ -287,7 +288,8 @@ TEST(FormatsOff, ReadsVariantsCommentsAndFansPolygons) {
   EXPECT_TRUE(character.mesh.normals[0].isApprox(Vec3f(0, 0, 1)));  // normalised
   EXPECT_TRUE(character.mesh.positions[4].isApprox(Vec3f(0.5f, 0.5f, 1.0f)));
 
-  test::write_bytes(dir / "color.off", "COFF\n3 1 0\n0 0 0 255 0 0 255\n1 0 0 0 255 0 255\n0 1 0 0 0 255 255\n3 0 1 2\n");
+  test::write_bytes(dir / "color.off",
+                    "COFF\n3 1 0\n0 0 0 255 0 0 255\n1 0 0 0 255 0 255\n0 1 0 0 0 255 255\n3 0 1 2\n");
   EXPECT_EQ(read_off(dir / "color.off").mesh.triangle_count(), 1u);
 }
 
@@ -406,12 +408,12 @@ TEST(FormatsPc2, HeaderBytesOfAHandMadeCache) {
   const std::vector<char> bytes = test::read_bytes(dir / "cache.pc2");
   ASSERT_EQ(bytes.size(), 32u + 3u * 2u * 12u);
   const unsigned char header[32] = {
-      'P', 'O', 'I', 'N', 'T', 'C', 'A', 'C', 'H', 'E', '2', 0,  // magic
-      1, 0, 0, 0,                                                 // version 1
-      2, 0, 0, 0,                                                 // 2 points
-      0x00, 0x00, 0xC0, 0x41,                                     // start frame 24.0f (1 s at 24 fps)
-      0x00, 0x00, 0x80, 0x3F,                                     // sample step 1.0f (every frame)
-      3, 0, 0, 0,                                                 // 3 samples
+      'P',  'O',  'I',  'N',  'T', 'C', 'A', 'C', 'H', 'E', '2', 0,  // magic
+      1,    0,    0,    0,                                           // version 1
+      2,    0,    0,    0,                                           // 2 points
+      0x00, 0x00, 0xC0, 0x41,                                        // start frame 24.0f (1 s at 24 fps)
+      0x00, 0x00, 0x80, 0x3F,                                        // sample step 1.0f (every frame)
+      3,    0,    0,    0,                                           // 3 samples
   };
   EXPECT_EQ(std::memcmp(bytes.data(), header, 32), 0);
   // First sample, first point: 1.0f 2.0f 3.0f, little-endian.
@@ -515,8 +517,8 @@ TEST(FormatsErrors, FailedWritesLeaveNoFileBehind) {
   EXPECT_TRUE(contains(error_of([&] { write_obj(bad, mesh, mesh.positions); }), "out.obj"));
   EXPECT_TRUE(contains(error_of([&] { write_pc2(dir / "plain_file" / "out.pc2", baked, 24.0f); }), "out.pc2"));
   EXPECT_TRUE(contains(error_of([&] { write_obj_sequence(dir / "plain_file" / "seq", mesh, baked); }), "seq"));
-  EXPECT_TRUE(contains(error_of([&] { write_obj(dir / "missing_folder" / "out.obj", mesh, mesh.positions); }),
-                       "out.obj"));
+  EXPECT_TRUE(
+      contains(error_of([&] { write_obj(dir / "missing_folder" / "out.obj", mesh, mesh.positions); }), "out.obj"));
   // Wrong input sizes: refused, nothing written.
   const std::vector<Vec3f> two = {{0, 0, 0}, {1, 1, 1}};
   EXPECT_TRUE(contains(error_of([&] { write_obj(dir / "short.obj", mesh, two); }), "short.obj"));

@@ -434,7 +434,9 @@ void check_baked_morphs(const std::string& asset) {
   EXPECT_LE(worst, 1e-4 * size) << "character size " << size;
 }
 
-TEST(Gltf, BakedMorphTargetsReproduceFramesRiggedFigure) { check_baked_morphs("characters/RiggedFigure/RiggedFigure.gltf"); }
+TEST(Gltf, BakedMorphTargetsReproduceFramesRiggedFigure) {
+  check_baked_morphs("characters/RiggedFigure/RiggedFigure.gltf");
+}
 TEST(Gltf, BakedMorphTargetsReproduceFramesWipf) { check_baked_morphs("characters/wipf.glb"); }
 
 // -------------------------------------------------------------------------- bad input corpus
@@ -444,8 +446,8 @@ std::string base64(const std::string& bytes) {
   std::string out;
   std::size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
-    const std::uint32_t v = (std::uint32_t(std::uint8_t(bytes[i])) << 16) | (std::uint32_t(std::uint8_t(bytes[i + 1])) << 8) |
-                            std::uint8_t(bytes[i + 2]);
+    const std::uint32_t v = (std::uint32_t(std::uint8_t(bytes[i])) << 16) |
+                            (std::uint32_t(std::uint8_t(bytes[i + 1])) << 8) | std::uint8_t(bytes[i + 2]);
     for (int s = 18; s >= 0; s -= 6) out += alphabet[(v >> s) & 63];
   }
   const std::size_t rest = bytes.size() - i;
@@ -502,7 +504,7 @@ struct TinySkinnedGltf {
       attributes["JOINTS_0"] = add(joints.data(), joints.size(), 5121, n, "VEC4");
       attributes["WEIGHTS_0"] = add(weights.data(), weights.size() * 4, 5126, n, "VEC4");
     }
-    const float inverse_binds[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+    const float inverse_binds[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0,  0, 1,
                                      1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1};
     const int ibm = add(inverse_binds, sizeof inverse_binds, 5126, 2, "MAT4");
     const float times[2] = {0, 1};
@@ -707,10 +709,11 @@ TEST(GltfBadInput, InverseBindLastRowIsRepaired) {
   ScratchDir dir;
   json gltf = TinySkinnedGltf{}.build();
   // Replace the IBM accessor's data with matrices whose m[3][3] is 0.9999999.
-  const float inverse_binds[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0.9999999f,
+  const float inverse_binds[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0,  0, 0.9999999f,
                                    1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1.0000001f};
   std::string bin(reinterpret_cast<const char*>(inverse_binds), sizeof inverse_binds);
-  gltf["buffers"].push_back({{"byteLength", bin.size()}, {"uri", "data:application/octet-stream;base64," + base64(bin)}});
+  gltf["buffers"].push_back(
+      {{"byteLength", bin.size()}, {"uri", "data:application/octet-stream;base64," + base64(bin)}});
   gltf["bufferViews"].push_back({{"buffer", 1}, {"byteLength", bin.size()}});
   gltf["accessors"].push_back(
       {{"bufferView", gltf["bufferViews"].size() - 1}, {"componentType", 5126}, {"count", 2}, {"type", "MAT4"}});
@@ -726,7 +729,8 @@ TEST(GltfBadInput, NegativeKeyTimesShiftTheClip) {
   json gltf = TinySkinnedGltf{}.build();
   const float times[2] = {-0.5f, 0.25f};
   std::string bin(reinterpret_cast<const char*>(times), sizeof times);
-  gltf["buffers"].push_back({{"byteLength", bin.size()}, {"uri", "data:application/octet-stream;base64," + base64(bin)}});
+  gltf["buffers"].push_back(
+      {{"byteLength", bin.size()}, {"uri", "data:application/octet-stream;base64," + base64(bin)}});
   gltf["bufferViews"].push_back({{"buffer", 1}, {"byteLength", bin.size()}});
   gltf["accessors"].push_back({{"bufferView", gltf["bufferViews"].size() - 1},
                                {"componentType", 5126},
@@ -783,7 +787,8 @@ TEST(GltfBadInput, SparsePositionsAreApplied) {
   const float value[3] = {5, 0, 0};
   std::string bin(reinterpret_cast<const char*>(index), sizeof index);
   bin.append(reinterpret_cast<const char*>(value), sizeof value);
-  gltf["buffers"].push_back({{"byteLength", bin.size()}, {"uri", "data:application/octet-stream;base64," + base64(bin)}});
+  gltf["buffers"].push_back(
+      {{"byteLength", bin.size()}, {"uri", "data:application/octet-stream;base64," + base64(bin)}});
   gltf["bufferViews"].push_back({{"buffer", 1}, {"byteLength", 2}});
   gltf["bufferViews"].push_back({{"buffer", 1}, {"byteOffset", 4}, {"byteLength", 12}});
   const std::size_t views = gltf["bufferViews"].size();
@@ -804,8 +809,8 @@ TEST(GltfBadInput, SparsePositionsAreApplied) {
 // the reader allocate count x 24 bytes first and end in std::bad_alloc).
 TEST(GltfBounds, AccessorCountsLargerThanTheirDataAreRefused) {
   ScratchDir dir;
-  for (const std::uint64_t count : {std::uint64_t(1) << 31, (std::uint64_t(1) << 31) - 1, (std::uint64_t(1) << 32) - 1,
-                                    std::uint64_t(1) << 53}) {
+  for (const std::uint64_t count :
+       {std::uint64_t(1) << 31, (std::uint64_t(1) << 31) - 1, (std::uint64_t(1) << 32) - 1, std::uint64_t(1) << 53}) {
     json gltf = TinySkinnedGltf{}.build();
     gltf["accessors"][0]["count"] = count;
     expect_error(write_json(dir, "count.gltf", gltf), "reads past the end of bufferView");
@@ -961,26 +966,34 @@ TEST_P(GltfIndexOutOfRange, IsAnErrorNamingTheElement) {
 
 INSTANTIATE_TEST_SUITE_P(
     EveryKind, GltfIndexOutOfRange,
-    ::testing::Values(
-        BadIndex{"/animations/0/samplers/0/output", 817, "animation 0 ('bend') channel 0 output: accessor 817 does not exist (7 accessors)"},
-        BadIndex{"/animations/0/samplers/0/input", 817, "animation 0 ('bend') channel 0 input: accessor 817 does not exist (7 accessors)"},
-        BadIndex{"/animations/0/channels/0/sampler", 3, "animation 0 ('bend') channel 0: sampler 3 out of range (1 samplers)"},
-        BadIndex{"/animations/0/channels/0/target/node", 9, "animation 0 ('bend') channel 0: target node 9 out of range (3 nodes)"},
-        BadIndex{"/accessors/6/bufferView", 817, "accessor 6 refers to missing bufferView 817"},
-        BadIndex{"/bufferViews/6/buffer", 4, "bufferView 6 refers to missing buffer 4"},
-        BadIndex{"/meshes/0/primitives/0/attributes/POSITION", 817, "mesh 0 primitive 0 POSITION: accessor 817 does not exist"},
-        BadIndex{"/meshes/0/primitives/0/attributes/NORMAL", 817, "mesh 0 primitive 0 NORMAL: accessor 817 does not exist"},
-        BadIndex{"/meshes/0/primitives/0/attributes/JOINTS_0", 817, "mesh 0 primitive 0 JOINTS_0: accessor 817 does not exist"},
-        BadIndex{"/meshes/0/primitives/0/attributes/WEIGHTS_0", 817, "mesh 0 primitive 0 WEIGHTS_0: accessor 817 does not exist"},
-        BadIndex{"/meshes/0/primitives/0/indices", 817, "primitive indices accessor out of bounds"},
-        BadIndex{"/skins/0/inverseBindMatrices", 817, "skin 0 inverseBindMatrices: accessor 817 does not exist"},
-        BadIndex{"/skins/0/joints/1", 9, "skin 0 joint 1 refers to node 9 out of range (3 nodes)"},
-        BadIndex{"/nodes/0/skin", 2, "node 0 ('body') refers to skin 2 out of range (1 skins)"},
-        BadIndex{"/nodes/0/mesh", 2, "node 0 ('body') refers to mesh 2 out of range (1 meshes)"},
-        BadIndex{"/nodes/1/children/0", 9, "node 1 ('root') has child index 9 out of range (3 nodes)"},
-        BadIndex{"/skins/0/skeleton", 9, "skin 0 skeleton: node 9 does not exist (3 nodes)"},
-        BadIndex{"/scenes/0/nodes/1", 9, "scenes[0].nodes[1]: node 9 does not exist (3 nodes)"},
-        BadIndex{"/scene", 2, "scene: scene 2 does not exist (1 scenes)"}));
+    ::testing::Values(BadIndex{"/animations/0/samplers/0/output", 817,
+                               "animation 0 ('bend') channel 0 output: accessor 817 does not exist (7 accessors)"},
+                      BadIndex{"/animations/0/samplers/0/input", 817,
+                               "animation 0 ('bend') channel 0 input: accessor 817 does not exist (7 accessors)"},
+                      BadIndex{"/animations/0/channels/0/sampler", 3,
+                               "animation 0 ('bend') channel 0: sampler 3 out of range (1 samplers)"},
+                      BadIndex{"/animations/0/channels/0/target/node", 9,
+                               "animation 0 ('bend') channel 0: target node 9 out of range (3 nodes)"},
+                      BadIndex{"/accessors/6/bufferView", 817, "accessor 6 refers to missing bufferView 817"},
+                      BadIndex{"/bufferViews/6/buffer", 4, "bufferView 6 refers to missing buffer 4"},
+                      BadIndex{"/meshes/0/primitives/0/attributes/POSITION", 817,
+                               "mesh 0 primitive 0 POSITION: accessor 817 does not exist"},
+                      BadIndex{"/meshes/0/primitives/0/attributes/NORMAL", 817,
+                               "mesh 0 primitive 0 NORMAL: accessor 817 does not exist"},
+                      BadIndex{"/meshes/0/primitives/0/attributes/JOINTS_0", 817,
+                               "mesh 0 primitive 0 JOINTS_0: accessor 817 does not exist"},
+                      BadIndex{"/meshes/0/primitives/0/attributes/WEIGHTS_0", 817,
+                               "mesh 0 primitive 0 WEIGHTS_0: accessor 817 does not exist"},
+                      BadIndex{"/meshes/0/primitives/0/indices", 817, "primitive indices accessor out of bounds"},
+                      BadIndex{"/skins/0/inverseBindMatrices", 817,
+                               "skin 0 inverseBindMatrices: accessor 817 does not exist"},
+                      BadIndex{"/skins/0/joints/1", 9, "skin 0 joint 1 refers to node 9 out of range (3 nodes)"},
+                      BadIndex{"/nodes/0/skin", 2, "node 0 ('body') refers to skin 2 out of range (1 skins)"},
+                      BadIndex{"/nodes/0/mesh", 2, "node 0 ('body') refers to mesh 2 out of range (1 meshes)"},
+                      BadIndex{"/nodes/1/children/0", 9, "node 1 ('root') has child index 9 out of range (3 nodes)"},
+                      BadIndex{"/skins/0/skeleton", 9, "skin 0 skeleton: node 9 does not exist (3 nodes)"},
+                      BadIndex{"/scenes/0/nodes/1", 9, "scenes[0].nodes[1]: node 9 does not exist (3 nodes)"},
+                      BadIndex{"/scene", 2, "scene: scene 2 does not exist (1 scenes)"}));
 
 // Indices to optional parts (a material, a texture) are repairs, each reported.
 TEST(GltfIndices, MissingMaterialAndTextureAreReportedRepairs) {

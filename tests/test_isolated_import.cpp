@@ -33,15 +33,16 @@ IsolationLimits short_limits() {
 
 // One of Debian's assimp test models (`model`, e.g. X/BCN_Epileptic.X) with one token replaced, as
 // the mutation fuzzer did it.
-std::filesystem::path mutated_x(const test::ScratchDir& dir, const std::string& model, const std::string& name, int line,
-                                const std::string& from, const std::string& to) {
+std::filesystem::path mutated_x(const test::ScratchDir& dir, const std::string& model, const std::string& name,
+                                int line, const std::string& from, const std::string& to) {
   std::ifstream in(test::assimp_model(model));
   std::stringstream text;
   std::string row;
   for (int number = 1; std::getline(in, row); ++number) {
     if (number == line) {
       const std::size_t at = row.find(from);
-      EXPECT_NE(at, std::string::npos) << "line " << line << " of " << model << " is not what the test expects: " << row;
+      EXPECT_NE(at, std::string::npos) << "line " << line << " of " << model
+                                       << " is not what the test expects: " << row;
       if (at != std::string::npos) row.replace(at, from.size(), to);
     }
     text << row << '\n';
@@ -62,14 +63,17 @@ TEST(IsolatedCall, ReturnsWhatTheChildReturns) {
 
 TEST(IsolatedCall, ASignalInTheChildIsAnErrorNamingTheFile) {
   const std::string message = error_of([] {
-    run_isolated([]() -> std::string { std::raise(SIGSEGV); return "survived"; }, short_limits(), "the assimp X importer",
-                 "/some/where/model.x");
+    run_isolated(
+        []() -> std::string {
+          std::raise(SIGSEGV);
+          return "survived";
+        },
+        short_limits(), "the assimp X importer", "/some/where/model.x");
   });
   EXPECT_EQ(message.rfind("/some/where/model.x: the assimp X importer failed (signal 11", 0), 0u) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos);
-  const std::string abort = error_of([] {
-    run_isolated([]() -> std::string { std::abort(); }, short_limits(), "the work", "a.fbx");
-  });
+  const std::string abort =
+      error_of([] { run_isolated([]() -> std::string { std::abort(); }, short_limits(), "the work", "a.fbx"); });
   EXPECT_NE(abort.find("a.fbx: the work failed (signal 6"), std::string::npos) << abort;
 }
 
@@ -77,11 +81,13 @@ TEST(IsolatedCall, ASignalInTheChildIsAnErrorNamingTheFile) {
 // wobble's stderr and ends the one-line message instead.
 TEST(IsolatedCall, TheChildsLastWordsEndTheMessage) {
   const std::string message = error_of([] {
-    run_isolated([]() -> std::string {
-      std::fputs("importer: reading the skin\nfree(): invalid pointer\n", stderr);
-      std::fflush(stderr);
-      std::abort();
-    }, short_limits(), "the work", "a.x");
+    run_isolated(
+        []() -> std::string {
+          std::fputs("importer: reading the skin\nfree(): invalid pointer\n", stderr);
+          std::fflush(stderr);
+          std::abort();
+        },
+        short_limits(), "the work", "a.x");
   });
   EXPECT_EQ(message, "a.x: the work failed (signal 6, Aborted: free(): invalid pointer)");
 }
@@ -91,17 +97,22 @@ TEST(IsolatedCall, AHangIsKilledAtTheTimeLimit) {
   limits.seconds = 0.5;
   const auto started = std::chrono::steady_clock::now();
   const std::string message = error_of([&] {
-    run_isolated([]() -> std::string { for (;;) std::this_thread::sleep_for(std::chrono::seconds(1)); }, limits,
-                 "the assimp B3D importer", "slow.b3d");
+    run_isolated(
+        []() -> std::string {
+          for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+        },
+        limits, "the assimp B3D importer", "slow.b3d");
   });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  EXPECT_NE(message.find("slow.b3d: the assimp B3D importer did not finish within 0.5 s"), std::string::npos) << message;
+  EXPECT_NE(message.find("slow.b3d: the assimp B3D importer did not finish within 0.5 s"), std::string::npos)
+      << message;
   EXPECT_LT(seconds, 10.0);
 }
 
 TEST(IsolatedCall, ErrorsAndMemoryExhaustionInTheChildComeBackNamed) {
   EXPECT_EQ(error_of([] {
-              run_isolated([]() -> std::string { fail("m.dae", "cannot import: broken"); }, short_limits(), "the work", "m.dae");
+              run_isolated([]() -> std::string { fail("m.dae", "cannot import: broken"); }, short_limits(), "the work",
+                           "m.dae");
             }),
             "m.dae: cannot import: broken");
   EXPECT_EQ(error_of([] {
@@ -138,8 +149,9 @@ TEST(CharacterWire, EveryPartComesBackAsItWas) {
   EXPECT_EQ(back.diagnostics.repairs().size(), original.diagnostics.repairs().size());
   // Every cut of the bytes is an error, never a crash or a huge allocation.
   for (std::size_t cut : {std::size_t(0), std::size_t(3), bytes.size() / 3, bytes.size() - 1})
-    EXPECT_NE(error_of([&] { decode_character(std::string_view(bytes).substr(0, cut), "wipf.glb"); })
-                  .find("wipf.glb: the isolated importer sent a malformed character"),
+    EXPECT_NE(error_of([&] {
+                decode_character(std::string_view(bytes).substr(0, cut), "wipf.glb");
+              }).find("wipf.glb: the isolated importer sent a malformed character"),
               std::string::npos)
         << cut;
 }
@@ -171,8 +183,9 @@ TEST(IsolatedImport, AnImportThatRunsOutOfMemoryNamesTheLimit) {
   test::ScratchDir dir;
   const auto huge = mutated_x(dir, "X/test.x", "vertex_count.x", 8, "24;", "4294967295;");
   const std::string message = error_of([&] { load_character(huge); });
-  EXPECT_EQ(message.rfind(huge.string() + ": the assimp X importer needed more memory than importing this file may use (", 0),
-            0u)
+  EXPECT_EQ(
+      message.rfind(huge.string() + ": the assimp X importer needed more memory than importing this file may use (", 0),
+      0u)
       << message;
   EXPECT_EQ(message.find("bad_alloc"), std::string::npos) << message;
 }

@@ -31,9 +31,11 @@ constexpr double kPi = std::numbers::pi;
 // keyed at 240 Hz over [0, duration].
 Character swinging_chain(double period, double duration) {
   Character c = chain_character(3, 1.0f);
-  add_rotation(c, 0, Vec3f::UnitZ(), static_cast<float>(duration), [=](double t) { return 0.6 * std::sin(2 * kPi * t / period); });
-  add_rotation(c, 1, Vec3f::UnitX(), static_cast<float>(duration),
-               [=](double t) { return 0.4 * std::sin(2 * kPi * t / period + 1.0) + 0.2 * std::sin(4 * kPi * t / period); });
+  add_rotation(c, 0, Vec3f::UnitZ(), static_cast<float>(duration),
+               [=](double t) { return 0.6 * std::sin(2 * kPi * t / period); });
+  add_rotation(c, 1, Vec3f::UnitX(), static_cast<float>(duration), [=](double t) {
+    return 0.4 * std::sin(2 * kPi * t / period + 1.0) + 0.2 * std::sin(4 * kPi * t / period);
+  });
   return c;
 }
 
@@ -229,7 +231,8 @@ TEST(RigLoop, PlaysCyclesUntilOneRepeatsTheOneBefore) {
   ASSERT_EQ(loop.frames.positions.size(), frames + 1);
   EXPECT_NEAR(loop.frames.times.back() - loop.frames.times.front(), cycle.period, 1e-5);
   // The output's ends are the ends of two successive cycles: their gap is within the residual.
-  EXPECT_LE(largest_jump(loop.frames.positions.front(), loop.frames.positions.back()), loop.residual * size * (1 + 1e-6));
+  EXPECT_LE(largest_jump(loop.frames.positions.front(), loop.frames.positions.back()),
+            loop.residual * size * (1 + 1e-6));
   // Fewer cycles leave a larger residual: the cycles converge.
   physics::RigComplementary fresh(c, options);
   loop_options.tolerance = 0;
@@ -237,8 +240,8 @@ TEST(RigLoop, PlaysCyclesUntilOneRepeatsTheOneBefore) {
   const physics::RigLoop two = physics::simulate_rig_loop(fresh, c, c.clips[0], cycle, loop_options);
   EXPECT_EQ(two.cycles, 2);
   EXPECT_GE(two.residual, loop.residual);
-  std::printf("rig loop: %d cycles to a residual of %.3g of the size (after 2 cycles: %.3g)\n", loop.cycles, loop.residual,
-              two.residual);
+  std::printf("rig loop: %d cycles to a residual of %.3g of the size (after 2 cycles: %.3g)\n", loop.cycles,
+              loop.residual, two.residual);
 }
 
 TEST(BakeMotion, HoldPreRollAndLoopSeeTheClipAsDocumented) {
@@ -338,7 +341,8 @@ double largest_frame_difference(const BakedFrames& a, std::size_t fa, const Bake
 // The largest difference of frame k of `a` and frame k + offset of `b`, over a's frames.
 double largest_difference(const BakedFrames& a, const BakedFrames& b, std::size_t offset = 0) {
   double difference = 0;
-  for (std::size_t k = 0; k < a.positions.size(); ++k) difference = std::max(difference, largest_frame_difference(a, k, b, k + offset));
+  for (std::size_t k = 0; k < a.positions.size(); ++k)
+    difference = std::max(difference, largest_frame_difference(a, k, b, k + offset));
   return difference;
 }
 
@@ -363,7 +367,8 @@ TwoCycles two_looped_cycles(const std::string& stack, const std::string& setting
 
 // Amplitude keyed over the Walk: it rises to 0.8 mid-cycle and is back at 0.2 at the cycle's end;
 // the key at 3 s lies beyond the cycle and is never reached (it only bends the last segment).
-constexpr const char* kKeyedAmplitude = R"({"dynamic": {"amplitude": {"keys": [[0, 0.2], [1.2, 0.8], [2.4, 0.2], [3, 5]]}}})";
+constexpr const char* kKeyedAmplitude =
+    R"({"dynamic": {"amplitude": {"keys": [[0, 0.2], [1.2, 0.8], [2.4, 0.2], [3, 5]]}}})";
 
 }  // namespace
 
@@ -374,7 +379,8 @@ TEST(LoopBake, ClonkWalkTwoCyclesRepeatAndTheSeamIsGone) {
   const TwoCycles two = two_looped_cycles("lbs,dynamic");
   ASSERT_EQ(two.frames.positions.size(), 2 * n + 1);
   double repeat = 0;
-  for (std::size_t k = 0; k <= n; ++k) repeat = std::max(repeat, largest_frame_difference(two.frames, k, two.frames, k + n));
+  for (std::size_t k = 0; k <= n; ++k)
+    repeat = std::max(repeat, largest_frame_difference(two.frames, k, two.frames, k + n));
   EXPECT_LE(repeat, 1e-6 * size) << "the second cycle repeats the first";
   EXPECT_LE(two.seam.seam, two.seam.inside);
   EXPECT_EQ(two.summary.find("keyed"), std::string::npos) << two.summary;  // no keys: nothing settled
@@ -405,7 +411,8 @@ TEST(LoopBake, KeyedLoopRepeatsItsKeysAndEqualsFiftyCyclesOfPreRoll) {
   const std::size_t n = 72;
   const TwoCycles keyed = two_looped_cycles("lbs,dynamic", kKeyedAmplitude);
   double repeat = 0;
-  for (std::size_t k = 0; k <= n; ++k) repeat = std::max(repeat, largest_frame_difference(keyed.frames, k, keyed.frames, k + n));
+  for (std::size_t k = 0; k <= n; ++k)
+    repeat = std::max(repeat, largest_frame_difference(keyed.frames, k, keyed.frames, k + n));
   EXPECT_LE(repeat, 1e-6 * size) << "the keyed loop's second cycle repeats the first";
   EXPECT_LE(keyed.seam.seam, keyed.seam.inside) << keyed.seam.describe(size);
   EXPECT_NE(keyed.summary.find("keyed parameters: "), std::string::npos) << keyed.summary;
@@ -419,7 +426,8 @@ TEST(LoopBake, KeyedLoopRepeatsItsKeysAndEqualsFiftyCyclesOfPreRoll) {
   const BakedFrames cold = bake(c, brute);
   ASSERT_EQ(cold.positions.size(), n + 1);
   double difference = 0;
-  for (std::size_t k = 0; k <= n; ++k) difference = std::max(difference, largest_frame_difference(keyed.frames, k, cold, k));
+  for (std::size_t k = 0; k <= n; ++k)
+    difference = std::max(difference, largest_frame_difference(keyed.frames, k, cold, k));
   EXPECT_LE(difference, 1e-6 * size);
 }
 
@@ -450,24 +458,27 @@ TEST(PreRollBake, HoldStartsFromRestAndSecondsEqualAnEarlierBakeSliced) {
 TEST(LoopCli, LoopPreRollAndSeamFlags) {
   test::ScratchDir dir;
   const std::string clonk_file = bundled_asset("clonk.glb").string();
-  const auto seam = test::run_wobble("bake '" + clonk_file + "' --clip Walk --fps 30 --deformer lbs,dynamic --loop --seam -o '" +
-                                     (dir / "loop.pc2").string() + "'");
+  const auto seam =
+      test::run_wobble("bake '" + clonk_file + "' --clip Walk --fps 30 --deformer lbs,dynamic --loop --seam -o '" +
+                       (dir / "loop.pc2").string() + "'");
   ASSERT_EQ(seam.exit_code, 0) << seam.output;
   EXPECT_NE(seam.output.find("seam (--loop; a cycle of 2.4 s: the last key repeats the first pose"), std::string::npos)
       << seam.output;
   EXPECT_NE(seam.output.find("loop: a cycle of 2.4 s"), std::string::npos) << seam.output;
   EXPECT_EQ(read_pc2(dir / "loop.pc2").size(), 73u);  // one cycle, both ends
-  const auto not_cycle = test::run_wobble("bake '" + clonk_file + "' --clip BowJump --deformer lbs,dynamic --loop -q -o '" +
-                                          (dir / "jump.pc2").string() + "'");
+  const auto not_cycle =
+      test::run_wobble("bake '" + clonk_file + "' --clip BowJump --deformer lbs,dynamic --loop -q -o '" +
+                       (dir / "jump.pc2").string() + "'");
   EXPECT_EQ(not_cycle.exit_code, 1);
   EXPECT_NE(not_cycle.output.find("clip 'BowJump' is not a cycle"), std::string::npos) << not_cycle.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "jump.pc2"));
-  const auto forced = test::run_wobble("bake '" + clonk_file + "' --clip BowJump --deformer lbs,dynamic --loop-force -q -o '" +
-                                       (dir / "jump.pc2").string() + "'");
+  const auto forced =
+      test::run_wobble("bake '" + clonk_file + "' --clip BowJump --deformer lbs,dynamic --loop-force -q -o '" +
+                       (dir / "jump.pc2").string() + "'");
   EXPECT_EQ(forced.exit_code, 0) << forced.output;
   for (const char* bad : {"--pre-roll 2abc", "--pre-roll -1", "--loop-period 0", "--loop-period nan"}) {
-    const auto refused = test::run_wobble("bake '" + clonk_file + "' --clip Walk --deformer lbs,dynamic " + bad + " -q -o '" +
-                                          (dir / "bad.pc2").string() + "'");
+    const auto refused = test::run_wobble("bake '" + clonk_file + "' --clip Walk --deformer lbs,dynamic " + bad +
+                                          " -q -o '" + (dir / "bad.pc2").string() + "'");
     EXPECT_EQ(refused.exit_code, 1) << bad;
     EXPECT_NE(refused.output.find(std::string(bad).substr(0, std::string(bad).find(' ')) + ":"), std::string::npos)
         << bad << ": " << refused.output;

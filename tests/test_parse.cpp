@@ -26,7 +26,8 @@ TEST(Parse, RealsRefuseJunkNonFiniteAndOverflow) {
   for (const char* bad : {"2abc", "", " 2", "2 ", "nan", "NaN", "inf", "-inf", "infinity", "1e400", "0x10", "abc",
                           "1/0", "1/", "/2", "1/2/3", "1/nan", "--1", "1,5"}) {
     const std::string message = error_of([&] { parse_real(bad, "--frequency"); });
-    EXPECT_EQ(message.rfind("--frequency: '" + std::string(bad) + "' is not a number", 0), 0u) << bad << ": " << message;
+    EXPECT_EQ(message.rfind("--frequency: '" + std::string(bad) + "' is not a number", 0), 0u)
+        << bad << ": " << message;
   }
 }
 
@@ -66,7 +67,8 @@ TEST(Parse, TheTextIsShownOnOneLine) {
   EXPECT_EQ(error_of([] { parse_real("-3\n2", "--x"); }), "--x: '-3\\x0a2' is not a number");
   EXPECT_EQ(error_of([] { parse_boolean("\xff", "--b"); }), "--b: '\\xff' is not a boolean (true or false)");
   const std::string long_text(100, '7');
-  EXPECT_EQ(error_of([&] { parse_integer(long_text + "x", "--n"); }), "--n: '" + std::string(60, '7') + "...' is not an integer");
+  EXPECT_EQ(error_of([&] { parse_integer(long_text + "x", "--n"); }),
+            "--n: '" + std::string(60, '7') + "...' is not an integer");
 }
 
 TEST(Parse, FormatRealRoundTrips) {

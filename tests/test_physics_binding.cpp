@@ -39,8 +39,8 @@ TEST(PhysicsBinding, GaussianPlyKeepsPropertiesByName) {
   test::ScratchDir dir;
   GaussianCloud cloud;
   // Deliberately unusual order, with an extra property.
-  cloud.properties = {"opacity", "rot_0", "rot_1", "rot_2", "rot_3", "x", "y", "z", "f_dc_0", "f_dc_1", "f_dc_2",
-                      "scale_0", "scale_1", "scale_2", "custom"};
+  cloud.properties = {"opacity", "rot_0",  "rot_1",  "rot_2",   "rot_3",   "x",       "y",     "z",
+                      "f_dc_0",  "f_dc_1", "f_dc_2", "scale_0", "scale_1", "scale_2", "custom"};
   for (int g = 0; g < 5; ++g) {
     const float row[15] = {0.5f * g, 1, 0.1f * g, 0, 0, float(g), float(-g), 0.5f, 0.1f, 0.2f, 0.3f, -1, -2, -3, 42};
     cloud.values.insert(cloud.values.end(), row, row + 15);
@@ -93,8 +93,10 @@ TEST(PhysicsRig, ComplementaryDisplacementIsOrthogonalToTheRig) {
 TEST(PhysicsCli, SimulateQuickFlagsWritesPc2WithPinnedVerticesFixed) {
   test::ScratchDir dir;
   const auto shape = test::shared_asset("shapes/cactus.off");
-  const auto result = test::run_wobble("simulate '" + shape.string() + "' --handles 4 --points 200 --sample-grid 12 --field-grid 10 "
-                                       "--pin \"y>0.8\" --floor -1.1 --frames 10 --fps 30 -q -o '" + (dir / "out.pc2").string() + "'");
+  const auto result = test::run_wobble("simulate '" + shape.string() +
+                                       "' --handles 4 --points 200 --sample-grid 12 --field-grid 10 "
+                                       "--pin \"y>0.8\" --floor -1.1 --frames 10 --fps 30 -q -o '" +
+                                       (dir / "out.pc2").string() + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto frames = read_pc2(dir / "out.pc2");
   const Character c = read_off(shape);
@@ -118,7 +120,8 @@ TEST(PhysicsCli, SimulateQuickFlagsWritesPc2WithPinnedVerticesFixed) {
   EXPECT_LT(moved, 1e-6f * longest * 10);
   EXPECT_GT(max_motion, 1e-4f * longest);
   // Errors name the file; exit code 1.
-  const auto missing = test::run_wobble("simulate '" + (dir / "nope.off").string() + "' -q -o '" + (dir / "x.pc2").string() + "'");
+  const auto missing =
+      test::run_wobble("simulate '" + (dir / "nope.off").string() + "' -q -o '" + (dir / "x.pc2").string() + "'");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.output.find("nope.off"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir / "x.pc2"));

@@ -104,8 +104,8 @@ TEST(PhysicsDynamics, PinnedPointsStayFixedAndTheBarSettles) {
     if (i >= 280) tip_change = std::max(tip_change, std::abs(tip - last_tip));
     last_tip = tip;
   }
-  EXPECT_LT(last_tip, -0.15);         // it sagged
-  EXPECT_LT(tip_change, 1e-4);        // and settled
+  EXPECT_LT(last_tip, -0.15);   // it sagged
+  EXPECT_LT(tip_change, 1e-4);  // and settled
 }
 
 TEST(PhysicsDynamics, SmallLoadSagMatchesALinearStaticSolve) {
@@ -157,9 +157,9 @@ TEST(PhysicsDynamics, DroppedObjectRestsOnTheFloor) {
     }
     previous = x;
   }
-  EXPECT_GT(lowest, -1.5 - 0.02);     // penetration at most 1% of the size (2)
+  EXPECT_GT(lowest, -1.5 - 0.02);         // penetration at most 1% of the size (2)
   EXPECT_LT(min_height(previous), -1.4);  // it reached the floor
-  EXPECT_LT(speed, 0.05);              // and came to rest
+  EXPECT_LT(speed, 0.05);                 // and came to rest
 }
 
 TEST(PhysicsDynamics, CollidingObjectsNeverInterpenetrate) {
@@ -232,7 +232,8 @@ TEST(PinPredicate, DeepNestingIsRefusedNotAStackOverflow) {
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("nested more than 64 levels deep"), std::string::npos) << error.what();
   }
-  const std::string shallow = std::string(20, '(') + "x<0" + std::string(20, ')') + " && -(-(y)) > " + std::string(20, '(') + "0" + std::string(20, ')');
+  const std::string shallow = std::string(20, '(') + "x<0" + std::string(20, ')') + " && -(-(y)) > " +
+                              std::string(20, '(') + "0" + std::string(20, ')');
   const Predicate p = parse_predicate(shallow);
   EXPECT_TRUE(p(Vec3d(-1, 1, 0)));
   EXPECT_FALSE(p(Vec3d(1, 1, 0)));

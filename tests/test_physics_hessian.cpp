@@ -14,8 +14,8 @@ using namespace wobble::physics;
 namespace {
 
 struct Problem {
-  Eigen::MatrixXf dall;     // q x 3N
-  PointHessians hessians;   // 81 x N, symmetric 9 x 9 each
+  Eigen::MatrixXf dall;    // q x 3N
+  PointHessians hessians;  // 81 x N, symmetric 9 x 9 each
 };
 
 Problem random_problem(int handles, int points, unsigned seed) {
@@ -65,7 +65,8 @@ TEST(PhysicsHessian, AssemblyAndProductEqualTheDefinition) {
     Eigen::VectorXd product = Eigen::VectorXd::Zero(v.size());
     add_elastic_hessian_product(p.dall, p.hessians, v, product);
     const Eigen::VectorXd reference = expected * v;
-    EXPECT_LT((product - reference).cwiseAbs().maxCoeff(), 1e-5 * reference.cwiseAbs().maxCoeff()) << handles << " handles";
+    EXPECT_LT((product - reference).cwiseAbs().maxCoeff(), 1e-5 * reference.cwiseAbs().maxCoeff())
+        << handles << " handles";
   }
 }
 
@@ -85,8 +86,10 @@ TEST(PhysicsHessian, ThinProductKernelsMatchTheReference) {
       std::vector<float> Y(3 * n), out(q * 3, 0.5f);
       table.transposed_product(A.data(), q, n, Z.data(), Y.data());
       table.add_product(A.data(), q, n, W.data(), out.data());
-      for (std::size_t i = 0; i < Y.size(); ++i) ASSERT_NEAR(Y[i], Y_ref[i], 1e-5f * static_cast<float>(q)) << simd::isa_name(isa) << " q " << q;
-      for (std::size_t i = 0; i < out.size(); ++i) ASSERT_NEAR(out[i], out_ref[i], 1e-5f * static_cast<float>(n)) << simd::isa_name(isa) << " q " << q;
+      for (std::size_t i = 0; i < Y.size(); ++i)
+        ASSERT_NEAR(Y[i], Y_ref[i], 1e-5f * static_cast<float>(q)) << simd::isa_name(isa) << " q " << q;
+      for (std::size_t i = 0; i < out.size(); ++i)
+        ASSERT_NEAR(out[i], out_ref[i], 1e-5f * static_cast<float>(n)) << simd::isa_name(isa) << " q " << q;
     }
   }
 }

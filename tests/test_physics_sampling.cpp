@@ -97,7 +97,8 @@ TEST(PhysicsFields, RigWeightsFieldInterpolatesTheSkin) {
   for (std::size_t i = 0; i < v.size(); ++i) {
     const auto joints = c.skin.joints_of(i);
     const auto weights = c.skin.weights_of(i);
-    for (std::size_t k = 0; k < joints.size(); ++k) error = std::max(error, std::abs(values.W(static_cast<Eigen::Index>(i), joints[k]) - weights[k]));
+    for (std::size_t k = 0; k < joints.size(); ++k)
+      error = std::max(error, std::abs(values.W(static_cast<Eigen::Index>(i), joints[k]) - weights[k]));
   }
   EXPECT_LT(error, 0.35);
 }

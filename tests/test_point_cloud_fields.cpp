@@ -28,7 +28,8 @@ Eigen::MatrixX3d normals_of(const std::vector<Vec3d>& points, int grid) {
   SampleOptions options;
   options.grid_resolution = grid;
   const SamplePoints samples = sample_point_cloud(points, options);
-  std::vector<Vec3d> normalised, interior(samples.points.begin(), samples.points.begin() + static_cast<std::ptrdiff_t>(samples.interior_count));
+  std::vector<Vec3d> normalised,
+      interior(samples.points.begin(), samples.points.begin() + static_cast<std::ptrdiff_t>(samples.interior_count));
   for (const Vec3d& p : points) normalised.push_back(samples.normalization.to_normalized(p));
   std::vector<std::size_t> all(points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
@@ -43,7 +44,8 @@ TEST(PointCloudFields, NormalsOfASpherePointOutward) {
     if (p.norm() > 0.1 && p.norm() <= 1) points.push_back(p.normalized());
   }
   const Eigen::MatrixX3d n = normals_of(points, 16);
-  for (std::size_t i = 0; i < points.size(); ++i) ASSERT_GT(n.row(static_cast<Eigen::Index>(i)).dot(points[i]), 0.95) << "point " << i;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    ASSERT_GT(n.row(static_cast<Eigen::Index>(i)).dot(points[i]), 0.95) << "point " << i;
 }
 
 // A plate thinner than a grid cell: the two faces' normals still point away from each other.
@@ -103,11 +105,13 @@ TEST(PointCloudFields, SplatsWithoutAMeshSagLikeTheMesh) {
   Scene from_mesh = neural_scene(shape, pin), from_splats = neural_scene(dir / "knot1_splats.ply", pin);
   ASSERT_TRUE(from_splats.objects[0].gaussians.has_value());
   EXPECT_EQ(from_splats.world.body(0).handle_count(), 9);
-  const double f_mesh = body_frequencies(from_mesh.world.body(0), 1)[0], f_splats = body_frequencies(from_splats.world.body(0), 1)[0];
+  const double f_mesh = body_frequencies(from_mesh.world.body(0), 1)[0],
+               f_splats = body_frequencies(from_splats.world.body(0), 1)[0];
   EXPECT_GT(f_mesh, 0);
   RecordProperty("lowest_frequency_mesh_hz", std::to_string(f_mesh));
   RecordProperty("lowest_frequency_splats_hz", std::to_string(f_splats));
-  EXPECT_NEAR(f_splats / f_mesh, 1.0, 0.2) << "lowest frequency: mesh " << f_mesh << " Hz, splats " << f_splats << " Hz";
+  EXPECT_NEAR(f_splats / f_mesh, 1.0, 0.2)
+      << "lowest frequency: mesh " << f_mesh << " Hz, splats " << f_splats << " Hz";
   // It sags under gravity, and the splats follow: centres down, covariances finite and positive.
   const std::vector<Vec3d> rest = from_splats.positions(0);
   for (int f = 0; f < 10; ++f) from_splats.advance_frame();

@@ -10,7 +10,6 @@
 #include <thread>
 #include <vector>
 
-
 #include <poll.h>
 #include <sys/inotify.h>
 #include <unistd.h>
@@ -120,8 +119,19 @@ TEST_P(KilledBake, LeavesNoPartialOutputAndTheRerunFinishes) {
   const bool folder = output.back() == '/';
   const std::string name = output.substr(0, output.size() - (folder ? 1 : 0));
   auto arguments = [&](const fs::path& dir) {
-    return std::vector<std::string>{"bake", test::bundled_asset("clonk.glb").string(), "--clip", "Walk", "--fps", "120",
-                                    "--deformer", "lbs,dynamic", "--threads", "1", "-q", "-o", (dir / output).string()};
+    return std::vector<std::string>{"bake",
+                                    test::bundled_asset("clonk.glb").string(),
+                                    "--clip",
+                                    "Walk",
+                                    "--fps",
+                                    "120",
+                                    "--deformer",
+                                    "lbs,dynamic",
+                                    "--threads",
+                                    "1",
+                                    "-q",
+                                    "-o",
+                                    (dir / output).string()};
   };
   fs::create_directories(scratch / "whole");
   const auto start = Clock::now();
@@ -166,11 +176,12 @@ TEST(KilledBatch, RerunSkipsWhatWasDoneAndFinishesTheRest) {
   const std::vector<std::string> extensions = {".pc2", ".glb", ".usda", "/"};
   json jobs = json::array();
   for (std::size_t i = 0; i < clips.size(); ++i)
-    jobs.push_back({{"input", test::bundled_asset("clonk.glb").string()}, {"clip", clips[i]},
+    jobs.push_back({{"input", test::bundled_asset("clonk.glb").string()},
+                    {"clip", clips[i]},
                     {"output", "out/job" + std::to_string(i) + extensions[i % extensions.size()]}});
   test::write_bytes(dir / "batch.json",
                     json{{"defaults", {{"fps", 60}, {"deformer", "lbs,dynamic"}}}, {"jobs", jobs}}.dump());
-  const std::vector<std::string> batch = {"batch", (dir / "batch.json").string(), "--jobs", "2", "-q",
+  const std::vector<std::string> batch = {"batch",    (dir / "batch.json").string(), "--jobs", "2", "-q",
                                           "--report", (dir / "report.json").string()};
 
   // Kill it once two jobs have their sidecars.
@@ -180,7 +191,8 @@ TEST(KilledBatch, RerunSkipsWhatWasDoneAndFinishesTheRest) {
     std::set<std::size_t> done;
     for (std::size_t i = 0; i < clips.size(); ++i) {
       const std::string stem = jobs[i]["output"].get<std::string>();
-      if (fs::exists(dir / (fs::path(stem.back() == '/' ? stem.substr(0, stem.size() - 1) : stem).string() + ".wobble-job.json")))
+      if (fs::exists(dir / (fs::path(stem.back() == '/' ? stem.substr(0, stem.size() - 1) : stem).string() +
+                            ".wobble-job.json")))
         done.insert(i);
     }
     return done;

@@ -44,7 +44,8 @@ TEST(ReadBudget, ChargesUpToSixtyFourMiBPlusThirtyTwoTimesTheFile) {
   budget.charge(90 * mib, "accessor 1");
   EXPECT_EQ(budget.used(), 90 * mib);
   const std::string over = error_of([&] { budget.charge(7 * mib, "accessor 2"); });
-  EXPECT_TRUE(contains(over, "a.glb: accessor 2 needs 7.0 MiB, more than reading this 1.0 MiB file may allocate (96.0 MiB"))
+  EXPECT_TRUE(
+      contains(over, "a.glb: accessor 2 needs 7.0 MiB, more than reading this 1.0 MiB file may allocate (96.0 MiB"))
       << over;
   budget.add_source_bytes(mib);  // an external buffer makes the file larger
   budget.charge(7 * mib, "accessor 2");
@@ -58,15 +59,17 @@ TEST(ReadLimits, Pc2HeadersThatPromiseMoreThanTheFileAreRefused) {
   EXPECT_TRUE(contains(error_of([&] { read_pc2(dir / "huge.pc2"); }), "huge.pc2: truncated: the header promises"));
   // No points but two billion frames: 32 bytes that would make 48 GiB of empty frames.
   test::write_bytes(dir / "empty_frames.pc2", pc2_header(0, 0x7FFFFFFF));
-  EXPECT_TRUE(contains(error_of([&] { read_pc2(dir / "empty_frames.pc2"); }), "empty_frames.pc2: 2147483647 samples of no points"));
+  EXPECT_TRUE(contains(error_of([&] { read_pc2(dir / "empty_frames.pc2"); }),
+                       "empty_frames.pc2: 2147483647 samples of no points"));
   test::write_bytes(dir / "none.pc2", pc2_header(0, 3));
   EXPECT_EQ(read_pc2(dir / "none.pc2").size(), 3u);
 }
 
 TEST(ReadLimits, GaussianPlyCountsAreReadWholeAndCheckedAgainstTheData) {
   test::ScratchDir dir;
-  const std::string header = "ply\nformat binary_little_endian 1.0\nelement vertex COUNT\nproperty float x\n"
-                             "property float y\nproperty float z\nend_header\n";
+  const std::string header =
+      "ply\nformat binary_little_endian 1.0\nelement vertex COUNT\nproperty float x\n"
+      "property float y\nproperty float z\nend_header\n";
   auto with_count = [&](const std::string& count) {
     std::string text = header;
     text.replace(text.find("COUNT"), 5, count);
@@ -79,7 +82,8 @@ TEST(ReadLimits, GaussianPlyCountsAreReadWholeAndCheckedAgainstTheData) {
   EXPECT_TRUE(contains(with_count("2x"), "'2x' is not an integer")) << with_count("2x");
   EXPECT_TRUE(contains(with_count("1000000000000"), "s.ply: PLY data is truncated: 1000000000000 Gaussians"))
       << with_count("1000000000000");
-  EXPECT_TRUE(contains(with_count("2"), "lacks the vertex property 'scale_0'"));  // the count fits: the next check speaks
+  EXPECT_TRUE(
+      contains(with_count("2"), "lacks the vertex property 'scale_0'"));  // the count fits: the next check speaks
 }
 
 // Devices, FIFOs and folders under any name are refused before a read that would never end.
@@ -91,8 +95,10 @@ TEST(ReadLimits, EveryReaderReadsOnlyRegularFiles) {
   std::filesystem::create_symlink("/dev/zero", dir / "zero.ply");
   std::filesystem::create_symlink("/dev/zero", dir / "zero.x");
   std::filesystem::create_directories(dir / "folder.off");
-  EXPECT_TRUE(contains(error_of([&] { load_character(dir / "pipe.off"); }), "pipe.off: is a device or other special file"));
-  EXPECT_TRUE(contains(error_of([&] { load_character(dir / "zero.obj"); }), "zero.obj: is a device or other special file"));
+  EXPECT_TRUE(
+      contains(error_of([&] { load_character(dir / "pipe.off"); }), "pipe.off: is a device or other special file"));
+  EXPECT_TRUE(
+      contains(error_of([&] { load_character(dir / "zero.obj"); }), "zero.obj: is a device or other special file"));
   EXPECT_TRUE(contains(error_of([&] { load_character(dir / "zero.x"); }), "zero.x: is a device or other special file"));
   EXPECT_TRUE(contains(error_of([&] { read_pc2(dir / "zero.pc2"); }), "zero.pc2: is a device or other special file"));
   EXPECT_TRUE(contains(error_of([&] { physics::read_gaussian_ply(dir / "zero.ply"); }), "zero.ply: is a device"));

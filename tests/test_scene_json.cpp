@@ -17,8 +17,8 @@
 #include "test_util.hpp"
 
 using namespace wobble;
-using wobble::test::error_of;
 using nlohmann::json;
+using wobble::test::error_of;
 
 namespace {
 
@@ -59,9 +59,12 @@ TEST(JsonValues, ValuesAreReadByTypeAndRangeWithTheirPath) {
   EXPECT_EQ(error_of([&] { top.boolean("n", false); }), "s.json: n: expected true or false, got 3");
   EXPECT_EQ(error_of([&] { top.text("list", ""); }), "s.json: list: expected a string, got [1,true]");
   EXPECT_EQ(error_of([&] { top.reals<2>("list", {0, 0}, 0, 9); }), "s.json: list[1]: expected a number, got true");
-  EXPECT_EQ(error_of([&] { top.reals<3>("list", {0, 0, 0}, 0, 9); }),
+  EXPECT_EQ(error_of([&] {
+              top.reals<3>("list", {0, 0, 0}, 0, 9);
+            }),
             "s.json: list: expected an array of 3 numbers, got [1,true]");
-  EXPECT_EQ(error_of([&] { top.object("inner").boolean("k", false); }), "s.json: inner.k: expected true or false, got \"v\"");
+  EXPECT_EQ(error_of([&] { top.object("inner").boolean("k", false); }),
+            "s.json: inner.k: expected true or false, got \"v\"");
   EXPECT_EQ(error_of([&] { top.allow_only({"n", "x"}); }).rfind("s.json: unknown key 'big' (known: n, x)", 0), 0u);
   EXPECT_EQ(error_of([&] { top.objects("list"); }), "s.json: list[0]: expected an object, got 1");
 }
@@ -71,24 +74,43 @@ TEST(SceneJson, EveryBadValueIsNamedByFileAndPath) {
   const std::string file = "/scenes/scene.json: ";
   EXPECT_EQ(scene_error([](json& s) { s["planes"][0]["half_size"][1] = true; }),
             file + "planes[0].half_size[1]: expected a number, got true");
-  EXPECT_EQ(scene_error([](json& s) { s["objects"][0]["handles"] = 1.5; }), file + "objects[0].handles: expected an integer, got 1.5");
-  EXPECT_EQ(scene_error([](json& s) { s["objects"][0]["handles"] = 300; }), file + "objects[0].handles: 300 is out of range [1, 256]");
-  EXPECT_EQ(scene_error([](json& s) { s["objects"][0]["handels"] = 3; }).rfind(file + "objects[0]: unknown key 'handels'", 0), 0u);
-  EXPECT_EQ(scene_error([](json& s) { s["gravity"] = {0, -1e308, 0}; }), file + "gravity[1]: -1e+308 is out of range [-10000, 10000]");
-  EXPECT_EQ(scene_error([](json& s) { s["objects"][1]["acceleration"] = {0, "up", 0}; }),
+  EXPECT_EQ(scene_error([](json& s) { s["objects"][0]["handles"] = 1.5; }),
+            file + "objects[0].handles: expected an integer, got 1.5");
+  EXPECT_EQ(scene_error([](json& s) { s["objects"][0]["handles"] = 300; }),
+            file + "objects[0].handles: 300 is out of range [1, 256]");
+  EXPECT_EQ(
+      scene_error([](json& s) { s["objects"][0]["handels"] = 3; }).rfind(file + "objects[0]: unknown key 'handels'", 0),
+      0u);
+  EXPECT_EQ(scene_error([](json& s) {
+              s["gravity"] = {0, -1e308, 0};
+            }),
+            file + "gravity[1]: -1e+308 is out of range [-10000, 10000]");
+  EXPECT_EQ(scene_error([](json& s) {
+              s["objects"][1]["acceleration"] = {0, "up", 0};
+            }),
             file + "objects[1].acceleration[1]: expected a number, got \"up\"");
   EXPECT_EQ(scene_error([](json& s) { s["objects"][0]["material"]["poisson_ratio"] = 0.5; }),
             file + "objects[0].material.poisson_ratio: 0.5 is out of range [0, 0.4999]");
-  EXPECT_EQ(scene_error([](json& s) { s["objects"][0]["material"]["model"] = "rubber"; }).rfind(file + "objects[0].material.model: ", 0), 0u);
+  EXPECT_EQ(scene_error([](json& s) {
+              s["objects"][0]["material"]["model"] = "rubber";
+            }).rfind(file + "objects[0].material.model: ", 0),
+            0u);
   EXPECT_EQ(scene_error([](json& s) { s["objects"][0]["pin"] = "y >"; }).rfind(file + "objects[0].pin: ", 0), 0u);
   EXPECT_EQ(scene_error([](json& s) { s["fps"] = 0; }), file + "fps: 0 is out of range [0.001, 10000]");
   EXPECT_EQ(scene_error([](json& s) { s["frames"] = "10"; }), file + "frames: expected an integer, got \"10\"");
-  EXPECT_EQ(scene_error([](json& s) { s["planes"][0]["normal"] = {0, 0, 0}; }), file + "planes[0].normal: must not be zero");
-  EXPECT_EQ(scene_error([](json& s) { s["drags"][0]["object"] = 1; }), file + "drags[0].object: object 1 is kinematic, not deformable");
-  EXPECT_EQ(scene_error([](json& s) { s["drags"][0]["object"] = 2; }), file + "drags[0].object: 2 is out of range [0, 1]");
-  EXPECT_EQ(scene_error([](json& s) { s["objects"] = json::array(); }), file + "objects: required: a non-empty array of objects");
+  EXPECT_EQ(scene_error([](json& s) {
+              s["planes"][0]["normal"] = {0, 0, 0};
+            }),
+            file + "planes[0].normal: must not be zero");
+  EXPECT_EQ(scene_error([](json& s) { s["drags"][0]["object"] = 1; }),
+            file + "drags[0].object: object 1 is kinematic, not deformable");
+  EXPECT_EQ(scene_error([](json& s) { s["drags"][0]["object"] = 2; }),
+            file + "drags[0].object: 2 is out of range [0, 1]");
+  EXPECT_EQ(scene_error([](json& s) { s["objects"] = json::array(); }),
+            file + "objects: required: a non-empty array of objects");
   EXPECT_EQ(scene_error([](json& s) { s.erase("objects"); }), file + "objects: required: a non-empty array of objects");
-  EXPECT_EQ(scene_error([](json& s) { s["objects"][0]["kinematic"] = true; }), file + "objects: none is deformable (every object is kinematic)");
+  EXPECT_EQ(scene_error([](json& s) { s["objects"][0]["kinematic"] = true; }),
+            file + "objects: none is deformable (every object is kinematic)");
   EXPECT_EQ(scene_error([](json& s) { s["objects"][0].erase("file"); }),
             file + "objects[0].file: required (the shape's file, relative to the scene file)");
   EXPECT_EQ(scene_error([](json& s) { s = json::array(); }), "/scenes/scene.json: expected an object, got []");
@@ -113,7 +135,8 @@ TEST(PhysicsInputs, NonFiniteOrAbsurdValuesAreRefusedWithWhatIsWrong) {
   physics::World world;
   EXPECT_EQ(error_of([&] { physics::check_world_inputs(world, "shape.off"); }), "");
   world.solver.gravity = Vec3d(0, std::nan(""), 0);
-  EXPECT_EQ(error_of([&] { physics::check_world_inputs(world, "shape.off"); }), "shape.off: gravity: (0, nan, 0) is not finite");
+  EXPECT_EQ(error_of([&] { physics::check_world_inputs(world, "shape.off"); }),
+            "shape.off: gravity: (0, nan, 0) is not finite");
   world.solver.gravity = Vec3d(0, -1e308, 0);
   EXPECT_EQ(error_of([&] { physics::check_world_inputs(world, "shape.off"); }),
             "shape.off: gravity: (0, -1e+308, 0) has length 1e+308 m/s^2, beyond the limit 10000 m/s^2");
@@ -121,8 +144,11 @@ TEST(PhysicsInputs, NonFiniteOrAbsurdValuesAreRefusedWithWhatIsWrong) {
   physics::Plane floor;
   floor.origin = Vec3d(0, std::numeric_limits<double>::infinity(), 0);
   world.planes.push_back(floor);
-  EXPECT_EQ(error_of([&] { physics::check_world_inputs(world, "shape.off"); }), "shape.off: plane 0 origin: (0, inf, 0) is not finite");
-  EXPECT_EQ(error_of([] { physics::check_material(physics::Material{-1, 0.3, 1000}, "--youngs"); }),
+  EXPECT_EQ(error_of([&] { physics::check_world_inputs(world, "shape.off"); }),
+            "shape.off: plane 0 origin: (0, inf, 0) is not finite");
+  EXPECT_EQ(error_of([] {
+              physics::check_material(physics::Material{-1, 0.3, 1000}, "--youngs");
+            }),
             "--youngs: Young's modulus (Pa): -1 is out of range [0.001, 1e+13]");
 }
 
@@ -135,15 +161,18 @@ TEST(PhysicsSettings, EveryOptionStructAndTheSceneFileTakeTheDescribedDefaults) 
   const physics::ObjectDescription object;
   const physics::RigComplementaryOptions rig;
   for (const auto& [handles, points, youngs, poisson, density] :
-       {std::tuple{object.handles, object.points, object.material.youngs_modulus, object.material.poisson_ratio, object.material.density},
-        std::tuple{rig.handles, rig.points, rig.material.youngs_modulus, rig.material.poisson_ratio, rig.material.density}}) {
+       {std::tuple{object.handles, object.points, object.material.youngs_modulus, object.material.poisson_ratio,
+                   object.material.density},
+        std::tuple{rig.handles, rig.points, rig.material.youngs_modulus, rig.material.poisson_ratio,
+                   rig.material.density}}) {
     EXPECT_EQ(handles, integer("handles"));
     EXPECT_EQ(static_cast<std::int64_t>(points), integer("points"));
     EXPECT_EQ(youngs, number("youngs_modulus"));
     EXPECT_EQ(poisson, number("poisson_ratio"));
     EXPECT_EQ(density, number("density"));
   }
-  const physics::SceneDescription scene = physics::describe_scene(nlohmann::json::parse(R"({"objects": [{"file": "a.off"}]})"), "s.json");
+  const physics::SceneDescription scene =
+      physics::describe_scene(nlohmann::json::parse(R"({"objects": [{"file": "a.off"}]})"), "s.json");
   EXPECT_EQ(scene.fps, number("fps"));
   EXPECT_EQ(scene.frames, integer("frames"));
   EXPECT_EQ(scene.substeps, integer("substeps"));
@@ -158,7 +187,8 @@ TEST(PhysicsSettings, EveryOptionStructAndTheSceneFileTakeTheDescribedDefaults) 
   EXPECT_EQ(physics::Drag{}.radius, number("drag_radius"));
   // The file's ranges are the description's: 0.4999 is the largest Poisson ratio everywhere.
   auto material = [](double poisson) {
-    return nlohmann::json::parse(R"({"objects": [{"file": "a.off", "material": {"poisson_ratio": )" + std::to_string(poisson) + "}}]}");
+    return nlohmann::json::parse(R"({"objects": [{"file": "a.off", "material": {"poisson_ratio": )" +
+                                 std::to_string(poisson) + "}}]}");
   };
   EXPECT_EQ(physics::describe_scene(material(0.4999), "s.json").objects[0].material.poisson_ratio, 0.4999);
   EXPECT_NE(error_of([&] { physics::describe_scene(material(0.5), "s.json"); }).find("0.5 is out of range [0, 0.4999]"),

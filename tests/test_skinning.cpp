@@ -26,31 +26,41 @@ PackedSkin packed(std::uint32_t width, std::vector<std::uint16_t> joints, std::v
   return skin;
 }
 
-std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const PackedSkin& skin, const std::vector<Vec3f>& points) {
+std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const PackedSkin& skin,
+                           const std::vector<Vec3f>& points) {
   std::vector<Vec3f> out(points.size());
-  const LbsJob job{.skinning_matrices = matrices, .skin = &skin, .in_positions = points,
-                   .in_normals = {}, .out_positions = out, .out_normals = {}};
+  const LbsJob job{.skinning_matrices = matrices,
+                   .skin = &skin,
+                   .in_positions = points,
+                   .in_normals = {},
+                   .out_positions = out,
+                   .out_normals = {}};
   EXPECT_EQ(job.Validate(), "");
   job.Run();
   return out;
 }
 
-std::vector<Vec3f> run_dqs(const std::vector<Mat4f>& matrices, const PackedSkin& skin, const std::vector<Vec3f>& points) {
+std::vector<Vec3f> run_dqs(const std::vector<Mat4f>& matrices, const PackedSkin& skin,
+                           const std::vector<Vec3f>& points) {
   std::vector<Vec3f> out(points.size());
   DqsJoints joints;
   joints.set(matrices);
-  const DqsJob job{.joints = &joints, .skin = &skin, .in_positions = points,
-                   .in_normals = {}, .out_positions = out, .out_normals = {}};
+  const DqsJob job{.joints = &joints,
+                   .skin = &skin,
+                   .in_positions = points,
+                   .in_normals = {},
+                   .out_positions = out,
+                   .out_normals = {}};
   EXPECT_EQ(job.Validate(), "");
   job.Run();
   return out;
 }
-
 
 // Signed volume by the divergence theorem.
 double volume(const std::vector<Vec3f>& p, const std::vector<std::array<std::uint32_t, 3>>& triangles) {
   double v = 0;
-  for (const auto& t : triangles) v += p[t[0]].cast<double>().dot(p[t[1]].cast<double>().cross(p[t[2]].cast<double>())) / 6;
+  for (const auto& t : triangles)
+    v += p[t[0]].cast<double>().dot(p[t[1]].cast<double>().cross(p[t[2]].cast<double>())) / 6;
   return v;
 }
 

@@ -24,7 +24,8 @@ const FullSpaceReference& bar() {
   static const FullSpaceReference reference = [] {
     FidelityOptions options;
     options.material.poisson_ratio = 0;
-    return full_space_reference(box_tet_mesh(Vec3d(-kSide / 2, -1, -kSide / 2), Vec3d(kSide / 2, 1, kSide / 2), kCell), options);
+    return full_space_reference(box_tet_mesh(Vec3d(-kSide / 2, -1, -kSide / 2), Vec3d(kSide / 2, 1, kSide / 2), kCell),
+                                options);
   }();
   return reference;
 }
@@ -62,7 +63,8 @@ TEST(SubspaceFidelity, ASubspaceHoldingTheSolutionReproducesIt) {
   EXPECT_LT(subspace_fidelity(r, r.sag).sag_error, 1e-9);
   // Every direction of a small mesh: the reduced problems are the full ones.
   FidelityOptions options;
-  const FullSpaceReference small = full_space_reference(box_tet_mesh(Vec3d(-0.25, -1, -0.25), Vec3d(0.25, 1, 0.25), 0.25), options);
+  const FullSpaceReference small =
+      full_space_reference(box_tet_mesh(Vec3d(-0.25, -1, -0.25), Vec3d(0.25, 1, 0.25), 0.25), options);
   const SubspaceFidelity all = subspace_fidelity(small, Eigen::MatrixXd::Identity(small.fem.dofs(), small.fem.dofs()));
   EXPECT_LT(all.sag_error, 1e-9);
   EXPECT_LT(all.poke_error, 1e-9);
@@ -103,7 +105,8 @@ TEST(SubspaceFidelity, FieldsSpanningTheSolutionThroughTheRuntimeBasisReproduceI
     const Eigen::Vector3i g = ((X - lo) / kCell).array().round().cast<int>();
     const double d = r.pins.modulation(X, nullptr);
     ASSERT_GT(d, 0) << "a free node inside the pinned region";
-    values.row((g.z() * dims[1] + g.y()) * dims[0] + g.x()) = r.sag.segment<3>(static_cast<Eigen::Index>(3 * k)).transpose() / d;
+    values.row((g.z() * dims[1] + g.y()) * dims[0] + g.x()) =
+        r.sag.segment<3>(static_cast<Eigen::Index>(3 * k)).transpose() / d;
   }
   const GridField field(lo, kCell, dims, values, "the sag, divided by d");
   const Eigen::MatrixXd basis = subspace_basis(r, field);

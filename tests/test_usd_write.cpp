@@ -36,7 +36,8 @@ TEST(UsdWrite, SquareTurnedAboutX) {
   const Character c = square();
   BakedFrames baked;
   baked.times = {0.5f, 0.5f + 1.0f / 24};
-  baked.positions = {c.mesh.positions, {Vec3f(0, 0, 0), Vec3f(1, 0, 0), Vec3f(1, 0, 1), Vec3f(0, 0, 1)}};  // a quarter turn
+  baked.positions = {c.mesh.positions,
+                     {Vec3f(0, 0, 0), Vec3f(1, 0, 0), Vec3f(1, 0, 1), Vec3f(0, 0, 1)}};  // a quarter turn
   test::ScratchDir dir;
   write_usda(dir / "out.usda", c, baked, 24, "a \"test\"");
   const std::string text = read_text(dir / "out.usda");
@@ -54,7 +55,8 @@ TEST(UsdWrite, SquareTurnedAboutX) {
         "            13: [(0, 0, 0), (1, 0, 1)],\n",  // extent
         "        normal3f[] normals (\n            interpolation = \"vertex\"\n        )\n",
         // glTF's v runs down the image, USD's t up.
-        "        texCoord2f[] primvars:st = [(0, 0), (1, 0), (1, 1), (0, 1)] (\n            interpolation = \"vertex\"\n",
+        "        texCoord2f[] primvars:st = [(0, 0), (1, 0), (1, 1), (0, 1)] (\n            interpolation = "
+        "\"vertex\"\n",
         "        uniform token subdivisionScheme = \"none\"\n"}) {
     EXPECT_NE(text.find(expected), std::string::npos) << "missing: " << expected;
   }
@@ -78,7 +80,8 @@ TEST(UsdWrite, RefusesBadFramesAndLeavesNoFile) {
   try {
     write_usda(path, c, nan_frame, 30);
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("out.usda: frame 0 vertex 2 is not finite"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("out.usda: frame 0 vertex 2 is not finite"), std::string::npos)
+        << error.what();
   }
 }
 

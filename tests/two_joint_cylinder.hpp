@@ -50,7 +50,8 @@ inline Cylinder make_cylinder(int rings, int sides, float length, float bumps = 
   for (int r = 0; r < rings; ++r) {
     for (int s = 0; s < sides; ++s) {
       const float a = 2 * std::numbers::pi_v<float> * s / sides;
-      const float radius = 1.0f + bumps * std::sin(5.0f * a) * std::sin(7.0f * std::numbers::pi_v<float> * r / (rings - 1));
+      const float radius =
+          1.0f + bumps * std::sin(5.0f * a) * std::sin(7.0f * std::numbers::pi_v<float> * r / (rings - 1));
       add_vertex({length * r / (rings - 1), radius * std::cos(a), radius * std::sin(a)});
     }
   }

@@ -5,8 +5,8 @@
 
 namespace wobble::viewer {
 
-std::optional<Vec3f> cast_ray(std::span<const Vec3f> positions, std::span<const Triangle> triangles, const Vec3f& origin,
-                              const Vec3f& direction) {
+std::optional<Vec3f> cast_ray(std::span<const Vec3f> positions, std::span<const Triangle> triangles,
+                              const Vec3f& origin, const Vec3f& direction) {
   // Moller-Trumbore, both faces.
   float best = std::numeric_limits<float>::infinity();
   for (const Triangle& t : triangles) {
@@ -33,7 +33,8 @@ std::vector<float> initial_bend_weights(const Mesh& mesh, const std::vector<floa
                                         const std::string& attribute) {
   if (from_settings.size() == mesh.vertex_count()) return from_settings;
   if (!attribute.empty())
-    if (auto it = mesh.vertex_scalars.find(attribute); it != mesh.vertex_scalars.end() && it->second.size() == mesh.vertex_count())
+    if (auto it = mesh.vertex_scalars.find(attribute);
+        it != mesh.vertex_scalars.end() && it->second.size() == mesh.vertex_count())
       return it->second;
   return std::vector<float>(mesh.vertex_count(), 1.0f);
 }

@@ -12,8 +12,8 @@
 namespace wobble::viewer {
 
 // The first triangle hit by the ray origin + s * direction (s > 0): the hit point, or nullopt.
-std::optional<Vec3f> cast_ray(std::span<const Vec3f> positions, std::span<const Triangle> triangles, const Vec3f& origin,
-                              const Vec3f& direction);
+std::optional<Vec3f> cast_ray(std::span<const Vec3f> positions, std::span<const Triangle> triangles,
+                              const Vec3f& origin, const Vec3f& direction);
 
 // The bend weights a character starts with: the settings' array when it fits the mesh, else the
 // mesh attribute `attribute` when present, else 1 everywhere (the defaults of `dynamic`).
@@ -21,10 +21,10 @@ std::vector<float> initial_bend_weights(const Mesh& mesh, const std::vector<floa
                                         const std::string& attribute);
 
 struct BrushSettings {
-  float radius = 0.06f;    // share of the character size
-  float strength = 0.5f;   // share of the way to the target per dab, at the centre
-  float value = 0.0f;      // the weight painted
-  bool smooth = false;     // smooth instead of paint
+  float radius = 0.06f;   // share of the character size
+  float strength = 0.5f;  // share of the way to the target per dab, at the centre
+  float value = 0.0f;     // the weight painted
+  bool smooth = false;    // smooth instead of paint
 };
 
 class BendWeightBrush {

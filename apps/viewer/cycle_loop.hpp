@@ -41,8 +41,8 @@ class CycleLoop {
   // no joint posed by hand.
   bool active(const Playback& playback, bool posed) const;
   struct Start {
-    double time = 0;    // simulation time where the cycle being played began, s
-    double period = 0;  // the cycle's period in simulation time, s
+    double time = 0;       // simulation time where the cycle being played began, s
+    double period = 0;     // the cycle's period in simulation time, s
     double clip_time = 0;  // the cycle's start in clip time (keyed parameters)
   };
   // With active(): the steady state to start from when it has not started yet (it became active,

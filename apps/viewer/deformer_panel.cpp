@@ -24,8 +24,10 @@ std::pair<double, double> clamp_range(const ParameterDescription& p) {
 
 void tooltip(const ParameterDescription& p) {
   if (!ImGui::IsItemHovered()) return;
-  if (p.flag.empty()) ImGui::SetTooltip("%s", p.describe().c_str());
-  else ImGui::SetTooltip("--%s: %s", p.flag.c_str(), p.describe().c_str());
+  if (p.flag.empty())
+    ImGui::SetTooltip("%s", p.describe().c_str());
+  else
+    ImGui::SetTooltip("--%s: %s", p.flag.c_str(), p.describe().c_str());
 }
 
 std::optional<ParameterValue> number_widget(const ParameterDescription& p, double value) {
@@ -83,9 +85,9 @@ std::optional<ParameterValue> vector_widget(const ParameterDescription& p, std::
 }
 
 std::optional<ParameterValue> vertex_widget(const ParameterDescription& p, const VertexValues& value) {
-  const std::string shown = !value.values.empty()     ? std::to_string(value.values.size()) + " values"
+  const std::string shown = !value.values.empty()      ? std::to_string(value.values.size()) + " values"
                             : !value.attribute.empty() ? "attribute " + value.attribute
-                                                        : "none";
+                                                       : "none";
   ImGui::Text("%s: %s", p.key.c_str(), shown.c_str());
   if (value == std::get<VertexValues>(p.default_value)) return std::nullopt;
   ImGui::SameLine();
@@ -127,7 +129,6 @@ bool try_set(DeformerSettings& settings, const std::string& key, const Parameter
   }
 }
 
-
 // A nested field: optional ones get an "override" switch (off: the global value).
 bool field_row(const ParameterDescription& field, const ParameterValue& global, NamedValue*& current,
                std::vector<NamedValue>& values) {
@@ -136,8 +137,10 @@ bool field_row(const ParameterDescription& field, const ParameterValue& global, 
   if (field.optional) {
     bool on = current != nullptr;
     if (ImGui::Checkbox("##override", &on)) {
-      if (on) values.push_back({field.key, global});
-      else std::erase_if(values, [&](const NamedValue& v) { return v.key == field.key; });
+      if (on)
+        values.push_back({field.key, global});
+      else
+        std::erase_if(values, [&](const NamedValue& v) { return v.key == field.key; });
       changed = true;
     }
     ImGui::SameLine();
@@ -153,8 +156,10 @@ bool field_row(const ParameterDescription& field, const ParameterValue& global, 
   }
   const ParameterValue value = current ? current->value : field.default_value;
   if (const std::optional<ParameterValue> next = value_widget(field, value); next && !(*next == value)) {
-    if (current) current->value = *next;
-    else values.push_back({field.key, *next});
+    if (current)
+      current->value = *next;
+    else
+      values.push_back({field.key, *next});
     changed = true;
   }
   tooltip(field);
@@ -240,7 +245,8 @@ PanelChange deformer_panel(StackEditor& editor, const Rig& rig, int selected_joi
         continue;
       }
       const bool valid = selected_joint >= 0 && selected_joint < static_cast<int>(rig.joint_count());
-      if (ImGui::TreeNode(p.key.c_str(), "%s: %s", p.key.c_str(), valid ? rig.names[selected_joint].c_str() : "(click a joint)")) {
+      if (ImGui::TreeNode(p.key.c_str(), "%s: %s", p.key.c_str(),
+                          valid ? rig.names[selected_joint].c_str() : "(click a joint)")) {
         if (valid) changed = joint_entry_editor(p, settings, rig.names[selected_joint], error) || changed;
         ImGui::TreePop();
       }

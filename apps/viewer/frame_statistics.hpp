@@ -11,8 +11,10 @@ class FrameStatistics {
  public:
   explicit FrameStatistics(std::size_t capacity = 120) : capacity_(capacity) {}
   void add(double milliseconds) {
-    if (values_.size() < capacity_) values_.push_back(milliseconds);
-    else values_[next_++ % capacity_] = milliseconds;
+    if (values_.size() < capacity_)
+      values_.push_back(milliseconds);
+    else
+      values_[next_++ % capacity_] = milliseconds;
   }
   void clear() { values_.clear(), next_ = 0; }
   std::size_t count() const { return values_.size(); }

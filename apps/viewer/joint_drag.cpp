@@ -16,8 +16,8 @@ bool JointDrag::press(const Pose& pose, const Mat4f& view_projection, int width,
   return true;
 }
 
-void JointDrag::move(const Rig& rig, const Pose& pose, const render::OrbitCamera& camera, const Mat4f& view_projection, int width,
-                     int height, const Vec2f& pixel) {
+void JointDrag::move(const Rig& rig, const Pose& pose, const render::OrbitCamera& camera, const Mat4f& view_projection,
+                     int width, int height, const Vec2f& pixel) {
   if (!dragging_ || selected < 0 || selected >= static_cast<int>(pose.world.size())) return;
   const Vec3f joint = pose.world[selected].block<3, 1>(0, 3);
   const render::ScreenPoint centre = render::project(view_projection, joint, width, height);
@@ -43,7 +43,8 @@ void JointDrag::turn(int joint, const Quatf& local_delta) {
 
 void JointDrag::apply(Pose& pose) const {
   for (const auto& [joint, delta] : overrides_)
-    if (joint < static_cast<int>(pose.local.size())) pose.local[joint].rotation = (delta * pose.local[joint].rotation).normalized();
+    if (joint < static_cast<int>(pose.local.size()))
+      pose.local[joint].rotation = (delta * pose.local[joint].rotation).normalized();
 }
 
 }  // namespace wobble::viewer

@@ -19,8 +19,8 @@ class JointDrag {
   // Selects the joint under `pixel` (within a few pixels) and starts dragging it; false if none.
   bool press(const Pose& pose, const Mat4f& view_projection, int width, int height, const Vec2f& pixel);
   // Turns the dragged joint by the angle the cursor swept about the joint's screen position.
-  void move(const Rig& rig, const Pose& pose, const render::OrbitCamera& camera, const Mat4f& view_projection, int width, int height,
-            const Vec2f& pixel);
+  void move(const Rig& rig, const Pose& pose, const render::OrbitCamera& camera, const Mat4f& view_projection,
+            int width, int height, const Vec2f& pixel);
   void release() { dragging_ = false; }
   bool dragging() const { return dragging_; }
 

@@ -34,7 +34,8 @@ RgbaImage read_framebuffer(int width, int height) {
   glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rows.data());
   const std::size_t stride = 4 * static_cast<std::size_t>(width);
   for (int y = 0; y < height; ++y)
-    std::copy_n(rows.data() + stride * static_cast<std::size_t>(height - 1 - y), stride, image.pixels.data() + stride * y);
+    std::copy_n(rows.data() + stride * static_cast<std::size_t>(height - 1 - y), stride,
+                image.pixels.data() + stride * y);
   for (std::size_t i = 3; i < image.pixels.size(); i += 4) image.pixels[i] = 255;
   return image;
 }
@@ -91,7 +92,8 @@ struct Application {
     ImGui::Render();
     if (options.ui) ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     ++frames;
-    if (soak) soak->frame(std::chrono::duration<double, std::milli>(Clock::now() - start).count(), viewer->shown_positions());
+    if (soak)
+      soak->frame(std::chrono::duration<double, std::milli>(Clock::now() - start).count(), viewer->shown_positions());
     if (options.soak_seconds > 0 && soak && soak->seconds() >= options.soak_seconds) {
       done = true;
       return;
@@ -117,7 +119,8 @@ struct Application {
     if (!options.screenshot.empty() && frames >= options.frame) {
       glFinish();
       write_png(options.screenshot, read_framebuffer(width, height));
-      std::printf("wobble-viewer: wrote %s (frame %d, %dx%d)\n", options.screenshot.string().c_str(), frames, width, height);
+      std::printf("wobble-viewer: wrote %s (frame %d, %dx%d)\n", options.screenshot.string().c_str(), frames, width,
+                  height);
       done = true;
       return;
     }
@@ -127,10 +130,13 @@ struct Application {
 
   void report_benchmark() const {
     const Character& c = viewer->character();
-    std::printf("wobble-viewer: %d frames of %s (%zu vertices), %s path: median frame %.2f ms (%.1f fps), median deform %.2f ms\n",
-                frames, c.source.string().c_str(), c.mesh.vertex_count(), viewer->gpu_path() ? "GPU" : "CPU",
-                benchmark.median(), 1000.0 / benchmark.median(), benchmark_deform.median());
-    if (const std::string physics = viewer->physics_summary(); !physics.empty()) std::printf("wobble-viewer: %s\n", physics.c_str());
+    std::printf(
+        "wobble-viewer: %d frames of %s (%zu vertices), %s path: median frame %.2f ms (%.1f fps), median deform %.2f "
+        "ms\n",
+        frames, c.source.string().c_str(), c.mesh.vertex_count(), viewer->gpu_path() ? "GPU" : "CPU",
+        benchmark.median(), 1000.0 / benchmark.median(), benchmark_deform.median());
+    if (const std::string physics = viewer->physics_summary(); !physics.empty())
+      std::printf("wobble-viewer: %s\n", physics.c_str());
   }
 };
 

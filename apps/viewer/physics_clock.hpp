@@ -16,7 +16,7 @@ struct PhysicsStats {
   int iterations = 0;           // Newton iterations of the last implicit step
   double steps_per_second = 0;  // physics steps run per second of real time, lately
   std::size_t contacts = 0;
-  long steps = 0;               // since the last reset
+  long steps = 0;  // since the last reset
 };
 
 class FixedStepClock {

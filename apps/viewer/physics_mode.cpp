@@ -56,8 +56,8 @@ std::optional<std::size_t> pick_vertex(const std::vector<Vec3f>& positions, cons
 }
 
 ImVec2 pixel_of(const render::OrbitCamera& camera, int width, int height, const Vec3d& p) {
-  const render::ScreenPoint s = render::project(camera.view_projection(static_cast<float>(width) / static_cast<float>(height)),
-                                        p.cast<float>(), width, height);
+  const render::ScreenPoint s = render::project(
+      camera.view_projection(static_cast<float>(width) / static_cast<float>(height)), p.cast<float>(), width, height);
   return {s.pixel.x(), s.pixel.y()};
 }
 
@@ -82,7 +82,8 @@ Mesh with_ball(const Mesh& shape, const Mesh& ball) {
   p.triangle_count = static_cast<std::uint32_t>(ball.triangle_count());
   p.material = static_cast<int>(m.materials.size()) - 1;
   m.primitives.push_back(p);
-  for (const Triangle& t : ball.triangles) m.triangles.push_back({t[0] + p.first_vertex, t[1] + p.first_vertex, t[2] + p.first_vertex});
+  for (const Triangle& t : ball.triangles)
+    m.triangles.push_back({t[0] + p.first_vertex, t[1] + p.first_vertex, t[2] + p.first_vertex});
   m.positions.insert(m.positions.end(), ball.positions.begin(), ball.positions.end());
   if (!m.uvs.empty()) m.uvs.resize(m.positions.size(), Vec2f::Zero());
   m.normals.clear();
@@ -98,7 +99,8 @@ bool on_release(Edit edit) {
 
 }  // namespace
 
-PhysicsMode::PhysicsMode(const PhysicsOptions& options) : options_(options), settings_(options.settings), enabled_(options.enabled) {
+PhysicsMode::PhysicsMode(const PhysicsOptions& options)
+    : options_(options), settings_(options.settings), enabled_(options.enabled) {
   rig_mode_ = options.rig;
   if (!options.script.empty()) script_ = ScriptPlayer::parse(options.script);
 }
@@ -262,7 +264,8 @@ bool PhysicsMode::handle_mouse(const PhysicsFrame& f) {
   if (painting_) {
     if (ImGui::IsMouseDown(0)) {
       const Ray ray = pixel_ray(f.camera, f.width, f.height, pixel);
-      if (const auto v = pick_vertex(session_->vertices(), f.character.mesh.triangles, ray, static_cast<float>(session_->size())))
+      if (const auto v =
+              pick_vertex(session_->vertices(), f.character.mesh.triangles, ray, static_cast<float>(session_->size())))
         session_->paint_pins(f.character.mesh.positions[*v].cast<double>(), erase_mode_);
     } else {
       painting_ = false;
@@ -286,7 +289,9 @@ void PhysicsMode::play_script(const PhysicsFrame& f) {
   for (const ScriptAction& a : script_.take_due(time_)) {
     const nlohmann::json& j = a.arguments;
     auto pixel = [&] { return Vec2f(j["pixel"][0].get<float>(), j["pixel"][1].get<float>()); };
-    auto point = [&] { return Vec3d(j["point"][0].get<double>(), j["point"][1].get<double>(), j["point"][2].get<double>()); };
+    auto point = [&] {
+      return Vec3d(j["point"][0].get<double>(), j["point"][1].get<double>(), j["point"][2].get<double>());
+    };
     if (a.kind == "report") {
       report(f);
     } else if (a.kind == "gravity") {
@@ -300,9 +305,11 @@ void PhysicsMode::play_script(const PhysicsFrame& f) {
       live_changed();
     } else if (a.kind == "joint") {
       const int joint = f.character.rig.find(j["joint"].get<std::string>());
-      if (joint < 0) fail_plain("--script: no joint '{}' in {}", j["joint"].get<std::string>(), f.character.source.string());
+      if (joint < 0)
+        fail_plain("--script: no joint '{}' in {}", j["joint"].get<std::string>(), f.character.source.string());
       const Eigen::Vector3f axis(j["axis"][0].get<float>(), j["axis"][1].get<float>(), j["axis"][2].get<float>());
-      f.joints.turn(joint, Quatf(Eigen::AngleAxisf(j["degrees"].get<float>() * 3.14159265f / 180.0f, axis.normalized())));
+      f.joints.turn(joint,
+                    Quatf(Eigen::AngleAxisf(j["degrees"].get<float>() * 3.14159265f / 180.0f, axis.normalized())));
     } else if (!session_) {
       continue;  // the rest act on the shape's simulation
     } else if (a.kind == "ball") {
@@ -311,7 +318,8 @@ void PhysicsMode::play_script(const PhysicsFrame& f) {
       session_->release();
       dragging_ = false;
     } else if (a.kind == "press" && j.contains("pixel")) {
-      if (!press_at_pixel(f, pixel())) std::printf("wobble-viewer: script: no surface under pixel (%g, %g)\n", pixel().x(), pixel().y());
+      if (!press_at_pixel(f, pixel()))
+        std::printf("wobble-viewer: script: no surface under pixel (%g, %g)\n", pixel().x(), pixel().y());
     } else if (a.kind == "press") {
       const Vec3d p = point();
       std::size_t nearest = 0;
@@ -448,7 +456,8 @@ bool PhysicsMode::panel_pins() {
 void PhysicsMode::panel_live_settings() {
   bool live = ImGui::Checkbox("gravity", &settings_.gravity);
   Eigen::Vector3f g = settings_.gravity_direction.cast<float>();
-  if (ImGui::DragFloat3("direction", g.data(), 0.01f, -1.0f, 1.0f) && g.norm() > 1e-3f) settings_.gravity_direction = g.cast<double>(), live = true;
+  if (ImGui::DragFloat3("direction", g.data(), 0.01f, -1.0f, 1.0f) && g.norm() > 1e-3f)
+    settings_.gravity_direction = g.cast<double>(), live = true;
   live |= ImGui::Checkbox("floor", &settings_.floor);
   float offset = static_cast<float>(settings_.floor_offset), tilt_x = static_cast<float>(settings_.floor_tilt_x),
         tilt_z = static_cast<float>(settings_.floor_tilt_z);
@@ -473,8 +482,10 @@ std::optional<std::filesystem::path> PhysicsMode::draw_panel(const Character& ch
     ImGui::EndCombo();
   }
   if (ImGui::Checkbox("simulate (drag the shape with the left button)", &enabled_)) {
-    if (enabled_) rebuild(character, renderer);
-    else renderer.set_mesh(character.mesh), mesh_has_ball_ = false;
+    if (enabled_)
+      rebuild(character, renderer);
+    else
+      renderer.set_mesh(character.mesh), mesh_has_ball_ = false;
   }
   if (character.is_skinned() && ImGui::Checkbox("rig-complementary (the clip drives, physics adds)", &rig_mode_)) {
     neural_ = {};
@@ -499,9 +510,10 @@ std::string PhysicsMode::hud() const {
   const PhysicsStats& s = session_ ? session_->stats() : rig_session_->stats();
   const int handles = session_ ? session_->handles() : rig_session_->handles();
   char line[256];
-  std::snprintf(line, sizeof line, "physics: step %.2f ms (median %.2f), %d Newton iterations, %.0f steps/s at %.0f Hz, %d handles%s",
-                s.step_ms, step_times_.median(), s.iterations, s.steps_per_second, 1.0 / settings_.physics.time_step(), handles,
-                rig_session_ ? ", rig-complementary" : "");
+  std::snprintf(line, sizeof line,
+                "physics: step %.2f ms (median %.2f), %d Newton iterations, %.0f steps/s at %.0f Hz, %d handles%s",
+                s.step_ms, step_times_.median(), s.iterations, s.steps_per_second, 1.0 / settings_.physics.time_step(),
+                handles, rig_session_ ? ", rig-complementary" : "");
   return line;
 }
 
@@ -514,10 +526,14 @@ std::string PhysicsMode::summary() const {
   if (step_times_.count() == 0) return "";
   const double cpu = step_cpu_times_.median();
   char line[320];
-  std::snprintf(line, sizeof line,
-                "physics: %zu steps, median step %.2f ms wall, %.2f ms CPU (%.0f steps/s on one core), %d handles, %d points",
-                step_times_.count(), step_times_.median(), cpu, cpu > 0 ? 1000.0 / cpu : 0.0,
-                session_ ? session_->handles() : rig_session_ ? rig_session_->handles() : 0, settings_.physics.points);
+  std::snprintf(
+      line, sizeof line,
+      "physics: %zu steps, median step %.2f ms wall, %.2f ms CPU (%.0f steps/s on one core), %d handles, %d points",
+      step_times_.count(), step_times_.median(), cpu, cpu > 0 ? 1000.0 / cpu : 0.0,
+      session_       ? session_->handles()
+      : rig_session_ ? rig_session_->handles()
+                     : 0,
+      settings_.physics.points);
   return line;
 }
 

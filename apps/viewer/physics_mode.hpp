@@ -31,14 +31,14 @@ namespace wobble::viewer {
 
 // What one viewer frame hands the physics mode.
 struct PhysicsFrame {
-  double seconds = 0;             // this display frame's time step
+  double seconds = 0;  // this display frame's time step
   const Character& character;
   const Pose& pose;
   JointDrag& joints;
   render::Renderer& renderer;
   render::DrawOptions& draw;
   const render::OrbitCamera& camera;
-  int width = 1, height = 1;      // framebuffer pixels
+  int width = 1, height = 1;  // framebuffer pixels
 };
 
 class PhysicsMode {
@@ -93,14 +93,14 @@ class PhysicsMode {
   std::unique_ptr<render::Overlay> overlay_;
   physics::MeshFields neural_;
   bool rebuild_pending_ = false, pins_dirty_ = true, mesh_has_ball_ = false;
-  std::vector<float> pin_values_;           // per shown vertex: 1 pinned, 0 free
+  std::vector<float> pin_values_;  // per shown vertex: 1 pinned, 0 free
 
   // Mouse and script state.
   bool dragging_ = false, mouse_drag_ = false, painting_ = false, paint_mode_ = false, erase_mode_ = false;
   Vec3d drag_plane_point_ = Vec3d::Zero(), drag_plane_normal_ = Vec3d::UnitZ();
   std::optional<Vec3d> last_grabbed_rest_;  // file frame: reports follow it after release
   ScriptPlayer script_;
-  double time_ = 0;                          // viewer seconds since the mode started
+  double time_ = 0;                                                  // viewer seconds since the mode started
   FrameStatistics step_times_{1u << 16}, step_cpu_times_{1u << 16};  // ms per physics step: wall, CPU
   std::string error_;
 };

@@ -25,7 +25,8 @@ void parse_pin(const std::string& text, PhysicsSettings& s) {
   }
   s.pin_mode = PinMode::Predicate;
   s.pin_predicate = text;
-  const bool simple = text.size() >= 3 && std::string("xyz").find(text[0]) != std::string::npos && (text[1] == '<' || text[1] == '>');
+  const bool simple =
+      text.size() >= 3 && std::string("xyz").find(text[0]) != std::string::npos && (text[1] == '<' || text[1] == '>');
   if (!simple) return;
   try {
     s.pin_level = parse_real(text.substr(2), "--pin");
@@ -59,22 +60,34 @@ bool parse_physics_option(const std::string& flag, const std::function<const std
   PhysicsSettings& s = o.settings;
   auto integer = [&](int low, int high) { return static_cast<int>(parse_integer(value(), flag, low, high)); };
   auto real = [&](double low, double high) { return parse_real(value(), flag, low, high); };
-  if (flag == "--physics") o.enabled = is_on();
-  else if (flag == "--rig") o.rig = is_on();
-  else if (flag == "--shape") o.shape = value();
-  else if (flag == "--script") o.script = value();
-  else if (flag == "--ball") o.ball = is_on();
+  if (flag == "--physics")
+    o.enabled = is_on();
+  else if (flag == "--rig")
+    o.rig = is_on();
+  else if (flag == "--shape")
+    o.shape = value();
+  else if (flag == "--script")
+    o.script = value();
+  else if (flag == "--ball")
+    o.ball = is_on();
   else if (flag == "--subspace") {
     const std::string& v = value();
     if (v != "eigenmodes" && v != "neural") fail_plain("--subspace: '{}' is not eigenmodes or neural", v);
     s.subspace = v == "neural" ? Subspace::Neural : Subspace::Eigenmodes;
-  } else if (flag == "--neural-model") s.neural_model = value();
-  else if (flag == "--pin") parse_pin(value(), s);
-  else if (flag == "--no-gravity") s.gravity = !is_on();
-  else if (flag == "--no-floor") s.floor = !is_on();
-  else if (flag == "--floor-tilt") s.floor_tilt_x = real(-60, 60);
-  else if (flag == "--stop-frame") o.stop_frame = integer(1, 1000000);
-  else return parse_described_setting(flag, value, s.physics);
+  } else if (flag == "--neural-model")
+    s.neural_model = value();
+  else if (flag == "--pin")
+    parse_pin(value(), s);
+  else if (flag == "--no-gravity")
+    s.gravity = !is_on();
+  else if (flag == "--no-floor")
+    s.floor = !is_on();
+  else if (flag == "--floor-tilt")
+    s.floor_tilt_x = real(-60, 60);
+  else if (flag == "--stop-frame")
+    o.stop_frame = integer(1, 1000000);
+  else
+    return parse_described_setting(flag, value, s.physics);
   return true;
 }
 

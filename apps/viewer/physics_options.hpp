@@ -23,10 +23,10 @@ namespace wobble::viewer {
 struct PhysicsOptions {
   bool enabled = false;
   bool rig = false;
-  std::string shape;       // a bundled shape's name
-  std::string script;      // a file or JSON text
+  std::string shape;   // a bundled shape's name
+  std::string script;  // a file or JSON text
   bool ball = false;
-  int stop_frame = 0;      // > 0: fixed 1/60 s frames, and the picture stops changing after this many (browser tests)
+  int stop_frame = 0;  // > 0: fixed 1/60 s frames, and the picture stops changing after this many (browser tests)
   PhysicsSettings settings;
 };
 

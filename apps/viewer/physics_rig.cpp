@@ -1,11 +1,11 @@
 #include "physics_rig.hpp"
 
-
 namespace wobble::viewer {
 
 namespace {
 
-physics::RigComplementaryOptions rig_session_options(const PhysicsSettings& s, std::shared_ptr<const physics::SkinningField> fields) {
+physics::RigComplementaryOptions rig_session_options(const PhysicsSettings& s,
+                                                     std::shared_ptr<const physics::SkinningField> fields) {
   physics::RigComplementaryOptions o = physics::rig_options(s.physics);
   // No gravity: the rig is the primary motion (as wobble simulate --rig), the subspace only adds to it.
   o.fields = std::move(fields);

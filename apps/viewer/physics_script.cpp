@@ -18,10 +18,14 @@ using nlohmann::json;
 
 // The keys each action may have besides "at" and "do".
 const std::map<std::string, std::set<std::string>>& allowed_keys() {
-  static const std::map<std::string, std::set<std::string>> keys = {
-      {"press", {"pixel", "point"}}, {"drag", {"pixel", "point"}}, {"release", {}},
-      {"plane", {"offset", "tilt_x", "tilt_z"}}, {"joint", {"joint", "axis", "degrees"}}, {"gravity", {"on"}},
-      {"ball", {}}, {"report", {}}};
+  static const std::map<std::string, std::set<std::string>> keys = {{"press", {"pixel", "point"}},
+                                                                    {"drag", {"pixel", "point"}},
+                                                                    {"release", {}},
+                                                                    {"plane", {"offset", "tilt_x", "tilt_z"}},
+                                                                    {"joint", {"joint", "axis", "degrees"}},
+                                                                    {"gravity", {"on"}},
+                                                                    {"ball", {}},
+                                                                    {"report", {}}};
   return keys;
 }
 
@@ -43,11 +47,11 @@ void check_action(const json& a, const std::string& where) {
   for (const auto& [key, value] : a.items()) {
     if (key == "at" || key == "do") continue;
     if (!found->second.count(key)) fail_plain("{}: '{}' takes no key '{}'", where, kind, key);
-    const bool ok = key == "pixel" ? numbers(value, 2)
+    const bool ok = key == "pixel"                    ? numbers(value, 2)
                     : key == "point" || key == "axis" ? numbers(value, 3)
-                    : key == "joint" ? value.is_string()
-                    : key == "on" ? value.is_boolean()
-                                  : value.is_number();
+                    : key == "joint"                  ? value.is_string()
+                    : key == "on"                     ? value.is_boolean()
+                                                      : value.is_number();
     if (!ok) fail_plain("{}: '{}' has the wrong type", where, key);
   }
   if ((kind == "press" || kind == "drag") && a.contains("pixel") == a.contains("point"))

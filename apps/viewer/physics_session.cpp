@@ -14,7 +14,7 @@ namespace wobble::viewer {
 
 namespace {
 
-constexpr double kBallRadius = 0.3;       // m, in the shape's normalised frame
+constexpr double kBallRadius = 0.3;  // m, in the shape's normalised frame
 constexpr int kBallHandles = 6;
 
 // A UV sphere of radius 1 about the origin, outward triangles.
@@ -61,7 +61,8 @@ void PhysicsSession::build_fields() {
   if (field_key_ == key) return;
   physics::SampleOptions sampling;
   sampling.grid_resolution = settings_.physics.sample_grid;
-  samples_ = shape_.triangles.empty() ? physics::sample_point_cloud(rest_, sampling) : physics::sample_mesh(shape_, sampling);
+  samples_ =
+      shape_.triangles.empty() ? physics::sample_point_cloud(rest_, sampling) : physics::sample_mesh(shape_, sampling);
   samples_ = physics::subsample(samples_, static_cast<std::size_t>(settings_.physics.points));
   if (settings_.subspace == Subspace::Neural) {
     if (!neural_) fail_plain("physics: no neural fields model (export one with `wobble fields export`)");
@@ -107,8 +108,10 @@ physics::DirichletRegion PhysicsSession::pins() const {
 
 physics::Plane PhysicsSession::floor_plane() const {
   physics::Plane plane;
-  const double tilt_x = settings_.floor_tilt_x * std::numbers::pi / 180, tilt_z = settings_.floor_tilt_z * std::numbers::pi / 180;
-  const Eigen::Matrix3d turn = (Eigen::AngleAxisd(tilt_x, Vec3d::UnitX()) * Eigen::AngleAxisd(tilt_z, Vec3d::UnitZ())).toRotationMatrix();
+  const double tilt_x = settings_.floor_tilt_x * std::numbers::pi / 180,
+               tilt_z = settings_.floor_tilt_z * std::numbers::pi / 180;
+  const Eigen::Matrix3d turn =
+      (Eigen::AngleAxisd(tilt_x, Vec3d::UnitX()) * Eigen::AngleAxisd(tilt_z, Vec3d::UnitZ())).toRotationMatrix();
   plane.normal = turn * Vec3d::UnitY();
   plane.axis_u = turn * Vec3d::UnitX();
   const Vec3d centre = rest_box_.center();
@@ -159,7 +162,8 @@ void PhysicsSession::update_live(const PhysicsSettings& settings) {
   settings_.physics.gravity = settings.physics.gravity;
   settings_.physics.drag_stiffness = settings.physics.drag_stiffness;
   settings_.physics.drag_radius = settings.physics.drag_radius;
-  const Vec3d direction = settings_.gravity_direction.norm() > 0 ? Vec3d(settings_.gravity_direction.normalized()) : Vec3d(0, -1, 0);
+  const Vec3d direction =
+      settings_.gravity_direction.norm() > 0 ? Vec3d(settings_.gravity_direction.normalized()) : Vec3d(0, -1, 0);
   world_.solver.gravity = settings_.gravity ? Vec3d(settings_.physics.gravity.norm() * direction) : Vec3d::Zero();
   world_.planes.clear();
   if (settings_.floor) world_.planes.push_back(floor_plane());
@@ -213,7 +217,8 @@ std::vector<Eigen::Matrix3d> PhysicsSession::vertex_deformations() const {
   std::vector<Eigen::Matrix3d> out(rest_.size(), Eigen::Matrix3d::Identity());
   for (std::size_t v = 0; v < rest_.size(); ++v)
     for (std::size_t i = 0; i < Z.size(); ++i)
-      out[v] += vertex_basis_.modulated_W(static_cast<Eigen::Index>(v), static_cast<Eigen::Index>(i)) * Z[i].leftCols<3>();
+      out[v] +=
+          vertex_basis_.modulated_W(static_cast<Eigen::Index>(v), static_cast<Eigen::Index>(i)) * Z[i].leftCols<3>();
   return out;
 }
 
@@ -241,7 +246,9 @@ void PhysicsSession::release() {
 
 Vec3d PhysicsSession::grabbed_rest() const { return drag_ ? to_file(drag_->rest_point) : Vec3d::Zero(); }
 
-Vec3d PhysicsSession::grabbed_position() const { return drag_ ? position_of(to_file(drag_->rest_point)) : Vec3d::Zero(); }
+Vec3d PhysicsSession::grabbed_position() const {
+  return drag_ ? position_of(to_file(drag_->rest_point)) : Vec3d::Zero();
+}
 
 Vec3d PhysicsSession::position_of(const Vec3d& rest_point) const {
   const physics::Body& body = world_.body(0);

@@ -22,7 +22,6 @@
 
 namespace wobble::viewer {
 
-
 class PhysicsSession {
  public:
   // `shape`: the mesh (file frame; no triangles: a point cloud, e.g. Gaussian centres).
@@ -58,7 +57,7 @@ class PhysicsSession {
   Vec3d grabbed_position() const;  // now, file frame
   // Where a rest point of the shape (file frame) is now (file frame).
   Vec3d position_of(const Vec3d& rest_point) const;
-  Vec3d drag_target() const;       // file frame
+  Vec3d drag_target() const;  // file frame
 
   // Painted pins: marks (or, with `erase`, unmarks) the rest vertices within the brush radius of `rest_point`.
   void paint_pins(const Vec3d& rest_point, bool erase);
@@ -68,7 +67,7 @@ class PhysicsSession {
   void drop_ball();
   void remove_ball();
   bool has_ball() const { return ball_body_ >= 0; }
-  const Mesh& ball_mesh() const { return ball_mesh_; }             // its triangles (on the unit sphere)
+  const Mesh& ball_mesh() const { return ball_mesh_; }  // its triangles (on the unit sphere)
   const std::vector<Vec3f>& ball_vertices() const { return ball_vertices_; }
 
   // The floor plane (file frame) for drawing: a point on it and its unit normal.
@@ -99,8 +98,8 @@ class PhysicsSession {
   physics::MeshFields neural_;
   physics::Normalization normalization_;
   double size_ = 1;
-  std::vector<Vec3d> rest_;                   // vertices, normalised frame
-  Eigen::AlignedBox3d rest_box_;              // normalised frame
+  std::vector<Vec3d> rest_;       // vertices, normalised frame
+  Eigen::AlignedBox3d rest_box_;  // normalised frame
   physics::SamplePoints samples_;
   std::shared_ptr<const physics::SkinningField> field_;
   struct FieldKey {
@@ -109,13 +108,13 @@ class PhysicsSession {
     bool operator==(const FieldKey&) const = default;
   };
   std::optional<FieldKey> field_key_;
-  std::vector<bool> painted_;                 // per vertex
+  std::vector<bool> painted_;  // per vertex
   physics::World world_;
   physics::PointBasis vertex_basis_;
   std::vector<Vec3f> vertices_;
   std::optional<physics::Drag> drag_;
   Mesh ball_mesh_;
-  std::vector<Vec3d> ball_rest_;              // normalised frame of the shape
+  std::vector<Vec3d> ball_rest_;  // normalised frame of the shape
   physics::PointBasis ball_basis_;
   std::vector<Vec3f> ball_vertices_;
   int ball_body_ = -1;

@@ -37,15 +37,15 @@ struct PhysicsSettings {
   bool gravity = true;
   Eigen::Vector3d gravity_direction{0, -1, 0};  // scaled to |physics.gravity|
   PinMode pin_mode = PinMode::None;
-  int pin_axis = 1;                       // 0, 1, 2: x, y, z
-  double pin_level = 0.6;                 // the plane pins what lies above (or below) this coordinate
+  int pin_axis = 1;        // 0, 1, 2: x, y, z
+  double pin_level = 0.6;  // the plane pins what lies above (or below) this coordinate
   bool pin_above = true;
-  std::string pin_predicate;              // PinMode::Predicate: as `wobble simulate --pin` ("x<-0.9 || x>0.9")
-  double pin_brush_radius = 0.12;         // painted pins (m)
-  bool floor = true;                      // a plane the shape rests on, moved and turned live
-  double floor_offset = 0.02;             // floor height below the shape's lowest rest point (m)
+  std::string pin_predicate;                  // PinMode::Predicate: as `wobble simulate --pin` ("x<-0.9 || x>0.9")
+  double pin_brush_radius = 0.12;             // painted pins (m)
+  bool floor = true;                          // a plane the shape rests on, moved and turned live
+  double floor_offset = 0.02;                 // floor height below the shape's lowest rest point (m)
   double floor_tilt_x = 0, floor_tilt_z = 0;  // degrees: a ramp
-  std::filesystem::path neural_model;     // empty: the shipped .wfield (the rig model with --rig)
+  std::filesystem::path neural_model;         // empty: the shipped .wfield (the rig model with --rig)
 };
 
 }  // namespace wobble::viewer

@@ -32,7 +32,8 @@ Character load_viewer_file(const std::filesystem::path& file) {
 }
 
 bool is_splat_character(const Character& character) {
-  return character.mesh.triangles.empty() && character.source.extension() == ".ply" && physics::is_gaussian_ply(character.source);
+  return character.mesh.triangles.empty() && character.source.extension() == ".ply" &&
+         physics::is_gaussian_ply(character.source);
 }
 
 SplatView::SplatView(const std::filesystem::path& file) {
@@ -41,7 +42,8 @@ SplatView::SplatView(const std::filesystem::path& file) {
   for (std::size_t g = 0; g < cloud.count(); ++g) {
     rest_.push_back(cloud.covariance(g));
     Vec4f color;
-    for (int c = 0; c < 3; ++c) color[c] = std::clamp(static_cast<float>(0.5 + kShC0 * property(cloud, g, dc[c], 0.0f)), 0.0f, 1.0f);
+    for (int c = 0; c < 3; ++c)
+      color[c] = std::clamp(static_cast<float>(0.5 + kShC0 * property(cloud, g, dc[c], 0.0f)), 0.0f, 1.0f);
     color[3] = 1.0f / (1.0f + std::exp(-property(cloud, g, opacity, 10.0f)));  // stored as a logit
     colors_.push_back(color);
   }
@@ -50,11 +52,13 @@ SplatView::SplatView(const std::filesystem::path& file) {
 void SplatView::update(const std::vector<Vec3f>& centres, const std::vector<Eigen::Matrix3d>& deformations) {
   std::vector<render::Splat> splats(std::min(centres.size(), rest_.size()));
   for (std::size_t g = 0; g < splats.size(); ++g) {
-    const Eigen::Matrix3d sigma = deformations.empty() ? rest_[g] : Eigen::Matrix3d(deformations[g] * rest_[g] * deformations[g].transpose());
+    const Eigen::Matrix3d sigma =
+        deformations.empty() ? rest_[g] : Eigen::Matrix3d(deformations[g] * rest_[g] * deformations[g].transpose());
     render::Splat& s = splats[g];
     s.center = centres[g];
-    const float values[6] = {static_cast<float>(sigma(0, 0)), static_cast<float>(sigma(0, 1)), static_cast<float>(sigma(0, 2)),
-                             static_cast<float>(sigma(1, 1)), static_cast<float>(sigma(1, 2)), static_cast<float>(sigma(2, 2))};
+    const float values[6] = {static_cast<float>(sigma(0, 0)), static_cast<float>(sigma(0, 1)),
+                             static_cast<float>(sigma(0, 2)), static_cast<float>(sigma(1, 1)),
+                             static_cast<float>(sigma(1, 2)), static_cast<float>(sigma(2, 2))};
     std::copy(values, values + 6, s.covariance);
     s.color = colors_[g];
   }

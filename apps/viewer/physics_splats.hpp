@@ -31,8 +31,8 @@ class SplatView {
   std::size_t count() const { return rest_.size(); }
 
  private:
-  std::vector<Eigen::Matrix3d> rest_;       // covariances, file frame
-  std::vector<Vec4f> colors_;               // SH DC colour and sigmoid(opacity)
+  std::vector<Eigen::Matrix3d> rest_;  // covariances, file frame
+  std::vector<Vec4f> colors_;          // SH DC colour and sigmoid(opacity)
   render::SplatRenderer renderer_;
 };
 

@@ -30,7 +30,8 @@ double milliseconds_since(Clock::time_point start) {
 
 // The settings file (if any) with the parameter flags on top.
 StackSettings initial_settings(const ViewerOptions& options) {
-  StackSettings settings = options.settings.empty() ? StackSettings() : StackSettings::from_file(options.settings.string());
+  StackSettings settings =
+      options.settings.empty() ? StackSettings() : StackSettings::from_file(options.settings.string());
   for (const auto& [flag, text] : options.parameters) settings.set_flag(flag, text);
   return settings;
 }
@@ -51,7 +52,8 @@ void drop_foreign_settings(StackSettings& stack, const Character& character) {
 int default_clip(const Character& character) {
   for (std::size_t i = 0; i < character.clips.size(); ++i) {
     std::string name = character.clips[i].name;
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (name.find("walk") != std::string::npos) return static_cast<int>(i);
   }
   return character.clips.empty() ? -1 : 0;
@@ -69,10 +71,14 @@ Viewer::Viewer(const ViewerOptions& options) : options_(options), physics_(optio
   use_gpu_ = options.gpu;
   draw_options_.skeleton = options.skeleton;
   playback_.loop = options.loop;
-  if (options.cylinder_vertices > 0) set_character(make_cylinder_character(options.cylinder_vertices));
-  else if (!options.physics.shape.empty()) set_character(load_character(bundled_shape(options.physics.shape)));
-  else if (!options.file.empty()) set_character(load_viewer_file(options.file));
-  else set_character(load_bundled(bundled_.front()));
+  if (options.cylinder_vertices > 0)
+    set_character(make_cylinder_character(options.cylinder_vertices));
+  else if (!options.physics.shape.empty())
+    set_character(load_character(bundled_shape(options.physics.shape)));
+  else if (!options.file.empty())
+    set_character(load_viewer_file(options.file));
+  else
+    set_character(load_bundled(bundled_.front()));
   if (!options.clip.empty()) choose_clip(static_cast<int>(character_->require_clip(options.clip)));
   if (!options.settings.empty()) save_path_ = options.settings.string();
 }
@@ -203,8 +209,10 @@ void Viewer::start_loop(const PoseSampler& pose_at, bool on_gpu) {
   const std::optional<CycleLoop::Start> start = cycle_loop_.take_start(playback_);
   if (!start) return;
   try {
-    if (on_gpu) gpu_skinning_.start_periodic(pose_at, start->time, start->period, start->clip_time);
-    else if (stack_ready_) stack_.start_periodic(pose_at, start->time, start->period, start->clip_time);
+    if (on_gpu)
+      gpu_skinning_.start_periodic(pose_at, start->time, start->period, start->clip_time);
+    else if (stack_ready_)
+      stack_.start_periodic(pose_at, start->time, start->period, start->clip_time);
   } catch (const std::exception& e) {
     show_error(e.what());
   }
@@ -263,7 +271,8 @@ void Viewer::update_heat_map() {
   if (!heat_map_dirty_) return;
   heat_map_dirty_ = false;
   const int joint = joints_.selected;
-  const bool has_joint = character_->is_skinned() && joint >= 0 && joint < static_cast<int>(character_->rig.joint_count());
+  const bool has_joint =
+      character_->is_skinned() && joint >= 0 && joint < static_cast<int>(character_->rig.joint_count());
   std::vector<float> values;
   draw_options_.scalar_min = 0;
   draw_options_.scalar_max = 1;
@@ -280,7 +289,9 @@ void Viewer::update_heat_map() {
       if (has_joint) values = render::skin_weight_field(character_->skin, static_cast<std::uint32_t>(joint));
       break;
     case HeatMap::HierarchicalWeight:
-      if (has_joint) values = render::hierarchical_weight_field(character_->rig, character_->skin, static_cast<std::uint32_t>(joint));
+      if (has_joint)
+        values =
+            render::hierarchical_weight_field(character_->rig, character_->skin, static_cast<std::uint32_t>(joint));
       break;
   }
   draw_options_.heat_map = !values.empty();
@@ -419,7 +430,8 @@ void Viewer::draw_ui(int width, int height) {
   const float scale = 1.0f / ImGui::GetIO().DisplayFramebufferScale.x;
   draw_hud(width, scale);
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(380, std::min(static_cast<float>(height) * scale - 20, 900.0f)), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(380, std::min(static_cast<float>(height) * scale - 20, 900.0f)),
+                           ImGuiCond_FirstUseEver);
   ImGui::Begin("wobble");
   if (ImGui::CollapsingHeader("character", ImGuiTreeNodeFlags_DefaultOpen)) draw_character_section();
   if (ImGui::CollapsingHeader("physics (PhysSkin++)", options_.physics.enabled ? ImGuiTreeNodeFlags_DefaultOpen : 0))
@@ -478,7 +490,8 @@ void Viewer::draw_playback_section() {
   const auto& clips = character_->clips;
   if (ImGui::BeginCombo("clip", clip_ >= 0 ? clips[clip_].name.c_str() : "(rest pose)")) {
     for (int i = 0; i < static_cast<int>(clips.size()); ++i)
-      if (ImGui::Selectable(clips[i].name.empty() ? ("clip " + std::to_string(i)).c_str() : clips[i].name.c_str(), i == clip_))
+      if (ImGui::Selectable(clips[i].name.empty() ? ("clip " + std::to_string(i)).c_str() : clips[i].name.c_str(),
+                            i == clip_))
         choose_clip(i);
     ImGui::EndCombo();
   }
@@ -502,9 +515,10 @@ void Viewer::draw_view_section() {
   ImGui::RadioButton("GPU skinning", &path, 1);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("the GPU runs lbs and lbs,dynamic in the vertex shader, deltamush (wobble mode) after them and ddm "
-                      "in GPU kernels (%s); other stacks run on the CPU",
-                      renderer_->has_post_deformer() ? renderer_->gpu_kernels_in_use() : "compute shaders or transform feedback");
+    ImGui::SetTooltip(
+        "the GPU runs lbs and lbs,dynamic in the vertex shader, deltamush (wobble mode) after them and ddm "
+        "in GPU kernels (%s); other stacks run on the CPU",
+        renderer_->has_post_deformer() ? renderer_->gpu_kernels_in_use() : "compute shaders or transform feedback");
   use_gpu_ = path == 1;
   ImGui::Checkbox("skeleton", &draw_options_.skeleton);
   ImGui::SameLine();
@@ -518,8 +532,9 @@ void Viewer::draw_view_section() {
   int heat = static_cast<int>(heat_map_);
   if (ImGui::Combo("weights", &heat, heat_maps, 4)) heat_map_ = static_cast<HeatMap>(heat), heat_map_dirty_ = true;
   const int j = joints_.selected;
-  ImGui::Text("joint: %s (click one, drag to turn it)",
-              j >= 0 && j < static_cast<int>(character_->rig.joint_count()) ? character_->rig.names[j].c_str() : "none");
+  ImGui::Text("joint: %s (click one, drag to turn it)", j >= 0 && j < static_cast<int>(character_->rig.joint_count())
+                                                            ? character_->rig.names[j].c_str()
+                                                            : "none");
   if (joints_.has_overrides() && ImGui::Button("release dragged joints")) joints_.clear();
 }
 

@@ -106,8 +106,8 @@ class Viewer {
   std::vector<BundledCharacter> bundled_;
   int clip_ = -1;
   Playback playback_;
-  CycleLoop cycle_loop_;       // the clip's cycle: loop playback in the periodic steady state
-  bool loop_on_gpu_ = false;   // the path the steady state was started on
+  CycleLoop cycle_loop_;      // the clip's cycle: loop playback in the periodic steady state
+  bool loop_on_gpu_ = false;  // the path the steady state was started on
 
   StackEditor stack_editor_;
   bool recording_ = false;

@@ -65,29 +65,52 @@ ViewerOptions parse_viewer_options(const std::vector<std::string>& arguments) {
     auto integer = [&](std::int64_t low, std::int64_t high) {
       return static_cast<int>(parse_integer(value(), a, low, high));
     };
-    if (a == "--help" || a == "-h") options.help = is_on();
-    else if (a == "--clip") options.clip = value();
-    else if (a == "--deformer") options.deformer = value();
-    else if (a == "--settings") options.settings = value();
-    else if (a == "--gpu") options.gpu = is_on();
-    else if (a == "--cpu") options.gpu = !is_on();
-    else if (a == "--size") parse_size(value(), options.width, options.height);
-    else if (a == "--no-ui") options.ui = !is_on();
-    else if (a == "--skeleton") options.skeleton = is_on();
-    else if (a == "--no-loop") options.loop = !is_on();
-    else if (a == "--screenshot") options.screenshot = value();
-    else if (a == "--record") options.record = value();
-    else if (a == "--frame") options.frame = integer(1, 1'000'000);
-    else if (a == "--benchmark-frames") options.benchmark_frames = integer(0, 1'000'000);
-    else if (a == "--soak-log") options.soak_log = value();
-    else if (a == "--soak-seconds") options.soak_seconds = parse_real(value(), a, 0, 1e7);
-    else if (a == "--cylinder") options.cylinder_vertices = integer(0, 10'000'000);
-    else if (a == "--timer") options.timer_loop = is_on();
-    else if (parse_physics_option(a, value, is_on, options.physics)) continue;
-    else if (a.rfind("--", 0) == 0 && find_flag(a.substr(2))) options.parameters.emplace_back(a.substr(2), deformer_value());
-    else if (a.rfind("--", 0) == 0) fail_plain("unknown option '{}' (see --help)", a);
-    else if (options.file.empty()) options.file = a;
-    else fail_plain("more than one file given ('{}' and '{}')", options.file.string(), a);
+    if (a == "--help" || a == "-h")
+      options.help = is_on();
+    else if (a == "--clip")
+      options.clip = value();
+    else if (a == "--deformer")
+      options.deformer = value();
+    else if (a == "--settings")
+      options.settings = value();
+    else if (a == "--gpu")
+      options.gpu = is_on();
+    else if (a == "--cpu")
+      options.gpu = !is_on();
+    else if (a == "--size")
+      parse_size(value(), options.width, options.height);
+    else if (a == "--no-ui")
+      options.ui = !is_on();
+    else if (a == "--skeleton")
+      options.skeleton = is_on();
+    else if (a == "--no-loop")
+      options.loop = !is_on();
+    else if (a == "--screenshot")
+      options.screenshot = value();
+    else if (a == "--record")
+      options.record = value();
+    else if (a == "--frame")
+      options.frame = integer(1, 1'000'000);
+    else if (a == "--benchmark-frames")
+      options.benchmark_frames = integer(0, 1'000'000);
+    else if (a == "--soak-log")
+      options.soak_log = value();
+    else if (a == "--soak-seconds")
+      options.soak_seconds = parse_real(value(), a, 0, 1e7);
+    else if (a == "--cylinder")
+      options.cylinder_vertices = integer(0, 10'000'000);
+    else if (a == "--timer")
+      options.timer_loop = is_on();
+    else if (parse_physics_option(a, value, is_on, options.physics))
+      continue;
+    else if (a.rfind("--", 0) == 0 && find_flag(a.substr(2)))
+      options.parameters.emplace_back(a.substr(2), deformer_value());
+    else if (a.rfind("--", 0) == 0)
+      fail_plain("unknown option '{}' (see --help)", a);
+    else if (options.file.empty())
+      options.file = a;
+    else
+      fail_plain("more than one file given ('{}' and '{}')", options.file.string(), a);
   }
   return options;
 }
@@ -96,12 +119,14 @@ std::vector<std::string> arguments_from_query(const std::string& query) {
   auto decode = [](const std::string& s) {
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
-      if (s[i] == '+') out += ' ';
+      if (s[i] == '+')
+        out += ' ';
       else if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
                std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
         out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
         i += 2;
-      } else out += s[i];
+      } else
+        out += s[i];
     }
     return out;
   };

@@ -11,15 +11,15 @@
 namespace wobble::viewer {
 
 struct ViewerOptions {
-  std::filesystem::path file;          // empty: the first bundled character
-  std::string clip;                    // name or index; empty: the first clip
+  std::filesystem::path file;  // empty: the first bundled character
+  std::string clip;            // name or index; empty: the first clip
   std::string deformer = "lbs,dynamic";
-  std::filesystem::path settings;      // settings JSON, as `wobble bake --settings` reads it
-  bool gpu = false;                    // start on the GPU skinning path
+  std::filesystem::path settings;  // settings JSON, as `wobble bake --settings` reads it
+  bool gpu = false;                // start on the GPU skinning path
   int width = 1280, height = 720;
-  bool ui = true;                      // false: the picture only (screenshots)
+  bool ui = true;  // false: the picture only (screenshots)
   bool skeleton = false;
-  bool loop = true;                    // --no-loop: play the clip once and hold its end
+  bool loop = true;  // --no-loop: play the clip once and hold its end
   // Automation: render `frame` frames (1/60 s of animation each), save, exit.
   std::filesystem::path screenshot;
   int frame = 60;
@@ -34,11 +34,11 @@ struct ViewerOptions {
   double soak_seconds = 0;
   // Replace the character by the procedural cylinder with about this many vertices.
   long cylinder_vertices = 0;
-  bool timer_loop = false;             // web: a timer-driven main loop instead of requestAnimationFrame
+  bool timer_loop = false;  // web: a timer-driven main loop instead of requestAnimationFrame
   bool help = false;
   // Deformer parameters by flag (--frequency 3, ?frequency=3), read strictly at start.
   std::vector<std::pair<std::string, std::string>> parameters;
-  PhysicsOptions physics;              // --physics and its settings (physics_options.hpp)
+  PhysicsOptions physics;  // --physics and its settings (physics_options.hpp)
 
   bool fixed_step() const {
     return !screenshot.empty() || !record.empty() || benchmark_frames > 0 || physics.stop_frame > 0;

@@ -24,8 +24,9 @@ Window::Window(int width, int height, const std::string& title) {
   const char* display = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
   if ((!display || !*display) && (!wayland || !*wayland))
-    fail_plain("no display (DISPLAY is not set): run it in a desktop session or under "
-               "xvfb-run -a -s '-screen 0 1280x720x24' (for images without a display: wobble render)");
+    fail_plain(
+        "no display (DISPLAY is not set): run it in a desktop session or under "
+        "xvfb-run -a -s '-screen 0 1280x720x24' (for images without a display: wobble render)");
 #endif
   if (!glfwInit()) fail_plain("cannot open a window: {}", last_glfw_error);
 #ifdef __EMSCRIPTEN__

@@ -105,7 +105,8 @@ std::optional<std::string> bake_option_text(const BakeOption& option, const nloh
   return std::nullopt;
 }
 
-std::optional<std::string> bake_option_text(const BakeOption& option, const std::string& cell, const std::string& what) {
+std::optional<std::string> bake_option_text(const BakeOption& option, const std::string& cell,
+                                            const std::string& what) {
   switch (option.kind) {
     case BakeOption::Kind::Number: return format_real(parse_real(checked(option, cell, what), what));
     case BakeOption::Kind::Integer: return std::to_string(parse_integer(checked(option, cell, what), what));

@@ -17,8 +17,8 @@ namespace wobble::cli {
 
 struct BakeOption {
   enum class Kind { Number, Integer, Count, Text, Switch };  // Count: a non-negative integer
-  std::string key;   // manifest key: "fps", "end", "threads"
-  std::string flag;  // bake's long flag without dashes: "fps"
+  std::string key;                                           // manifest key: "fps", "end", "threads"
+  std::string flag;                                          // bake's long flag without dashes: "fps"
   Kind kind = Kind::Text;
   // The flag's own strict check of a value's text (value_options.hpp): the problem, or "".
   std::function<std::string(const std::string&)> check;

@@ -44,7 +44,8 @@ std::vector<CsvRow> parse_csv(const std::string& text, const std::filesystem::pa
         cell += c;
       }
     } else if (c == '"') {
-      if (!cell.empty() || was_quoted) fail(source, "line {}: a quote inside an unquoted cell (quote the whole cell)", line);
+      if (!cell.empty() || was_quoted)
+        fail(source, "line {}: a quote inside an unquoted cell (quote the whole cell)", line);
       quoted = was_quoted = true;
     } else if (c == ',') {
       end_cell();

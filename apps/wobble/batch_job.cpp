@@ -231,7 +231,8 @@ JobResult BakeProcess::finish(int wait_status) {
   result.status = JobResult::Status::Failed;
   result.error = error_from_log(job_log_path(job_));
   if (result.error.empty()) {
-    result.error = fmt::format("wobble bake {} (see {})", describe_wait_status(wait_status), job_log_path(job_).string());
+    result.error =
+        fmt::format("wobble bake {} (see {})", describe_wait_status(wait_status), job_log_path(job_).string());
   }
   return result;
 }

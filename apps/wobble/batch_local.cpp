@@ -36,7 +36,8 @@ std::unique_ptr<BakeProcess> start_job(const BatchJob& job, const LocalBatchOpti
 
 }  // namespace
 
-std::vector<JobResult> run_locally(const Manifest& manifest, const LocalBatchOptions& options, BatchProgress& progress) {
+std::vector<JobResult> run_locally(const Manifest& manifest, const LocalBatchOptions& options,
+                                   BatchProgress& progress) {
   std::vector<JobResult> results(manifest.jobs.size());
   std::vector<std::unique_ptr<BakeProcess>> running;
   std::size_t next = 0;

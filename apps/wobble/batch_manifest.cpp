@@ -43,7 +43,8 @@ std::vector<std::string> valid_keys(Place place) {
   if (place == Place::Defaults && (key == "output" || key == "name")) {
     fail(manifest, "{}: '{}' belongs to each job, not to the defaults", where, key);
   }
-  fail(manifest, "{}: unknown key '{}' (the closest valid key is '{}')", where, key, closest_name(key, valid_keys(place)));
+  fail(manifest, "{}: unknown key '{}' (the closest valid key is '{}')", where, key,
+       closest_name(key, valid_keys(place)));
 }
 
 // Relative to the manifest's folder, made absolute: the report and the logs name files that any
@@ -163,14 +164,17 @@ Manifest read_json_manifest(const fs::path& path) {
   if (!document.is_object()) fail(path, "expected an object {{\"defaults\": {{...}}, \"jobs\": [...]}}");
   for (const auto& [key, value] : document.items()) {
     if (key != "defaults" && key != "jobs") {
-      fail(path, "unknown key '{}' (the closest valid key is '{}')", key, closest_name(key, std::vector<std::string>{"defaults", "jobs"}));
+      fail(path, "unknown key '{}' (the closest valid key is '{}')", key,
+           closest_name(key, std::vector<std::string>{"defaults", "jobs"}));
     }
   }
   if (!document.contains("jobs")) fail(path, "no \"jobs\" (a list of jobs, each what `wobble bake` takes)");
   const json& jobs = document["jobs"];
-  if (!jobs.is_array() || jobs.empty()) fail(path, "jobs: expected a non-empty list of jobs, got {}", describe_json(jobs));
-  const JobFields defaults =
-      document.contains("defaults") ? read_json_fields(document["defaults"], "defaults", Place::Defaults, path) : JobFields{};
+  if (!jobs.is_array() || jobs.empty())
+    fail(path, "jobs: expected a non-empty list of jobs, got {}", describe_json(jobs));
+  const JobFields defaults = document.contains("defaults")
+                                 ? read_json_fields(document["defaults"], "defaults", Place::Defaults, path)
+                                 : JobFields{};
   Manifest manifest{path, {}};
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const std::string where = "jobs[" + std::to_string(i) + "]";

@@ -29,7 +29,7 @@ struct SettingsSource {
 struct BatchJob {
   std::size_t index = 0;  // position in the manifest (0-based)
   std::string name;
-  std::filesystem::path input, output;  // resolved; an OBJ-sequence output keeps its trailing '/'
+  std::filesystem::path input, output;         // resolved; an OBJ-sequence output keeps its trailing '/'
   std::map<std::string, std::string> options;  // bake flag -> text ("" for a switch that is on)
   std::vector<SettingsSource> settings;        // in order: the defaults', then the job's
 };

@@ -41,9 +41,9 @@ void BatchProgress::draw() {
   const std::size_t filled = total_ ? kWidth * finished / total_ : kWidth;
   // Time left from the rate of the jobs baked so far (skipped ones take no time).
   const std::size_t baked = done_ + failed_;
-  const std::string left =
-      baked ? fmt::format("~{:.0f} s left", (now - start_) / static_cast<double>(baked) * static_cast<double>(total_ - finished))
-            : std::string("time left: -");
+  const std::string left = baked ? fmt::format("~{:.0f} s left", (now - start_) / static_cast<double>(baked) *
+                                                                     static_cast<double>(total_ - finished))
+                                 : std::string("time left: -");
   fmt::print(stderr, "\r\033[Kbatch [{}{}] {}/{} done, {} failed, {} running, {}", std::string(filled, '#'),
              std::string(kWidth - filled, ' '), done_ + skipped_, total_, failed_, running_, left);
   std::fflush(stderr);

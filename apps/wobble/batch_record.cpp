@@ -124,10 +124,10 @@ bool job_is_up_to_date(const BatchJob& job, const std::string& fingerprint) {
 }
 
 void record_finished_job(const BatchJob& job, const json& dependencies, const std::string& command) {
-  write_output(job_sidecar_path(job),
-               json{{"fingerprint", fingerprint_of(dependencies)}, {"command", command}, {"depends_on", dependencies}}
-                       .dump(2) +
-                   "\n");
+  write_output(
+      job_sidecar_path(job),
+      json{{"fingerprint", fingerprint_of(dependencies)}, {"command", command}, {"depends_on", dependencies}}.dump(2) +
+          "\n");
 }
 
 }  // namespace wobble::cli

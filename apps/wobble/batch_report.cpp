@@ -1,6 +1,5 @@
 #include "batch_report.hpp"
 
-
 #include <wobble/io/output_file.hpp>
 #include <wobble/error.hpp>
 
@@ -29,7 +28,8 @@ void write_report(const fs::path& file, const Manifest& manifest, const std::vec
   json jobs = json::array();
   for (const BatchJob& job : manifest.jobs) {
     const JobResult& result = results[job.index];
-    if (result.status != JobResult::Status::Pending) counts[status_name(result.status)] = counts[status_name(result.status)].get<int>() + 1;
+    if (result.status != JobResult::Status::Pending)
+      counts[status_name(result.status)] = counts[status_name(result.status)].get<int>() + 1;
     jobs.push_back(report_entry(job, result));
   }
   std::error_code error;

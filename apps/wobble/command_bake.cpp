@@ -34,7 +34,8 @@ OutputKind output_kind(const std::string& out) {
   if (extension == ".glb" || extension == ".gltf") return OutputKind::Gltf;
   if (extension == ".pc2") return OutputKind::Pc2;
   if (extension == ".usda") return OutputKind::Usda;
-  fail(out, "unknown output type '{}' (use .glb, .gltf, .pc2, .usda, or a folder ending in / for OBJ files)", extension);
+  fail(out, "unknown output type '{}' (use .glb, .gltf, .pc2, .usda, or a folder ending in / for OBJ files)",
+       extension);
 }
 
 // --seam: the effect (the stack minus its base skinning) at the seam of one cycle of frames.
@@ -48,14 +49,16 @@ void print_seam(const Character& character, BakeOptions options, const BakedFram
   }
   const double frames = cycle.period * options.fps;
   if (std::abs(frames - std::round(frames)) > 1e-3 || baked.positions.size() < std::round(frames) + 1) {
-    fail_plain("--seam: the bake must hold a whole cycle of whole frames, both ends (the period is {} s, {} frames at {} fps)",
-               cycle.period, frames, options.fps);
+    fail_plain(
+        "--seam: the bake must hold a whole cycle of whole frames, both ends (the period is {} s, {} frames at {} fps)",
+        cycle.period, frames, options.fps);
   }
   const DeformerDescription* base = options.stack.base();
   options.stack = base ? StackDescription::parse(base->name) : StackDescription();
   options.progress = {};
   const SeamJump jump = seam_jump(baked, bake(character, options), static_cast<std::size_t>(std::lround(frames)));
-  fmt::print("seam ({}{}): {}\n", options.motion.loop ? "--loop; " : "", cycle.describe(), jump.describe(character.mesh.size()));
+  fmt::print("seam ({}{}): {}\n", options.motion.loop ? "--loop; " : "", cycle.describe(),
+             jump.describe(character.mesh.size()));
 }
 
 }  // namespace
@@ -72,7 +75,8 @@ Runner add_bake_command(CLI::App& app) {
   auto options = std::make_shared<Options>();
   app.add_option("IN", options->input, "skinned character (glTF, FBX, Collada, ...)")->required();
   options->clip.add_to(app, 60, "frames per second of the output");
-  app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, .usda, or folder/ for OBJ files")->required();
+  app.add_option("-o,--output", options->output, "output: .glb/.gltf, .pc2, .usda, or folder/ for OBJ files")
+      ->required();
   app.add_flag("-q,--quiet", options->quiet, "no progress, summary or repair warnings; errors only");
   options->deformers.add_to(app);
   options->loop.add_to(app);
@@ -106,15 +110,17 @@ Runner add_bake_command(CLI::App& app) {
     switch (kind) {
       case OutputKind::Gltf:
         if (options->helpers.enabled()) {
-          options->helpers.write(options->output, character, clip, baked, bake_options.motion.loop, pool, options->quiet);
+          options->helpers.write(options->output, character, clip, baked, bake_options.motion.loop, pool,
+                                 options->quiet);
         } else {
           write_gltf(options->output, character, &baked, clip);
         }
         break;
       case OutputKind::Pc2: write_pc2(options->output, baked, static_cast<float>(options->clip.fps)); break;
       case OutputKind::Usda:
-        write_usda(options->output, character, baked, options->clip.fps,
-                   fmt::format("wobble bake: clip '{}', stack {}", character.clips[clip].name, bake_options.stack.text()));
+        write_usda(
+            options->output, character, baked, options->clip.fps,
+            fmt::format("wobble bake: clip '{}', stack {}", character.clips[clip].name, bake_options.stack.text()));
         break;
       case OutputKind::ObjSequence: write_obj_sequence(options->output, character.mesh, baked); break;
     }

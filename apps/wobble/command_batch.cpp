@@ -46,7 +46,9 @@ int print_plan(const Manifest& manifest, bool force) {
     if (plan.up_to_date && !force) result.status = JobResult::Status::Skipped;
     jobs.push_back(report_entry(job, result));
   }
-  std::cout << nlohmann::json{{"manifest", fs::absolute(manifest.path).string()}, {"wobble", WOBBLE_VERSION_TEXT}, {"jobs", jobs}}
+  std::cout << nlohmann::json{{"manifest", fs::absolute(manifest.path).string()},
+                              {"wobble", WOBBLE_VERSION_TEXT},
+                              {"jobs", jobs}}
                    .dump()
             << std::endl;
   return 0;
@@ -103,8 +105,10 @@ int run_here(const Manifest& manifest, const BatchCommandOptions& options) {
     const char* path = std::getenv("PYTHONPATH");
     setenv("PYTHONPATH", (package.string() + (path && *path ? ":" + std::string(path) : "")).c_str(), 1);
   }
-  std::vector<std::string> words = {python, "-m", "wobble.batch", options.manifest, "--scheduler", options.scheduler,
-                                    "--wobble", this_executable().string()};
+  std::vector<std::string> words = {python,         "-m",
+                                    "wobble.batch", options.manifest,
+                                    "--scheduler",  options.scheduler,
+                                    "--wobble",     this_executable().string()};
   if (options.force) words.push_back("--force");
   if (options.quiet) words.push_back("--quiet");
   if (!options.report.empty()) words.insert(words.end(), {"--report", options.report});
@@ -115,7 +119,8 @@ int run_here(const Manifest& manifest, const BatchCommandOptions& options) {
   execv(python, argv.data());
   fail_plain("--scheduler: cannot run {} for the Dask client: {}", python, std::strerror(errno));
 #else
-  fail_plain("--scheduler: this wobble was built without the Python package (WOBBLE_BUILD_PYTHON=OFF), which talks to Dask");
+  fail_plain(
+      "--scheduler: this wobble was built without the Python package (WOBBLE_BUILD_PYTHON=OFF), which talks to Dask");
 #endif
 }
 
@@ -123,18 +128,22 @@ int run_here(const Manifest& manifest, const BatchCommandOptions& options) {
 
 Runner add_batch_command(CLI::App& app) {
   auto options = std::make_shared<BatchCommandOptions>();
-  app.add_option("MANIFEST", options->manifest, "jobs: JSON {\"defaults\": {...}, \"jobs\": [...]} or CSV (docs/batch.md)")
+  app.add_option("MANIFEST", options->manifest,
+                 "jobs: JSON {\"defaults\": {...}, \"jobs\": [...]} or CSV (docs/batch.md)")
       ->required();
   auto* jobs = app.add_option("-j,--jobs", options->jobs, "bakes at a time on this machine (0: one per core)")
                    ->capture_default_str();
   app.add_flag("--force", options->force, "redo every job, also those whose sidecar says they are up to date");
   app.add_option("--report", options->report, "write a JSON report: per job status, seconds, error");
   app.add_flag("-q,--quiet", options->quiet, "no progress or summary; failed jobs only");
-  auto* scheduler = app.add_option("--scheduler", options->scheduler,
-                                   "run on a Dask cluster: its scheduler's address, tcp://HOST:8786 (needs python3-distributed)");
+  auto* scheduler =
+      app.add_option("--scheduler", options->scheduler,
+                     "run on a Dask cluster: its scheduler's address, tcp://HOST:8786 (needs python3-distributed)");
   scheduler->excludes(jobs);
-  auto* job = app.add_option("--job", options->job, "run only job K (0-based) and print its report entry as JSON (what Dask workers run)");
-  auto* plan = app.add_flag("--plan", options->plan, "print every job's report entry as JSON (status skipped or pending) and run nothing");
+  auto* job = app.add_option("--job", options->job,
+                             "run only job K (0-based) and print its report entry as JSON (what Dask workers run)");
+  auto* plan = app.add_flag("--plan", options->plan,
+                            "print every job's report entry as JSON (status skipped or pending) and run nothing");
   plan->excludes(job)->excludes(scheduler);
   job->excludes(scheduler);
 

@@ -36,7 +36,8 @@ void write_reconstruction(const std::string& out, const DecompositionInput& inpu
   BakedFrames reconstruction;
   reconstruction.times = animation.times;
   reconstruction.positions.resize(animation.positions.size());
-  for (std::size_t f = 0; f < animation.positions.size(); ++f) reconstruct_frame(input, result, f, reconstruction.positions[f]);
+  for (std::size_t f = 0; f < animation.positions.size(); ++f)
+    reconstruct_frame(input, result, f, reconstruction.positions[f]);
   write_pc2(out, reconstruction, static_cast<float>(fps));
 }
 
@@ -53,15 +54,21 @@ Runner add_decompose_command(CLI::App& app) {
   };
   auto options = std::make_shared<Options>();
   app.add_option("REST", options->rest, "the rest pose: a mesh or character file (OBJ, OFF, glTF, ...)")->required();
-  app.add_option("--cache", options->cache, "the animation: a .pc2 point cache, a folder of .obj frames, or a morph-target .glb/.gltf bake "
-                 "(`wobble bake REST --clip C -o bake.glb`: its frames skinned to world space, at its own key times), "
-                 "vertices numbered as wobble reads REST (`wobble bake REST -o x.pc2` does; an OBJ: in face-corner order)")
+  app.add_option(
+         "--cache", options->cache,
+         "the animation: a .pc2 point cache, a folder of .obj frames, or a morph-target .glb/.gltf bake "
+         "(`wobble bake REST --clip C -o bake.glb`: its frames skinned to world space, at its own key times), "
+         "vertices numbered as wobble reads REST (`wobble bake REST -o x.pc2` does; an OBJ: in face-corner order)")
       ->required();
-  app.add_option("-o,--output", options->outputs, "output: .glb/.gltf (bones, skin, clip), .pc2 (the reconstruction); may repeat")
+  app.add_option("-o,--output", options->outputs,
+                 "output: .glb/.gltf (bones, skin, clip), .pc2 (the reconstruction); may repeat")
       ->required();
-  add_real_option(app, "--fps", options->fps, "frames per second of the animation (PC2 counts in frames; OBJ frames are 1/fps apart; a glTF keeps its own times)",
+  add_real_option(app, "--fps", options->fps,
+                  "frames per second of the animation (PC2 counts in frames; OBJ frames are 1/fps apart; a glTF keeps "
+                  "its own times)",
                   ClipOptions::kMinFps, ClipOptions::kMaxFps);
-  add_integer_option(app, "--threads", options->threads, "worker threads (default: one per core)", 1, ClipOptions::kMaxThreads);
+  add_integer_option(app, "--threads", options->threads, "worker threads (default: one per core)", 1,
+                     ClipOptions::kMaxThreads);
   app.add_flag("-q,--quiet", options->quiet, "no progress or summary; errors only");
   options->parameters.add_to(app, "Decomposition");
 
@@ -73,9 +80,11 @@ Runner add_decompose_command(CLI::App& app) {
     const BakedFrames animation = read_mesh_animation(options->cache, options->fps);
     const std::size_t vertices = rest.mesh.vertex_count();
     if (animation.positions.front().size() != vertices)
-      fail(options->cache, "{} vertices a frame, the rest pose {} has {}", animation.positions.front().size(), options->rest, vertices);
+      fail(options->cache, "{} vertices a frame, the rest pose {} has {}", animation.positions.front().size(),
+           options->rest, vertices);
     if (static_cast<std::size_t>(parameters.bones) > vertices)
-      fail_plain("{}: {} bones for {} vertices (at most one bone a vertex)", options->parameters.flag("bones"), parameters.bones, vertices);
+      fail_plain("{}: {} bones for {} vertices (at most one bone a vertex)", options->parameters.flag("bones"),
+                 parameters.bones, vertices);
 
     DecompositionInput input;
     input.rest = rest.mesh.positions;
@@ -99,10 +108,11 @@ Runner add_decompose_command(CLI::App& app) {
     }
     if (!options->quiet) {
       const double size = rest.mesh.size();
-      fmt::print("RMSE {:.6g} ({:.4f} % of the rest's bounding-box diagonal {:.4g}); {} bones, at most {} influences, "
-                 "{} frames of {} vertices, {} iterations, {:.3f} s on {} threads\n",
-                 result.rmse, size > 0 ? 100 * result.rmse / size : 0.0, size, result.free_bones, parameters.influences,
-                 animation.positions.size(), vertices, result.iterations, seconds, pool.thread_count());
+      fmt::print(
+          "RMSE {:.6g} ({:.4f} % of the rest's bounding-box diagonal {:.4g}); {} bones, at most {} influences, "
+          "{} frames of {} vertices, {} iterations, {:.3f} s on {} threads\n",
+          result.rmse, size > 0 ? 100 * result.rmse / size : 0.0, size, result.free_bones, parameters.influences,
+          animation.positions.size(), vertices, result.iterations, seconds, pool.thread_count());
       for (const std::string& out : options->outputs) fmt::print("wrote {}\n", out);
     }
     return 0;

@@ -28,9 +28,12 @@ Runner add_deformers_command(CLI::App& app) {
   app.add_flag("--json", *json, "print the descriptions as JSON");
   app.add_flag("--markdown", *markdown, "print docs/parameters.md");
   return [json, markdown] {
-    if (*json) fmt::print("{}\n", deformer_descriptions_json());
-    else if (*markdown) fmt::print("{}", deformer_descriptions_markdown());
-    else print_text();
+    if (*json)
+      fmt::print("{}\n", deformer_descriptions_json());
+    else if (*markdown)
+      fmt::print("{}", deformer_descriptions_markdown());
+    else
+      print_text();
     return 0;
   };
 }

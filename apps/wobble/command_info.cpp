@@ -78,7 +78,8 @@ nlohmann::json describe(const Character& c) {
   out["skin"] = skin;
 
   json repairs = json::array();
-  for (const Repair& r : c.diagnostics.repairs()) repairs.push_back({{"kind", r.kind}, {"message", r.message}, {"count", r.count}});
+  for (const Repair& r : c.diagnostics.repairs())
+    repairs.push_back({{"kind", r.kind}, {"message", r.message}, {"count", r.count}});
   out["repairs"] = repairs;
   return out;
 }
@@ -89,7 +90,8 @@ void print_text(const nlohmann::json& d) {
              d["triangles"].get<std::size_t>(), d["size"].get<double>());
   fmt::print("  meshes ({}):\n", d["meshes"].size());
   for (const auto& m : d["meshes"]) {
-    fmt::print("    {:<24} {:>7} vertices {:>7} triangles\n", m["name"].get<std::string>().empty() ? "(unnamed)" : m["name"].get<std::string>(),
+    fmt::print("    {:<24} {:>7} vertices {:>7} triangles\n",
+               m["name"].get<std::string>().empty() ? "(unnamed)" : m["name"].get<std::string>(),
                m["vertices"].get<std::size_t>(), m["triangles"].get<std::size_t>());
   }
   std::string attributes;

@@ -23,8 +23,10 @@ namespace wobble::cli {
 namespace {
 
 nlohmann::json to_json(const FrameQuality& q) {
-  return {{"volume_change", q.volume_change},   {"detail_error", q.detail_error},
-          {"edge_error", q.edge_error},         {"max_edge_stretch", q.max_edge_stretch},
+  return {{"volume_change", q.volume_change},
+          {"detail_error", q.detail_error},
+          {"edge_error", q.edge_error},
+          {"max_edge_stretch", q.max_edge_stretch},
           {"flipped_triangles", q.flipped_triangles}};
 }
 
@@ -140,16 +142,17 @@ void print_stack_table(const Measurements& m, std::size_t s) {
     fmt::print("\n");
   }
   const QualitySummary sum = summarize(m.qualities[s]);
-  fmt::print("total: mean |volume change| {:.3f} % (max {:.3f} %), mean detail error {:.4f} (max {:.4f}), "
-             "mean edge error {:.4f}, max edge stretch {:.4f}, flipped triangles max {} per frame\n",
-             100 * sum.mean_abs_volume_change, 100 * sum.max_abs_volume_change, sum.mean_detail_error,
-             sum.max_detail_error, sum.mean_edge_error, sum.max_edge_stretch, sum.max_flipped_triangles);
+  fmt::print(
+      "total: mean |volume change| {:.3f} % (max {:.3f} %), mean detail error {:.4f} (max {:.4f}), "
+      "mean edge error {:.4f}, max edge stretch {:.4f}, flipped triangles max {} per frame\n",
+      100 * sum.mean_abs_volume_change, 100 * sum.max_abs_volume_change, sum.mean_detail_error, sum.max_detail_error,
+      sum.mean_edge_error, sum.max_edge_stretch, sum.max_flipped_triangles);
 }
 
 void print_tables(const MeasureOptions& options, const Character& character, const Measurements& m) {
   fmt::print("{}: clip '{}', {} frames at {} fps, {} vertices, size {:.4g}\n", options.input,
-             character.clips[m.clip].name, m.baked[0].times.size(),
-             options.clip.fps, character.mesh.vertex_count(), character.mesh.size());
+             character.clips[m.clip].name, m.baked[0].times.size(), options.clip.fps, character.mesh.vertex_count(),
+             character.mesh.size());
   for (std::size_t s = 0; s < m.stacks.size(); ++s) print_stack_table(m, s);
   if (!m.differences.empty()) {
     double max = 0;

@@ -67,7 +67,8 @@ OutputKind output_kind(const std::string& out) {
 
 // simulate --rig --loop: cycles until one repeats the one before; writes the last cycle.
 int simulate_rig_loop_to(const std::string& output, OutputKind kind, const Character& character, std::size_t clip,
-                         const Cycle& cycle, RigComplementary& sim, double fps, int substeps, double tolerance, bool quiet) {
+                         const Cycle& cycle, RigComplementary& sim, double fps, int substeps, double tolerance,
+                         bool quiet) {
   if (!quiet) spdlog::info("loop: {}", cycle.describe());
   RigLoopOptions options;
   options.fps = fps;
@@ -76,7 +77,8 @@ int simulate_rig_loop_to(const std::string& output, OutputKind kind, const Chara
   Progress progress("looping", quiet);
   options.progress = [&](int cycles, double residual) {
     progress.update(static_cast<std::size_t>(cycles), static_cast<std::size_t>(options.max_cycles));
-    if (!quiet) spdlog::info("cycle {}: the motion differs from the cycle before by {:.3g} of the size", cycles, residual);
+    if (!quiet)
+      spdlog::info("cycle {}: the motion differs from the cycle before by {:.3g} of the size", cycles, residual);
   };
   const RigLoop loop = simulate_rig_loop(sim, character, character.clips[clip], cycle, options);
   progress.finish();
@@ -87,8 +89,9 @@ int simulate_rig_loop_to(const std::string& output, OutputKind kind, const Chara
     case OutputKind::Folder: write_obj_sequence(output, character.mesh, loop.frames); break;
   }
   const std::string verdict = loop.converged ? "converged" : "did NOT converge";
-  fmt::print("loop: {} after {} cycles: residual {:.3g} of the size (tolerance {:.3g}); {} frames at {:.6g} fps -> {}\n",
-             verdict, loop.cycles, loop.residual, tolerance, loop.frames.times.size(), rate, output);
+  fmt::print(
+      "loop: {} after {} cycles: residual {:.3g} of the size (tolerance {:.3g}); {} frames at {:.6g} fps -> {}\n",
+      verdict, loop.cycles, loop.residual, tolerance, loop.frames.times.size(), rate, output);
   return 0;
 }
 
@@ -132,7 +135,8 @@ int run_scene(Scene& scene, const std::string& output, bool quiet) {
   const OutputKind kind = output_kind(output);
   bool any_splats = false, any_meshes = false;
   for (const auto& o : scene.objects) (o.gaussians ? any_splats : any_meshes) = true;
-  if (any_splats && kind != OutputKind::Folder) fail(output, "Gaussian splats are written as a PLY sequence: give a folder ending in /");
+  if (any_splats && kind != OutputKind::Folder)
+    fail(output, "Gaussian splats are written as a PLY sequence: give a folder ending in /");
   if (any_splats && any_meshes) fail(output, "a scene mixing meshes and splats cannot be written to one output");
   BakedFrames baked;
   std::vector<std::vector<GaussianCloud>> splat_frames;
@@ -170,7 +174,8 @@ int run_scene(Scene& scene, const std::string& output, bool quiet) {
   }
   if (!quiet)
     spdlog::info("simulated {} frames of {} object(s) ({} Newton iterations per step on average) -> {}", scene.frames,
-                 scene.objects.size(), static_cast<double>(newton) / std::max(1, (scene.frames - 1) * scene.substeps), output);
+                 scene.objects.size(), static_cast<double>(newton) / std::max(1, (scene.frames - 1) * scene.substeps),
+                 output);
   return 0;
 }
 
@@ -211,7 +216,9 @@ bool scene_only(const ParameterDescription& p) {
 }
 
 void add_simulate_options(CLI::App& app, SimulateOptions& o) {
-  app.add_option("INPUT", o.input, "SCENE.json, a shape (OFF, OBJ, glTF, ...), a 3DGS PLY, or a PLY of points alone (no mesh; write it to .pc2)");
+  app.add_option(
+      "INPUT", o.input,
+      "SCENE.json, a shape (OFF, OBJ, glTF, ...), a 3DGS PLY, or a PLY of points alone (no mesh; write it to .pc2)");
   app.add_option("-o,--output", o.output, "output: .pc2, .glb/.gltf, or folder/ (OBJ or PLY sequence); required");
   o.settings.add_to(app, "Settings (docs/physics-parameters.md; a SCENE.json sets them in the file)",
                     [](const ParameterDescription& p) { return !scene_only(p); });
@@ -226,13 +233,16 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   o.loop.add_to(app);
   add_real_option(app, kLoopTolerance, o.loop_tolerance,
                   "with --rig --loop: cycles are played until one differs from the one before by less than this share "
-                  "of the character size (default 1e-4)", 0, 1);
+                  "of the character size (default 1e-4)",
+                  0, 1);
   app.add_flag("-q,--quiet", o.quiet, "no progress or summary");
-  app.add_option("--subspace", o.subspace,
-                 "subspace: eigenmodes, or neural (learned fields, `wobble fields`; with --rig, rig-complementary ones)")
+  app.add_option(
+         "--subspace", o.subspace,
+         "subspace: eigenmodes, or neural (learned fields, `wobble fields`; with --rig, rig-complementary ones)")
       ->capture_default_str();
-  app.add_option("--neural-model", o.neural_model,
-                 "with --subspace neural: the model file (default: the shipped one; with --rig, the one trained on clonk)");
+  app.add_option(
+      "--neural-model", o.neural_model,
+      "with --subspace neural: the model file (default: the shipped one; with --rig, the one trained on clonk)");
 }
 
 // The rig-complementary simulator of --rig, built from the flags.
@@ -250,8 +260,8 @@ RigComplementary rig_simulator(const SimulateOptions& o, const SimulateCommon& c
 }
 
 // Every frame of the clip once (no loop), written as the output's kind asks.
-int simulate_clip_once(const SimulateOptions& o, const physics::Settings& s, OutputKind kind, const Character& character,
-                       std::size_t clip, RigComplementary& sim) {
+int simulate_clip_once(const SimulateOptions& o, const physics::Settings& s, OutputKind kind,
+                       const Character& character, std::size_t clip, RigComplementary& sim) {
   const Clip& c = character.clips[clip];
   const int frames = clip_frame_count(c, s.fps);
   BakedFrames baked;
@@ -279,7 +289,8 @@ int simulate_rig(const SimulateOptions& o, const SimulateCommon& common) {
   if (!o.input.empty()) fail(o.input, "give either INPUT or --rig, not both");
   // The rig carries the body and the clip sets the frames: these settings would be ignored.
   for (const char* key : {"pin", "pin_blend", "frames", "gravity"})
-    if (o.settings.given(key)) fail_plain("{}: not with --rig (the rig carries the body; the clip sets the frames)", o.settings.flag(key));
+    if (o.settings.given(key))
+      fail_plain("{}: not with --rig (the rig carries the body; the clip sets the frames)", o.settings.flag(key));
   if (o.floor || o.no_gravity) fail_plain("{}: not with --rig", o.floor ? "--floor" : "--no-gravity");
   if (o.loop_tolerance && !o.loop.enabled()) fail_plain("{}: needs --loop", kLoopTolerance);
   const OutputKind kind = output_kind(o.output);
@@ -308,7 +319,8 @@ int simulate_shape_or_scene(const SimulateOptions& o, const SimulateCommon& comm
     // A scene file holds its settings: a flag beside it would be ignored.
     for (const ParameterDescription& p : physics_description().parameters)
       if (o.settings.given(p.key)) fail(o.input, "{}: set '{}' in the scene file", o.settings.flag(p.key), p.key);
-    if (o.floor || o.no_gravity) fail(o.input, "{}: give planes and gravity in the scene file", o.floor ? "--floor" : "--no-gravity");
+    if (o.floor || o.no_gravity)
+      fail(o.input, "{}: give planes and gravity in the scene file", o.floor ? "--floor" : "--no-gravity");
     Scene scene = load_scene(o.input);
     return run_scene(scene, o.output, o.quiet);
   }
@@ -348,7 +360,8 @@ Runner add_simulate_command(CLI::App& app) {
   auto o = std::make_shared<SimulateOptions>();
   add_simulate_options(app, *o);
   return [o] {
-    if ((o->json || o->markdown) && !o->describe) fail_plain("{}: only with --describe", o->json ? "--json" : "--markdown");
+    if ((o->json || o->markdown) && !o->describe)
+      fail_plain("{}: only with --describe", o->json ? "--json" : "--markdown");
     if (o->describe) return describe_settings(*o);
     if (o->output.empty()) fail_plain("--output is required");
     SimulateCommon common{settings_from_flags(*o), {}};

@@ -43,7 +43,8 @@ StackSettings DeformerOptions::settings(const std::vector<std::string>& other_st
   };
   StackSettings settings = settings_file_.empty() ? StackSettings() : StackSettings::from_file(settings_file_);
   for (const std::string& name : settings.deformers()) {
-    if (!read_by_a_stack(name)) spdlog::warn("{}: section '{}' is ignored: that deformer is {}", settings_file_, name, nowhere);
+    if (!read_by_a_stack(name))
+      spdlog::warn("{}: section '{}' is ignored: that deformer is {}", settings_file_, name, nowhere);
   }
   for (const auto& [flag, text] : values_) {
     const FlagTarget target = flag_target(flag);

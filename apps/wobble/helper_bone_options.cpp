@@ -34,17 +34,19 @@ void HelperBoneOptions::write(const std::string& output, const Character& charac
     fail_plain("{}: {} helpers for {} vertices (at most one a vertex)", options_.flag("bones"), parameters.bones,
                character.mesh.vertex_count());
   Progress progress("helper bones", quiet);
-  const HelperBones helpers = helper_bones(character, clip, baked, parameters, periodic, &pool, [&](const DecompositionProgress& p) {
-    progress.update(p.iteration, p.iterations, p.iteration == 0 ? p.stage : fmt::format("RMSE {:.4g}", p.rmse));
-  });
+  const HelperBones helpers =
+      helper_bones(character, clip, baked, parameters, periodic, &pool, [&](const DecompositionProgress& p) {
+        progress.update(p.iteration, p.iterations, p.iteration == 0 ? p.stage : fmt::format("RMSE {:.4g}", p.rmse));
+      });
   progress.finish();
   write_gltf(output, helpers.character);
   if (quiet) return;
   const double size = character.mesh.size();
-  fmt::print("helper bones: {} helpers, at most {} influences, {} iterations; plain skinning of the extended skeleton "
-             "misses the stack by RMSE {:.4g} ({:.4f} % of the size), {:.1f} % of the secondary motion (RMS {:.4g})\n",
-             helpers.helpers, parameters.influences, helpers.iterations, helpers.rmse, 100 * helpers.rmse / size,
-             helpers.secondary_rms > 0 ? 100 * helpers.rmse / helpers.secondary_rms : 0.0, helpers.secondary_rms);
+  fmt::print(
+      "helper bones: {} helpers, at most {} influences, {} iterations; plain skinning of the extended skeleton "
+      "misses the stack by RMSE {:.4g} ({:.4f} % of the size), {:.1f} % of the secondary motion (RMS {:.4g})\n",
+      helpers.helpers, parameters.influences, helpers.iterations, helpers.rmse, 100 * helpers.rmse / size,
+      helpers.secondary_rms > 0 ? 100 * helpers.rmse / helpers.secondary_rms : 0.0, helpers.secondary_rms);
 }
 
 }  // namespace wobble::cli

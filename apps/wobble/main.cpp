@@ -52,12 +52,14 @@ int main(int argc, char** argv) {
   add("bake", "run a deformer stack over a clip and write the result", wobble::cli::add_bake_command);
   add("measure", "quality figures of a deformer stack over a clip (volume, detail, stretch, flips)",
       wobble::cli::add_measure_command);
-  add("deformers", "every deformer with its stage and parameters (docs/parameters.md)", wobble::cli::add_deformers_command);
+  add("deformers", "every deformer with its stage and parameters (docs/parameters.md)",
+      wobble::cli::add_deformers_command);
   add("batch", "many bakes from a manifest (JSON or CSV), on this machine or on a Dask cluster; resumable",
       wobble::cli::add_batch_command);
   add("decompose", "a mesh animation as bones and skin weights that any engine plays (skinning decomposition)",
       wobble::cli::add_decompose_command);
-  add("simulate", "reduced-order physics on skinning subspaces (PhysSkin++ runtime)", wobble::cli::add_simulate_command);
+  add("simulate", "reduced-order physics on skinning subspaces (PhysSkin++ runtime)",
+      wobble::cli::add_simulate_command);
 #ifdef WOBBLE_HAVE_RENDER
   add("render", "render a deformer stack over a clip to PNG, a contact sheet, a PNG sequence, MP4 or GIF",
       wobble::cli::add_render_command);

@@ -35,13 +35,13 @@ CLI::Option* add_strict_option(CLI::App& app, const std::string& name, const std
                                std::function<void(const std::string&)> read) {
   const std::string flag = flag_of(name);
   CLI::Option* option = app.add_option_function<std::string>(name, std::move(read), help);
-  option->check(CLI::Validator([check, flag](std::string& text) { return problem_of(check, text, flag); }, "",
-                               kStrictValue));
+  option->check(
+      CLI::Validator([check, flag](std::string& text) { return problem_of(check, text, flag); }, "", kStrictValue));
   return option->type_name(type);
 }
 
-CLI::Option* add_real_option(CLI::App& app, const std::string& name, double& value, const std::string& help,
-                             double low, double high) {
+CLI::Option* add_real_option(CLI::App& app, const std::string& name, double& value, const std::string& help, double low,
+                             double high) {
   const std::string flag = flag_of(name);
   auto check = [flag, low, high](const std::string& text) { parse_real(text, flag, low, high); };
   return add_strict_option(app, name, help, kRealType, check,
@@ -80,7 +80,9 @@ std::function<std::string(const std::string&)> strict_value_check(CLI::Option& o
 
 void make_switches_strict(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
-    if (option->get_expected_min() != 0 || option->get_positional() || option->get_name() == "--help" || option->get_name() == "--version") continue;
+    if (option->get_expected_min() != 0 || option->get_positional() || option->get_name() == "--help" ||
+        option->get_name() == "--version")
+      continue;
     const std::string flag = flag_of(option->get_name());
     auto check = [flag](const std::string& text) {
       if (!text.empty()) parse_boolean(text, flag);

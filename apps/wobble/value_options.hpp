@@ -25,8 +25,8 @@ CLI::Option* add_strict_option(CLI::App& app, const std::string& name, const std
                                std::function<void(const std::string&)> read);
 
 // A real-valued option in [low, high] (fractions such as 1/240 allowed).
-CLI::Option* add_real_option(CLI::App& app, const std::string& name, double& value, const std::string& help,
-                             double low, double high);
+CLI::Option* add_real_option(CLI::App& app, const std::string& name, double& value, const std::string& help, double low,
+                             double high);
 // As add_real_option; unset unless given.
 CLI::Option* add_real_option(CLI::App& app, const std::string& name, std::optional<double>& value,
                              const std::string& help, double low, double high);

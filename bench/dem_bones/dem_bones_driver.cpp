@@ -32,14 +32,16 @@ class StoppingDemBones : public Dem::DemBones<double, float> {
   bool cbIterEnd() override {
     const double error = rmse();
     std::fprintf(stderr, "\rDem Bones iteration %d  RMSE %.6g   ", iter + 1, error);
-    const bool small_gain = previous >= 0 && error < previous * (1 + weightEps) && previous - error < tolerance * previous;
+    const bool small_gain =
+        previous >= 0 && error < previous * (1 + weightEps) && previous - error < tolerance * previous;
     calm = small_gain ? calm + 1 : 0;
     previous = error;
     return calm >= patience;
   }
 };
 
-void load(StoppingDemBones& model, const wobble::Character& rest, const std::vector<std::vector<wobble::Vec3f>>& frames) {
+void load(StoppingDemBones& model, const wobble::Character& rest,
+          const std::vector<std::vector<wobble::Vec3f>>& frames) {
   model.nV = static_cast<int>(rest.mesh.vertex_count());
   model.nS = 1;
   model.nF = static_cast<int>(frames.size());
@@ -92,8 +94,8 @@ int main(int argc, char** argv) {
     std::vector<float> times;
     for (std::size_t k = 0; k < frames.size(); ++k) times.push_back(static_cast<float>(k) / 60.0f);
     wobble::write_pc2(argv[5], reconstruction(model, times), 60.0f);
-    std::printf("{\"seconds\": %.4f, \"rmse\": %.8g, \"bones\": %d, \"iterations\": %d}\n", seconds, model.rmse(), model.nB,
-                std::min(model.iter + 1, model.nIters));
+    std::printf("{\"seconds\": %.4f, \"rmse\": %.8g, \"bones\": %d, \"iterations\": %d}\n", seconds, model.rmse(),
+                model.nB, std::min(model.iter + 1, model.nIters));
   } catch (const std::exception& error) {
     std::fprintf(stderr, "wobble_dem_bones: %s\n", error.what());
     return 1;

@@ -15,31 +15,38 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace wobble;
   switch (data[0] % 4) {
     case 0:
-      fuzz::expect_clean([&] {
-        const double value = parse_real(text, "--flag");
-        if (!std::isfinite(value)) fuzz::finding("parse_real accepted a non-finite value from '" + text + "'");
-        if (parse_real(format_real(value), "--flag") != value) fuzz::finding("format_real does not read back: " + text);
-        if (text.find_first_of("xXnN") != std::string::npos && text.find_first_of("eE") == std::string::npos)
-          fuzz::finding("parse_real accepted hex, inf or nan: '" + text + "'");
-      }, "--flag");
+      fuzz::expect_clean(
+          [&] {
+            const double value = parse_real(text, "--flag");
+            if (!std::isfinite(value)) fuzz::finding("parse_real accepted a non-finite value from '" + text + "'");
+            if (parse_real(format_real(value), "--flag") != value)
+              fuzz::finding("format_real does not read back: " + text);
+            if (text.find_first_of("xXnN") != std::string::npos && text.find_first_of("eE") == std::string::npos)
+              fuzz::finding("parse_real accepted hex, inf or nan: '" + text + "'");
+          },
+          "--flag");
       break;
     case 1:
-      fuzz::expect_clean([&] {
-        const std::int64_t value = parse_integer(text, "--count", -1000, 1000);
-        if (value < -1000 || value > 1000) fuzz::finding("parse_integer returned a value out of range");
-        if (text.find_first_of(".eExX") != std::string::npos) fuzz::finding("parse_integer accepted '" + text + "'");
-      }, "--count");
+      fuzz::expect_clean(
+          [&] {
+            const std::int64_t value = parse_integer(text, "--count", -1000, 1000);
+            if (value < -1000 || value > 1000) fuzz::finding("parse_integer returned a value out of range");
+            if (text.find_first_of(".eExX") != std::string::npos)
+              fuzz::finding("parse_integer accepted '" + text + "'");
+          },
+          "--count");
       break;
     case 2:
-      fuzz::expect_clean([&] {
-        const bool value = parse_boolean(text, "--switch");
-        if (parse_boolean(value ? "true" : "false", "--switch") != value) fuzz::finding("parse_boolean is not stable");
-        if (text.empty()) fuzz::finding("parse_boolean accepted an empty text");
-      }, "--switch");
+      fuzz::expect_clean(
+          [&] {
+            const bool value = parse_boolean(text, "--switch");
+            if (parse_boolean(value ? "true" : "false", "--switch") != value)
+              fuzz::finding("parse_boolean is not stable");
+            if (text.empty()) fuzz::finding("parse_boolean accepted an empty text");
+          },
+          "--switch");
       break;
-    default:
-      fuzz::expect_clean([&] { parse_real(text, "--range", -1.0, 1.0); }, "--range");
-      break;
+    default: fuzz::expect_clean([&] { parse_real(text, "--range", -1.0, 1.0); }, "--range"); break;
   }
   return 0;
 }

@@ -17,8 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const wobble::physics::FieldNetwork network(file, source, 1);
         Eigen::MatrixXf surface(8, 6);
         for (int i = 0; i < 8; ++i)  // a cube's corners with outward normals
-          surface.row(i) << (i & 1 ? 1.f : -1.f), (i & 2 ? 1.f : -1.f), (i & 4 ? 1.f : -1.f),
-              (i & 1 ? .577f : -.577f), (i & 2 ? .577f : -.577f), (i & 4 ? .577f : -.577f);
+          surface.row(i) << (i & 1 ? 1.f : -1.f), (i & 2 ? 1.f : -1.f), (i & 4 ? 1.f : -1.f), (i & 1 ? .577f : -.577f),
+              (i & 2 ? .577f : -.577f), (i & 4 ? .577f : -.577f);
         const auto shape = network.encode(surface);
         const std::array<wobble::Vec3d, 4> points{wobble::Vec3d(0, 0, 0), wobble::Vec3d(0.5, 0, 0),
                                                   wobble::Vec3d(0, -0.5, 0.25), wobble::Vec3d(1, 1, 1)};

@@ -31,7 +31,7 @@
 namespace wobble {
 
 struct PreRoll {
-  bool hold = true;    // false: `seconds` of the clip's previous frames
+  bool hold = true;  // false: `seconds` of the clip's previous frames
   double seconds = 0;
   // "hold" or a number of seconds >= 0 (strict: parse.hpp); throws Error naming `what`.
   static PreRoll parse(std::string_view text, std::string_view what = "--pre-roll");
@@ -40,7 +40,7 @@ struct PreRoll {
 
 struct MotionOptions {
   bool loop = false;
-  CycleOptions cycle;      // with loop: the period or force, if given
+  CycleOptions cycle;  // with loop: the period or force, if given
   PreRoll pre_roll;
 };
 

@@ -8,9 +8,9 @@
 namespace wobble {
 
 struct BakedFrames {
-  std::vector<float> times;                        // seconds
-  std::vector<std::vector<Vec3f>> positions;       // [frame][vertex], world space
-  std::vector<std::vector<Mat4f>> skinning;        // [frame][joint], the pose used for the frame
+  std::vector<float> times;                   // seconds
+  std::vector<std::vector<Vec3f>> positions;  // [frame][vertex], world space
+  std::vector<std::vector<Mat4f>> skinning;   // [frame][joint], the pose used for the frame
 };
 
 }  // namespace wobble

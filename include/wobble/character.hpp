@@ -17,9 +17,9 @@ struct Character {
   std::filesystem::path source;
   Mesh mesh;
   Rig rig;
-  Skin skin;                 // empty for static meshes; otherwise one row per mesh vertex
+  Skin skin;  // empty for static meshes; otherwise one row per mesh vertex
   std::vector<Clip> clips;
-  Diagnostics diagnostics;   // repairs made while loading
+  Diagnostics diagnostics;  // repairs made while loading
 
   bool is_skinned() const { return !rig.empty() && !skin.empty(); }
   // A clip by name, or by index when `name_or_index` is a number; nullopt if none matches.

@@ -19,7 +19,7 @@ struct Channel {
   std::uint32_t joint = 0;
   ChannelPath path = ChannelPath::Translation;
   Interpolation interpolation = Interpolation::Linear;
-  std::vector<float> times;   // seconds, strictly increasing
+  std::vector<float> times;  // seconds, strictly increasing
   // Per key: 3 floats (translation, scale) or 4 (rotation x, y, z, w); CUBICSPLINE stores
   // in-tangent, value, out-tangent for each key, as glTF does.
   std::vector<float> values;
@@ -34,8 +34,8 @@ struct Clip {
   std::string name;
   std::vector<Channel> channels;
 
-  float start() const;     // earliest key time (0 for an empty clip)
-  float end() const;       // latest key time
+  float start() const;  // earliest key time (0 for an empty clip)
+  float end() const;    // latest key time
   float duration() const { return end() - start(); }
   std::size_t key_count() const;  // keys over all channels
 };

@@ -27,16 +27,16 @@ struct Rig;
 enum class CycleKind { LastKeyRepeats, EndsOneKeyEarly, GivenPeriod, Forced };
 
 struct CycleOptions {
-  double period = 0;                // s; > 0: the period is given, not detected
-  bool force = false;               // a cycle of the clip's own duration, whatever its poses
-  double tolerance_degrees = 0.5;   // largest difference of a joint's local rotation that still repeats
+  double period = 0;               // s; > 0: the period is given, not detected
+  bool force = false;              // a cycle of the clip's own duration, whatever its poses
+  double tolerance_degrees = 0.5;  // largest difference of a joint's local rotation that still repeats
 };
 
 struct Cycle {
   CycleKind kind = CycleKind::LastKeyRepeats;
-  double start = 0;         // clip time where the cycle starts (the clip's first key), s
-  double period = 0;        // s
-  double last_key = 0;      // the clip's last key, s (a pose after it, within the period, is interpolated)
+  double start = 0;             // clip time where the cycle starts (the clip's first key), s
+  double period = 0;            // s
+  double last_key = 0;          // the clip's last key, s (a pose after it, within the period, is interpolated)
   double mismatch_degrees = 0;  // largest joint rotation between the start and the end of one period
   std::string mismatch_joint;
   // Local translation gained per cycle (root motion), per joint: zero except on the topmost

@@ -23,9 +23,9 @@ class ThreadPool;
 // Everything a deformer may read for one frame.
 struct FrameInput {
   const Character& character;
-  const Pose& pose;          // the pose of this frame (local, world, skinning matrices)
-  double time = 0.0;         // animation time, seconds (the effects' clock)
-  PoseSampler pose_at;       // empty for interactive posing (effects use finite differences)
+  const Pose& pose;            // the pose of this frame (local, world, skinning matrices)
+  double time = 0.0;           // animation time, seconds (the effects' clock)
+  PoseSampler pose_at;         // empty for interactive posing (effects use finite differences)
   ThreadPool* pool = nullptr;  // null: single-threaded
   // The clip time of this frame, which keyed parameters follow; NaN: `time` (a bake). A viewer
   // that loops a clip keeps `time` running while the clip time wraps.

@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/lbs.hpp>
 #include <wobble/math.hpp>
@@ -71,7 +70,7 @@ class DelayedLbs {
                 std::span<Vec3f> normals = {}, ThreadPool* pool = nullptr);
 
   float character_size() const { return size_; }
-  double wave_speed_units() const { return speed_; }   // c in scene units per second
+  double wave_speed_units() const { return speed_; }  // c in scene units per second
   const SkeletonDistances& distances() const { return distances_; }
   // Delay in seconds of joint j's rotation at vertex v (-1 when j does not act on v).
   float delay(std::size_t v, std::uint32_t j) const;
@@ -80,6 +79,7 @@ class DelayedLbs {
  private:
   void sample_levels(const Pose& pose, double t, const PoseSampler& pose_at);
   void bind_classes(const Skin& skin);
+  void pack_class_skin(const std::vector<std::uint32_t>& vertex_bone);
   void class_palette(const Pose& pose, ThreadPool* pool);
   void evaluate_exact(const Pose& pose, std::span<Vec3f> positions, std::span<Vec3f> normals, bool with_normals,
                       ThreadPool* pool) const;
@@ -92,8 +92,8 @@ class DelayedLbs {
   std::vector<Mat4f> inverse_bind_;
   std::vector<Vec3f> rest_positions_, rest_normals_;
   SkeletonDistances distances_;
-  std::vector<std::int32_t> parent_slot_;   // per pair: slot of the parent joint in the row, -1 for a root
-  std::vector<std::uint16_t> level_;        // per pair: delay = (level + fraction) * step
+  std::vector<std::int32_t> parent_slot_;  // per pair: slot of the parent joint in the row, -1 for a root
+  std::vector<std::uint16_t> level_;       // per pair: delay = (level + fraction) * step
   std::vector<float> fraction_;
   std::vector<std::uint32_t> influence_offsets_{0};  // per vertex influences (skin order)
   std::vector<std::uint32_t> influence_slot_;
@@ -105,18 +105,18 @@ class DelayedLbs {
   // fit 16-bit indices (then every vertex composes its own chain: evaluate_exact).
   struct BoneClasses {
     std::int32_t start = 0, end = -1;
-    float length = 0;                         // scene units
-    std::uint32_t levels = 1;                 // classes at offsets 0, spacing, ..., (levels - 1) spacing
-    std::uint32_t palette_offset = 0;         // palette entry of (class k, influence i): offset + k * influences.size() + i
-    std::vector<std::uint32_t> joints;        // the bone's chain joints, ascending (parents first)
-    std::vector<float> base_distances;        // per chain joint: distance at offset 0
+    float length = 0;                   // scene units
+    std::uint32_t levels = 1;           // classes at offsets 0, spacing, ..., (levels - 1) spacing
+    std::uint32_t palette_offset = 0;   // palette entry of (class k, influence i): offset + k * influences.size() + i
+    std::vector<std::uint32_t> joints;  // the bone's chain joints, ascending (parents first)
+    std::vector<float> base_distances;  // per chain joint: distance at offset 0
     std::vector<std::int8_t> slopes;
-    std::vector<std::int32_t> parent_slots;   // per chain joint: its parent's index in joints, -1 at a root
-    std::vector<std::uint32_t> influences;    // joints that skin a vertex of the bone
+    std::vector<std::int32_t> parent_slots;      // per chain joint: its parent's index in joints, -1 at a root
+    std::vector<std::uint32_t> influences;       // joints that skin a vertex of the bone
     std::vector<std::uint32_t> influence_slots;  // their index in joints
   };
   std::vector<BoneClasses> bones_;
-  double class_spacing_ = 0;                  // scene units along a bone
+  double class_spacing_ = 0;  // scene units along a bone
   PackedSkin class_skin_;
   std::vector<Mat4f> class_palette_;
   // Per frame: local rotations at delays 0, step, 2 step, ... (levels_ x joints).

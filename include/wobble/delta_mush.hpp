@@ -42,7 +42,7 @@ namespace mush {
 struct CornerBlocks;
 struct SweepRows;
 struct SmoothedSkin;
-}
+}  // namespace mush
 
 enum class MushSmoothing { Uniform, Length, Cotangent };
 enum class MushMode { Wobble, Blender };
@@ -51,27 +51,27 @@ enum class MushMode { Wobble, Blender };
 enum class BlenderVersion { V3_4, V4_3 };
 
 // The settings' names of the choices (one table each; parse and to_string read it).
-const std::vector<std::pair<std::string, MushSmoothing>>& mush_smoothing_names();  // uniform, length, cotangent
-const std::vector<std::pair<std::string, MushMode>>& mush_mode_names();            // wobble, blender
+const std::vector<std::pair<std::string, MushSmoothing>>& mush_smoothing_names();    // uniform, length, cotangent
+const std::vector<std::pair<std::string, MushMode>>& mush_mode_names();              // wobble, blender
 const std::vector<std::pair<std::string, BlenderVersion>>& blender_version_names();  // 3.4, 4.3
-MushSmoothing parse_mush_smoothing(std::string_view text);  // throws Error naming the choices
+MushSmoothing parse_mush_smoothing(std::string_view text);                           // throws Error naming the choices
 MushMode parse_mush_mode(std::string_view text);
 const char* to_string(MushSmoothing smoothing);
 const char* to_string(MushMode mode);
 
 struct DeltaMushSettings {
-  int iterations = 10;          // smoothing sweeps (>= 0)
-  float step = 0.5f;            // lambda, fraction of the way to the neighbours' mean per sweep (0..1]
+  int iterations = 10;  // smoothing sweeps (>= 0)
+  float step = 0.5f;    // lambda, fraction of the way to the neighbours' mean per sweep (0..1]
   MushSmoothing smoothing = MushSmoothing::Uniform;
-  bool pin_boundary = false;    // vertices on open boundaries are not smoothed
+  bool pin_boundary = false;  // vertices on open boundaries are not smoothed
   // Blender mode: multiplies the restored detail, as Corrective Smooth's scale. Wobble mode:
   // multiplies the correction, out = in + scale (mush - in), exact at rest for any scale.
   float scale = 1.0f;
-  bool smooth_only = false;     // output the smoothed mesh, no detail restored
+  bool smooth_only = false;  // output the smoothed mesh, no detail restored
   MushMode mode = MushMode::Wobble;
   BlenderVersion blender_version = BlenderVersion::V4_3;  // blender mode: the newest tested
-  std::vector<float> mask;      // per-vertex smoothing weight in [0, 1]; empty: 1 everywhere
-  bool invert_mask = false;     // use 1 - mask
+  std::vector<float> mask;                                // per-vertex smoothing weight in [0, 1]; empty: 1 everywhere
+  bool invert_mask = false;                               // use 1 - mask
 
   // Empty string when usable with a mesh of `vertex_count` vertices; otherwise the problem.
   std::string validate(std::size_t vertex_count) const;
@@ -101,13 +101,13 @@ DeltaMushSettings delta_mush_settings_for(const Character& character, const Delt
 //            (src/deform/delta_mush_kernels.hpp); keep_input[w]: the input is kept
 //   scatter: positions[v] = in_v + scale (out_{welded_of[v]} - in_v) (settings().scale)
 struct DeltaMushOperator {
-  std::vector<std::uint32_t> welded_of;                    // per original vertex
-  std::vector<std::uint32_t> member_offsets, members;     // per welded vertex: its original vertices
-  std::vector<std::uint32_t> row_offsets, row_columns;    // per welded vertex: its neighbours
+  std::vector<std::uint32_t> welded_of;                 // per original vertex
+  std::vector<std::uint32_t> member_offsets, members;   // per welded vertex: its original vertices
+  std::vector<std::uint32_t> row_offsets, row_columns;  // per welded vertex: its neighbours
   std::vector<float> row_weights, self_weights;
   std::vector<std::uint32_t> corner_offsets, corner_next, corner_prev;  // per welded vertex: its corners
-  std::vector<Vec3f> corner_deltas;                       // in the corner's frame, times its weight
-  std::vector<std::uint8_t> keep_input;                   // per welded vertex
+  std::vector<Vec3f> corner_deltas;                                     // in the corner's frame, times its weight
+  std::vector<std::uint8_t> keep_input;                                 // per welded vertex
   int iterations = 0;
   std::size_t welded_count() const { return member_offsets.empty() ? 0 : member_offsets.size() - 1; }
 };
@@ -183,13 +183,13 @@ class DeltaMush {
   bool bound_ = false;
   DeltaMushSettings settings_;
   MeshFingerprint fingerprint_;
-  std::vector<Triangle> triangles_;   // as given (for normals)
+  std::vector<Triangle> triangles_;    // as given (for normals)
   std::vector<Vec3f> normal_scratch_;  // recompute_normals' sums, kept so that frames do not allocate
-  std::vector<float> vertex_weight_;  // per smoothing vertex: mask, 0 when pinned
+  std::vector<float> vertex_weight_;   // per smoothing vertex: mask, 0 when pinned
 
   // Wobble mode: welded connectivity.
   Welding welding_;
-  std::vector<std::uint32_t> weld_offsets_, weld_members_;   // welded vertex -> original vertices
+  std::vector<std::uint32_t> weld_offsets_, weld_members_;  // welded vertex -> original vertices
   // Smoothing operator (weights lambda * mask * w_ij / sum_j w_ij, none for uniform smoothing,
   // and per vertex its self weight 1 - sum_j of the row and uniform smoothing's common row
   // weight), in the kernels' layout. Immutable once bound.
@@ -198,10 +198,10 @@ class DeltaMush {
   // of the triangle, and the delta in the corner's frame, premultiplied by the corner's
   // normalised weight (src/deform/delta_mush_kernels.hpp). Immutable once bound.
   std::shared_ptr<const mush::CornerBlocks> corners_;
-  std::vector<std::uint8_t> keep_input_;                     // welded vertex without usable corners
-  std::vector<float> buffer_a_, buffer_b_;                   // float4 per welded vertex (padded; see bind_wobble)
-  std::shared_ptr<const mush::SmoothedSkin> folded_;         // fold_skin()'s influences; null: none
-  std::vector<float> folded_palette_;                        // per joint, per frame (evaluate_skinned)
+  std::vector<std::uint8_t> keep_input_;              // welded vertex without usable corners
+  std::vector<float> buffer_a_, buffer_b_;            // float4 per welded vertex (padded; see bind_wobble)
+  std::shared_ptr<const mush::SmoothedSkin> folded_;  // fold_skin()'s influences; null: none
+  std::vector<float> folded_palette_;                 // per joint, per frame (evaluate_skinned)
   // The folded path's own corner deltas, from its rest smoothing (double sums, then the same
   // float blend as at run time), so that its rest pose is exact too.
   std::shared_ptr<const mush::CornerBlocks> folded_corners_;
@@ -209,9 +209,9 @@ class DeltaMush {
 
   // Blender mode (src/deform/delta_mush_blender.cpp): connectivity exactly as given.
   Adjacency adjacency_;
-  bool blender_weighted_ = false;                            // a mask or pinning: Blender's smooth_weights
+  bool blender_weighted_ = false;  // a mask or pinning: Blender's smooth_weights
   std::vector<std::uint32_t> vcorner_offsets_, vcorner_next_, vcorner_prev_;
-  std::vector<Vec3f> vcorner_delta_;                         // inverse(corner frame) * delta
+  std::vector<Vec3f> vcorner_delta_;  // inverse(corner frame) * delta
   std::vector<Vec3f> work_;
 };
 

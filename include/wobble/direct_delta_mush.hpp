@@ -45,12 +45,12 @@ DdmVariant parse_ddm_variant(std::string_view text);  // "v0", "v1", "v2", "v3"
 const char* to_string(DdmVariant variant);
 
 struct DirectDeltaMushSettings {
-  int iterations = 5;          // p, implicit smoothing steps (>= 1)
-  double step = 1.0;           // lambda (> 0)
+  int iterations = 5;                                // p, implicit smoothing steps (>= 1)
+  double step = 1.0;                                 // lambda (> 0)
   MushSmoothing smoothing = MushSmoothing::Uniform;  // uniform or cotangent (length: rest edge lengths)
   DdmVariant variant = DdmVariant::V0;
-  int max_influences = 8;      // smoothed joint influences kept per vertex
-  double min_weight = 1e-4;    // smoothed weights below this are dropped
+  int max_influences = 8;    // smoothed joint influences kept per vertex
+  double min_weight = 1e-4;  // smoothed weights below this are dropped
 
   std::string validate() const;
 };
@@ -78,8 +78,8 @@ class DirectDeltaMush {
  public:
   // Precomputes. Throws Error for bad settings, a skin that does not fit the mesh, or a solver
   // failure.
-  void bind(std::span<const Vec3f> rest, std::span<const Triangle> triangles, const Skin& skin,
-            std::size_t joint_count, const DirectDeltaMushSettings& settings);
+  void bind(std::span<const Vec3f> rest, std::span<const Triangle> triangles, const Skin& skin, std::size_t joint_count,
+            const DirectDeltaMushSettings& settings);
   bool bound() const { return !rest_.empty() || fingerprint_.vertex_count == 0; }
   const MeshFingerprint& fingerprint() const { return fingerprint_; }
   const DirectDeltaMushSettings& settings() const { return settings_; }
@@ -93,7 +93,8 @@ class DirectDeltaMush {
 
   // Views of the bind data (valid while this object is unchanged).
   DirectDeltaMushTables tables() const {
-    return {settings_.variant, width_, joint_count_, rest_, joints_, psi_, omega_, centre_, covariance_, linear_fallback_};
+    return {settings_.variant, width_,      joint_count_,    rest_, joints_, psi_, omega_,
+            centre_,           covariance_, linear_fallback_};
   }
 
   // Kept influences per vertex (for diagnostics and tests).
@@ -103,15 +104,15 @@ class DirectDeltaMush {
   DirectDeltaMushSettings settings_;
   MeshFingerprint fingerprint_;
   std::size_t joint_count_ = 0;
-  std::size_t width_ = 0;                     // slots per vertex
+  std::size_t width_ = 0;  // slots per vertex
   std::vector<Vec3f> rest_;
-  std::vector<std::uint16_t> joints_;         // [vertex][slot]
-  std::vector<float> omega_;                  // v0: [vertex][slot][10] centred on p (A xx xy xz yy yz zz, b x y z, c)
-  std::vector<float> psi_;                    // v1, v2: [vertex][slot]
-  std::vector<float> centre_;                 // [vertex][3]: p_i
-  std::vector<float> covariance_;             // v1: [vertex][6]
-  std::vector<float> lever_;                  // v3: [group of 8 vertices][x, y, z][lane]: u - p
-  std::vector<std::uint8_t> linear_fallback_; // per vertex
+  std::vector<std::uint16_t> joints_;          // [vertex][slot]
+  std::vector<float> omega_;                   // v0: [vertex][slot][10] centred on p (A xx xy xz yy yz zz, b x y z, c)
+  std::vector<float> psi_;                     // v1, v2: [vertex][slot]
+  std::vector<float> centre_;                  // [vertex][3]: p_i
+  std::vector<float> covariance_;              // v1: [vertex][6]
+  std::vector<float> lever_;                   // v3: [group of 8 vertices][x, y, z][lane]: u - p
+  std::vector<std::uint8_t> linear_fallback_;  // per vertex
 };
 
 }  // namespace wobble

@@ -31,9 +31,9 @@ struct DqsJob {
   const DqsJoints* joints = nullptr;
   const PackedSkin* skin = nullptr;
   std::span<const Vec3f> in_positions;
-  std::span<const Vec3f> in_normals;   // may be empty
+  std::span<const Vec3f> in_normals;  // may be empty
   std::span<Vec3f> out_positions;
-  std::span<Vec3f> out_normals;        // empty iff in_normals is empty
+  std::span<Vec3f> out_normals;  // empty iff in_normals is empty
 
   std::string Validate() const;
   void Run(std::size_t begin, std::size_t end) const;

@@ -28,7 +28,6 @@
 #include <unordered_map>
 #include <vector>
 
-
 #include <wobble/math.hpp>
 #include <wobble/pose.hpp>
 
@@ -42,7 +41,6 @@ class ThreadPool;
 namespace dynamic_kernels {
 struct PairLayout;
 }
-
 
 // The sampling period of the joint velocities: 1/60 s of animation time.
 inline constexpr double kDynamicSampleRate = 60.0;  // Hz
@@ -92,17 +90,16 @@ struct OscillationFilter {
 
 // Reference for the tests: the direct sum F_n = D H_n + sum_{k=0..n} kappa(k dt) (H_{n-k} -
 // H_{n-k-1}) over the whole history H_0..H_n (oldest first), with H_{-1} = `before`.
-Vec3d oscillation_direct_sum(std::span<const Vec3d> history, const Vec3d& before, double frequency_hz,
-                             double damping_s, double amplitude_s, double drag_s,
-                             double dt = 1.0 / kDynamicSampleRate);
+Vec3d oscillation_direct_sum(std::span<const Vec3d> history, const Vec3d& before, double frequency_hz, double damping_s,
+                             double amplitude_s, double drag_s, double dt = 1.0 / kDynamicSampleRate);
 
 // ---------------------------------------------------------------------------------------------
 // Per-joint settings. Replacements win over the global values, then the scales multiply.
 struct JointDynamics {
-  std::string joint;                       // joint name (must exist in the rig)
+  std::string joint;  // joint name (must exist in the rig)
   std::optional<double> frequency, damping, amplitude, drag;
   double frequency_scale = 1, damping_scale = 1, amplitude_scale = 1, drag_scale = 1;
-  bool enabled = true;                     // false: the joint adds no offset
+  bool enabled = true;  // false: the joint adds no offset
   // Flexible deformation origin: the rotation centre, in the joint's bind-pose frame (scene
   // units; the joint itself by default).
   Vec3f origin = Vec3f::Zero();
@@ -112,15 +109,15 @@ struct JointDynamics {
 };
 
 struct DynamicSkinningParameters {
-  double frequency = 2.5;    // f, Hz, in [0, 30] (30 Hz is the Nyquist frequency of the sampling)
-  double damping = 0.3;      // tau, s (how long a wobble lasts)
-  double amplitude = 0.25;   // A, s
-  double drag = 0.08;        // D, s
+  double frequency = 2.5;                 // f, Hz, in [0, 30] (30 Hz is the Nyquist frequency of the sampling)
+  double damping = 0.3;                   // tau, s (how long a wobble lasts)
+  double amplitude = 0.25;                // A, s
+  double drag = 0.08;                     // D, s
   double max_angle = 1.0471975511965976;  // soft limit on |theta|, radians (60 degrees), in (0, pi]
   // Optional extra from Velocity Skinning: the whole subtree of a joint is pushed against its
   // linear velocity (relative to its parent, in world space), by linear_drag * v, in seconds.
   double linear_drag = 0;
-  std::vector<JointDynamics> joints;       // per-joint overrides
+  std::vector<JointDynamics> joints;  // per-joint overrides
   // Per-vertex bend weights gamma_i (any sign); empty: the mesh attribute named below, else 1.
   std::vector<float> bend_weights;
   std::string bend_weight_attribute = "_BEND_WEIGHT";  // empty: ignore painted weights
@@ -176,10 +173,10 @@ class DynamicSkinningState {
   // Introspection (tests, benchmarks, viewers).
   float character_size() const { return size_; }
   const HierarchicalWeights& hierarchical_weights() const { return weights_; }
-  std::size_t pair_count() const;       // pairs kept (beta gamma != 0)
-  std::size_t dense_lane_count() const;  // lanes of dense segments (gaps included)
-  std::size_t active_pair_count() const { return active_pairs_; }      // pairs evaluated last apply
-  std::span<const Vec3d> filtered() const { return frame_filtered_; }  // F_j of the last apply, radians
+  std::size_t pair_count() const;                                            // pairs kept (beta gamma != 0)
+  std::size_t dense_lane_count() const;                                      // lanes of dense segments (gaps included)
+  std::size_t active_pair_count() const { return active_pairs_; }            // pairs evaluated last apply
+  std::span<const Vec3d> filtered() const { return frame_filtered_; }        // F_j of the last apply, radians
   std::span<const Vec3d> angular_velocities() const { return last_omega_; }  // Omega_j, last sample, rad/s
   std::span<const float> bend_weights() const { return gamma_; }
   // The kernel's scalar reference (std::sin/std::cos): offsets for the last apply's joint data.
@@ -190,7 +187,8 @@ class DynamicSkinningState {
   // apply/advance: origin q (3), G = F/L (3), axis F/|F| (3), L/|F| (1), linear-drag offset (3),
   // unused (3). Rows of inactive joints are zero (they add no offset).
   static constexpr std::size_t kJointTableStride = 16;
-  void advance(const DynamicSkinningParameters& parameters, const Pose& pose, double t, const PoseSampler& pose_at = {});
+  void advance(const DynamicSkinningParameters& parameters, const Pose& pose, double t,
+               const PoseSampler& pose_at = {});
   std::span<const float> joint_table() const { return joint_data_; }
   float inverse_max_angle_squared() const;  // 1 / max_angle^2 of the last apply/advance
   // The (vertex, joint, beta) pairs the kernel evaluates, rows in mesh order: radius falloffs
@@ -207,8 +205,9 @@ class DynamicSkinningState {
   };
   void resolve_parameters(const DynamicSkinningParameters& parameters);
   void sample_pose(const Pose& pose, std::vector<Quatf>& rotations, std::vector<Vec3f>& translations) const;
-  void velocities(const Pose& pose, std::span<const Quatf> previous_rotations, std::span<const Vec3f> previous_translations,
-                  double step, std::vector<Vec3d>& omega, std::vector<Vec3d>& velocity);
+  void velocities(const Pose& pose, std::span<const Quatf> previous_rotations,
+                  std::span<const Vec3f> previous_translations, double step, std::vector<Vec3d>& omega,
+                  std::vector<Vec3d>& velocity);
   void restart(const Pose& pose, double t, const PoseSampler& pose_at);
   double sample_position(double t) const { return (t - grid_origin_) / grid_period_; }  // t in samples
   double sample_time(std::int64_t n) const { return grid_origin_ + static_cast<double>(n) * grid_period_; }
@@ -238,14 +237,14 @@ class DynamicSkinningState {
   // History, and the grid it is sampled on.
   double grid_period_ = 1.0 / kDynamicSampleRate, grid_origin_ = 0;
   bool started_ = false;
-  bool periodic_start_ = false;  // start_periodic() ran and no apply() since
-  std::int64_t last_sample_ = 0;   // index n of the last sample pushed (time n dt)
-  double last_time_ = 0;           // time of the last apply
+  bool periodic_start_ = false;   // start_periodic() ran and no apply() since
+  std::int64_t last_sample_ = 0;  // index n of the last sample pushed (time n dt)
+  double last_time_ = 0;          // time of the last apply
   std::vector<OscillationFilter> filters_;
-  std::vector<Vec3d> last_omega_, last_velocity_;      // Omega_n, v_n
-  std::vector<Vec3d> filtered_last_, filtered_prev_;   // F_n, F_{n-1}
-  std::vector<Vec3d> linear_last_, linear_prev_;       // linear drag offsets at n, n-1
-  std::vector<Quatf> sample_rotations_;                // local rotations at the last sample / frame
+  std::vector<Vec3d> last_omega_, last_velocity_;     // Omega_n, v_n
+  std::vector<Vec3d> filtered_last_, filtered_prev_;  // F_n, F_{n-1}
+  std::vector<Vec3d> linear_last_, linear_prev_;      // linear drag offsets at n, n-1
+  std::vector<Quatf> sample_rotations_;               // local rotations at the last sample / frame
   std::vector<Vec3f> sample_translations_;
   std::vector<Vec3d> interval_omega_, interval_velocity_;  // interactive: velocity over the last frame step
   Pose scratch_pose_;

@@ -15,9 +15,9 @@ struct LbsJob {
   std::span<const Mat4f> skinning_matrices;  // per joint: bind space -> world
   const PackedSkin* skin = nullptr;
   std::span<const Vec3f> in_positions;
-  std::span<const Vec3f> in_normals;         // may be empty
+  std::span<const Vec3f> in_normals;  // may be empty
   std::span<Vec3f> out_positions;
-  std::span<Vec3f> out_normals;              // empty iff in_normals is empty
+  std::span<Vec3f> out_normals;  // empty iff in_normals is empty
   bool normalize_normals = true;
 
   // Empty string if the job can run; otherwise what is wrong.

@@ -58,7 +58,7 @@ std::vector<bool> boundary_vertices(std::size_t vertex_count, std::span<const Ed
 // share one welded index. welded_of[v] is v's welded index; welded indices are numbered in
 // order of first appearance, so a mesh without duplicates maps every vertex to itself.
 struct Welding {
-  std::vector<std::uint32_t> welded_of;   // per original vertex
+  std::vector<std::uint32_t> welded_of;  // per original vertex
   std::uint32_t welded_count = 0;
   bool identity() const { return welded_count == welded_of.size(); }
 

@@ -46,8 +46,7 @@ class ThreadPool {
 
   std::size_t thread_count() const { return workers_.size() + 1; }
   // Calls body(begin, end) on chunks of [0, count) of at most `grain` items; blocks until done.
-  void parallel_for(std::size_t count, std::size_t grain,
-                    const std::function<void(std::size_t, std::size_t)>& body);
+  void parallel_for(std::size_t count, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& body);
 
  private:
   void worker_loop();

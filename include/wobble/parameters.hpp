@@ -31,9 +31,9 @@ enum class DeformerStage { Base, Effect, Post };
 enum class ParameterType { Number, Integer, Boolean, Choice, Text, VertexArray, Vector3, JointTable };
 enum class Lifetime { Bind, Live };
 
-const char* to_string(DeformerStage stage);    // "base", "effect", "post"
-const char* to_string(ParameterType type);     // "number", "integer", ..., "joint_table"
-const char* to_string(Lifetime lifetime);      // "bind", "live"
+const char* to_string(DeformerStage stage);  // "base", "effect", "post"
+const char* to_string(ParameterType type);   // "number", "integer", ..., "joint_table"
+const char* to_string(Lifetime lifetime);    // "bind", "live"
 
 // Keyframes of a live number: piecewise linear (or step) in clip time, held beyond the ends.
 struct Keys {
@@ -76,11 +76,11 @@ struct NamedValue {
 // erased: the struct is the one named by DeformerDescription::parameters_type); set() receives
 // a value already checked against this description.
 struct ParameterDescription {
-  std::string key;        // settings key ("frequency"); nested keys for joint tables
-  std::string flag;       // command-line flag without dashes ("frequency"); empty: none
+  std::string key;   // settings key ("frequency"); nested keys for joint tables
+  std::string flag;  // command-line flag without dashes ("frequency"); empty: none
   ParameterType type = ParameterType::Number;
-  std::string unit;       // "Hz", "s", "degrees", "character sizes/s", ... (empty: none)
-  std::string help;       // one line, without default, range or unit
+  std::string unit;  // "Hz", "s", "degrees", "character sizes/s", ... (empty: none)
+  std::string help;  // one line, without default, range or unit
   Lifetime lifetime = Lifetime::Live;
   double minimum = -std::numeric_limits<double>::infinity();  // allowed range, inclusive
   double maximum = std::numeric_limits<double>::infinity();
@@ -88,11 +88,11 @@ struct ParameterDescription {
   bool maximum_exclusive = false;
   double soft_minimum = std::numeric_limits<double>::quiet_NaN();  // slider range (NaN: the allowed range)
   double soft_maximum = std::numeric_limits<double>::quiet_NaN();
-  std::vector<std::string> choices;               // Choice: the accepted texts
-  bool optional = false;                          // a joint field that may be left unset (the global value)
-  bool attribute_allowed = false;                 // VertexArray: may name a per-vertex attribute instead
-  std::vector<ParameterDescription> fields;       // JointTable: the description of one joint's entry
-  ParameterValue default_value;                   // read from a default-constructed struct
+  std::vector<std::string> choices;          // Choice: the accepted texts
+  bool optional = false;                     // a joint field that may be left unset (the global value)
+  bool attribute_allowed = false;            // VertexArray: may name a per-vertex attribute instead
+  std::vector<ParameterDescription> fields;  // JointTable: the description of one joint's entry
+  ParameterValue default_value;              // read from a default-constructed struct
   std::function<ParameterValue(const void* parameters)> get;
   std::function<void(void* parameters, const ParameterValue& value)> set;
 
@@ -239,7 +239,8 @@ class StackSettings {
 // Reads a command-line value for a parameter: numbers whole (parse.hpp), booleans from the
 // fixed set, choices exactly, JSON for arrays, tables and keys ('{"keys": ...}'); `what` is the
 // flag ("--frequency").
-ParameterValue parse_parameter_text(const ParameterDescription& parameter, std::string_view text, std::string_view what);
+ParameterValue parse_parameter_text(const ParameterDescription& parameter, std::string_view text,
+                                    std::string_view what);
 
 // One value as JSON text, both ways (Python, the C API): checked as in a settings file.
 ParameterValue parameter_from_json(const ParameterDescription& parameter, std::string_view json, std::string_view what);

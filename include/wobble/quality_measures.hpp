@@ -51,11 +51,11 @@ class QualityReference {
   std::vector<Triangle> triangles_;
   std::vector<std::uint32_t> edge_a_, edge_b_;
   std::vector<double> rest_length_;
-  std::vector<std::uint32_t> adjacency_offsets_, adjacency_;              // vertex neighbours
+  std::vector<std::uint32_t> adjacency_offsets_, adjacency_;  // vertex neighbours
   std::vector<std::uint32_t> triangle_neighbour_offsets_, triangle_neighbours_;
-  std::vector<double> rest_detail_;                                       // |delta_i| at rest
+  std::vector<double> rest_detail_;  // |delta_i| at rest
   double rest_detail_rms_ = 0;
-  std::vector<std::uint8_t> rest_consistent_;                             // per triangle
+  std::vector<std::uint8_t> rest_consistent_;  // per triangle
   double rest_volume_ = 0;
 };
 

@@ -12,10 +12,10 @@ namespace wobble {
 
 struct Rig {
   std::vector<std::string> names;
-  std::vector<int> parents;            // -1 for a root; parents[j] < j always (topological order)
-  std::vector<Transform> rest_local;   // rest pose, local to the parent
-  std::vector<Mat4f> inverse_bind;     // bind space -> joint space; identity for helper joints
-  std::vector<bool> skinned;           // part of the source's skin (may carry weights)
+  std::vector<int> parents;           // -1 for a root; parents[j] < j always (topological order)
+  std::vector<Transform> rest_local;  // rest pose, local to the parent
+  std::vector<Mat4f> inverse_bind;    // bind space -> joint space; identity for helper joints
+  std::vector<bool> skinned;          // part of the source's skin (may carry weights)
 
   std::size_t joint_count() const { return parents.size(); }
   bool empty() const { return parents.empty(); }
@@ -29,8 +29,7 @@ struct Rig {
   // Checks sizes, topological order and finite values; throws Error naming `source` and the joint.
   void validate(const std::filesystem::path& source) const;
   // Appends a joint and returns its index (parent must already exist).
-  int add_joint(const std::string& name, int parent, const Transform& rest, const Mat4f& inverse_bind,
-                bool skinned);
+  int add_joint(const std::string& name, int parent, const Transform& rest, const Mat4f& inverse_bind, bool skinned);
 };
 
 }  // namespace wobble

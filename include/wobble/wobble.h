@@ -46,18 +46,18 @@ typedef struct wobble_character wobble_character;
 
 typedef struct wobble_skinned_mesh {
   uint32_t vertex_count;
-  const float* positions;    /* 3 floats per vertex, rest pose, bind space */
-  size_t positions_stride;   /* bytes from one vertex to the next; 0: 12 */
-  const float* normals;      /* 3 floats per vertex, or NULL (then normals are computed from the triangles) */
-  size_t normals_stride;     /* 0: 12 */
+  const float* positions;  /* 3 floats per vertex, rest pose, bind space */
+  size_t positions_stride; /* bytes from one vertex to the next; 0: 12 */
+  const float* normals;    /* 3 floats per vertex, or NULL (then normals are computed from the triangles) */
+  size_t normals_stride;   /* 0: 12 */
   uint32_t triangle_count;
   const uint32_t* triangles; /* 3 vertex indices per triangle */
   uint32_t joint_count;
-  const int32_t* joint_parents;        /* per joint: its parent, or -1; parents come before their children */
-  const float* inverse_bind_matrices;  /* 16 floats per joint: bind space -> the joint's space */
-  uint32_t influences_per_vertex;      /* k, 1 to 64 */
-  const uint16_t* influence_joints;    /* k per vertex */
-  const float* influence_weights;      /* k per vertex; zero weights are unused slots */
+  const int32_t* joint_parents;       /* per joint: its parent, or -1; parents come before their children */
+  const float* inverse_bind_matrices; /* 16 floats per joint: bind space -> the joint's space */
+  uint32_t influences_per_vertex;     /* k, 1 to 64 */
+  const uint16_t* influence_joints;   /* k per vertex */
+  const float* influence_weights;     /* k per vertex; zero weights are unused slots */
 } wobble_skinned_mesh;
 
 /* Copies the arrays (the caller may free them afterwards). Weights that do not sum to one are

@@ -18,9 +18,10 @@ extern "C" {
 /* A host's bake of a character, frame f at times[f]. */
 typedef struct wobble_baked_frames {
   uint32_t frame_count;
-  const double* times;                /* seconds, rising */
-  const float* joint_world_matrices;  /* frame_count * joint_count * 16 floats: the pose of each frame, as wobble_frame's */
-  const float* positions;             /* frame_count * vertex_count * 3 floats: the deformed mesh, world space */
+  const double* times; /* seconds, rising */
+  const float*
+      joint_world_matrices; /* frame_count * joint_count * 16 floats: the pose of each frame, as wobble_frame's */
+  const float* positions;   /* frame_count * vertex_count * 3 floats: the deformed mesh, world space */
 } wobble_baked_frames;
 
 typedef struct wobble_helper_bones wobble_helper_bones;
@@ -49,16 +50,17 @@ wobble_status wobble_helper_bones_destroy(wobble_helper_bones* helpers);
 typedef struct wobble_helper_bones_result {
   uint32_t helper_count;
   uint32_t frame_count;
-  uint32_t influences_per_vertex;      /* k of the refitted skin (the fit's "influences") */
-  const int32_t* parents;              /* per helper: the character joint it is a child of */
-  const float* inverse_bind_matrices;  /* 16 floats per helper: bind space -> the helper's space */
-  const float* local_transforms;       /* frame_count * helper_count * 10 floats: each helper relative to its parent in
+  uint32_t influences_per_vertex;     /* k of the refitted skin (the fit's "influences") */
+  const int32_t* parents;             /* per helper: the character joint it is a child of */
+  const float* inverse_bind_matrices; /* 16 floats per helper: bind space -> the helper's space */
+  const float* local_transforms;      /* frame_count * helper_count * 10 floats: each helper relative to its parent in
                                           each frame (translation x y z, unit quaternion x y z w, scale x y z), as
                                           wobble_frame's joint_local_transforms */
-  const uint16_t* influence_joints;    /* k per vertex: j < joint_count the character's joint j, joint_count + h helper h */
-  const float* influence_weights;      /* k per vertex, summing to one; zero weights are unused slots */
-  double rmse;           /* RMS over frames and vertices of that LBS against the frames (scene units) */
-  double secondary_rms;  /* the same of the character's own skin alone: the motion the helpers are to carry */
+  const uint16_t*
+      influence_joints;           /* k per vertex: j < joint_count the character's joint j, joint_count + h helper h */
+  const float* influence_weights; /* k per vertex, summing to one; zero weights are unused slots */
+  double rmse;                    /* RMS over frames and vertices of that LBS against the frames (scene units) */
+  double secondary_rms;           /* the same of the character's own skin alone: the motion the helpers are to carry */
 } wobble_helper_bones_result;
 wobble_status wobble_helper_bones_get(const wobble_helper_bones* helpers, wobble_helper_bones_result* result);
 

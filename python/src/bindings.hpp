@@ -47,7 +47,8 @@ py::array_t<float> require_float_rows(py::handle object, py::ssize_t rows, py::s
                                       bool writable);
 // Any array-like of numbers as (rows, columns) float32 (copied only when it has to be).
 py::array_t<float, py::array::c_style | py::array::forcecast> as_float_rows(py::handle object, py::ssize_t rows,
-                                                                             py::ssize_t columns, const std::string& what);
+                                                                            py::ssize_t columns,
+                                                                            const std::string& what);
 // Reads (N, 4, 4) matrices (row-major numpy) into Mat4f.
 std::vector<Mat4f> read_mat4(py::handle object, py::ssize_t count, const std::string& what);
 
@@ -64,7 +65,8 @@ std::size_t clip_index(const Character& character, py::handle clip);
 
 // bake(..., helper_bones=, helper_influences=, helper_settings=) as the decomposition's settings,
 // checked by its description (errors name the keyword); nullopt without helper_bones.
-std::optional<DecompositionParameters> helper_bone_parameters(py::handle bones, py::handle influences, py::handle settings);
+std::optional<DecompositionParameters> helper_bone_parameters(py::handle bones, py::handle influences,
+                                                              py::handle settings);
 // The helper bones of a bake as a wobble.HelperBones (the GIL released while they are fitted).
 py::object helper_bones_object(const Character& character, std::size_t clip, const BakedFrames& baked,
                                const DecompositionParameters& parameters, bool periodic, std::size_t threads);

@@ -27,7 +27,6 @@ py::array flat_view(const std::vector<T>& values, py::handle owner) {
   return view(values.data(), {ssize(values.size())}, {ssize(sizeof(T))}, owner);
 }
 
-
 // A character built from arrays: bind-space positions, triangles, joints given by their
 // bind-pose world matrices (rest pose = bind pose), skin as compressed rows.
 CharacterPtr from_arrays(py::handle positions_in, py::handle triangles_in, const std::vector<std::string>& names,
@@ -45,7 +44,8 @@ CharacterPtr from_arrays(py::handle positions_in, py::handle triangles_in, const
   std::memcpy(mesh.triangles.data(), triangles.data(), mesh.triangles.size() * sizeof(Triangle));
   for (const Triangle& t : mesh.triangles) {
     for (std::uint32_t v : t) {
-      if (v >= mesh.positions.size()) fail(name, "triangle index {} is out of range ({} vertices)", v, mesh.positions.size());
+      if (v >= mesh.positions.size())
+        fail(name, "triangle index {} is out of range ({} vertices)", v, mesh.positions.size());
     }
   }
   mesh.primitives.push_back({name, 0, 0, 0, static_cast<std::uint32_t>(mesh.positions.size()), 0,
@@ -82,7 +82,8 @@ CharacterPtr from_arrays(py::handle positions_in, py::handle triangles_in, const
     std::vector<Influence> row;
     for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
       const std::uint32_t begin = offsets.at(v), end = offsets.at(v + 1);
-      if (begin > end || end > static_cast<std::uint32_t>(joints.size())) fail(name, "skin: offsets of vertex {} are out of order", v);
+      if (begin > end || end > static_cast<std::uint32_t>(joints.size()))
+        fail(name, "skin: offsets of vertex {} are out of order", v);
       row.clear();
       for (std::uint32_t k = begin; k < end; ++k) row.push_back({joints.at(k), weights.at(k)});
       skin.add_vertex(row);
@@ -116,59 +117,69 @@ void bind_character(py::module_& m) {
       .def_property_readonly("duration", &Clip::duration, "s")
       .def_property_readonly("key_count", &Clip::key_count)
       .def_property_readonly("channel_count", [](const Clip& c) { return c.channels.size(); })
-      .def("__repr__", [](const Clip& c) {
-        return "<wobble.Clip '" + c.name + "' " + std::to_string(c.duration()) + " s>";
-      });
+      .def("__repr__",
+           [](const Clip& c) { return "<wobble.Clip '" + c.name + "' " + std::to_string(c.duration()) + " s>"; });
 
   py::class_<Character, CharacterPtr>(m, "Character",
                                       "A character: mesh, rig, skin and clips. Array properties are read-only numpy "
                                       "views of the character's own buffers (no copies).")
       .def_property_readonly("source", [](const Character& c) { return c.source.string(); })
-      .def_property_readonly("positions", [](py::object self) { return vec3_view(self.cast<const Character&>().mesh.positions, self); },
-                             "bind-space vertex positions, (N, 3) float32")
-      .def_property_readonly("normals", [](py::object self) { return vec3_view(self.cast<const Character&>().mesh.normals, self); },
-                             "bind-space normals, (N, 3) float32 (empty when the file had none)")
-      .def_property_readonly("uvs",
-                             [](py::object self) {
-                               const auto& uvs = self.cast<const Character&>().mesh.uvs;
-                               return view(uvs.empty() ? nullptr : uvs.front().data(), {ssize(uvs.size()), 2},
-                                           {ssize(sizeof(Vec2f)), ssize(sizeof(float))}, self);
-                             },
-                             "TEXCOORD_0, (N, 2) float32 (empty when absent)")
-      .def_property_readonly("triangles",
-                             [](py::object self) {
-                               const auto& t = self.cast<const Character&>().mesh.triangles;
-                               return view(t.empty() ? nullptr : t.front().data(), {ssize(t.size()), 3},
-                                           {ssize(sizeof(Triangle)), ssize(sizeof(std::uint32_t))}, self);
-                             },
-                             "vertex indices, (M, 3) uint32")
+      .def_property_readonly(
+          "positions", [](py::object self) { return vec3_view(self.cast<const Character&>().mesh.positions, self); },
+          "bind-space vertex positions, (N, 3) float32")
+      .def_property_readonly(
+          "normals", [](py::object self) { return vec3_view(self.cast<const Character&>().mesh.normals, self); },
+          "bind-space normals, (N, 3) float32 (empty when the file had none)")
+      .def_property_readonly(
+          "uvs",
+          [](py::object self) {
+            const auto& uvs = self.cast<const Character&>().mesh.uvs;
+            return view(uvs.empty() ? nullptr : uvs.front().data(), {ssize(uvs.size()), 2},
+                        {ssize(sizeof(Vec2f)), ssize(sizeof(float))}, self);
+          },
+          "TEXCOORD_0, (N, 2) float32 (empty when absent)")
+      .def_property_readonly(
+          "triangles",
+          [](py::object self) {
+            const auto& t = self.cast<const Character&>().mesh.triangles;
+            return view(t.empty() ? nullptr : t.front().data(), {ssize(t.size()), 3},
+                        {ssize(sizeof(Triangle)), ssize(sizeof(std::uint32_t))}, self);
+          },
+          "vertex indices, (M, 3) uint32")
       .def_property_readonly("vertex_count", [](const Character& c) { return c.mesh.vertex_count(); })
       .def_property_readonly("triangle_count", [](const Character& c) { return c.mesh.triangle_count(); })
-      .def_property_readonly("size", [](const Character& c) { return c.mesh.size(); },
-                             "character size L: diagonal of the bind-pose bounding box")
-      .def_property_readonly("vertex_scalars",
-                             [](py::object self) {
-                               py::dict out;
-                               for (const auto& [key, values] : self.cast<const Character&>().mesh.vertex_scalars) {
-                                 out[py::str(key)] = flat_view(values, self);
-                               }
-                               return out;
-                             },
-                             "per-vertex scalar attributes by name (e.g. _BEND_WEIGHT), float32 views")
+      .def_property_readonly(
+          "size", [](const Character& c) { return c.mesh.size(); },
+          "character size L: diagonal of the bind-pose bounding box")
+      .def_property_readonly(
+          "vertex_scalars",
+          [](py::object self) {
+            py::dict out;
+            for (const auto& [key, values] : self.cast<const Character&>().mesh.vertex_scalars) {
+              out[py::str(key)] = flat_view(values, self);
+            }
+            return out;
+          },
+          "per-vertex scalar attributes by name (e.g. _BEND_WEIGHT), float32 views")
       .def_property_readonly("joint_names", [](const Character& c) { return c.rig.names; })
       .def_property_readonly("joint_count", [](const Character& c) { return c.rig.joint_count(); })
-      .def_property_readonly("parents", [](py::object self) { return flat_view(self.cast<const Character&>().rig.parents, self); },
-                             "parent of each joint (-1 for roots; parents come first), int32")
-      .def_property_readonly("skinned_joints",
-                             [](const Character& c) { return std::vector<bool>(c.rig.skinned.begin(), c.rig.skinned.end()); })
-      .def_property_readonly("inverse_bind", [](py::object self) { return mat4_view(self.cast<const Character&>().rig.inverse_bind, self); },
-                             "bind space -> joint space, (J, 4, 4) float32")
-      .def_property_readonly("skin",
-                             [](py::object self) {
-                               const Skin& s = self.cast<const Character&>().skin;
-                               return py::make_tuple(flat_view(s.offsets, self), flat_view(s.joints, self), flat_view(s.weights, self));
-                             },
-                             "(offsets, joints, weights): the influences of vertex v are [offsets[v], offsets[v+1])")
+      .def_property_readonly(
+          "parents", [](py::object self) { return flat_view(self.cast<const Character&>().rig.parents, self); },
+          "parent of each joint (-1 for roots; parents come first), int32")
+      .def_property_readonly(
+          "skinned_joints",
+          [](const Character& c) { return std::vector<bool>(c.rig.skinned.begin(), c.rig.skinned.end()); })
+      .def_property_readonly(
+          "inverse_bind",
+          [](py::object self) { return mat4_view(self.cast<const Character&>().rig.inverse_bind, self); },
+          "bind space -> joint space, (J, 4, 4) float32")
+      .def_property_readonly(
+          "skin",
+          [](py::object self) {
+            const Skin& s = self.cast<const Character&>().skin;
+            return py::make_tuple(flat_view(s.offsets, self), flat_view(s.joints, self), flat_view(s.weights, self));
+          },
+          "(offsets, joints, weights): the influences of vertex v are [offsets[v], offsets[v+1])")
       .def_property_readonly("clips", [](const Character& c) { return c.clips; })
       .def_property_readonly("clip_names",
                              [](const Character& c) {
@@ -176,16 +187,18 @@ void bind_character(py::module_& m) {
                                for (const Clip& clip : c.clips) names.push_back(clip.name);
                                return names;
                              })
-      .def_property_readonly("diagnostics",
-                             [](const Character& c) {
-                               py::list out;
-                               for (const Repair& r : c.diagnostics.repairs()) out.append(py::make_tuple(r.kind, r.message, r.count));
-                               return out;
-                             },
-                             "repairs made while loading: (kind, message, count)")
+      .def_property_readonly(
+          "diagnostics",
+          [](const Character& c) {
+            py::list out;
+            for (const Repair& r : c.diagnostics.repairs()) out.append(py::make_tuple(r.kind, r.message, r.count));
+            return out;
+          },
+          "repairs made while loading: (kind, message, count)")
       .def_property_readonly("is_skinned", &Character::is_skinned)
-      .def("find_clip", [](const Character& c, py::handle clip) { return clip_index(c, clip); }, py::arg("clip"),
-           "index of a clip given by name or index; raises wobble.Error listing the clips")
+      .def(
+          "find_clip", [](const Character& c, py::handle clip) { return clip_index(c, clip); }, py::arg("clip"),
+          "index of a clip given by name or index; raises wobble.Error listing the clips")
       .def(
           "pose",
           [](const Character& c, py::handle clip, double t) {
@@ -209,8 +222,9 @@ void bind_character(py::module_& m) {
                   "(-1 or an earlier joint) and bind-pose world matrices (J, 4, 4; the rest pose), skin as compressed "
                   "rows. Weights are normalised; vertices without weight follow joint 0.")
       .def("__repr__", [](const Character& c) {
-        return "<wobble.Character '" + c.source.string() + "': " + std::to_string(c.mesh.vertex_count()) + " vertices, " +
-               std::to_string(c.rig.joint_count()) + " joints, " + std::to_string(c.clips.size()) + " clips>";
+        return "<wobble.Character '" + c.source.string() + "': " + std::to_string(c.mesh.vertex_count()) +
+               " vertices, " + std::to_string(c.rig.joint_count()) + " joints, " + std::to_string(c.clips.size()) +
+               " clips>";
       });
 
   m.def(

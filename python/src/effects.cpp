@@ -25,7 +25,8 @@ std::span<Vec3f> as_vec3(py::array_t<float>& array) {
 // One deformer's section ({'frequency': 2}) read as the settings file's, checked by its description.
 DeformerSettings section_from(const char* deformer, py::handle section) {
   if (section.is_none()) return StackSettings().get(deformer);
-  if (!py::isinstance<py::dict>(section)) fail_plain("{}: parameters must be a dict (the '{}' settings section)", deformer, deformer);
+  if (!py::isinstance<py::dict>(section))
+    fail_plain("{}: parameters must be a dict (the '{}' settings section)", deformer, deformer);
   py::dict settings;
   settings[deformer] = section;
   return stack_settings_from(settings).get(deformer);
@@ -44,7 +45,8 @@ void add_described_attributes(Class& cls, const DeformerDescription& description
     const ParameterDescription* parameter = &p;
     const std::string where = std::string(py::str(cls.attr("__name__"))) + "." + p.key;
     cls.def_property(
-        p.key.c_str(), [parameter](const Parameters& self) { return json_to_python(parameter_to_json(parameter->get(&self))); },
+        p.key.c_str(),
+        [parameter](const Parameters& self) { return json_to_python(parameter_to_json(parameter->get(&self))); },
         [parameter, where, &description](Parameters& self, py::handle value) {
           const ParameterValue v = parameter_from_json(*parameter, to_json(value).dump(), where);
           Parameters updated = self;
@@ -103,8 +105,9 @@ void bind_dynamic_skinning(py::module_& m) {
           [](DynamicState& self, const DynamicSkinningParameters& parameters, const Pose& pose, py::handle positions_in,
              double time, py::handle clip) {
             if (!self.character) fail_plain("dynamic: apply() before initialize()");
-            auto positions = require_float_rows(positions_in, static_cast<py::ssize_t>(self.character->mesh.vertex_count()), 3,
-                                                "DynamicSkinningState.apply: positions", true);
+            auto positions =
+                require_float_rows(positions_in, static_cast<py::ssize_t>(self.character->mesh.vertex_count()), 3,
+                                   "DynamicSkinningState.apply: positions", true);
             PoseSampler pose_at;
             if (!clip.is_none()) {
               const Character& c = *self.character;
@@ -120,14 +123,15 @@ void bind_dynamic_skinning(py::module_& m) {
       .def("reset", [](DynamicState& self) { self.state.reset(); })
       .def_property_readonly("initialized", [](const DynamicState& self) { return self.state.initialized(); })
       .def_property_readonly("character_size", [](const DynamicState& self) { return self.state.character_size(); })
-      .def_property_readonly("filtered",
-                             [](const DynamicState& self) {
-                               const auto f = self.state.filtered();
-                               py::array_t<double> out({static_cast<py::ssize_t>(f.size()), py::ssize_t{3}});
-                               if (!f.empty()) std::memcpy(out.mutable_data(), f.data(), f.size() * sizeof(Vec3d));
-                               return out;
-                             },
-                             "F_j of the last apply (radians), (J, 3) float64");
+      .def_property_readonly(
+          "filtered",
+          [](const DynamicState& self) {
+            const auto f = self.state.filtered();
+            py::array_t<double> out({static_cast<py::ssize_t>(f.size()), py::ssize_t{3}});
+            if (!f.empty()) std::memcpy(out.mutable_data(), f.data(), f.size() * sizeof(Vec3d));
+            return out;
+          },
+          "F_j of the last apply (radians), (J, 3) float64");
 }
 
 void bind_delta_mush(py::module_& m) {
@@ -140,11 +144,14 @@ void bind_delta_mush(py::module_& m) {
           "bind",
           [](DeltaMush& self, py::handle rest_in, py::handle triangles_in, const py::dict& settings) {
             const auto rest = as_float_rows(rest_in, -1, 3, "DeltaMush.bind: rest");
-            auto triangles = py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>::ensure(triangles_in);
-            if (!triangles || triangles.ndim() != 2 || triangles.shape(1) != 3) fail_plain("DeltaMush.bind: triangles: expected shape (M, 3)");
+            auto triangles =
+                py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>::ensure(triangles_in);
+            if (!triangles || triangles.ndim() != 2 || triangles.shape(1) != 3)
+              fail_plain("DeltaMush.bind: triangles: expected shape (M, 3)");
             const DeltaMushSettings s = mush_settings(settings);
-            self.bind({reinterpret_cast<const Vec3f*>(rest.data()), static_cast<std::size_t>(rest.shape(0))},
-                      {reinterpret_cast<const Triangle*>(triangles.data()), static_cast<std::size_t>(triangles.shape(0))}, s);
+            self.bind(
+                {reinterpret_cast<const Vec3f*>(rest.data()), static_cast<std::size_t>(rest.shape(0))},
+                {reinterpret_cast<const Triangle*>(triangles.data()), static_cast<std::size_t>(triangles.shape(0))}, s);
           },
           py::arg("rest"), py::arg("triangles"), py::arg("settings") = py::dict())
       .def_property_readonly("bound", &DeltaMush::bound)

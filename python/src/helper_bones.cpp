@@ -20,14 +20,16 @@ struct PythonHelperBones {
   double rmse = 0, secondary_rms = 0;
 };
 
-void set_helper_parameter(DeformerSettings& settings, const std::string& key, py::handle value, const std::string& where) {
+void set_helper_parameter(DeformerSettings& settings, const std::string& key, py::handle value,
+                          const std::string& where) {
   const ParameterDescription& parameter = decomposition_description().at(key, where);
   settings.set(key, parameter_from_json(parameter, to_json(value, where).dump(), where), where);
 }
 
 }  // namespace
 
-std::optional<DecompositionParameters> helper_bone_parameters(py::handle bones, py::handle influences, py::handle settings) {
+std::optional<DecompositionParameters> helper_bone_parameters(py::handle bones, py::handle influences,
+                                                              py::handle settings) {
   if (bones.is_none()) {
     if (!influences.is_none()) fail_plain("bake: helper_influences: only with helper_bones");
     if (!settings.is_none()) fail_plain("bake: helper_settings: only with helper_bones");
@@ -37,10 +39,12 @@ std::optional<DecompositionParameters> helper_bone_parameters(py::handle bones, 
   set_helper_parameter(parameters, "bones", bones, "bake: helper_bones");
   if (!influences.is_none()) set_helper_parameter(parameters, "influences", influences, "bake: helper_influences");
   if (!settings.is_none()) {
-    if (!py::isinstance<py::dict>(settings)) fail_plain("bake: helper_settings: expected a dict of decomposition settings");
+    if (!py::isinstance<py::dict>(settings))
+      fail_plain("bake: helper_settings: expected a dict of decomposition settings");
     for (auto [key, value] : settings.cast<py::dict>()) {
       const std::string name = py::str(key).cast<std::string>();
-      if (name == "bones" || name == "influences") fail_plain("bake: helper_settings: give '{}' as helper_{}", name, name);
+      if (name == "bones" || name == "influences")
+        fail_plain("bake: helper_settings: give '{}' as helper_{}", name, name);
       set_helper_parameter(parameters, name, value, "bake: helper_settings: " + name);
     }
   }
@@ -82,7 +86,8 @@ void bind_helper_bones(py::module_& m) {
       .def_readonly("secondary_rms", &PythonHelperBones::secondary_rms,
                     "RMS of the stack's bake against the original skeleton's LBS: the motion the helpers carry")
       .def(
-          "save", [](const PythonHelperBones& self, const std::filesystem::path& path) { write_gltf(path, *self.character); },
+          "save",
+          [](const PythonHelperBones& self, const std::filesystem::path& path) { write_gltf(path, *self.character); },
           py::arg("path"), "Writes the glTF (.glb or .gltf) that `wobble bake --helper-bones` writes, atomically.");
 }
 

@@ -54,19 +54,23 @@ void check_shape(const py::array& array, py::ssize_t rows, py::ssize_t columns, 
 
 py::array_t<float> require_float_rows(py::handle object, py::ssize_t rows, py::ssize_t columns, const std::string& what,
                                       bool writable) {
-  if (!py::isinstance<py::array>(object)) fail_plain("{}: expected a numpy array, got {}", what, std::string(py::str(object.get_type())));
+  if (!py::isinstance<py::array>(object))
+    fail_plain("{}: expected a numpy array, got {}", what, std::string(py::str(object.get_type())));
   py::array array = py::reinterpret_borrow<py::array>(object);
   if (!array.dtype().is(py::dtype::of<float>())) {
-    fail_plain("{}: expected dtype float32 (used in place, without a copy), got {}", what, std::string(py::str(array.dtype())));
+    fail_plain("{}: expected dtype float32 (used in place, without a copy), got {}", what,
+               std::string(py::str(array.dtype())));
   }
-  if (!(array.flags() & py::array::c_style)) fail_plain("{}: the array must be C-contiguous (numpy.ascontiguousarray)", what);
+  if (!(array.flags() & py::array::c_style))
+    fail_plain("{}: the array must be C-contiguous (numpy.ascontiguousarray)", what);
   if (writable && !array.writeable()) fail_plain("{}: the array is read-only; pass a writable copy", what);
   check_shape(array, rows, columns, what);
   return py::reinterpret_borrow<py::array_t<float>>(array);
 }
 
 py::array_t<float, py::array::c_style | py::array::forcecast> as_float_rows(py::handle object, py::ssize_t rows,
-                                                                             py::ssize_t columns, const std::string& what) {
+                                                                            py::ssize_t columns,
+                                                                            const std::string& what) {
   auto array = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(object);
   if (!array) fail_plain("{}: expected an array of numbers", what);
   check_shape(array, rows, columns, what);
@@ -75,9 +79,11 @@ py::array_t<float, py::array::c_style | py::array::forcecast> as_float_rows(py::
 
 std::vector<Mat4f> read_mat4(py::handle object, py::ssize_t count, const std::string& what) {
   auto array = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(object);
-  if (!array || array.ndim() != 3 || (count >= 0 && array.shape(0) != count) || array.shape(1) != 4 || array.shape(2) != 4) {
+  if (!array || array.ndim() != 3 || (count >= 0 && array.shape(0) != count) || array.shape(1) != 4 ||
+      array.shape(2) != 4) {
     fail_plain("{}: expected shape ({}, 4, 4) (one 4x4 matrix per joint){}", what,
-               count < 0 ? std::string("N") : std::to_string(count), array ? ", got " + shape_text(array) : std::string());
+               count < 0 ? std::string("N") : std::to_string(count),
+               array ? ", got " + shape_text(array) : std::string());
   }
   std::vector<Mat4f> out(static_cast<std::size_t>(array.shape(0)));
   const float* data = array.data();
@@ -104,7 +110,8 @@ nlohmann::json to_json(py::handle object, const std::string& path) {
   if (py::isinstance<py::dict>(object)) {
     nlohmann::json out = nlohmann::json::object();
     for (auto [key, value] : object.cast<py::dict>()) {
-      if (!py::isinstance<py::str>(key)) fail_plain("{}: keys must be strings, got {}", where, std::string(py::repr(key)));
+      if (!py::isinstance<py::str>(key))
+        fail_plain("{}: keys must be strings, got {}", where, std::string(py::repr(key)));
       const std::string name = key.cast<std::string>();
       out[name] = to_json(value, path.empty() ? name : path + "." + name);
     }

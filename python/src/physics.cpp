@@ -48,7 +48,8 @@ struct Simulation {
       }
   }
   const SceneObject& object(std::size_t index) const {
-    if (index >= scene.objects.size()) fail_plain("Simulation: object {} does not exist ({} objects)", index, scene.objects.size());
+    if (index >= scene.objects.size())
+      fail_plain("Simulation: object {} does not exist ({} objects)", index, scene.objects.size());
     return scene.objects[index];
   }
 };
@@ -65,7 +66,8 @@ bool shape_setting(const std::string& key) {
 }
 
 std::unique_ptr<Simulation> from_shape(const std::filesystem::path& input, std::optional<double> floor,
-                                       const std::string& subspace, const std::optional<std::filesystem::path>& neural_model,
+                                       const std::string& subspace,
+                                       const std::optional<std::filesystem::path>& neural_model,
                                        const py::kwargs& settings) {
   if (is_json(input)) fail(input, "is a scene: use wobble.Simulation.from_scene (a scene carries its own settings)");
   QuickSceneOptions q;
@@ -92,7 +94,8 @@ std::unique_ptr<Simulation> from_scene(py::handle scene, const std::filesystem::
   try {
     path = scene.cast<std::filesystem::path>();
   } catch (const py::cast_error&) {
-    fail_plain("Simulation.from_scene: expected a SCENE.json path or a dict, got {}", std::string(py::str(scene.get_type())));
+    fail_plain("Simulation.from_scene: expected a SCENE.json path or a dict, got {}",
+               std::string(py::str(scene.get_type())));
   }
   py::gil_scoped_release release;
   sim->scene = physics::load_scene(path);
@@ -117,7 +120,9 @@ void bind_physics(py::module_& m) {
             "(docs/physics-parameters.md): pin and floor in normalised coordinates, gravity a 3-vector, a number "
             "along -y (m/s^2), or None for none. Builds the skinning eigenmodes (handles modes on a field_grid voxel "
             "grid), or with subspace='neural' the learned fields of neural_model (a .wfield file, or .pt with "
-            "wobble.has_neural; default: the shipped model). Settings:" + physics_settings_doc(shape_setting)).c_str())
+            "wobble.has_neural; default: the shipped model). Settings:" +
+            physics_settings_doc(shape_setting))
+               .c_str())
       .def_static("from_scene", &from_scene, py::arg("scene"), py::arg("base") = std::filesystem::path("."),
                   "A SCENE.json path, or a dict with the same keys (files relative to `base`).")
       .def(
@@ -182,11 +187,12 @@ void bind_physics(py::module_& m) {
             for (const Vec3d& x : o.rest) normalised.push_back((x - o.position) / o.scale);
             const Eigen::MatrixXd W = body.field().evaluate(normalised, false).W;
             py::array_t<double> out({static_cast<py::ssize_t>(W.rows()), static_cast<py::ssize_t>(W.cols())});
-            Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(out.mutable_data(), W.rows(),
-                                                                                                 W.cols()) = W;
+            Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(out.mutable_data(),
+                                                                                               W.rows(), W.cols()) = W;
             return out;
           },
-          py::arg("object") = 0, "The subspace's skinning weights W_i at the object's rest points, (N_i, handles) float64.")
+          py::arg("object") = 0,
+          "The subspace's skinning weights W_i at the object's rest points, (N_i, handles) float64.")
       .def(
           "z",
           [](const Simulation& self, std::size_t object) {
@@ -198,37 +204,44 @@ void bind_physics(py::module_& m) {
             return out;
           },
           py::arg("object") = 0, "Reduced coordinates z (12 x handles, float64) of a deformable object.")
-      .def_property_readonly("triangles",
-                             [](const Simulation& self) {
-                               std::vector<Triangle> all;
-                               std::uint32_t first = 0;
-                               for (const SceneObject& o : self.scene.objects) {
-                                 if (!o.gaussians)
-                                   for (const Triangle& t : o.character.mesh.triangles) all.push_back({t[0] + first, t[1] + first, t[2] + first});
-                                 first += static_cast<std::uint32_t>(o.rest.size());
-                               }
-                               py::array_t<std::uint32_t> out({static_cast<py::ssize_t>(all.size()), py::ssize_t{3}});
-                               if (!all.empty()) std::memcpy(out.mutable_data(), all.data(), all.size() * sizeof(Triangle));
-                               return out;
-                             },
-                             "(M, 3) uint32 triangles of the mesh objects, indexing `positions`.")
+      .def_property_readonly(
+          "triangles",
+          [](const Simulation& self) {
+            std::vector<Triangle> all;
+            std::uint32_t first = 0;
+            for (const SceneObject& o : self.scene.objects) {
+              if (!o.gaussians)
+                for (const Triangle& t : o.character.mesh.triangles)
+                  all.push_back({t[0] + first, t[1] + first, t[2] + first});
+              first += static_cast<std::uint32_t>(o.rest.size());
+            }
+            py::array_t<std::uint32_t> out({static_cast<py::ssize_t>(all.size()), py::ssize_t{3}});
+            if (!all.empty()) std::memcpy(out.mutable_data(), all.data(), all.size() * sizeof(Triangle));
+            return out;
+          },
+          "(M, 3) uint32 triangles of the mesh objects, indexing `positions`.")
       .def_property_readonly("object_count", [](const Simulation& self) { return self.scene.objects.size(); })
       .def_property_readonly("point_count", &Simulation::point_count)
-      .def_property_readonly("handles",
-                             [](const Simulation& self) {
-                               std::vector<int> h;
-                               for (const SceneObject& o : self.scene.objects)
-                                 h.push_back(o.body >= 0 ? self.scene.world.body(o.body).handle_count() : 0);
-                               return h;
-                             },
-                             "Handles per object (0 for kinematic ones).")
-      .def_property_readonly("frame", [](const Simulation& self) { return self.frame; }, "Frames advanced so far.")
-      .def_property_readonly("time", [](const Simulation& self) { return self.scene.world.time(); }, "Simulated time (s).")
+      .def_property_readonly(
+          "handles",
+          [](const Simulation& self) {
+            std::vector<int> h;
+            for (const SceneObject& o : self.scene.objects)
+              h.push_back(o.body >= 0 ? self.scene.world.body(o.body).handle_count() : 0);
+            return h;
+          },
+          "Handles per object (0 for kinematic ones).")
+      .def_property_readonly(
+          "frame", [](const Simulation& self) { return self.frame; }, "Frames advanced so far.")
+      .def_property_readonly(
+          "time", [](const Simulation& self) { return self.scene.world.time(); }, "Simulated time (s).")
       .def_property_readonly("fps", [](const Simulation& self) { return self.scene.fps; })
-      .def_property_readonly("frames", [](const Simulation& self) { return self.scene.frames; }, "The scene's frame count.")
+      .def_property_readonly(
+          "frames", [](const Simulation& self) { return self.scene.frames; }, "The scene's frame count.")
       .def_property_readonly("substeps", [](const Simulation& self) { return self.scene.substeps; })
-      .def_property_readonly("newton_iterations", [](const Simulation& self) { return self.scene.world.last_stats().iterations; },
-                             "Newton iterations of the last time step.");
+      .def_property_readonly(
+          "newton_iterations", [](const Simulation& self) { return self.scene.world.last_stats().iterations; },
+          "Newton iterations of the last time step.");
 }
 
 }  // namespace wobble::python

@@ -45,14 +45,19 @@ py::array_t<float> local_part(const Pose& pose, int part) {
 void bind_pose(py::module_& m) {
   py::class_<Pose>(m, "Pose", "One instant of the skeleton. Matrix properties are read-only views.")
       .def_property_readonly("joint_count", [](const Pose& p) { return p.world.size(); })
-      .def_property_readonly("world", [](py::object self) { return mat4_view(self.cast<const Pose&>().world, self); },
-                             "joint -> model space, (J, 4, 4) float32")
-      .def_property_readonly("skinning", [](py::object self) { return mat4_view(self.cast<const Pose&>().skinning, self); },
-                             "bind space -> model space (world * inverse bind), (J, 4, 4) float32")
-      .def_property_readonly("local_translations", [](const Pose& p) { return local_part(p, 0); }, "(J, 3), a copy")
-      .def_property_readonly("local_rotations", [](const Pose& p) { return local_part(p, 1); },
-                             "unit quaternions x, y, z, w, (J, 4), a copy")
-      .def_property_readonly("local_scales", [](const Pose& p) { return local_part(p, 2); }, "(J, 3), a copy")
+      .def_property_readonly(
+          "world", [](py::object self) { return mat4_view(self.cast<const Pose&>().world, self); },
+          "joint -> model space, (J, 4, 4) float32")
+      .def_property_readonly(
+          "skinning", [](py::object self) { return mat4_view(self.cast<const Pose&>().skinning, self); },
+          "bind space -> model space (world * inverse bind), (J, 4, 4) float32")
+      .def_property_readonly(
+          "local_translations", [](const Pose& p) { return local_part(p, 0); }, "(J, 3), a copy")
+      .def_property_readonly(
+          "local_rotations", [](const Pose& p) { return local_part(p, 1); },
+          "unit quaternions x, y, z, w, (J, 4), a copy")
+      .def_property_readonly(
+          "local_scales", [](const Pose& p) { return local_part(p, 2); }, "(J, 3), a copy")
       .def_static("from_world", &pose_from_world, py::arg("character"), py::arg("world"),
                   "A pose from world (model-space) matrices, (J, 4, 4), one per joint of the character.");
 }

@@ -55,7 +55,8 @@ std::shared_ptr<Character> character_from(py::handle given) {
   try {
     path = given.cast<std::filesystem::path>();
   } catch (const py::cast_error&) {
-    fail_plain("RigSimulation: expected a wobble.Character or a file path, got {}", std::string(py::str(given.get_type())));
+    fail_plain("RigSimulation: expected a wobble.Character or a file path, got {}",
+               std::string(py::str(given.get_type())));
   }
   py::gil_scoped_release release;
   return std::make_shared<Character>(load_character(path));
@@ -69,7 +70,8 @@ bool rig_setting(const std::string& key) {
   return false;
 }
 
-std::unique_ptr<RigSimulation> make_rig_simulation(py::handle character_in, py::handle clip, const std::string& subspace,
+std::unique_ptr<RigSimulation> make_rig_simulation(py::handle character_in, py::handle clip,
+                                                   const std::string& subspace,
                                                    const std::optional<std::filesystem::path>& neural_model,
                                                    const py::kwargs& kwargs) {
   auto sim = std::make_unique<RigSimulation>();
@@ -103,7 +105,9 @@ void bind_rig_simulation(py::module_& m) {
             "as keywords (docs/physics-parameters.md; rig_inertia=False is --rig-inertia false). Builds the "
             "complementary subspace on construction: constrained skinning eigenmodes, or with subspace='neural' "
             "learned rig-complementary fields (neural_model: a .wfield file, or .pt with wobble.has_neural; default: "
-            "the one trained on clonk). Settings:" + physics_settings_doc(rig_setting)).c_str())
+            "the one trained on clonk). Settings:" +
+            physics_settings_doc(rig_setting))
+               .c_str())
       .def(
           "advance",
           [](RigSimulation& self, int frames) {
@@ -155,15 +159,18 @@ void bind_rig_simulation(py::module_& m) {
       .def_property_readonly(
           "complementarity", [](const RigSimulation& self) { return self.dynamics->complementarity().relative; },
           "||J_rig^T B|| / (||J_rig|| ||B||): 0 when the subspace is exactly complementary to the rig.")
-      .def_property_readonly("frame", [](const RigSimulation& self) { return self.frame; }, "The current frame.")
-      .def_property_readonly("time", [](const RigSimulation& self) { return self.time_of(self.frame); },
-                             "Clip time of the current frame (s).")
-      .def_property_readonly("frames", &RigSimulation::frame_count, "`wobble simulate --rig`'s frame count for the clip.")
+      .def_property_readonly(
+          "frame", [](const RigSimulation& self) { return self.frame; }, "The current frame.")
+      .def_property_readonly(
+          "time", [](const RigSimulation& self) { return self.time_of(self.frame); },
+          "Clip time of the current frame (s).")
+      .def_property_readonly("frames", &RigSimulation::frame_count,
+                             "`wobble simulate --rig`'s frame count for the clip.")
       .def_property_readonly("fps", [](const RigSimulation& self) { return self.fps; })
       .def_property_readonly("substeps", [](const RigSimulation& self) { return self.substeps; })
       .def_property_readonly("clip", [](const RigSimulation& self) { return self.source().name; })
-      .def_property_readonly("character",
-                             [](const RigSimulation& self) { return std::const_pointer_cast<Character>(self.character); });
+      .def_property_readonly(
+          "character", [](const RigSimulation& self) { return std::const_pointer_cast<Character>(self.character); });
 }
 
 }  // namespace wobble::python

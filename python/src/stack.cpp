@@ -49,7 +49,8 @@ std::unique_ptr<Stack> make_stack(std::shared_ptr<Character> character, const st
 
 // A host's pose sampler (pose_at(t) -> wobble.Pose) as the deformers' PoseSampler; called on this thread.
 PoseSampler host_sampler(const Character& character, py::handle pose_at) {
-  if (!PyCallable_Check(pose_at.ptr())) fail_plain("Stack.evaluate: pose_at must be a function of the time (s) returning a Pose");
+  if (!PyCallable_Check(pose_at.ptr()))
+    fail_plain("Stack.evaluate: pose_at must be a function of the time (s) returning a Pose");
   return [&character, sampler = py::reinterpret_borrow<py::object>(pose_at)](double t, Pose& other) {
     py::gil_scoped_acquire acquire;
     const py::object result = sampler(t);  // keeps the Pose alive while it is copied
@@ -74,17 +75,19 @@ std::vector<std::string> update_stack(Stack& self, py::handle settings) {
   return rebound;
 }
 
-py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out, py::handle pose_at) {
+py::array_t<float> evaluate(Stack& self, const Pose& pose, double time, py::handle clip, py::handle out,
+                            py::handle pose_at) {
   const Character& character = *self.character;
   if (!clip.is_none() && !pose_at.is_none()) fail_plain("Stack.evaluate: give the clip or pose_at, not both");
   if (pose.skinning.size() != character.rig.joint_count()) {
-    fail_plain("Stack.evaluate: the pose has {} joints, the character {}", pose.skinning.size(), character.rig.joint_count());
+    fail_plain("Stack.evaluate: the pose has {} joints, the character {}", pose.skinning.size(),
+               character.rig.joint_count());
   }
   const std::optional<std::size_t> clip_index = optional_clip(character, clip);
-  py::array_t<float> result = out.is_none()
-                                  ? py::array_t<float>({static_cast<py::ssize_t>(character.mesh.vertex_count()), py::ssize_t{3}})
-                                  : require_float_rows(out, static_cast<py::ssize_t>(character.mesh.vertex_count()), 3,
-                                                       "Stack.evaluate: out", true);
+  py::array_t<float> result =
+      out.is_none() ? py::array_t<float>({static_cast<py::ssize_t>(character.mesh.vertex_count()), py::ssize_t{3}})
+                    : require_float_rows(out, static_cast<py::ssize_t>(character.mesh.vertex_count()), 3,
+                                         "Stack.evaluate: out", true);
   {
     py::gil_scoped_release release;
     FrameInput frame{character, pose, time, {}, self.pool.get()};
@@ -151,12 +154,13 @@ py::tuple bake_arrays(const Character& character, const BakeOptions& options, co
   return py::make_tuple(times, positions);
 }
 
-py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip, const std::string& stack, py::handle settings,
-                    double fps, std::optional<double> start, std::optional<double> end, std::size_t threads,
-                    const std::function<void(std::size_t, std::size_t)>& progress, bool loop,
+py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip, const std::string& stack,
+                    py::handle settings, double fps, std::optional<double> start, std::optional<double> end,
+                    std::size_t threads, const std::function<void(std::size_t, std::size_t)>& progress, bool loop,
                     std::optional<double> loop_period, bool loop_force, py::handle pre_roll, py::handle helper_bones,
                     py::handle helper_influences, py::handle helper_settings) {
-  BakeOptions options = bake_options(*character, clip, stack, settings, fps, start, end, loop, loop_period, loop_force, pre_roll);
+  BakeOptions options =
+      bake_options(*character, clip, stack, settings, fps, start, end, loop, loop_period, loop_force, pre_roll);
   const auto helpers = helper_bone_parameters(helper_bones, helper_influences, helper_settings);  // before the work
   BakedFrames baked;
   {
@@ -179,7 +183,8 @@ py::tuple bake_clip(const std::shared_ptr<Character>& character, py::handle clip
 
 void write_pc2_array(const std::filesystem::path& path, py::handle positions_in, double fps, double start) {
   auto positions = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(positions_in);
-  if (!positions || positions.ndim() != 3 || positions.shape(2) != 3) fail(path, "positions: expected shape (frames, vertices, 3)");
+  if (!positions || positions.ndim() != 3 || positions.shape(2) != 3)
+    fail(path, "positions: expected shape (frames, vertices, 3)");
   BakedFrames baked;
   const auto frames = static_cast<std::size_t>(positions.shape(0));
   const auto vertices = static_cast<std::size_t>(positions.shape(1));
@@ -210,13 +215,14 @@ void bind_stack(py::module_& m) {
                     "settings as the CLI's --settings file: {'dynamic': {'frequency': 2}}).")
       .def(py::init(&make_stack), py::arg("character"), py::arg("stack") = "lbs", py::arg("settings") = py::none(),
            py::arg("threads") = 1, py::keep_alive<1, 2>())
-      .def("evaluate", &evaluate, py::arg("pose"), py::arg("time"), py::arg("clip") = py::none(), py::arg("out") = py::none(),
-           py::arg("pose_at") = py::none(),
+      .def("evaluate", &evaluate, py::arg("pose"), py::arg("time"), py::arg("clip") = py::none(),
+           py::arg("out") = py::none(), py::arg("pose_at") = py::none(),
            "Deformed positions (N, 3) float32 for the pose at `time` (s). With `clip` (name or index) effects may "
            "sample the clip at other times (as wobble bake does), or with `pose_at` (a function of the time returning "
            "a Pose: a host's own animation, e.g. Blender's rig at sub-frames); without either they use the poses given "
            "so far. `out`: a float32 (N, 3) array to fill instead of a new one.")
-      .def("reset", [](Stack& s) { s.stack.reset(); }, "Forgets the history (the next frame starts afresh).")
+      .def(
+          "reset", [](Stack& s) { s.stack.reset(); }, "Forgets the history (the next frame starts afresh).")
       .def("start_periodic", &start_periodic, py::arg("cycle_start"), py::arg("period"), py::arg("clip") = py::none(),
            py::arg("pose_at") = py::none(), py::arg("clip_time") = py::none(),
            "Seamless loops: starts the history in the periodic steady state of a cycle of `period` s from "
@@ -231,17 +237,19 @@ void bind_stack(py::module_& m) {
           "settings", [](const Stack& s) { return json_to_python(s.stack.settings().to_json()); },
           "The settings in use, as a dict (only what differs from the defaults).")
       .def_property_readonly("spec", [](const Stack& s) { return s.stack.spec(); })
-      .def_property_readonly("character", [](const Stack& s) { return std::const_pointer_cast<Character>(s.character); });
+      .def_property_readonly("character",
+                             [](const Stack& s) { return std::const_pointer_cast<Character>(s.character); });
 
   m.def(
       "deformers", [] { return json_to_python(deformer_descriptions_json()); },
       "Every deformer's description, as `wobble deformers --json`: name, stage, summary and parameters (key, flag, "
       "type, unit, default, minimum, maximum, soft_minimum, soft_maximum, choices, lifetime, help, fields).");
-  m.def("bake", &bake_clip, py::arg("character"), py::arg("clip"), py::arg("stack") = "lbs", py::arg("settings") = py::none(),
-        py::arg("fps") = 60.0, py::arg("start") = py::none(), py::arg("end") = py::none(), py::arg("threads") = 0,
-        py::arg("progress") = nullptr, py::arg("loop") = false, py::arg("loop_period") = py::none(),
-        py::arg("loop_force") = false, py::arg("pre_roll") = "hold", py::arg("helper_bones") = py::none(),
-        py::arg("helper_influences") = py::none(), py::arg("helper_settings") = py::none(),
+  m.def("bake", &bake_clip, py::arg("character"), py::arg("clip"), py::arg("stack") = "lbs",
+        py::arg("settings") = py::none(), py::arg("fps") = 60.0, py::arg("start") = py::none(),
+        py::arg("end") = py::none(), py::arg("threads") = 0, py::arg("progress") = nullptr, py::arg("loop") = false,
+        py::arg("loop_period") = py::none(), py::arg("loop_force") = false, py::arg("pre_roll") = "hold",
+        py::arg("helper_bones") = py::none(), py::arg("helper_influences") = py::none(),
+        py::arg("helper_settings") = py::none(),
         "Bakes a clip as `wobble bake` does: returns (times (F,) float64, positions (F, N, 3) float32, world space). "
         "progress(done, total) is called after each frame. loop, loop_period, loop_force and pre_roll ('hold' or "
         "seconds) as --loop, --loop-period, --loop-force and --pre-roll (a loop bakes one cycle, both ends, by "

@@ -33,7 +33,8 @@ std::vector<Vec3f> read_rows(const float* base, std::size_t stride, std::size_t 
 }
 
 std::vector<Triangle> read_triangles(const wobble_skinned_mesh& mesh) {
-  if (mesh.triangle_count > 0 && !mesh.triangles) fail(kSource, "triangles is NULL for {} triangles", mesh.triangle_count);
+  if (mesh.triangle_count > 0 && !mesh.triangles)
+    fail(kSource, "triangles is NULL for {} triangles", mesh.triangle_count);
   std::vector<Triangle> triangles(mesh.triangle_count);
   for (std::size_t t = 0; t < triangles.size(); ++t) {
     for (int k = 0; k < 3; ++k) {
@@ -65,8 +66,9 @@ Rig read_rig(const wobble_skinned_mesh& mesh) {
     }
     // The rest pose is the bind pose: world = inverse bind^-1, local = parent world^-1 world.
     rest_world[j] = bind.inverse(Eigen::Affine).matrix();
-    const Mat4f local = parent < 0 ? rest_world[j]
-                                   : Mat4f(Eigen::Affine3f(rest_world[parent]).inverse(Eigen::Affine).matrix() * rest_world[j]);
+    const Mat4f local =
+        parent < 0 ? rest_world[j]
+                   : Mat4f(Eigen::Affine3f(rest_world[parent]).inverse(Eigen::Affine).matrix() * rest_world[j]);
     rig.add_joint("joint" + std::to_string(j), parent, Transform::from_matrix(local), inverse_bind, true);
   }
   return rig;

@@ -85,7 +85,8 @@ wobble_status wobble_character_destroy(wobble_character* character) {
   return WOBBLE_OK;
 }
 
-wobble_status wobble_character_counts(const wobble_character* character, uint32_t* vertex_count, uint32_t* joint_count) {
+wobble_status wobble_character_counts(const wobble_character* character, uint32_t* vertex_count,
+                                      uint32_t* joint_count) {
   return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
     require(character, "character");
     if (vertex_count) *vertex_count = static_cast<uint32_t>(character->character.mesh.vertex_count());
@@ -169,7 +170,8 @@ wobble_status wobble_stack_evaluate(wobble_stack* stack, const wobble_frame* fra
     if (position_step == sizeof(wobble::Vec3f) && (!normals || normal_step == sizeof(wobble::Vec3f))) {
       // Packed rows: straight into the caller's buffers.
       const std::span<wobble::Vec3f> out_normals(reinterpret_cast<wobble::Vec3f*>(normals), normals ? n : 0);
-      stack->stack.evaluate(input, std::span<wobble::Vec3f>(reinterpret_cast<wobble::Vec3f*>(positions), n), out_normals);
+      stack->stack.evaluate(input, std::span<wobble::Vec3f>(reinterpret_cast<wobble::Vec3f*>(positions), n),
+                            out_normals);
       return;
     }
     stack->positions.resize(n);
@@ -216,9 +218,11 @@ wobble_status wobble_stack_set_pose_sampler(wobble_stack* stack, wobble_pose_sam
 wobble_status wobble_stack_start_periodic(wobble_stack* stack, double cycle_start, double period) {
   return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
     require(stack, "stack");
-    if (stack->motion.empty()) wobble::fail_plain("start_periodic: the stack has no pose sampler (wobble_stack_set_pose_sampler)");
+    if (stack->motion.empty())
+      wobble::fail_plain("start_periodic: the stack has no pose sampler (wobble_stack_set_pose_sampler)");
     if (!std::isfinite(cycle_start) || !(period > 0) || !std::isfinite(period)) {
-      wobble::fail_plain("start_periodic: cycle_start {} and period {} s: both finite, the period positive", cycle_start, period);
+      wobble::fail_plain("start_periodic: cycle_start {} and period {} s: both finite, the period positive",
+                         cycle_start, period);
     }
     stack->stack.start_periodic(stack->motion.sampler(stack->owner->character.rig), cycle_start, period);
   });

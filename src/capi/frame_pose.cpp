@@ -38,8 +38,8 @@ FramePose::WorldParts world_parts(const Mat4f& m) {
   const float largest = parts.scale.maxCoeff(), smallest = parts.scale.minCoeff();
   const bool mirrored = parts.rotation.determinant() < 0;
   const Mat3f& m3 = parts.rotation;
-  const float shear = std::max({std::abs(m3.col(0).dot(m3.col(1))), std::abs(m3.col(0).dot(m3.col(2))),
-                                std::abs(m3.col(1).dot(m3.col(2)))});
+  const float shear = std::max(
+      {std::abs(m3.col(0).dot(m3.col(1))), std::abs(m3.col(0).dot(m3.col(2))), std::abs(m3.col(1).dot(m3.col(2)))});
   parts.uniform = !mirrored && smallest > 0 && largest - smallest <= kUniformScale * largest &&
                   shear <= kUniformScale * largest * largest;
   if (mirrored) parts.scale.x() = -parts.scale.x();
@@ -59,7 +59,8 @@ void FramePose::prepare(const Rig& rig) {
 
 void FramePose::set(const Rig& rig, const wobble_frame& frame) {
   const std::size_t joints = rig.joint_count();
-  if (frame.joint_count != joints) fail_plain("frame: {} joint matrices for a character of {} joints", frame.joint_count, joints);
+  if (frame.joint_count != joints)
+    fail_plain("frame: {} joint matrices for a character of {} joints", frame.joint_count, joints);
   if (!frame.joint_world_matrices) fail_plain("frame: joint_world_matrices is NULL");
   if (!std::isfinite(frame.time)) fail_plain("frame: time is not finite");
   for (std::size_t j = 0; j < joints; ++j) {

@@ -23,7 +23,8 @@ auto as_settings_error(Body&& body) {
 
 // The settings with deformer.key = value (checked), for DeformerStack::update.
 StackSettings changed(const DeformerStack& stack, const std::string& deformer, const std::string& key,
-                      const std::string& where, const std::function<ParameterValue(const ParameterDescription&)>& value) {
+                      const std::string& where,
+                      const std::function<ParameterValue(const ParameterDescription&)>& value) {
   if (!stack.description().contains(deformer)) {
     throw SettingsError(where + ": the stack '" + stack.spec() + "' has no deformer '" + deformer + "'");
   }
@@ -45,9 +46,7 @@ StackSettings settings_from(const char* settings_json) {
 }  // namespace
 
 DeformerStack parse_stack(const char* stack, const char* settings_json) {
-  return as_settings_error([&] {
-    return DeformerStack::parse(stack, settings_from(settings_json));
-  });
+  return as_settings_error([&] { return DeformerStack::parse(stack, settings_from(settings_json)); });
 }
 
 void set_live_parameter(DeformerStack& stack, const char* deformer, const char* key, double value) {
@@ -59,7 +58,8 @@ void set_live_parameter(DeformerStack& stack, const char* deformer, const char* 
           std::abs(value) < 9e15) {
         return static_cast<std::int64_t>(value);
       }
-      throw SettingsError(where + ": takes " + (parameter.type == ParameterType::Integer ? "a whole number" : "a JSON value") +
+      throw SettingsError(where + ": takes " +
+                          (parameter.type == ParameterType::Integer ? "a whole number" : "a JSON value") +
                           " (wobble_stack_set_parameter_json)");
     }));
   });

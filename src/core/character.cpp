@@ -29,8 +29,10 @@ std::size_t Character::require_clip(const std::string& name_or_index) const {
 
 void Character::validate() const {
   const std::size_t n = mesh.vertex_count();
-  if (!mesh.normals.empty() && mesh.normals.size() != n) fail(source, "{} normals for {} vertices", mesh.normals.size(), n);
-  if (!mesh.uvs.empty() && mesh.uvs.size() != n) fail(source, "{} texture coordinates for {} vertices", mesh.uvs.size(), n);
+  if (!mesh.normals.empty() && mesh.normals.size() != n)
+    fail(source, "{} normals for {} vertices", mesh.normals.size(), n);
+  if (!mesh.uvs.empty() && mesh.uvs.size() != n)
+    fail(source, "{} texture coordinates for {} vertices", mesh.uvs.size(), n);
   for (std::size_t v = 0; v < n; ++v) {
     if (!mesh.positions[v].allFinite()) fail(source, "vertex {} has a non-finite position", v);
   }
@@ -51,7 +53,8 @@ void Character::validate() const {
   }
   for (const Clip& clip : clips) {
     for (const Channel& c : clip.channels) {
-      if (c.joint >= rig.joint_count()) fail(source, "clip '{}' animates joint {}, which does not exist", clip.name, c.joint);
+      if (c.joint >= rig.joint_count())
+        fail(source, "clip '{}' animates joint {}, which does not exist", clip.name, c.joint);
       const std::size_t per_key = c.components() * (c.interpolation == Interpolation::CubicSpline ? 3 : 1);
       if (c.values.size() != c.times.size() * per_key) {
         fail(source, "clip '{}': channel on joint '{}' has {} values for {} keys", clip.name, rig.names[c.joint],
@@ -59,7 +62,8 @@ void Character::validate() const {
       }
       for (std::size_t k = 1; k < c.times.size(); ++k) {
         if (!(c.times[k] > c.times[k - 1])) {
-          fail(source, "clip '{}': key times of joint '{}' do not increase at key {}", clip.name, rig.names[c.joint], k);
+          fail(source, "clip '{}': key times of joint '{}' do not increase at key {}", clip.name, rig.names[c.joint],
+               k);
         }
       }
     }

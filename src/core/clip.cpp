@@ -58,9 +58,7 @@ void Channel::sample(float t, float* out) const {
   const float td = t1 - t0;
   const float u = (t - t0) / td;
   switch (interpolation) {
-    case Interpolation::Step:
-      std::copy_n(key_value(*this, k), n, out);
-      return;
+    case Interpolation::Step: std::copy_n(key_value(*this, k), n, out); return;
     case Interpolation::Linear: {
       const float* a = key_value(*this, k);
       const float* b = key_value(*this, k + 1);
@@ -76,7 +74,7 @@ void Channel::sample(float t, float* out) const {
       // glTF 2.0, Appendix C: p(u) = (2u^3 - 3u^2 + 1) v_k + td (u^3 - 2u^2 + u) b_k
       //                             + (-2u^3 + 3u^2) v_k+1 + td (u^3 - u^2) a_k+1
       const float* v0 = &values[(3 * k + 1) * n];
-      const float* b0 = &values[(3 * k + 2) * n];  // out-tangent of key k
+      const float* b0 = &values[(3 * k + 2) * n];    // out-tangent of key k
       const float* a1 = &values[(3 * (k + 1)) * n];  // in-tangent of key k+1
       const float* v1 = &values[(3 * (k + 1) + 1) * n];
       const float u2 = u * u, u3 = u2 * u;

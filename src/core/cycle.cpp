@@ -114,11 +114,15 @@ std::string Cycle::describe() const {
       return fmt::format("a cycle of {:.4g} s: the clip ends one key interval ({:.4g} s) before the first pose repeats",
                          period, period - (last_key - start));
     case CycleKind::GivenPeriod:
-      return fmt::format("a cycle of {:.4g} s (given); the pose after one period differs from the first by up to "
-                         "{:.3g} degrees ('{}')", period, mismatch_degrees, mismatch_joint);
+      return fmt::format(
+          "a cycle of {:.4g} s (given); the pose after one period differs from the first by up to "
+          "{:.3g} degrees ('{}')",
+          period, mismatch_degrees, mismatch_joint);
     case CycleKind::Forced:
-      return fmt::format("looped by force: a cycle of {:.4g} s whose end differs from its start by up to {:.3g} "
-                         "degrees ('{}')", period, mismatch_degrees, mismatch_joint);
+      return fmt::format(
+          "looped by force: a cycle of {:.4g} s whose end differs from its start by up to {:.3g} "
+          "degrees ('{}')",
+          period, mismatch_degrees, mismatch_joint);
   }
   return {};
 }
@@ -167,17 +171,19 @@ Cycle find_cycle(const Rig& rig, const Clip& clip, const CycleOptions& options) 
   // than the steps next to it.
   double step = 0;
   if (interval > 0 && interval < duration) {
-    step = std::max(rotation_difference(pose_at(rig, clip, cycle.last_key - interval), pose_at(rig, clip, cycle.last_key)).degrees,
-                    rotation_difference(first, pose_at(rig, clip, cycle.start + interval)).degrees);
+    step = std::max(
+        rotation_difference(pose_at(rig, clip, cycle.last_key - interval), pose_at(rig, clip, cycle.last_key)).degrees,
+        rotation_difference(first, pose_at(rig, clip, cycle.start + interval)).degrees);
     if (ends.degrees <= 1.5 * step + options.tolerance_degrees) {
       return finish(CycleKind::EndsOneKeyEarly, duration + interval, ends);
     }
   }
   if (options.force) return finish(CycleKind::Forced, duration, ends);
-  fail_plain("clip '{}' is not a cycle: at its end the joints' local rotations are up to {:.3g} degrees from its start "
-             "('{}'; tolerance {:.3g} degrees, one key interval moves them up to {:.3g} degrees); give the period with "
-             "--loop-period S, or loop it anyway with --loop-force",
-             clip.name, ends.degrees, rig.names[ends.joint], options.tolerance_degrees, step);
+  fail_plain(
+      "clip '{}' is not a cycle: at its end the joints' local rotations are up to {:.3g} degrees from its start "
+      "('{}'; tolerance {:.3g} degrees, one key interval moves them up to {:.3g} degrees); give the period with "
+      "--loop-period S, or loop it anyway with --loop-force",
+      clip.name, ends.degrees, rig.names[ends.joint], options.tolerance_degrees, step);
 }
 
 void evaluate_cycle_pose(const Rig& rig, const Clip& clip, const Cycle& cycle, double t, Pose& pose) {

@@ -19,7 +19,8 @@ constexpr std::size_t kShownCharacters = 40;
 }  // namespace
 
 std::string without_json_exception_prefix(std::string text) {
-  for (std::size_t at = text.find("[json.exception."); at != std::string::npos; at = text.find("[json.exception.", at)) {
+  for (std::size_t at = text.find("[json.exception."); at != std::string::npos;
+       at = text.find("[json.exception.", at)) {
     const std::size_t close = text.find("] ", at);
     if (close == std::string::npos) break;
     text.erase(at, close + 2 - at);
@@ -27,7 +28,9 @@ std::string without_json_exception_prefix(std::string text) {
   return text;
 }
 
-std::string json_error_text(const nlohmann::json::exception& error) { return without_json_exception_prefix(error.what()); }
+std::string json_error_text(const nlohmann::json::exception& error) {
+  return without_json_exception_prefix(error.what());
+}
 
 std::string describe_json(const nlohmann::json& value) {
   // dump() escapes control characters, so the text stays on one line; invalid UTF-8 is replaced.
@@ -58,7 +61,8 @@ double json_number(const nlohmann::json& value, std::string_view where) {
 }
 
 std::int64_t json_integer(const nlohmann::json& value, std::string_view where) {
-  if (!value.is_number_integer() || (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
+  if (!value.is_number_integer() ||
+      (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
     json_expected(where, "an integer", value);
   return value.get<std::int64_t>();
 }

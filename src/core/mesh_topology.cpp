@@ -85,7 +85,8 @@ Adjacency Adjacency::from_edges(std::size_t vertex_count, std::span<const Edge> 
   for (const Edge& e : edges) adjacency.neighbours[fill[e.b]++] = e.a;
   for (const Edge& e : edges) adjacency.neighbours[fill[e.a]++] = e.b;
   for (std::size_t v = 0; v < vertex_count; ++v) {
-    std::sort(adjacency.neighbours.begin() + adjacency.offsets[v], adjacency.neighbours.begin() + adjacency.offsets[v + 1]);
+    std::sort(adjacency.neighbours.begin() + adjacency.offsets[v],
+              adjacency.neighbours.begin() + adjacency.offsets[v + 1]);
   }
   return adjacency;
 }

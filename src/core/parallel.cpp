@@ -10,7 +10,8 @@ namespace wobble {
 std::size_t chunk_grain(std::size_t count, std::size_t max_grain, std::size_t multiple) {
   constexpr std::size_t kTargetChunks = 8, kMinGrain = 256;
   multiple = std::max<std::size_t>(multiple, 1);
-  const std::size_t wanted = std::clamp((count + kTargetChunks - 1) / kTargetChunks, kMinGrain, std::max(max_grain, kMinGrain));
+  const std::size_t wanted =
+      std::clamp((count + kTargetChunks - 1) / kTargetChunks, kMinGrain, std::max(max_grain, kMinGrain));
   return (wanted + multiple - 1) / multiple * multiple;
 }
 

@@ -34,8 +34,8 @@ std::string quoted(std::string_view what, std::string_view text) {
 // "inf", "nan" and a prefix.
 bool read_decimal(std::string_view text, double& value) {
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '.' ||
-                        text.front() == '-')) {
+  if (text.empty() ||
+      !(std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '.' || text.front() == '-')) {
     return false;
   }
   const char* end = text.data() + text.size();
@@ -57,7 +57,8 @@ double parse_real(std::string_view text, std::string_view what) {
       value = numerator / denominator;
       if (std::isfinite(value)) return value;
     }
-    throw Error(quoted(what, text) + " is not a number (a fraction needs two finite numbers and a divisor other than 0)");
+    throw Error(quoted(what, text) +
+                " is not a number (a fraction needs two finite numbers and a divisor other than 0)");
   }
   throw Error(quoted(what, text) + " is not a number");
 }

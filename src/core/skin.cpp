@@ -77,7 +77,8 @@ void Skin::normalize(std::size_t joint_count, std::uint32_t fallback_joint, Diag
         first_renormalised = v;
         first_sum = static_cast<float>(sum);
       }
-      for (std::size_t k = first; k < new_weights.size(); ++k) new_weights[k] = static_cast<float>(new_weights[k] / sum);
+      for (std::size_t k = first; k < new_weights.size(); ++k)
+        new_weights[k] = static_cast<float>(new_weights[k] / sum);
     }
     new_offsets.push_back(static_cast<std::uint32_t>(new_joints.size()));
   }

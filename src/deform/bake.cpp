@@ -17,7 +17,8 @@
 namespace wobble {
 
 std::vector<double> frame_times(double start, double end, double fps) {
-  if (!std::isfinite(fps) || fps <= 0) fail_plain("frame rate must be a positive number of frames per second (got {})", fps);
+  if (!std::isfinite(fps) || fps <= 0)
+    fail_plain("frame rate must be a positive number of frames per second (got {})", fps);
   if (!std::isfinite(start) || !std::isfinite(end)) fail_plain("start and end times must be finite");
   if (end < start) fail_plain("end time {} s is before start time {} s", end, start);
   std::vector<double> times;
@@ -41,8 +42,9 @@ std::uint64_t physical_memory_bytes() {
 // A bake keeps every frame (positions and skinning matrices) until it is written: refuse one that
 // cannot fit in memory before the first frame, rather than fail hours later.
 void check_bake_fits(std::size_t frames, const Character& character) {
-  const double bytes = static_cast<double>(frames) * (static_cast<double>(character.mesh.vertex_count()) * sizeof(Vec3f) +
-                                                      static_cast<double>(character.rig.joint_count()) * sizeof(Mat4f));
+  const double bytes =
+      static_cast<double>(frames) * (static_cast<double>(character.mesh.vertex_count()) * sizeof(Vec3f) +
+                                     static_cast<double>(character.rig.joint_count()) * sizeof(Mat4f));
   const std::uint64_t memory = physical_memory_bytes();
   constexpr double kGiB = double(1 << 30);
   if (memory > 0 && bytes > static_cast<double>(memory))
@@ -58,9 +60,7 @@ const Clip& bake_clip(const Character& character, const BakeOptions& options) {
   return character.clips[options.clip];
 }
 
-double first_frame(const Clip& clip, const BakeOptions& options) {
-  return options.start.value_or(clip.start());
-}
+double first_frame(const Clip& clip, const BakeOptions& options) { return options.start.value_or(clip.start()); }
 
 std::vector<double> frame_times_of(const Clip& clip, const BakeMotion& motion, const BakeOptions& options) {
   // A loop bakes one cycle by default, both ends (the last frame is the next cycle's first).
@@ -141,9 +141,10 @@ void settle_keyed_loop(const Character& character, BakeMotion& motion, const Sta
     }
   }
   motion.settle(kMaxSettlingCycles, change / size);
-  warn(fmt::format("{}: the keyed loop's history did not settle in {} cycles: the effect at the cycle's start still "
-                   "changes by {:.2g} of the size per cycle (a long damping?)", character.source.string(),
-                   kMaxSettlingCycles, change / size));
+  warn(
+      fmt::format("{}: the keyed loop's history did not settle in {} cycles: the effect at the cycle's start still "
+                  "changes by {:.2g} of the size per cycle (a long damping?)",
+                  character.source.string(), kMaxSettlingCycles, change / size));
 }
 
 void start_history(DeformerStack& stack, const Character& character, const BakeMotion& motion, double fps,
@@ -185,8 +186,9 @@ BakedFrames bake(const Character& character, const BakeOptions& options, std::st
     motion.pose(times[k], pose);
     stack.evaluate(frame_at(character, motion, pose, times[k], pose_at, options.pool), baked.positions[k], normals);
     for (const Vec3f& p : baked.positions[k]) {
-      if (!p.allFinite()) fail(character.source, "deformer stack '{}' produced a non-finite position at t = {} s",
-                               options.stack.text(), times[k]);
+      if (!p.allFinite())
+        fail(character.source, "deformer stack '{}' produced a non-finite position at t = {} s", options.stack.text(),
+             times[k]);
     }
     baked.skinning[k] = pose.skinning;
     if (options.progress) options.progress(k + 1, times.size());

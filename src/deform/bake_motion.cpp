@@ -98,9 +98,7 @@ std::vector<double> BakeMotion::pre_roll_times(double fps) const {
   return times;
 }
 
-double BakeMotion::history_origin() const {
-  return cycle_start() - static_cast<double>(settling_) * cycle_->period;
-}
+double BakeMotion::history_origin() const { return cycle_start() - static_cast<double>(settling_) * cycle_->period; }
 
 double BakeMotion::cycle_start() const {
   if (!periodic_) fail_plain("cycle_start() without a loop");
@@ -111,9 +109,10 @@ std::string BakeMotion::describe() const {
   if (periodic_) {
     std::string text = "loop: " + cycle_->describe();
     if (settling_ > 0) {
-      text += fmt::format("; keyed parameters: {} cycle{} run before the first to settle the history (the effect's "
-                          "change over the last: {:.1e} of the size)", settling_, settling_ == 1 ? "" : "s",
-                          settling_residual_);
+      text += fmt::format(
+          "; keyed parameters: {} cycle{} run before the first to settle the history (the effect's "
+          "change over the last: {:.1e} of the size)",
+          settling_, settling_ == 1 ? "" : "s", settling_residual_);
     }
     return text;
   }

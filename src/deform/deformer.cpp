@@ -83,7 +83,8 @@ void DeformerStack::evaluate(const FrameInput& frame, std::span<Vec3f> positions
   const Mesh& mesh = frame.character.mesh;
   if (bound_ != &frame.character) fail_plain("deformer stack '{}' was bound to another character", spec());
   if (positions.size() != mesh.vertex_count()) {
-    fail_plain("deformer stack '{}': {} positions for a mesh of {} vertices", spec(), positions.size(), mesh.vertex_count());
+    fail_plain("deformer stack '{}': {} positions for a mesh of {} vertices", spec(), positions.size(),
+               mesh.vertex_count());
   }
   if (!normals.empty() && normals.size() != mesh.normals.size()) {
     fail_plain("deformer stack '{}': {} normals for a mesh with {}", spec(), normals.size(), mesh.normals.size());

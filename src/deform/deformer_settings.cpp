@@ -17,14 +17,15 @@ namespace {
 ParameterValue& table_field(JointTable& table, const std::string& joint, const std::string& field) {
   auto entry = std::find_if(table.begin(), table.end(), [&](const JointEntry& e) { return e.joint == joint; });
   if (entry == table.end()) entry = table.insert(table.end(), JointEntry{joint, {}});
-  auto value = std::find_if(entry->values.begin(), entry->values.end(), [&](const NamedValue& v) { return v.key == field; });
+  auto value =
+      std::find_if(entry->values.begin(), entry->values.end(), [&](const NamedValue& v) { return v.key == field; });
   if (value == entry->values.end()) value = entry->values.insert(entry->values.end(), NamedValue{field, {}});
   return value->value;
 }
 
 // A table's bind fields only, by joint name (what a rebind depends on).
 std::vector<std::pair<std::string, std::vector<NamedValue>>> bind_part(const ParameterDescription& p,
-                                                                        const JointTable& table) {
+                                                                       const JointTable& table) {
   std::vector<std::pair<std::string, std::vector<NamedValue>>> part;
   for (const JointEntry& entry : table) {
     std::vector<NamedValue> values;
@@ -70,7 +71,8 @@ void DeformerSettings::set(std::string_view key, const ParameterValue& value, st
       for (NamedValue& nv : entry.values) {
         const Keys* nested = std::get_if<Keys>(&nv.value);
         if (!nested) continue;
-        if (const ParameterDescription* field = p.field(nv.key)) field->check(nv.value, std::string(where) + "." + entry.joint + "." + nv.key);
+        if (const ParameterDescription* field = p.field(nv.key))
+          field->check(nv.value, std::string(where) + "." + entry.joint + "." + nv.key);
         keyed.push_back({p.key, entry.joint, nv.key, *nested});
         const double first = nested->points.front()[1];  // a copy: the assignment destroys the keys
         nv.value = first;
@@ -87,7 +89,9 @@ void DeformerSettings::set(std::string_view key, const ParameterValue& value, st
       throw Error(std::string(where) + ": " + problem);
     }
   }
-  const auto position = [&](const KeyedParameter& k) { return description_->find(k.key) - description_->parameters.data(); };
+  const auto position = [&](const KeyedParameter& k) {
+    return description_->find(k.key) - description_->parameters.data();
+  };
   std::sort(keyed.begin(), keyed.end(), [&](const KeyedParameter& a, const KeyedParameter& b) {
     return std::tuple(position(a), a.joint, a.field) < std::tuple(position(b), b.joint, b.field);
   });
@@ -157,7 +161,8 @@ bool DeformerSettings::bind_differs(const DeformerSettings& other) const {
 std::vector<std::string> DeformerSettings::changed_keys() const {
   std::vector<std::string> keys;
   for (const ParameterDescription& p : description_->parameters) {
-    const bool keyed = std::any_of(keyed_.begin(), keyed_.end(), [&](const KeyedParameter& k) { return k.key == p.key; });
+    const bool keyed =
+        std::any_of(keyed_.begin(), keyed_.end(), [&](const KeyedParameter& k) { return k.key == p.key; });
     if (keyed || !(p.get(parameters_.get()) == p.default_value)) keys.push_back(p.key);
   }
   return keys;
@@ -165,9 +170,8 @@ std::vector<std::string> DeformerSettings::changed_keys() const {
 
 bool DeformerSettings::operator==(const DeformerSettings& other) const {
   if (description_ != other.description_ || keyed_ != other.keyed_) return false;
-  return std::all_of(description_->parameters.begin(), description_->parameters.end(), [&](const auto& p) {
-    return p.get(parameters_.get()) == p.get(other.parameters_.get());
-  });
+  return std::all_of(description_->parameters.begin(), description_->parameters.end(),
+                     [&](const auto& p) { return p.get(parameters_.get()) == p.get(other.parameters_.get()); });
 }
 
 void DeformerSettings::check_type(std::type_index type) const {

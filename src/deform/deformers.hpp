@@ -8,11 +8,11 @@ namespace wobble {
 // Throws Error naming the character's file if it has no skin (for deformers that need one).
 void require_skinned(const Character& character, std::string_view deformer);
 
-const DeformerDescription& lbs_description();               // lbs.cpp
-const DeformerDescription& dqs_description();               // dqs.cpp
-const DeformerDescription& dlbs_description();              // delayed_lbs.cpp
-const DeformerDescription& dynamic_description();           // dynamic_skinning.cpp
-const DeformerDescription& delta_mush_description();        // delta_mush.cpp
-const DeformerDescription& direct_delta_mush_description(); // direct_delta_mush.cpp
+const DeformerDescription& lbs_description();                // lbs.cpp
+const DeformerDescription& dqs_description();                // dqs.cpp
+const DeformerDescription& dlbs_description();               // delayed_lbs.cpp
+const DeformerDescription& dynamic_description();            // dynamic_skinning.cpp
+const DeformerDescription& delta_mush_description();         // delta_mush.cpp
+const DeformerDescription& direct_delta_mush_description();  // direct_delta_mush.cpp
 
 }  // namespace wobble

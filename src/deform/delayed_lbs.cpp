@@ -305,7 +305,8 @@ void DelayedLbs::bind_classes(const Skin& skin) {
     }
     for (std::uint32_t i = influence_offsets_[v]; i < influence_offsets_[v + 1]; ++i) {
       const std::uint32_t j = influence_joint_[i];
-      if (std::find(bone.influences.begin(), bone.influences.end(), j) == bone.influences.end()) bone.influences.push_back(j);
+      if (std::find(bone.influences.begin(), bone.influences.end(), j) == bone.influences.end())
+        bone.influences.push_back(j);
     }
   }
   std::size_t palette = 0;
@@ -342,12 +343,19 @@ void DelayedLbs::bind_classes(const Skin& skin) {
       if (done[i]) continue;
       done[i] = true;
       bone.slopes[i] = distances_.slopes[k];
-      bone.base_distances[i] = distances_.distances[k] - static_cast<float>(distances_.slopes[k]) * distances_.bone_offsets[v];
+      bone.base_distances[i] =
+          distances_.distances[k] - static_cast<float>(distances_.slopes[k]) * distances_.bone_offsets[v];
     }
   }
-  // The packed skin: each influence twice, at the classes below and above the vertex's offset.
+  pack_class_skin(vertex_bone);
+  class_palette_.assign(palette, Mat4f::Identity());
+}
+
+// The packed skin: each influence twice, at the classes below and above the vertex's offset.
+void DelayedLbs::pack_class_skin(const std::vector<std::uint32_t>& vertex_bone) {
   std::size_t width = 1;
-  for (std::size_t v = 0; v < vertex_count_; ++v) width = std::max<std::size_t>(width, 2 * (influence_offsets_[v + 1] - influence_offsets_[v]));
+  for (std::size_t v = 0; v < vertex_count_; ++v)
+    width = std::max<std::size_t>(width, 2 * (influence_offsets_[v + 1] - influence_offsets_[v]));
   class_skin_.width = static_cast<std::uint32_t>(width);
   class_skin_.joints.assign(vertex_count_ * width, 0);
   class_skin_.weights.assign(vertex_count_ * width, 0.0f);
@@ -361,14 +369,14 @@ void DelayedLbs::bind_classes(const Skin& skin) {
     const std::size_t count = bone.influences.size();
     std::size_t slot = v * width;
     for (std::uint32_t i = influence_offsets_[v]; i < influence_offsets_[v + 1]; ++i) {
-      const auto at = std::find(bone.influences.begin(), bone.influences.end(), influence_joint_[i]) - bone.influences.begin();
+      const auto at =
+          std::find(bone.influences.begin(), bone.influences.end(), influence_joint_[i]) - bone.influences.begin();
       class_skin_.joints[slot] = static_cast<std::uint16_t>(bone.palette_offset + k * count + at);
       class_skin_.weights[slot++] = influence_weight_[i] * (1 - f);
       class_skin_.joints[slot] = static_cast<std::uint16_t>(bone.palette_offset + upper * count + at);
       class_skin_.weights[slot++] = influence_weight_[i] * f;
     }
   }
-  class_palette_.assign(palette, Mat4f::Identity());
 }
 
 // The skinning matrix of every (class, influence joint): the chain's delayed local rotations
@@ -384,7 +392,8 @@ void DelayedLbs::class_palette(const Pose& pose, ThreadPool* pool) {
         const double offset = intervals > 0 ? bone.length * k / intervals : 0.0;  // spread evenly over the bone
         for (std::size_t i = 0; i < bone.joints.size(); ++i) {
           const std::uint32_t j = bone.joints[i];
-          const double delay_levels = std::max(0.0, (bone.base_distances[i] + bone.slopes[i] * offset) / speed_ / step_);
+          const double delay_levels =
+              std::max(0.0, (bone.base_distances[i] + bone.slopes[i] * offset) / speed_ / step_);
           std::size_t level = static_cast<std::size_t>(delay_levels);
           float fraction = static_cast<float>(delay_levels - static_cast<double>(level));
           if (level + 1 >= levels_) level = levels_ - 1, fraction = 0;
@@ -427,7 +436,8 @@ void DelayedLbs::sample_levels(const Pose& pose, double t, const PoseSampler& po
   if (pose_at) {
     for (std::size_t m = 1; m < levels_; ++m) {
       pose_at(t - static_cast<double>(m) * step_, scratch_);
-      for (std::size_t j = 0; j < joint_count_; ++j) level_rotations_[m * joint_count_ + j] = scratch_.local[j].rotation;
+      for (std::size_t j = 0; j < joint_count_; ++j)
+        level_rotations_[m * joint_count_ + j] = scratch_.local[j].rotation;
     }
     return;
   }
@@ -460,9 +470,12 @@ void DelayedLbs::sample_levels(const Pose& pose, double t, const PoseSampler& po
 void DelayedLbs::evaluate(const Pose& pose, double t, const PoseSampler& pose_at, std::span<Vec3f> positions,
                           std::span<Vec3f> normals, ThreadPool* pool) {
   if (!bound_) fail_plain("dlbs: evaluate() before bind()");
-  if (positions.size() != vertex_count_) fail_plain("dlbs: {} positions, the character has {} vertices", positions.size(), vertex_count_);
-  if (pose.local.size() != joint_count_) fail_plain("dlbs: the pose has {} joints, the rig {}", pose.local.size(), joint_count_);
-  const bool with_normals = !normals.empty() && normals.size() == vertex_count_ && rest_normals_.size() == vertex_count_;
+  if (positions.size() != vertex_count_)
+    fail_plain("dlbs: {} positions, the character has {} vertices", positions.size(), vertex_count_);
+  if (pose.local.size() != joint_count_)
+    fail_plain("dlbs: the pose has {} joints, the rig {}", pose.local.size(), joint_count_);
+  const bool with_normals =
+      !normals.empty() && normals.size() == vertex_count_ && rest_normals_.size() == vertex_count_;
   sample_levels(pose, t, pose_at);
   if (bones_.empty()) return evaluate_exact(pose, positions, normals, with_normals, pool);
   class_palette(pose, pool);
@@ -475,8 +488,8 @@ void DelayedLbs::evaluate(const Pose& pose, double t, const PoseSampler& pose_at
 }
 
 // Per vertex: its chain's delayed rotations composed from the root, then the LBS blend.
-void DelayedLbs::evaluate_exact(const Pose& pose, std::span<Vec3f> positions, std::span<Vec3f> normals, bool with_normals,
-                                ThreadPool* pool) const {
+void DelayedLbs::evaluate_exact(const Pose& pose, std::span<Vec3f> positions, std::span<Vec3f> normals,
+                                bool with_normals, ThreadPool* pool) const {
   auto body = [&](std::size_t chunk_begin, std::size_t chunk_end) {
     std::vector<Affine> world(std::max<std::size_t>(max_row_, 1));
     for (std::size_t c = chunk_begin; c < chunk_end; ++c) {
@@ -486,7 +499,8 @@ void DelayedLbs::evaluate_exact(const Pose& pose, std::span<Vec3f> positions, st
         for (std::uint32_t k = row; k < distances_.offsets[v + 1]; ++k) {
           const std::uint32_t j = distances_.joints[k];
           const Quatf* level = level_rotations_.data() + level_[k] * joint_count_;
-          const Quatf rotation = fraction_[k] > 0 ? slerp_shortest(level[j], level[joint_count_ + j], fraction_[k]) : level[j];
+          const Quatf rotation =
+              fraction_[k] > 0 ? slerp_shortest(level[j], level[joint_count_ + j], fraction_[k]) : level[j];
           const Affine local = local_matrix(pose.local[j], rotation);
           const std::int32_t parent = parent_slot_[k];
           world[k - row] = parent < 0 ? local : compose(world[parent], local);
@@ -564,12 +578,12 @@ const DeformerDescription& dlbs_description() {
     f.number("delay_step", [](auto& p) -> auto& { return p.delay_step; })
         .unit("s").above(0, 1).soft(1.0 / 960, 1.0 / 30).help("sampling step of the delays");
     // clang-format on
-    return f.deformer("dlbs", DeformerStage::Base,
-                      "delayed linear blend skinning: joint rotations reach vertices as a wave (replaces lbs)",
-                      [](const DeformerSettings& s) {
-                        return std::unique_ptr<Deformer>(
-                            std::make_unique<DelayedLbsDeformer>(s.as<DelayedLbsParameters>()));
-                      });
+    return f.deformer(
+        "dlbs", DeformerStage::Base,
+        "delayed linear blend skinning: joint rotations reach vertices as a wave (replaces lbs)",
+        [](const DeformerSettings& s) {
+          return std::unique_ptr<Deformer>(std::make_unique<DelayedLbsDeformer>(s.as<DelayedLbsParameters>()));
+        });
   }();
   return description;
 }

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <numbers>
 
-
 #include <fmt/core.h>
 
 #include <wobble/deformer.hpp>
@@ -48,13 +47,13 @@ const std::vector<std::pair<std::string, MushSmoothing>>& mush_smoothing_names()
 
 const std::vector<std::pair<std::string, MushMode>>& mush_mode_names() {
   static const std::vector<std::pair<std::string, MushMode>> names = {{"wobble", MushMode::Wobble},
-                                                                       {"blender", MushMode::Blender}};
+                                                                      {"blender", MushMode::Blender}};
   return names;
 }
 
 const std::vector<std::pair<std::string, BlenderVersion>>& blender_version_names() {
   static const std::vector<std::pair<std::string, BlenderVersion>> names = {{"3.4", BlenderVersion::V3_4},
-                                                                             {"4.3", BlenderVersion::V4_3}};
+                                                                            {"4.3", BlenderVersion::V4_3}};
   return names;
 }
 
@@ -80,7 +79,9 @@ const char* name_of(const std::vector<std::pair<std::string, Enum>>& names, Enum
 
 }  // namespace
 
-MushSmoothing parse_mush_smoothing(std::string_view text) { return parse_name(mush_smoothing_names(), text, "smoothing"); }
+MushSmoothing parse_mush_smoothing(std::string_view text) {
+  return parse_name(mush_smoothing_names(), text, "smoothing");
+}
 MushMode parse_mush_mode(std::string_view text) { return parse_name(mush_mode_names(), text, "mode"); }
 const char* to_string(MushSmoothing smoothing) { return name_of(mush_smoothing_names(), smoothing); }
 const char* to_string(MushMode mode) { return name_of(mush_mode_names(), mode); }
@@ -108,7 +109,8 @@ void DeltaMush::check_same_mesh(std::span<const Vec3f> rest, std::span<const Tri
   }
 }
 
-void DeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle> triangles, const DeltaMushSettings& settings) {
+void DeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle> triangles,
+                     const DeltaMushSettings& settings) {
   if (std::string problem = settings.validate(rest.size()); !problem.empty()) fail_plain("delta mush: {}", problem);
   for (std::size_t t = 0; t < triangles.size(); ++t) {
     for (std::uint32_t v : triangles[t]) {
@@ -135,7 +137,8 @@ void DeltaMush::bind(std::span<const Vec3f> rest, std::span<const Triangle> tria
 
 void DeltaMush::check_position_count(std::size_t count) const {
   if (count != fingerprint_.vertex_count)
-    fail_plain("delta mush: bind data was computed from another mesh ({}); got {} positions", fingerprint_.describe(), count);
+    fail_plain("delta mush: bind data was computed from another mesh ({}); got {} positions", fingerprint_.describe(),
+               count);
 }
 
 void DeltaMush::evaluate(std::span<Vec3f> positions, ThreadPool* pool) {
@@ -269,12 +272,11 @@ void DeltaMush::bind_wobble(std::span<const Vec3f> rest) {
 }
 
 void DeltaMush::bind_corners(std::span<const Vec3f> rest, const Vec3f& centre, const float* smoothed,
-                             std::shared_ptr<const mush::CornerBlocks>& corners, std::vector<std::uint8_t>& keep_input) const {
+                             std::shared_ptr<const mush::CornerBlocks>& corners,
+                             std::vector<std::uint8_t>& keep_input) const {
   const std::size_t n = welding_.welded_count;
   const std::vector<Triangle> triangles = welding_.weld(triangles_);
-  auto S = [&](std::uint32_t w) {
-    return Eigen::Vector3d(smoothed[4 * w], smoothed[4 * w + 1], smoothed[4 * w + 2]);
-  };
+  auto S = [&](std::uint32_t w) { return Eigen::Vector3d(smoothed[4 * w], smoothed[4 * w + 1], smoothed[4 * w + 2]); };
 
   // Corners per welded vertex, weighted by their angle on the smoothed rest mesh.
   std::vector<std::uint32_t> corner_offsets(n + 1, 0);
@@ -346,9 +348,8 @@ void DeltaMush::smooth_wobble(ThreadPool* pool) {
   for (int iteration = 0; iteration < settings_.iterations; ++iteration) {
     const float* in = buffer_a_.data();
     float* out = buffer_b_.data();
-    parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) {
-      mush::sweep(*rows_, in, out, begin, end);
-    });
+    parallel_chunks(pool, n, kGrain,
+                    [&](std::size_t begin, std::size_t end) { mush::sweep(*rows_, in, out, begin, end); });
     buffer_a_.swap(buffer_b_);
   }
 }
@@ -410,7 +411,9 @@ void DeltaMush::restore_and_scatter(std::span<Vec3f> positions, const Vec3f& cen
   if (!smooth_only) {
     const float* s = buffer_a_.data();
     float* restored = buffer_b_.data();
-    parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) { mush::restore_details(corners, s, restored, begin, end); });
+    parallel_chunks(pool, n, kGrain, [&](std::size_t begin, std::size_t end) {
+      mush::restore_details(corners, s, restored, begin, end);
+    });
     out = restored;
   }
   // Scatter to the original vertices (vertices without a usable corner keep their input). The
@@ -476,7 +479,8 @@ Vec3f DeltaMush::prepare_folded_palette(std::span<const Mat4f> skinning) {
 std::size_t DeltaMush::folded_width() const {
   std::size_t width = 0;
   if (folded_) {
-    for (std::size_t i = 0; i < folded_->vertex_count(); ++i) width = std::max<std::size_t>(width, folded_->offsets[i + 1] - folded_->offsets[i]);
+    for (std::size_t i = 0; i < folded_->vertex_count(); ++i)
+      width = std::max<std::size_t>(width, folded_->offsets[i + 1] - folded_->offsets[i]);
   }
   return width;
 }
@@ -607,12 +611,11 @@ const DeformerDescription& delta_mush_description() {
     f.boolean("invert_mask", [](auto& p) -> auto& { return p.mush.invert_mask; })
         .flag("mush-invert-mask").bind().help("use 1 - mask");
     // clang-format on
-    DeformerDescription d = f.deformer("deltamush", DeformerStage::Post,
-                                       "Delta Mush: smooth, then restore the rest detail in local frames",
-                                       [](const DeformerSettings& s) {
-                                         return std::unique_ptr<Deformer>(
-                                             std::make_unique<DeltaMushDeformer>(s.as<DeltaMushParameters>()));
-                                       });
+    DeformerDescription d =
+        f.deformer("deltamush", DeformerStage::Post, "Delta Mush: smooth, then restore the rest detail in local frames",
+                   [](const DeformerSettings& s) {
+                     return std::unique_ptr<Deformer>(std::make_unique<DeltaMushDeformer>(s.as<DeltaMushParameters>()));
+                   });
     d.folds_linear_blend_input = true;
     d.check_together = [](const void* object) -> std::string {
       const DeltaMushSettings& s = static_cast<const DeltaMushParameters*>(object)->mush;

@@ -274,7 +274,8 @@ void DeltaMush::evaluate_blender(std::span<Vec3f> positions, ThreadPool* pool) {
           weight = weights[k], frame = frames[k];
         } else {
           Vec3f dir_prev, dir_next;
-          corner_directions(work_, vcorner_prev_[c], static_cast<std::uint32_t>(v), vcorner_next_[c], dir_prev, dir_next);
+          corner_directions(work_, vcorner_prev_[c], static_cast<std::uint32_t>(v), vcorner_next_[c], dir_prev,
+                            dir_next);
           weight = corner_weight(dir_prev, dir_next, frame, settings_.blender_version);
         }
         const float share = weight / total;

@@ -58,7 +58,9 @@ std::vector<Column> initial_columns(std::span<const Vec3f> rest, const PackedSki
 class ColumnSweeper {
  public:
   explicit ColumnSweeper(const mush::SweepRows& rows)
-      : rows_(rows), current_(rows.vertex_count(), {0, 0, 0, 0}), next_(rows.vertex_count(), {0, 0, 0, 0}),
+      : rows_(rows),
+        current_(rows.vertex_count(), {0, 0, 0, 0}),
+        next_(rows.vertex_count(), {0, 0, 0, 0}),
         stamp_(rows.vertex_count(), 0) {}
 
   void sweep(std::uint32_t joint, const Column& column, int iterations, std::vector<std::vector<Entry>>& entries) {

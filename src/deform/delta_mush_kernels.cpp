@@ -137,8 +137,8 @@ void sweep_run(const SweepRows& rows, const float* in, float* out, std::size_t b
 // neighbour rows), then its single rows.
 
 // out_i = self_i in_i + uniform_i sum, with (self_i, uniform_i) from one 8-byte load.
-WOBBLE_SIMD_INLINE void store_uniform_sweep(const SweepRows& rows, const float* in, float* out,
-                                            std::size_t i, f32x4 sum) {
+WOBBLE_SIMD_INLINE void store_uniform_sweep(const SweepRows& rows, const float* in, float* out, std::size_t i,
+                                            f32x4 sum) {
   const f32x4 weights = f32x4::load2(rows.vertex_weights.data() + 2 * i);
   (weights.splat_lane<0>() * row(in, std::uint32_t(4 * i)) + weights.splat_lane<1>() * sum).store_aligned(out + 4 * i);
 }
@@ -179,6 +179,8 @@ void sweep_paired(const SweepRows& rows, const float* in, float* out, std::size_
   const std::size_t g = begin / kLanes;
   const std::uint32_t pairs = rows.pairs[g], singles = rows.widths[g] - pairs;
   switch (singles < 8 ? pairs * 8 + singles : 0) {
+    // The cases, laid out as a table:
+    // clang-format off
 #define WOBBLE_PAIRED_CASE(P, S) \
   case P * 8 + S: sweep_paired_run<P, S>(rows, in, out, begin, end); return;
 #define WOBBLE_PAIRED_CASES(P)                                                                    \
@@ -188,6 +190,7 @@ void sweep_paired(const SweepRows& rows, const float* in, float* out, std::size_
 #undef WOBBLE_PAIRED_CASES
 #undef WOBBLE_PAIRED_CASE
     default: sweep_paired_any(rows, in, out, begin, end); return;
+    // clang-format on
   }
 }
 
@@ -204,8 +207,8 @@ WOBBLE_SIMD_INLINE void store_twin_sweep(const float* weights, const float* in, 
 // Twins from begin to end, `sum` giving each twin's neighbour sums; where the range ends between
 // a twin's two vertices, the first alone.
 template <typename TwinSum>
-WOBBLE_SIMD_INLINE void sweep_twins(const SweepRows& rows, const float* in, float* out,
-                                    std::size_t begin, std::size_t end, TwinSum&& sum) {
+WOBBLE_SIMD_INLINE void sweep_twins(const SweepRows& rows, const float* in, float* out, std::size_t begin,
+                                    std::size_t end, TwinSum&& sum) {
   const float* weights = rows.vertex_weights.data();  // locals: not reloaded after each store
   std::size_t i = begin;
   for (; i + 2 <= end; i += 2) store_twin_sweep(weights, in, out, i, sum());
@@ -259,6 +262,8 @@ void sweep_twinned(const SweepRows& rows, const float* in, float* out, std::size
   const std::size_t g = begin / kLanes;
   const std::uint32_t shared = rows.shared[g], singles = rows.widths[g];
   switch (singles < 8 ? shared * 8 + singles : 0) {
+    // The cases, laid out as a table:
+    // clang-format off
 #define WOBBLE_TWIN_CASE(S, U) \
   case S * 8 + U: sweep_twin_run<S, U>(rows, in, out, begin, end); return;
 #define WOBBLE_TWIN_CASES(S) WOBBLE_TWIN_CASE(S, 0) WOBBLE_TWIN_CASE(S, 1) WOBBLE_TWIN_CASE(S, 2)
@@ -267,18 +272,22 @@ void sweep_twinned(const SweepRows& rows, const float* in, float* out, std::size
 #undef WOBBLE_TWIN_CASES
 #undef WOBBLE_TWIN_CASE
     default: sweep_twin_any(rows, in, out, begin, end); return;
+    // clang-format on
   }
 }
 
 template <bool kUniform>
 void sweep_unpaired(const SweepRows& rows, const float* in, float* out, std::size_t begin, std::size_t end) {
   switch (rows.widths[begin / kLanes]) {
+    // The cases, laid out as a table:
+    // clang-format off
 #define WOBBLE_SWEEP_CASE(W) \
   case W: sweep_run<W, kUniform>(rows, in, out, begin, end); break;
     WOBBLE_SWEEP_CASE(1) WOBBLE_SWEEP_CASE(2) WOBBLE_SWEEP_CASE(3) WOBBLE_SWEEP_CASE(4) WOBBLE_SWEEP_CASE(5)
     WOBBLE_SWEEP_CASE(6) WOBBLE_SWEEP_CASE(7) WOBBLE_SWEEP_CASE(8) WOBBLE_SWEEP_CASE(9) WOBBLE_SWEEP_CASE(10)
 #undef WOBBLE_SWEEP_CASE
     default: sweep_run<0, kUniform>(rows, in, out, begin, end); break;
+    // clang-format on
   }
 }
 

@@ -33,7 +33,8 @@ struct CornerBlocks {
   std::vector<std::uint32_t> slot_offsets{0};
   std::vector<std::uint32_t> points;
   std::vector<float> dx, dy, dz;
-  std::vector<std::uint8_t> is_corner;  // per entry: 1 for a corner, 0 for a bridge or padding (not read by the kernels)
+  std::vector<std::uint8_t>
+      is_corner;  // per entry: 1 for a corner, 0 for a bridge or padding (not read by the kernels)
 
   // From per-vertex corner lists (CSR offsets over vertex_count vertices; delta4: x, y, z, 0
   // per corner). Groups are ordered by vertex; the last group is padded past vertex_count.
@@ -56,8 +57,8 @@ void restore_details(const CornerBlocks& blocks, const float* s, float* out, std
 // The same restored points plus centre4 (x, y, z, 0) written straight into points (x, y, z per
 // vertex, vertex_count of them) for the vertices whose keep flag is 0, the others untouched: the
 // frame's scatter fused into the restoration where the weld is the identity.
-void restore_points(const CornerBlocks& blocks, const float* s, const float* centre4, std::span<const std::uint8_t> keep,
-                    std::span<float> points, std::size_t begin, std::size_t end);
+void restore_points(const CornerBlocks& blocks, const float* s, const float* centre4,
+                    std::span<const std::uint8_t> keep, std::span<float> points, std::size_t begin, std::size_t end);
 
 // The smoothing operator's rows in groups of kLanes vertices that share one width (sliced
 // ELLPACK): group g's vertex i (lane l) has its neighbours at columns[offsets[g] + l * width[g]
@@ -109,7 +110,8 @@ struct SweepRows {
   bool twinned(std::size_t g) const { return !shared.empty() && shared[g] > 0; }
   // Whether groups g and h have the same shape (width, pairs, shared): one kernel runs both.
   bool same_shape(std::size_t g, std::size_t h) const {
-    return widths[g] == widths[h] && (pairs.empty() || pairs[g] == pairs[h]) && (shared.empty() || shared[g] == shared[h]);
+    return widths[g] == widths[h] && (pairs.empty() || pairs[g] == pairs[h]) &&
+           (shared.empty() || shared[g] == shared[h]);
   }
   // Row loads one sweep of all vertices makes (a pair or a shared entry is one load).
   std::size_t row_loads() const;
@@ -200,8 +202,8 @@ struct SmoothedSkin {
 // out_i = sum_k palette[k] q_k + excess_i centre (float4 rows, w = 0) for welded vertices
 // [begin, end): palette holds per joint a column-major 4x4 (row 3 zero) whose last column is the
 // joint's translation for points relative to c0, minus centre.
-void blend_smoothed(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out,
-                    std::size_t begin, std::size_t end);
+void blend_smoothed(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out, std::size_t begin,
+                    std::size_t end);
 
 // ---- the kernels behind the functions above ----
 

@@ -129,7 +129,8 @@ CornerBlocks CornerBlocks::from_corners(std::size_t vertex_count, std::span<cons
     std::size_t slots = 0;
     for (std::size_t l = 0; l < kLanes; ++l) {
       const std::size_t i = g * kLanes + l;
-      const std::size_t first = i < vertex_count ? offsets[i] : 0, count = i < vertex_count ? offsets[i + 1] - first : 0;
+      const std::size_t first = i < vertex_count ? offsets[i] : 0,
+                        count = i < vertex_count ? offsets[i + 1] - first : 0;
       chains[l] = chain_corners(next.subspan(first, count), prev.subspan(first, count));
       slots = std::max(slots, chains[l].corners.size());
     }
@@ -143,7 +144,8 @@ CornerBlocks CornerBlocks::from_corners(std::size_t vertex_count, std::span<cons
       const std::size_t i = g * kLanes + l;
       const CornerChain& chain = chains[l];
       for (std::size_t k = 0; k <= slots; ++k) {  // past its chain, a lane rests on the vertex itself
-        blocks.points[point_base + k * kLanes + l] = k < chain.points.size() ? chain.points[k] : static_cast<std::uint32_t>(i);
+        blocks.points[point_base + k * kLanes + l] =
+            k < chain.points.size() ? chain.points[k] : static_cast<std::uint32_t>(i);
       }
       for (std::size_t k = 0; k < chain.corners.size(); ++k) {
         if (chain.corners[k] == kBridge) continue;
@@ -162,8 +164,8 @@ void restore_details(const CornerBlocks& blocks, const float* s, float* out, std
   table().restore(blocks, s, out, begin / kLanes, (end + kLanes - 1) / kLanes);
 }
 
-void restore_points(const CornerBlocks& blocks, const float* s, const float* centre4, std::span<const std::uint8_t> keep,
-                    std::span<float> points, std::size_t begin, std::size_t end) {
+void restore_points(const CornerBlocks& blocks, const float* s, const float* centre4,
+                    std::span<const std::uint8_t> keep, std::span<float> points, std::size_t begin, std::size_t end) {
   const std::size_t vertex_count = points.size() / 3;
   if (keep.size() != vertex_count) throw std::logic_error("restore_points: one keep flag per point");
   table().restore_points(blocks, s, centre4, keep.data(), vertex_count, points.data(), begin / kLanes,
@@ -171,8 +173,8 @@ void restore_points(const CornerBlocks& blocks, const float* s, const float* cen
 }
 
 SweepRows SweepRows::from_csr(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> columns,
-                             std::span<const float> row_weights, std::span<const float> self,
-                             std::span<const float> uniform, std::uint32_t zero_row) {
+                              std::span<const float> row_weights, std::span<const float> self,
+                              std::span<const float> uniform, std::uint32_t zero_row) {
   SweepRows rows;
   const std::size_t vertex_count = offsets.size() - 1;
   rows.zero_row = zero_row;
@@ -512,8 +514,8 @@ void blend_scalar(const SmoothedSkin& skin, const float* palette, const float* c
 
 }  // namespace
 
-void blend_smoothed(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out,
-                    std::size_t begin, std::size_t end) {
+void blend_smoothed(const SmoothedSkin& skin, const float* palette, const float* centre4, float* out, std::size_t begin,
+                    std::size_t end) {
   table().blend(skin, palette, centre4, out, begin, end);
 }
 

@@ -37,7 +37,8 @@ void wavefront(const SweepRows& rows, float* a, float* b, int first, int last, R
 }  // namespace
 
 void smooth_wavefront(const SweepRows& rows, float* a, float* b, int iterations) {
-  wavefront(rows, a, b, 1, iterations, [](std::size_t) {}, [](std::size_t) {});
+  wavefront(
+      rows, a, b, 1, iterations, [](std::size_t) {}, [](std::size_t) {});
 }
 
 // Group g sweeps chunk c of its first sweep once group g - 1 has finished chunk c + 1 of its last
@@ -55,7 +56,8 @@ void smooth_wavefront(const SweepRows& rows, float* a, float* b, int iterations,
   for (std::size_t g = 0; g < groups; ++g) finished[g].store(0, std::memory_order_relaxed);
   pool.parallel_for(groups, 1, [&](std::size_t begin, std::size_t end) {
     for (std::size_t g = begin; g < end; ++g) {
-      const int first = 1 + int(g * std::size_t(iterations) / groups), last = int((g + 1) * std::size_t(iterations) / groups);
+      const int first = 1 + int(g * std::size_t(iterations) / groups),
+                last = int((g + 1) * std::size_t(iterations) / groups);
       auto ready = [&](std::size_t c) {
         if (g == 0) return;
         const std::size_t needed = std::min(chunks, c + 2);

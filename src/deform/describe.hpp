@@ -230,7 +230,9 @@ class Fields {
     d.parameters = list_;
     d.parameters_type = typeid(P);
     d.make_parameters = [] { return std::shared_ptr<void>(std::make_shared<P>()); };
-    d.copy_parameters = [](const void* p) { return std::shared_ptr<void>(std::make_shared<P>(*static_cast<const P*>(p))); };
+    d.copy_parameters = [](const void* p) {
+      return std::shared_ptr<void>(std::make_shared<P>(*static_cast<const P*>(p)));
+    };
     d.create = std::move(create);
     return d;
   }

@@ -220,7 +220,8 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
     fail_plain("ddm: bind data was computed from another mesh ({}); got {} positions", fingerprint_.describe(),
                positions.size());
   }
-  if (skinning.size() < joint_count_) fail_plain("ddm: {} skinning matrices for {} joints", skinning.size(), joint_count_);
+  if (skinning.size() < joint_count_)
+    fail_plain("ddm: {} skinning matrices for {} joints", skinning.size(), joint_count_);
   const bool with_rotations = rotations.size() == positions.size();
   const std::size_t width = width_;
   const DdmVariant variant = settings_.variant;
@@ -233,17 +234,18 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
       for (int c = 0; c < 4; ++c) quaternions[4 * j + c] = q.coeffs()[c];
     }
   }
-  const ddm::BindView view{variant,      width,          rest_.data(),       joints_.data(),          omega_.data(),
-                           psi_.data(),  centre_.data(), covariance_.data(), linear_fallback_.data(), quaternions.data(),
-                           lever_.data()};
+  const ddm::BindView view{
+      variant,      width,          rest_.data(),       joints_.data(),          omega_.data(),
+      psi_.data(),  centre_.data(), covariance_.data(), linear_fallback_.data(), quaternions.data(),
+      lever_.data()};
   const ddm::Table& kernels = ddm::table();
   if (variant == DdmVariant::V3 && !with_rotations) {
     parallel_chunks(pool, positions.size(), kGrain, [&](std::size_t begin, std::size_t end) {
       kernels.evaluate_v3(view, skinning.data(), begin, end, positions.data());
       for (std::size_t v = begin; v < end; ++v) {
         if (!linear_fallback_[v]) continue;
-        positions[v] = ddm::blend_linearly(skinning.data(), joints_.data() + v * width, psi_.data() + v * width, width,
-                                           rest_[v]);
+        positions[v] =
+            ddm::blend_linearly(skinning.data(), joints_.data() + v * width, psi_.data() + v * width, width, rest_[v]);
       }
     });
     return;
@@ -269,7 +271,8 @@ class DirectDeltaMushDeformer final : public Deformer {
 
   void bind(const Character& character) override {
     require_skinned(character, "ddm");
-    ddm_.bind(character.mesh.positions, character.mesh.triangles, character.skin, character.rig.joint_count(), settings_);
+    ddm_.bind(character.mesh.positions, character.mesh.triangles, character.skin, character.rig.joint_count(),
+              settings_);
     skin_ = PackedSkin::from(character.skin);
     bound_ = &character;
   }
@@ -293,7 +296,8 @@ class DirectDeltaMushDeformer final : public Deformer {
     job.out_positions = lbs_positions_;
     if (std::string problem = job.Validate(); !problem.empty()) fail_plain("ddm: {}", problem);
     job.Run(pool);
-    for (std::size_t v = 0; v < positions.size(); ++v) positions[v] = ddm_positions_[v] + (positions[v] - lbs_positions_[v]);
+    for (std::size_t v = 0; v < positions.size(); ++v)
+      positions[v] = ddm_positions_[v] + (positions[v] - lbs_positions_[v]);
     if (!normals.empty() && normals.size() == positions.size()) {
       area_weighted_normals(mesh.triangles, positions, normals, normal_scratch_);
     }
@@ -332,11 +336,11 @@ const DeformerDescription& direct_delta_mush_description() {
     f.number("min_weight", [](auto& s) -> auto& { return s.min_weight; })
         .flag("ddm-min-weight").bind().below(0, 1).soft(0, 0.01).help("smoothed weights below this are dropped");
     // clang-format on
-    return f.deformer("ddm", DeformerStage::Post, "Direct Delta Mush (replaces linear blending; keeps earlier effects)",
-                      [](const DeformerSettings& s) {
-                        return std::unique_ptr<Deformer>(
-                            std::make_unique<DirectDeltaMushDeformer>(s.as<DirectDeltaMushSettings>()));
-                      });
+    return f.deformer(
+        "ddm", DeformerStage::Post, "Direct Delta Mush (replaces linear blending; keeps earlier effects)",
+        [](const DeformerSettings& s) {
+          return std::unique_ptr<Deformer>(std::make_unique<DirectDeltaMushDeformer>(s.as<DirectDeltaMushSettings>()));
+        });
   }();
   return description;
 }

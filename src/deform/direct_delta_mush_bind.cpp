@@ -67,7 +67,8 @@ Eigen::MatrixXd welded_weights(const Skin& skin, const WeldedRest& w, const std:
                                std::size_t joint_count) {
   std::vector<std::int32_t> column_of(joint_count, -1);
   for (std::size_t c = 0; c < used.size(); ++c) column_of[used[c]] = static_cast<std::int32_t>(c);
-  Eigen::MatrixXd weights = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(w.u.size()), static_cast<Eigen::Index>(used.size()));
+  Eigen::MatrixXd weights =
+      Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(w.u.size()), static_cast<Eigen::Index>(used.size()));
   for (std::size_t v = 0; v < w.welding.welded_of.size(); ++v) {
     const std::size_t i = w.welding.welded_of[v];
     for (std::uint32_t k = skin.offsets[v]; k < skin.offsets[v + 1]; ++k)
@@ -144,8 +145,9 @@ Candidates psi_candidates(const Eigen::MatrixXd& weights, const std::vector<std:
 std::size_t keep_largest(Candidates& candidates, std::size_t max_influences) {
   std::size_t width = 1;
   for (auto& list : candidates) {
-    std::sort(list.begin(), list.end(),
-              [](const Candidate& x, const Candidate& y) { return x.psi != y.psi ? x.psi > y.psi : x.joint < y.joint; });
+    std::sort(list.begin(), list.end(), [](const Candidate& x, const Candidate& y) {
+      return x.psi != y.psi ? x.psi > y.psi : x.joint < y.joint;
+    });
     if (list.size() > max_influences) list.resize(max_influences);
     width = std::max(width, list.size());
   }
@@ -194,7 +196,8 @@ double squared_diagonal(const std::vector<Eigen::Vector3d>& u) {
 // The kept influences renormalised (psi summing to 1) and each welded vertex's frame.
 WeldedFrames welded_frames(Candidates& candidates, const Eigen::MatrixXd& moments, bool full, double size2) {
   const std::size_t n = candidates.size();
-  WeldedFrames frames{std::vector<Eigen::Vector3d>(n), std::vector<std::array<double, 6>>(n), std::vector<std::uint8_t>(n, 0)};
+  WeldedFrames frames{std::vector<Eigen::Vector3d>(n), std::vector<std::array<double, 6>>(n),
+                      std::vector<std::uint8_t>(n, 0)};
   for (std::size_t i = 0; i < n; ++i) {
     auto& list = candidates[i];
     double total = 0;
@@ -211,7 +214,8 @@ WeldedFrames welded_frames(Candidates& candidates, const Eigen::MatrixXd& moment
     for (Candidate& c : list) c.psi /= total;
     if (full) centre_omegas(list, p);
     const Eigen::Matrix3d cov = second - p * p.transpose();
-    const Eigen::Vector3d values = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(cov, Eigen::EigenvaluesOnly).eigenvalues();
+    const Eigen::Vector3d values =
+        Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(cov, Eigen::EigenvaluesOnly).eigenvalues();
     if (list.empty() || !(values(2) > 1e-14 * size2) || !(values(1) > 1e-6 * values(2))) frames.fallback[i] = 1;
     frames.centre[i] = p;
     frames.covariance[i] = {cov(0, 0), cov(0, 1), cov(0, 2), cov(1, 1), cov(1, 2), cov(2, 2)};
@@ -244,7 +248,8 @@ void store_vertex(std::size_t v, std::size_t i, const std::vector<Candidate>& li
   }
   for (int k = 0; k < 3; ++k) a.centre[3 * v + k] = static_cast<float>(frames.centre[i][k]);
   if (!a.lever.empty())
-    for (int k = 0; k < 3; ++k) a.lever[24 * (v / 8) + 8 * k + v % 8] = static_cast<float>(double(rest[k]) - frames.centre[i][k]);
+    for (int k = 0; k < 3; ++k)
+      a.lever[24 * (v / 8) + 8 * k + v % 8] = static_cast<float>(double(rest[k]) - frames.centre[i][k]);
   if (!a.covariance.empty())
     for (int k = 0; k < 6; ++k) a.covariance[6 * v + k] = static_cast<float>(frames.covariance[i][k]);
   a.linear_fallback[v] = frames.fallback[i];
@@ -253,7 +258,8 @@ void store_vertex(std::size_t v, std::size_t i, const std::vector<Candidate>& li
 // No smoothed weight survived (min_weight above every smoothed weight, rare): the original skin,
 // linearly, by its first influence.
 void store_original_influence(std::size_t v, const Skin& skin, BindArrays& a) {
-  a.joints[v * a.width] = static_cast<std::uint16_t>(skin.offsets[v] < skin.offsets[v + 1] ? skin.joints[skin.offsets[v]] : 0);
+  a.joints[v * a.width] =
+      static_cast<std::uint16_t>(skin.offsets[v] < skin.offsets[v + 1] ? skin.joints[skin.offsets[v]] : 0);
   a.psi[v * a.width] = 1.0f;
   a.linear_fallback[v] = 1;
 }
@@ -263,7 +269,8 @@ void store_original_influence(std::size_t v, const Skin& skin, BindArrays& a) {
 BindArrays bind_arrays(std::span<const Vec3f> rest, std::span<const Triangle> triangles, const Skin& skin,
                        std::size_t joint_count, const DirectDeltaMushSettings& settings) {
   const WeldedRest welded = weld_rest(rest, triangles);
-  const std::vector<double> edge_weight = mush::edge_weights(settings.smoothing, welded.u, welded.triangles, welded.edges);
+  const std::vector<double> edge_weight =
+      mush::edge_weights(settings.smoothing, welded.u, welded.triangles, welded.edges);
   const ImplicitSmoothing solver(welded.u.size(), welded.edges, edge_weight, settings.step);
   const Smoothing smoothing{solver, settings.iterations};
   const std::vector<std::uint32_t> used = used_joints(skin, joint_count);

@@ -10,13 +10,13 @@
 namespace wobble::ddm {
 
 struct BindArrays {
-  std::size_t width = 1;               // influences per vertex (the largest kept)
-  std::vector<std::uint16_t> joints;   // [vertex][slot]
-  std::vector<float> psi;              // [vertex][slot]
-  std::vector<float> omega;            // v0: [vertex][slot][10], centred on p
-  std::vector<float> centre;           // [vertex][3]: p
-  std::vector<float> covariance;       // v1: [vertex][6]
-  std::vector<float> lever;            // v3: [group of 8 vertices][x, y, z][lane]: u - p
+  std::size_t width = 1;                      // influences per vertex (the largest kept)
+  std::vector<std::uint16_t> joints;          // [vertex][slot]
+  std::vector<float> psi;                     // [vertex][slot]
+  std::vector<float> omega;                   // v0: [vertex][slot][10], centred on p
+  std::vector<float> centre;                  // [vertex][3]: p
+  std::vector<float> covariance;              // v1: [vertex][6]
+  std::vector<float> lever;                   // v3: [group of 8 vertices][x, y, z][lane]: u - p
   std::vector<std::uint8_t> linear_fallback;  // per vertex
 };
 

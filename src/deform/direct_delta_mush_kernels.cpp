@@ -135,7 +135,7 @@ void evaluate(const BindView& bind, const Mat4f* skinning, std::size_t begin, st
               Mat3f* rotations) {
   const std::size_t width = bind.width;
   const float* palette = skinning->data();
-  alignas(32) float blend[kLanes][16];      // per lane: the blended 4x4 (v0: Q), column-major
+  alignas(32) float blend[kLanes][16];  // per lane: the blended 4x4 (v0: Q), column-major
   alignas(32) float centre[3][kLanes], local[3][kLanes];
   alignas(32) float fit[9][kLanes], result[3][kLanes], rotation[9][kLanes], t[3][kLanes];
   for (std::size_t first = begin; first < end; first += kLanes) {
@@ -171,13 +171,15 @@ void evaluate(const BindView& bind, const Mat4f* skinning, std::size_t begin, st
         // M = L C, C the smoothed covariance (symmetric, 6 numbers per vertex).
         alignas(32) float cov[6][kLanes];
         for (std::size_t l = 0; l < kLanes; ++l) {
-          for (int k = 0; k < 6; ++k) cov[k][l] = l < lanes ? bind.covariance[6 * (first + l) + k] : (k == 0 || k == 3 || k == 5);
+          for (int k = 0; k < 6; ++k)
+            cov[k][l] = l < lanes ? bind.covariance[6 * (first + l) + k] : (k == 0 || k == 3 || k == 5);
         }
         f32x8 c6[6];
         for (int k = 0; k < 6; ++k) c6[k] = f32x8::load_aligned(cov[k]);
         const f32x8 c[9] = {c6[0], c6[1], c6[2], c6[1], c6[3], c6[4], c6[2], c6[4], c6[5]};
         for (int r = 0; r < 3; ++r) {
-          for (int k = 0; k < 3; ++k) x.m[3 * r + k] = fma(l3[3 * r], c[k], fma(l3[3 * r + 1], c[3 + k], l3[3 * r + 2] * c[6 + k]));
+          for (int k = 0; k < 3; ++k)
+            x.m[3 * r + k] = fma(l3[3 * r], c[k], fma(l3[3 * r + 1], c[3 + k], l3[3 * r + 2] * c[6 + k]));
         }
       } else {
         for (int k = 0; k < 9; ++k) x.m[k] = l3[k];
@@ -185,7 +187,8 @@ void evaluate(const BindView& bind, const Mat4f* skinning, std::size_t begin, st
     }
     for (int k = 0; k < 9; ++k) x.m[k].store_aligned(fit[k]);  // M, for lanes that need the fallback
     const int failed = polar_newton(x);
-    const f32x8 ux = f32x8::load_aligned(local[0]), uy = f32x8::load_aligned(local[1]), uz = f32x8::load_aligned(local[2]);
+    const f32x8 ux = f32x8::load_aligned(local[0]), uy = f32x8::load_aligned(local[1]),
+                uz = f32x8::load_aligned(local[2]);
     fma(x.m[0], ux, fma(x.m[1], uy, fma(x.m[2], uz, tx))).store_aligned(result[0]);
     fma(x.m[3], ux, fma(x.m[4], uy, fma(x.m[5], uz, ty))).store_aligned(result[1]);
     fma(x.m[6], ux, fma(x.m[7], uy, fma(x.m[8], uz, tz))).store_aligned(result[2]);

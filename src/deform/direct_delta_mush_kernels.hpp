@@ -21,11 +21,11 @@ struct BindView {
   DdmVariant variant = DdmVariant::V0;
   std::size_t width = 0;
   const Vec3f* rest = nullptr;
-  const std::uint16_t* joints = nullptr;   // [vertex][slot]
-  const float* omega = nullptr;            // v0: [vertex][slot][10]
-  const float* psi = nullptr;              // [vertex][slot]
-  const float* centre = nullptr;           // [vertex][3]
-  const float* covariance = nullptr;       // v1: [vertex][6]
+  const std::uint16_t* joints = nullptr;  // [vertex][slot]
+  const float* omega = nullptr;           // v0: [vertex][slot][10]
+  const float* psi = nullptr;             // [vertex][slot]
+  const float* centre = nullptr;          // [vertex][3]
+  const float* covariance = nullptr;      // v1: [vertex][6]
   const std::uint8_t* linear_fallback = nullptr;
   const float* joint_quaternions = nullptr;  // v3: per joint (x, y, z, w), unit
   const float* lever = nullptr;              // v3: [group of 8 vertices][x, y, z][lane]: u - p

@@ -58,12 +58,14 @@ std::string DqsJob::Validate() const {
   if (!skin || !joints) return "no skin or no joint transforms";
   const std::size_t n = in_positions.size();
   if (skin->vertex_count() != n) return fmt::format("skin has {} vertices, positions {}", skin->vertex_count(), n);
-  if (out_positions.size() != n) return fmt::format("output has room for {} positions, needs {}", out_positions.size(), n);
+  if (out_positions.size() != n)
+    return fmt::format("output has room for {} positions, needs {}", out_positions.size(), n);
   if (in_normals.size() != out_normals.size() || (!in_normals.empty() && in_normals.size() != n)) {
     return "normals do not match the positions";
   }
   for (std::uint16_t j : skin->joints) {
-    if (j >= joints->rigid.size()) return fmt::format("skin uses joint {}, only {} transforms", j, joints->rigid.size());
+    if (j >= joints->rigid.size())
+      return fmt::format("skin uses joint {}, only {} transforms", j, joints->rigid.size());
   }
   return {};
 }

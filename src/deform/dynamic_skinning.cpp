@@ -27,7 +27,7 @@ namespace {
 
 using dynamic_kernels::kChunk;
 using dynamic_kernels::kJointStride;
-constexpr double kGridTolerance = 1e-6;   // in samples: a time this close to n dt is on the grid
+constexpr double kGridTolerance = 1e-6;  // in samples: a time this close to n dt is on the grid
 
 // Sample index of r (a time in samples from the grid's origin) when it lies on the grid.
 bool on_grid(double r, std::int64_t& n) {
@@ -92,14 +92,17 @@ std::vector<float> bend_weights_of(const Mesh& mesh, const DynamicSkinningParame
 
 // Radius restrictions of flexible origins, per joint, their centres in bind space.
 std::vector<std::optional<dynamic_kernels::RestrictedOrigin>> restricted_origins(
-    const Rig& rig, const DynamicSkinningParameters& parameters, const std::unordered_map<std::string, int>& joint_index) {
+    const Rig& rig, const DynamicSkinningParameters& parameters,
+    const std::unordered_map<std::string, int>& joint_index) {
   std::vector<std::optional<dynamic_kernels::RestrictedOrigin>> restricted(rig.joint_count());
   for (const JointDynamics& joint : parameters.joints) {
     auto found = joint_index.find(joint.joint);
-    if (found == joint_index.end()) fail_plain("dynamic: settings name joint '{}', which is not in the rig", joint.joint);
+    if (found == joint_index.end())
+      fail_plain("dynamic: settings name joint '{}', which is not in the rig", joint.joint);
     if (!(joint.radius > 0)) continue;
     const Mat4f bind = rig.inverse_bind[found->second].inverse();
-    restricted[found->second] = dynamic_kernels::RestrictedOrigin{joint.radius, (bind * joint.origin.homogeneous()).head<3>()};
+    restricted[found->second] =
+        dynamic_kernels::RestrictedOrigin{joint.radius, (bind * joint.origin.homogeneous()).head<3>()};
   }
   return restricted;
 }
@@ -123,8 +126,8 @@ void DynamicSkinningState::initialize(const Rig& rig, const Mesh& mesh, const Sk
   gamma_ = bend_weights_of(mesh, parameters);
   max_abs_gamma_ = 0;
   for (float g : gamma_) max_abs_gamma_ = std::max(max_abs_gamma_, std::abs(g));
-  layout_ = std::make_shared<const dynamic_kernels::PairLayout>(
-      dynamic_kernels::pair_layout(rig, mesh, skin, weights_, gamma_, restricted_origins(rig, parameters, joint_index_)));
+  layout_ = std::make_shared<const dynamic_kernels::PairLayout>(dynamic_kernels::pair_layout(
+      rig, mesh, skin, weights_, gamma_, restricted_origins(rig, parameters, joint_index_)));
   clear_history(rig.joint_count());
   initialized_ = true;
 }
@@ -159,7 +162,8 @@ void DynamicSkinningState::reset() {
 
 void DynamicSkinningState::set_sample_grid(double period_s, double origin_s) {
   if (!(period_s > 0) || !std::isfinite(period_s) || !std::isfinite(origin_s)) {
-    fail_plain("dynamic: the sampling grid needs a positive period and a finite origin (got {} s from {} s)", period_s, origin_s);
+    fail_plain("dynamic: the sampling grid needs a positive period and a finite origin (got {} s from {} s)", period_s,
+               origin_s);
   }
   grid_period_ = period_s;
   grid_origin_ = origin_s;
@@ -181,7 +185,8 @@ void DynamicSkinningState::resolve_parameters(const DynamicSkinningParameters& p
   }
   for (const JointDynamics& joint : parameters.joints) {
     auto found = joint_index_.find(joint.joint);
-    if (found == joint_index_.end()) fail_plain("dynamic: settings name joint '{}', which is not in the rig", joint.joint);
+    if (found == joint_index_.end())
+      fail_plain("dynamic: settings name joint '{}', which is not in the rig", joint.joint);
     const int j = found->second;
     wanted[j] = {joint.frequency.value_or(parameters.frequency) * joint.frequency_scale,
                  joint.damping.value_or(parameters.damping) * joint.damping_scale,
@@ -202,7 +207,8 @@ void DynamicSkinningState::resolve_parameters(const DynamicSkinningParameters& p
   skip_below_ = parameters.skip_below;
 }
 
-void DynamicSkinningState::sample_pose(const Pose& pose, std::vector<Quatf>& rotations, std::vector<Vec3f>& translations) const {
+void DynamicSkinningState::sample_pose(const Pose& pose, std::vector<Quatf>& rotations,
+                                       std::vector<Vec3f>& translations) const {
   const std::size_t joint_count = parents_.size();
   rotations.resize(joint_count);
   translations.resize(joint_count);
@@ -216,8 +222,8 @@ void DynamicSkinningState::sample_pose(const Pose& pose, std::vector<Quatf>& rot
 // pose, divided by the step, turned into world space by the parent's world rotation. v_j: the
 // same for the local translation.
 void DynamicSkinningState::velocities(const Pose& pose, std::span<const Quatf> previous_rotations,
-                                      std::span<const Vec3f> previous_translations, double step, std::vector<Vec3d>& omega,
-                                      std::vector<Vec3d>& velocity) {
+                                      std::span<const Vec3f> previous_translations, double step,
+                                      std::vector<Vec3d>& omega, std::vector<Vec3d>& velocity) {
   const std::size_t joint_count = parents_.size();
   omega.resize(joint_count);
   velocity.resize(joint_count);
@@ -364,8 +370,8 @@ void DynamicSkinningState::start_periodic(const DynamicSkinningParameters& param
   periodic_start_ = true;
 }
 
-void DynamicSkinningState::apply(const DynamicSkinningParameters& parameters, const Pose& pose, std::span<Vec3f> positions,
-                                 double t, const PoseSampler& pose_at, ThreadPool* pool) {
+void DynamicSkinningState::apply(const DynamicSkinningParameters& parameters, const Pose& pose,
+                                 std::span<Vec3f> positions, double t, const PoseSampler& pose_at, ThreadPool* pool) {
   if (!initialized_) fail_plain("dynamic: apply() before initialize()");
   if (positions.size() != vertex_count_) {
     fail_plain("dynamic: {} positions given, the character has {} vertices", positions.size(), vertex_count_);
@@ -465,7 +471,9 @@ void DynamicSkinningState::fill_joint_table(const Pose& pose) {
       row[6] = axis.x(), row[7] = axis.y(), row[8] = axis.z();
       row[9] = static_cast<float>(size_ / angle);
     }
-    if (push) row[10] = static_cast<float>(linear.x()), row[11] = static_cast<float>(linear.y()), row[12] = static_cast<float>(linear.z());
+    if (push)
+      row[10] = static_cast<float>(linear.x()), row[11] = static_cast<float>(linear.y()),
+      row[12] = static_cast<float>(linear.z());
   }
 }
 
@@ -511,11 +519,11 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
         if (!active_[segment.joint]) continue;
         const float* joint = joint_data_.data() + segment.joint * kJointStride;
         if (segment.dense) {
-          kernels.dense(joint, segment.first, L.pair_beta.data(), L.pair_gamma.data(), segment.begin, segment.end, px, py,
-                        pz, dx, dy, dz, inv_max_angle2);
+          kernels.dense(joint, segment.first, L.pair_beta.data(), L.pair_gamma.data(), segment.begin, segment.end, px,
+                        py, pz, dx, dy, dz, inv_max_angle2);
         } else {
-          kernels.pairs(joint, L.pair_vertex.data(), L.pair_beta.data(), L.pair_gamma.data(), segment.begin, segment.end,
-                        px, py, pz, dx, dy, dz, inv_max_angle2);
+          kernels.pairs(joint, L.pair_vertex.data(), L.pair_beta.data(), L.pair_gamma.data(), segment.begin,
+                        segment.end, px, py, pz, dx, dy, dz, inv_max_angle2);
         }
       }
       if (identity) {
@@ -541,8 +549,8 @@ void DynamicSkinningState::reference_offsets(std::span<const Vec3f> base, std::s
       for (std::uint32_t k = segment.begin; k < segment.end; ++k) {
         if (L.pair_beta[k] == 0) continue;  // a gap of a dense segment
         const std::size_t v = first + L.chunk_order[first + L.pair_vertex[k]];
-        offsets[v] += dynamic_kernels::pair_offset<true>(joint, base[v].x(), base[v].y(), base[v].z(), L.pair_beta[k], L.pair_gamma[k],
-                                        inv_max_angle2);
+        offsets[v] += dynamic_kernels::pair_offset<true>(joint, base[v].x(), base[v].y(), base[v].z(), L.pair_beta[k],
+                                                         L.pair_gamma[k], inv_max_angle2);
       }
     }
   }
@@ -705,12 +713,11 @@ const DeformerDescription& dynamic_description() {
     f.number("skip_below", [](auto& p) -> auto& { return p.skip_below; })
         .unit("radians").range(0, 1).soft(0, 1e-3).help("joints whose bend angle stays below this are skipped");
     // clang-format on
-    DeformerDescription d = f.deformer("dynamic", DeformerStage::Effect,
-                                       "Dynamic Skinning: drag and damped oscillations from the joints' motion",
-                                       [](const DeformerSettings& s) {
-                                         return std::unique_ptr<Deformer>(
-                                             std::make_unique<DynamicDeformer>(s.as<DynamicSkinningParameters>()));
-                                       });
+    DeformerDescription d = f.deformer(
+        "dynamic", DeformerStage::Effect, "Dynamic Skinning: drag and damped oscillations from the joints' motion",
+        [](const DeformerSettings& s) {
+          return std::unique_ptr<Deformer>(std::make_unique<DynamicDeformer>(s.as<DynamicSkinningParameters>()));
+        });
     d.check_together = check_joint_frequencies;
     return d;
   }();

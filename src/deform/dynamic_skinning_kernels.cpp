@@ -17,7 +17,8 @@ struct JointLanes {
 
 WOBBLE_SIMD_INLINE JointLanes broadcast(const float* joint, float inv_max_angle2) {
   auto s = [&](int k) { return f32x8::splat(joint[k]); };
-  return {s(0), s(1), s(2), s(3), s(4), s(5), s(6), s(7), s(8), s(9), s(10), s(11), s(12), f32x8::splat(inv_max_angle2)};
+  return {s(0), s(1), s(2), s(3),  s(4),  s(5),  s(6),
+          s(7), s(8), s(9), s(10), s(11), s(12), f32x8::splat(inv_max_angle2)};
 }
 
 struct Offsets8 {
@@ -93,15 +94,15 @@ void pairs_width(const float* joint, const std::uint16_t* vertex, const float* b
 void pairs(const float* joint, const std::uint16_t* vertex, const float* beta, const float* gamma, std::size_t begin,
            std::size_t end, const float* px, const float* py, const float* pz, float* dx, float* dy, float* dz,
            float inv_max_angle2) {
-  (has_push(joint) ? pairs_width<true> : pairs_width<false>)(joint, vertex, beta, gamma, begin, end, px, py, pz, dx,
-                                                              dy, dz, inv_max_angle2);
+  (has_push(joint) ? pairs_width<true> : pairs_width<false>)(joint, vertex, beta, gamma, begin, end, px, py, pz, dx, dy,
+                                                             dz, inv_max_angle2);
 }
 
 // Dense segments: contiguous loads and stores.
 template <bool kLinear>
-void dense_width(const float* joint, std::size_t first_vertex, const float* beta, const float* gamma,
-                 std::size_t begin, std::size_t end, const float* px, const float* py, const float* pz, float* dx,
-                 float* dy, float* dz, float inv_max_angle2) {
+void dense_width(const float* joint, std::size_t first_vertex, const float* beta, const float* gamma, std::size_t begin,
+                 std::size_t end, const float* px, const float* py, const float* pz, float* dx, float* dy, float* dz,
+                 float inv_max_angle2) {
   const JointLanes lanes = broadcast(joint, inv_max_angle2);
   std::size_t k = begin;
   for (; k + 8 <= end; k += 8) {
@@ -119,7 +120,7 @@ void dense(const float* joint, std::size_t first_vertex, const float* beta, cons
            std::size_t end, const float* px, const float* py, const float* pz, float* dx, float* dy, float* dz,
            float inv_max_angle2) {
   (has_push(joint) ? dense_width<true> : dense_width<false>)(joint, first_vertex, beta, gamma, begin, end, px, py, pz,
-                                                              dx, dy, dz, inv_max_angle2);
+                                                             dx, dy, dz, inv_max_angle2);
 }
 
 }  // namespace

@@ -22,8 +22,11 @@ constexpr std::size_t kJointStride = 16;  // floats per joint in the joint table
 template <typename T>
 inline void sin_cos_half(T h, T& s, T& c) {
   const T h2 = h * h;
-  s = h * (T(1) + h2 * (T(-1.0 / 6) + h2 * (T(1.0 / 120) + h2 * (T(-1.0 / 5040) + h2 * (T(1.0 / 362880) + h2 * T(-1.0 / 39916800))))));
-  c = T(1) + h2 * (T(-0.5) + h2 * (T(1.0 / 24) + h2 * (T(-1.0 / 720) + h2 * (T(1.0 / 40320) + h2 * (T(-1.0 / 3628800) + h2 * T(1.0 / 479001600))))));
+  s = h * (T(1) + h2 * (T(-1.0 / 6) + h2 * (T(1.0 / 120) +
+                                            h2 * (T(-1.0 / 5040) + h2 * (T(1.0 / 362880) + h2 * T(-1.0 / 39916800))))));
+  c = T(1) + h2 * (T(-0.5) + h2 * (T(1.0 / 24) +
+                                   h2 * (T(-1.0 / 720) +
+                                         h2 * (T(1.0 / 40320) + h2 * (T(-1.0 / 3628800) + h2 * T(1.0 / 479001600))))));
 }
 
 // One (vertex, joint) pair, scalar. j: the joint's row of the table. Returns the offset.
@@ -50,15 +53,16 @@ inline Vec3f pair_offset(const float* j, float px, float py, float pz, float bet
   const float perp_x = ux - j[6] * w, perp_y = uy - j[7] * w, perp_z = uz - j[8] * w;
   const float k = sin_t * j[9];  // sin(theta) / |G|: n x u = c / |G|
   const float bg = beta * gamma;
-  return Vec3f(beta * (cos_t_minus_1 * perp_x + k * cx) + bg * j[10], beta * (cos_t_minus_1 * perp_y + k * cy) + bg * j[11],
+  return Vec3f(beta * (cos_t_minus_1 * perp_x + k * cx) + bg * j[10],
+               beta * (cos_t_minus_1 * perp_y + k * cy) + bg * j[11],
                beta * (cos_t_minus_1 * perp_z + k * cz) + bg * j[12]);
 }
 
 // Sparse segments: pairs [begin, end) of one joint (vertex[k]: the chunk-local vertex, beta[k],
 // gamma[k]); positions px, py, pz and offsets dx, dy, dz are the chunk's arrays.
 inline void pairs_scalar(const float* joint, const std::uint16_t* vertex, const float* beta, const float* gamma,
-                         std::size_t begin, std::size_t end, const float* px, const float* py, const float* pz, float* dx,
-                         float* dy, float* dz, float inv_max_angle2) {
+                         std::size_t begin, std::size_t end, const float* px, const float* py, const float* pz,
+                         float* dx, float* dy, float* dz, float inv_max_angle2) {
   for (std::size_t k = begin; k < end; ++k) {
     const std::uint16_t v = vertex[k];
     const Vec3f d = pair_offset<false>(joint, px[v], py[v], pz[v], beta[k], gamma[k], inv_max_angle2);
@@ -71,8 +75,8 @@ inline void pairs_scalar(const float* joint, const std::uint16_t* vertex, const 
 // Dense segments: the pairs of one joint over a contiguous run of the chunk's vertices starting at
 // first_vertex (beta 0 in the gaps), so that positions and offsets are read without gathers.
 inline void dense_scalar(const float* joint, std::size_t first_vertex, const float* beta, const float* gamma,
-                         std::size_t begin, std::size_t end, const float* px, const float* py, const float* pz, float* dx,
-                         float* dy, float* dz, float inv_max_angle2) {
+                         std::size_t begin, std::size_t end, const float* px, const float* py, const float* pz,
+                         float* dx, float* dy, float* dz, float inv_max_angle2) {
   for (std::size_t k = begin; k < end; ++k) {
     const std::size_t v = first_vertex + (k - begin);
     if (beta[k] == 0) continue;
@@ -87,9 +91,9 @@ struct Table {
   void (*pairs)(const float* joint, const std::uint16_t* vertex, const float* beta, const float* gamma,
                 std::size_t begin, std::size_t end, const float* px, const float* py, const float* pz, float* dx,
                 float* dy, float* dz, float inv_max_angle2);
-  void (*dense)(const float* joint, std::size_t first_vertex, const float* beta, const float* gamma,
-                std::size_t begin, std::size_t end, const float* px, const float* py, const float* pz, float* dx,
-                float* dy, float* dz, float inv_max_angle2);
+  void (*dense)(const float* joint, std::size_t first_vertex, const float* beta, const float* gamma, std::size_t begin,
+                std::size_t end, const float* px, const float* py, const float* pz, float* dx, float* dy, float* dz,
+                float inv_max_angle2);
 };
 WOBBLE_SIMD_TABLES
 

@@ -104,7 +104,8 @@ void append_segment(const std::vector<Pair>& pairs, std::size_t k, std::size_t n
   const auto index = static_cast<std::uint32_t>(layout.pair_beta.size());
   const auto count = static_cast<std::uint32_t>(next - k);
   if (span <= 2 * (next - k)) {
-    layout.segments.push_back({pairs[k].joint, index, static_cast<std::uint32_t>(index + span), count, pairs[k].vertex, 1});
+    layout.segments.push_back(
+        {pairs[k].joint, index, static_cast<std::uint32_t>(index + span), count, pairs[k].vertex, 1});
     layout.pair_beta.resize(index + span, 0.0f);
     layout.pair_gamma.resize(index + span, 0.0f);
     layout.pair_vertex.resize(index + span, 0);

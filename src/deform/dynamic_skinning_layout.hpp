@@ -28,9 +28,9 @@ struct Segment {
 struct PairLayout {
   std::vector<std::uint32_t> chunk_segments{0};  // segments of chunk c: [chunk_segments[c], [c+1])
   std::vector<Segment> segments;
-  std::vector<std::uint16_t> chunk_order;        // per chunk: the vertices (local index) in kernel order
-  std::vector<std::uint8_t> chunk_identity;      // per chunk: kernel order is the mesh order
-  std::vector<std::uint16_t> pair_vertex;        // the vertex's position in its chunk's kernel order
+  std::vector<std::uint16_t> chunk_order;    // per chunk: the vertices (local index) in kernel order
+  std::vector<std::uint8_t> chunk_identity;  // per chunk: kernel order is the mesh order
+  std::vector<std::uint16_t> pair_vertex;    // the vertex's position in its chunk's kernel order
   std::vector<float> pair_beta, pair_gamma;
   std::size_t stored_pairs = 0, dense_pairs = 0;
 };

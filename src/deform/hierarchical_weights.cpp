@@ -29,7 +29,8 @@ HierarchicalWeights HierarchicalWeights::from(const Rig& rig, const Skin& skin) 
     const auto joints = skin.joints_of(v);
     const auto weights = skin.weights_of(v);
     for (std::size_t k = 0; k < joints.size(); ++k) {
-      if (joints[k] >= joint_count) fail_plain("skin: vertex {} uses joint {}, the rig has {}", v, joints[k], joint_count);
+      if (joints[k] >= joint_count)
+        fail_plain("skin: vertex {} uses joint {}, the rig has {}", v, joints[k], joint_count);
       if (!(weights[k] > 0)) continue;
       for (int j = static_cast<int>(joints[k]); j >= 0; j = rig.parents[j]) {
         if (sums[j] == 0.0) touched.push_back(static_cast<std::uint32_t>(j));

@@ -102,7 +102,8 @@ void ImplicitSmoothing::solve(std::vector<double>& y, std::size_t columns) const
       all = all && done[c];
     }
     if (all) break;
-    if (iteration == kMaxIterations) fail_plain("ddm: the smoothing solve did not converge in {} iterations", iteration);
+    if (iteration == kMaxIterations)
+      fail_plain("ddm: the smoothing solve did not converge in {} iterations", iteration);
     multiply(p, q, columns);
     std::fill(pq.begin(), pq.end(), 0.0);
     for (std::size_t i = 0; i < n; ++i) {

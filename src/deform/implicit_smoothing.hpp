@@ -37,8 +37,8 @@ class ImplicitSmoothing {
   double lambda_ = 1.0;
   std::vector<std::uint32_t> offsets_, columns_;  // W without its (zero) diagonal, CSR
   std::vector<double> weights_;
-  std::vector<double> row_sum_;                   // D (1 for isolated vertices)
-  std::vector<double> diagonal_;                  // diagonal of D A
+  std::vector<double> row_sum_;   // D (1 for isolated vertices)
+  std::vector<double> diagonal_;  // diagonal of D A
   mutable int last_iterations_ = 0;
 };
 

@@ -48,11 +48,14 @@ std::string LbsJob::Validate() const {
   if (!skin) return "no skin";
   const std::size_t n = in_positions.size();
   if (skin->vertex_count() != n) return fmt::format("skin has {} vertices, positions {}", skin->vertex_count(), n);
-  if (out_positions.size() != n) return fmt::format("output has room for {} positions, needs {}", out_positions.size(), n);
-  if (!in_normals.empty() && in_normals.size() != n) return fmt::format("{} normals for {} positions", in_normals.size(), n);
+  if (out_positions.size() != n)
+    return fmt::format("output has room for {} positions, needs {}", out_positions.size(), n);
+  if (!in_normals.empty() && in_normals.size() != n)
+    return fmt::format("{} normals for {} positions", in_normals.size(), n);
   if (in_normals.size() != out_normals.size()) return "input and output normals differ in size";
   for (std::uint16_t j : skin->joints) {
-    if (j >= skinning_matrices.size()) return fmt::format("skin uses joint {}, only {} matrices", j, skinning_matrices.size());
+    if (j >= skinning_matrices.size())
+      return fmt::format("skin uses joint {}, only {} matrices", j, skinning_matrices.size());
   }
   return {};
 }

@@ -7,7 +7,8 @@
 
 namespace wobble {
 
-OscillationCoefficients OscillationCoefficients::from(double frequency_hz, double damping_s, double amplitude_s, double dt) {
+OscillationCoefficients OscillationCoefficients::from(double frequency_hz, double damping_s, double amplitude_s,
+                                                      double dt) {
   OscillationCoefficients c;
   if (!(damping_s > 0) || amplitude_s == 0) return c;  // no oscillation at all
   const double r = std::exp(-dt / damping_s);
@@ -42,7 +43,8 @@ Vec3d oscillation_direct_sum(std::span<const Vec3d> history, const Vec3d& before
   if (!(damping_s > 0)) return f;
   for (std::size_t k = 0; k <= n; ++k) {
     const double time = static_cast<double>(k) * dt;
-    const double kappa = amplitude_s * std::exp(-time / damping_s) * std::sin(2 * std::numbers::pi * frequency_hz * time);
+    const double kappa =
+        amplitude_s * std::exp(-time / damping_s) * std::sin(2 * std::numbers::pi * frequency_hz * time);
     const Vec3d& newer = history[n - k];
     const Vec3d& older = k == n ? before : history[n - k - 1];
     f += kappa * (newer - older);

@@ -48,9 +48,7 @@ double Keys::at(double time) const {
   return s == 0 ? v0 : v0 + s * (v1 - v0);
 }
 
-bool JointEntry::operator==(const JointEntry& other) const {
-  return joint == other.joint && values == other.values;
-}
+bool JointEntry::operator==(const JointEntry& other) const { return joint == other.joint && values == other.values; }
 
 // ---------------------------------------------------------------------------------------------
 // One parameter.
@@ -59,7 +57,8 @@ namespace {
 
 std::string range_text(const ParameterDescription& d) {
   const bool low = std::isfinite(d.minimum), high = std::isfinite(d.maximum);
-  const std::string open_low = d.minimum_exclusive ? "above " : "", open_high = d.maximum_exclusive ? " (excluded)" : "";
+  const std::string open_low = d.minimum_exclusive ? "above " : "",
+                    open_high = d.maximum_exclusive ? " (excluded)" : "";
   if (low && high) return open_low + d.bound_text(d.minimum) + " to " + d.bound_text(d.maximum) + open_high;
   if (low) return (d.minimum_exclusive ? "> " : ">= ") + d.bound_text(d.minimum);
   if (high) return (d.maximum_exclusive ? "< " : "<= ") + d.bound_text(d.maximum);
@@ -97,7 +96,7 @@ std::string ParameterDescription::default_text() const {
 namespace {
 
 const char* value_kind(const ParameterValue& value) {
-  static constexpr const char* kinds[] = {"no value", "a number", "an integer", "a boolean", "a text",
+  static constexpr const char* kinds[] = {"no value",           "a number", "an integer",    "a boolean", "a text",
                                           "a per-vertex array", "a vector", "a joint table", "keys"};
   return kinds[value.index()];
 }

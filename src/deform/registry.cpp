@@ -6,8 +6,8 @@ namespace wobble {
 
 std::span<const DeformerDescription* const> deformer_descriptions() {
   static const DeformerDescription* const all[] = {
-      &lbs_description(),        &dqs_description(),          &dlbs_description(),
-      &dynamic_description(),    &delta_mush_description(),   &direct_delta_mush_description(),
+      &lbs_description(),     &dqs_description(),        &dlbs_description(),
+      &dynamic_description(), &delta_mush_description(), &direct_delta_mush_description(),
   };
   return all;
 }

@@ -25,9 +25,10 @@ double largest_change(const BakedFrames& stack, const BakedFrames& base, std::si
 }  // namespace
 
 std::string SeamJump::describe(double size) const {
-  return fmt::format("the effect jumps by {:.4g} ({:.2g}% of the size) from the cycle's last frame to the next cycle's "
-                     "first; at most {:.4g} ({:.2g}%) between frames inside the cycle ({} frames)",
-                     seam, 100 * seam / size, inside, 100 * inside / size, frames_per_cycle);
+  return fmt::format(
+      "the effect jumps by {:.4g} ({:.2g}% of the size) from the cycle's last frame to the next cycle's "
+      "first; at most {:.4g} ({:.2g}%) between frames inside the cycle ({} frames)",
+      seam, 100 * seam / size, inside, 100 * inside / size, frames_per_cycle);
 }
 
 SeamJump seam_jump(const BakedFrames& stack, const BakedFrames& base, std::size_t frames_per_cycle) {
@@ -37,12 +38,14 @@ SeamJump seam_jump(const BakedFrames& stack, const BakedFrames& base, std::size_
                base.positions.size(), frames_per_cycle, frames_per_cycle + 1);
   }
   for (std::size_t k = 0; k <= frames_per_cycle; ++k) {
-    if (stack.positions[k].size() != base.positions[k].size()) fail_plain("seam: frame {} has different vertex counts", k);
+    if (stack.positions[k].size() != base.positions[k].size())
+      fail_plain("seam: frame {} has different vertex counts", k);
   }
   SeamJump jump;
   jump.frames_per_cycle = frames_per_cycle;
   jump.seam = largest_change(stack, base, frames_per_cycle, 0);
-  for (std::size_t k = 0; k < frames_per_cycle; ++k) jump.inside = std::max(jump.inside, largest_change(stack, base, k, k + 1));
+  for (std::size_t k = 0; k < frames_per_cycle; ++k)
+    jump.inside = std::max(jump.inside, largest_change(stack, base, k, k + 1));
   return jump;
 }
 

@@ -28,10 +28,13 @@ Keys keys_from_json(const json& j, std::string_view where) {
   Keys keys;
   for (const auto& [name, value] : j.items()) {
     if (name == "interpolation") {
-      if (value == "step") keys.step = true;
-      else if (value != "linear") json_expected(std::string(where) + ".interpolation", "\"linear\" or \"step\"", value);
+      if (value == "step")
+        keys.step = true;
+      else if (value != "linear")
+        json_expected(std::string(where) + ".interpolation", "\"linear\" or \"step\"", value);
     } else if (name != "keys") {
-      throw Error(std::string(where) + ": unknown key '" + name + "' (a keyed value has \"keys\" and \"interpolation\")");
+      throw Error(std::string(where) + ": unknown key '" + name +
+                  "' (a keyed value has \"keys\" and \"interpolation\")");
     }
   }
   if (!j.contains("keys") || !j["keys"].is_array()) {
@@ -79,7 +82,9 @@ ParameterValue value_from_json(const ParameterDescription& d, const json& j, std
     case ParameterType::Text: return json_string(j, where);
     case ParameterType::VertexArray: {
       if (j.is_string() && d.attribute_allowed) return VertexValues{{}, j.get<std::string>()};
-      if (!j.is_array()) json_expected(where, d.attribute_allowed ? "an array of numbers or an attribute name" : "an array of numbers", j);
+      if (!j.is_array())
+        json_expected(where, d.attribute_allowed ? "an array of numbers or an attribute name" : "an array of numbers",
+                      j);
       VertexValues array;
       array.values.reserve(j.size());
       for (std::size_t i = 0; i < j.size(); ++i) {
@@ -183,9 +188,7 @@ DeformerSettings StackSettings::get(std::string_view deformer) const {
   return DeformerSettings(deformer_at(deformer, "settings"));
 }
 
-void StackSettings::set_flag(std::string_view flag, std::string_view text) {
-  set_flag(flag, flag_target(flag), text);
-}
+void StackSettings::set_flag(std::string_view flag, std::string_view text) { set_flag(flag, flag_target(flag), text); }
 
 void StackSettings::set_flag(std::string_view flag, const FlagTarget& target, std::string_view text) {
   const std::string what = "--" + std::string(flag);
@@ -229,7 +232,8 @@ ParameterValue parse_parameter_text(const ParameterDescription& d, std::string_v
   return {};
 }
 
-ParameterValue parameter_from_json(const ParameterDescription& parameter, std::string_view text, std::string_view what) {
+ParameterValue parameter_from_json(const ParameterDescription& parameter, std::string_view text,
+                                   std::string_view what) {
   ParameterValue value = value_from_json(parameter, parse_json_text(text, what), what);
   parameter.check(value, what);
   return value;
@@ -273,12 +277,14 @@ std::string markdown_row(const ParameterDescription& p, const std::string& prefi
   if (!p.choices.empty()) {
     for (const std::string& c : p.choices) range += (range.empty() ? "" : ", ") + ("`" + c + "`");
   } else if (std::isfinite(p.minimum) || std::isfinite(p.maximum)) {
-    range = std::string(p.minimum_exclusive ? "(" : "[") + (std::isfinite(p.minimum) ? p.bound_text(p.minimum) : "-inf") +
-            ", " + (std::isfinite(p.maximum) ? p.bound_text(p.maximum) : "inf") + (p.maximum_exclusive ? ")" : "]");
+    range = std::string(p.minimum_exclusive ? "(" : "[") +
+            (std::isfinite(p.minimum) ? p.bound_text(p.minimum) : "-inf") + ", " +
+            (std::isfinite(p.maximum) ? p.bound_text(p.maximum) : "inf") + (p.maximum_exclusive ? ")" : "]");
   }
   const std::string shown_default = p.default_text();
   return "| `" + prefix + p.key + "` | " + (p.flag.empty() ? "" : "`--" + p.flag + "`") + " | " + to_string(p.type) +
-         " | " + p.unit + " | " + (shown_default.empty() ? "" : "`" + shown_default + "`") + " | " + range + " | " + to_string(p.lifetime) + " | " + p.help + " |\n";
+         " | " + p.unit + " | " + (shown_default.empty() ? "" : "`" + shown_default + "`") + " | " + range + " | " +
+         to_string(p.lifetime) + " | " + p.help + " |\n";
 }
 
 json deformer_json(const DeformerDescription& d) {
@@ -320,7 +326,8 @@ std::string deformer_descriptions_markdown() {
 }
 
 std::string parameter_table_markdown(const DeformerDescription& description) {
-  std::string text = "| key | flag | type | unit | default | range | lifetime | help |\n|---|---|---|---|---|---|---|---|\n";
+  std::string text =
+      "| key | flag | type | unit | default | range | lifetime | help |\n|---|---|---|---|---|---|---|---|\n";
   for (const ParameterDescription& p : description.parameters) {
     text += markdown_row(p, "");
     for (const ParameterDescription& f : p.fields) text += markdown_row(f, p.key + ".JOINT.");

@@ -33,7 +33,8 @@ StackDescription StackDescription::parse(std::string_view text) {
     }
     if (stack.contains(name)) throw Error(where + ": '" + name + "' appears twice");
     StackEntry entry{&deformer, false};
-    entry.folds_input = deformer.folds_linear_blend_input && i > 0 && stack.entries_.back().deformer->linear_blend_output;
+    entry.folds_input =
+        deformer.folds_linear_blend_input && i > 0 && stack.entries_.back().deformer->linear_blend_output;
     stack.entries_.push_back(entry);
   }
   return stack;
@@ -45,7 +46,7 @@ bool StackDescription::contains(std::string_view name) const {
 
 const DeformerDescription* StackDescription::base() const {
   return !entries_.empty() && entries_.front().deformer->stage == DeformerStage::Base ? entries_.front().deformer
-                                                                                        : nullptr;
+                                                                                      : nullptr;
 }
 
 std::string StackDescription::text() const {

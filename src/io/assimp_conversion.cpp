@@ -68,10 +68,13 @@ std::vector<unsigned> kept_meshes(const aiScene* scene, const fs::path& path, Di
   std::size_t skipped = 0;
   for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
     if (skeleton_file || is_skeleton_mesh(scene, scene->mMeshes[m])) continue;
-    if (is_triangle_mesh(scene->mMeshes[m])) meshes.push_back(m);
-    else ++skipped;
+    if (is_triangle_mesh(scene->mMeshes[m]))
+      meshes.push_back(m);
+    else
+      ++skipped;
   }
-  if (skipped) diagnostics.repair("non_triangle_mesh_skipped", "meshes of points or lines have no surface: skipped", skipped);
+  if (skipped)
+    diagnostics.repair("non_triangle_mesh_skipped", "meshes of points or lines have no surface: skipped", skipped);
   if (meshes.empty() && scene->mNumAnimations == 0) fail(path, "no triangle mesh and no animation in the file");
   return meshes;
 }
@@ -159,7 +162,8 @@ struct BindSpaceErrors {
   double raw = 0, scene = 0;
 };
 
-void add_bind_space_errors(const aiMesh* source, const SceneNodes& nodes, const aiNode* holder, BindSpaceErrors& errors) {
+void add_bind_space_errors(const aiMesh* source, const SceneNodes& nodes, const aiNode* holder,
+                           BindSpaceErrors& errors) {
   std::vector<Vec3f> skinned(source->mNumVertices, Vec3f::Zero());
   std::vector<float> weight_sum(source->mNumVertices, 0.0f);
   for (unsigned b = 0; b < source->mNumBones; ++b) {
@@ -180,7 +184,8 @@ void add_bind_space_errors(const aiMesh* source, const SceneNodes& nodes, const 
     if (!(weight_sum[v] > 0.0f)) continue;
     const Vec3f at_rest = skinned[v] / weight_sum[v];
     const Vec3f raw(source->mVertices[v].x, source->mVertices[v].y, source->mVertices[v].z);
-    const double to_raw = (at_rest - raw).norm(), to_scene = (at_rest - (mesh_world * raw.homogeneous()).head<3>()).norm();
+    const double to_raw = (at_rest - raw).norm(),
+                 to_scene = (at_rest - (mesh_world * raw.homogeneous()).head<3>()).norm();
     if (std::isfinite(to_raw) && std::isfinite(to_scene)) errors.raw += to_raw, errors.scene += to_scene;
   }
 }
@@ -203,12 +208,14 @@ struct Repairs {
   std::size_t missing_uvs = 0, bad_faces = 0, bad_weights = 0, unweighted = 0;
 
   void report(Diagnostics& diagnostics) const {
-    if (missing_uvs) diagnostics.repair("uvs_incomplete", "some meshes have no texture coordinates: (0, 0) used", missing_uvs);
+    if (missing_uvs)
+      diagnostics.repair("uvs_incomplete", "some meshes have no texture coordinates: (0, 0) used", missing_uvs);
     if (bad_faces) diagnostics.repair("bad_face_skipped", "faces with bad vertex indices were skipped", bad_faces);
     if (bad_weights)
       diagnostics.repair("bad_weight_skipped", "bone weights naming vertices out of range were skipped", bad_weights);
     if (unweighted)
-      diagnostics.repair("unweighted_vertices", "vertices that no bone weighs were bound to their mesh's node", unweighted);
+      diagnostics.repair("unweighted_vertices", "vertices that no bone weighs were bound to their mesh's node",
+                         unweighted);
   }
 };
 
@@ -280,7 +287,8 @@ std::uint32_t append_geometry(const aiMesh* source, unsigned m, const MeshSpace&
 // later one is reported.
 class BindMatrices {
  public:
-  BindMatrices(Rig& rig, Diagnostics& diagnostics) : rig_(rig), diagnostics_(diagnostics), set_(rig.joint_count(), false) {}
+  BindMatrices(Rig& rig, Diagnostics& diagnostics)
+      : rig_(rig), diagnostics_(diagnostics), set_(rig.joint_count(), false) {}
   void set(std::uint32_t joint, const Mat4f& inverse_bind, const std::string& what) {
     if (set_[joint]) {
       if (!nearly_equal(rig_.inverse_bind[joint], inverse_bind))
@@ -308,7 +316,8 @@ struct InfluenceTarget {
 };
 
 void append_bone_influences(const aiMesh* source, const std::string& mesh_name, const MeshSpace& space,
-                            const SceneNodes& nodes, InfluenceTarget target, Diagnostics& diagnostics, Repairs& repairs) {
+                            const SceneNodes& nodes, InfluenceTarget target, Diagnostics& diagnostics,
+                            Repairs& repairs) {
   for (unsigned b = 0; b < source->mNumBones; ++b) {
     const aiBone* bone = source->mBones[b];
     const aiNode* node = nodes.find(bone->mName);
@@ -359,7 +368,8 @@ void convert_meshes(const aiScene* scene, const SceneNodes& nodes, const std::ve
   BindMatrices binds(character.rig, diagnostics);
   const bool raw_space = plan.has_rig && skin_in_raw_space(scene, nodes, meshes);
   const std::size_t total_vertices = total_vertex_count(scene, meshes, character.source);
-  const bool any_uvs = std::any_of(meshes.begin(), meshes.end(), [&](unsigned m) { return scene->mMeshes[m]->HasTextureCoords(0); });
+  const bool any_uvs =
+      std::any_of(meshes.begin(), meshes.end(), [&](unsigned m) { return scene->mMeshes[m]->HasTextureCoords(0); });
   std::vector<std::vector<Influence>> influences(plan.has_rig ? total_vertices : 0);
   Repairs repairs;
   for (unsigned m : meshes) {
@@ -383,8 +393,8 @@ void convert_meshes(const aiScene* scene, const SceneNodes& nodes, const std::ve
 
 // One channel from assimp keys: times in seconds, strictly increasing, finite values.
 template <typename Key, typename Store>
-void add_channel(Clip& clip, std::uint32_t joint, ChannelPath path, const Key* keys, unsigned count, double ticks_per_second,
-                 const std::string& where, Diagnostics& diagnostics, Store store) {
+void add_channel(Clip& clip, std::uint32_t joint, ChannelPath path, const Key* keys, unsigned count,
+                 double ticks_per_second, const std::string& where, Diagnostics& diagnostics, Store store) {
   Channel channel;
   channel.joint = joint;
   channel.path = path;
@@ -434,15 +444,15 @@ void add_node_channels(Clip& clip, std::uint32_t joint, const aiNodeAnim* channe
     std::copy(q.data(), q.data() + 4, out);
     return true;
   };
-  add_channel(clip, joint, ChannelPath::Translation, channel->mPositionKeys, channel->mNumPositionKeys, ticks_per_second,
-              where, diagnostics, store_vector);
+  add_channel(clip, joint, ChannelPath::Translation, channel->mPositionKeys, channel->mNumPositionKeys,
+              ticks_per_second, where, diagnostics, store_vector);
   add_channel(clip, joint, ChannelPath::Rotation, channel->mRotationKeys, channel->mNumRotationKeys, ticks_per_second,
               where, diagnostics, store_rotation);
   add_channel(clip, joint, ChannelPath::Scale, channel->mScalingKeys, channel->mNumScalingKeys, ticks_per_second, where,
               diagnostics, store_vector);
   if (renormalised)
-    diagnostics.repair("clip_rotation_normalized", fmt::format("{}: rotation keys were not unit length: normalised", where),
-                       renormalised);
+    diagnostics.repair("clip_rotation_normalized",
+                       fmt::format("{}: rotation keys were not unit length: normalised", where), renormalised);
 }
 
 Clip clip_from_animation(const aiAnimation* animation, unsigned a, const SceneNodes& nodes, const JointOf& joint_of,

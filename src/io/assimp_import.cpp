@@ -32,8 +32,10 @@ namespace fs = std::filesystem;
 
 std::string one_line(std::string s) {
   for (char& c : s) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-    else if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) c = '?';
+    if (c == '\n' || c == '\r' || c == '\t')
+      c = ' ';
+    else if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126)
+      c = '?';
   }
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s.empty() ? std::string("unknown error") : s;

@@ -93,5 +93,4 @@ void read_materials(const fs::path& path, const aiScene* scene, Mesh& mesh, Diag
   }
 }
 
-
 }  // namespace wobble

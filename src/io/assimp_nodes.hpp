@@ -23,7 +23,7 @@ inline Mat4f to_eigen(const aiMatrix4x4& a) {
 }
 
 struct SceneNodes {
-  std::vector<const aiNode*> order;                        // pre-order (parents first)
+  std::vector<const aiNode*> order;  // pre-order (parents first)
   std::unordered_map<const aiNode*, const aiNode*> parent;
   std::unordered_map<const aiNode*, Mat4f> world;          // rest world transforms
   std::unordered_map<std::string, const aiNode*> by_name;  // first node of each name

@@ -107,7 +107,8 @@ void AtomicOutput::commit() {
     }
 #endif
   }
-  if (is_directory_ && fs::exists(fs::symlink_status(target_, error))) fs::remove_all(target_, error);  // no exchange here
+  if (is_directory_ && fs::exists(fs::symlink_status(target_, error)))
+    fs::remove_all(target_, error);  // no exchange here
   fs::rename(temporary_, target_, error);
   if (error) fail(target_, "cannot move the finished output into place: {}", error.message());
   committed_ = true;

@@ -16,8 +16,11 @@ constexpr std::uint32_t kMagic = 0x57424331;  // "WBC1"
 // Types stored as their bytes: trivially copyable ones, and Eigen's fixed-size vectors and
 // matrices, which hold exactly their coefficients.
 template <typename T>
-concept Eigen_fixed = requires { typename T::Scalar; T::SizeAtCompileTime; } &&
-                      (T::SizeAtCompileTime > 0) && sizeof(T) == T::SizeAtCompileTime * sizeof(typename T::Scalar);
+concept Eigen_fixed = requires {
+  typename T::Scalar;
+  T::SizeAtCompileTime;
+}
+&&(T::SizeAtCompileTime > 0) && sizeof(T) == T::SizeAtCompileTime * sizeof(typename T::Scalar);
 template <typename T>
 concept Bitwise = std::is_trivially_copyable_v<T> || Eigen_fixed<T>;
 

@@ -13,9 +13,12 @@ namespace {
 std::string shown(const std::string& text) {
   std::string out;
   for (char c : text.substr(0, 200)) {
-    if (c == '\0') out += "\\0";
-    else if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126) out += '?';
-    else out += c;
+    if (c == '\0')
+      out += "\\0";
+    else if (static_cast<unsigned char>(c) < 32 || static_cast<unsigned char>(c) > 126)
+      out += '?';
+    else
+      out += c;
   }
   return text.size() > 200 ? out + "..." : out;
 }

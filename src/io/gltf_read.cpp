@@ -73,7 +73,11 @@ class GltfReader {
   // `morphs`: also read the morph-target animation of the file's morphed mesh node into it.
   GltfReader(const fs::path& path, const tinygltf::Model& model, Character& character, ReadBudget& budget,
              MorphTargetAnimation* morphs)
-      : path_(path), model_(model), character_(character), diagnostics_(character.diagnostics), budget_(budget),
+      : path_(path),
+        model_(model),
+        character_(character),
+        diagnostics_(character.diagnostics),
+        budget_(budget),
         morphs_(morphs) {}
 
   void read() {
@@ -148,7 +152,8 @@ class GltfReader {
       fail(path_, "{} has byteStride {} smaller than its element ({} bytes)", label, view.byteStride, element_size);
     if (view.byteStride != 0) data.stride = view.byteStride;
     const std::size_t most = std::numeric_limits<std::size_t>::max();
-    if (accessor.byteOffset > most - element_size || count - 1 > (most - element_size - accessor.byteOffset) / data.stride)
+    if (accessor.byteOffset > most - element_size ||
+        count - 1 > (most - element_size - accessor.byteOffset) / data.stride)
       fail(path_, "{}: {} elements of {} bytes cannot fit in any buffer", label, count, data.stride);
     const std::size_t span = accessor.byteOffset + data.stride * (count - 1) + element_size;
     data.base = view_bytes(label, accessor.bufferView, accessor.byteOffset, span - accessor.byteOffset, "data");
@@ -175,12 +180,9 @@ class GltfReader {
         const auto v = load<std::uint16_t>(p);
         return normalized ? v / 65535.0 : v;
       }
-      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
-        return load<std::uint32_t>(p);
-      case TINYGLTF_COMPONENT_TYPE_FLOAT:
-        return load<float>(p);
-      default:
-        fail(path_, "{} has unsupported component type {}", label, accessor.componentType);
+      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: return load<std::uint32_t>(p);
+      case TINYGLTF_COMPONENT_TYPE_FLOAT: return load<float>(p);
+      default: fail(path_, "{} has unsupported component type {}", label, accessor.componentType);
     }
   }
 
@@ -360,7 +362,8 @@ class GltfReader {
         const auto node = static_cast<std::size_t>(chain.back());
         chain.pop_back();
         const Eigen::Matrix4d local = node_local(static_cast<int>(node)).matrix().cast<double>();
-        world[node] = parents_[node] >= 0 ? Eigen::Matrix4d(world[static_cast<std::size_t>(parents_[node])] * local) : local;
+        world[node] =
+            parents_[node] >= 0 ? Eigen::Matrix4d(world[static_cast<std::size_t>(parents_[node])] * local) : local;
         known[node] = true;
       }
     }
@@ -408,10 +411,10 @@ class GltfReader {
       read_mesh(static_cast<int>(i), nullptr, true);
     }
     if (skipped_other > 0)
-      diagnostics_.repair("meshes_skipped",
-                          fmt::format("mesh nodes that do not use skin {} (the first skinned mesh's) were skipped",
-                                      skin_index),
-                          skipped_other);
+      diagnostics_.repair(
+          "meshes_skipped",
+          fmt::format("mesh nodes that do not use skin {} (the first skinned mesh's) were skipped", skin_index),
+          skipped_other);
     finish_mesh();
 
     // Skin::normalize makes the weight repairs (sums off by more than 1e-3, all-zero rows bound
@@ -453,8 +456,8 @@ class GltfReader {
     std::vector<Mat4f> inverse_binds(skin.joints.size(), Mat4f::Identity());
     if (skin.inverseBindMatrices >= 0) {
       std::size_t count = 0;
-      const auto values = read_elements(skin.inverseBindMatrices, 16,
-                                        fmt::format("skin {} inverseBindMatrices", skin_index), count);
+      const auto values =
+          read_elements(skin.inverseBindMatrices, 16, fmt::format("skin {} inverseBindMatrices", skin_index), count);
       if (count < skin.joints.size())
         fail(path_, "skin {} has {} inverse bind matrices for {} joints", skin_index, count, skin.joints.size());
       std::size_t repaired = 0;
@@ -462,7 +465,8 @@ class GltfReader {
       for (std::size_t k = 0; k < skin.joints.size(); ++k) {
         Mat4f& m = inverse_binds[k];
         for (int c = 0; c < 4; ++c)
-          for (int r = 0; r < 4; ++r) m(r, c) = static_cast<float>(values[k * 16 + static_cast<std::size_t>(c * 4 + r)]);
+          for (int r = 0; r < 4; ++r)
+            m(r, c) = static_cast<float>(values[k * 16 + static_cast<std::size_t>(c * 4 + r)]);
         if (!m.allFinite())
           fail(path_, "skin {} inverse bind matrix {} (node '{}') is not finite", skin_index, k,
                node_name(skin.joints[k]));
@@ -547,8 +551,7 @@ class GltfReader {
   void read_mesh(int node, const Eigen::Matrix4d* world, bool skinned) {
     const int mesh_index = model_.nodes[static_cast<std::size_t>(node)].mesh;
     const tinygltf::Mesh& mesh = model_.meshes[static_cast<std::size_t>(mesh_index)];
-    for (std::size_t p = 0; p < mesh.primitives.size(); ++p)
-      read_primitive(node, mesh_index, p, world, skinned);
+    for (std::size_t p = 0; p < mesh.primitives.size(); ++p) read_primitive(node, mesh_index, p, world, skinned);
   }
 
   // One primitive of a mesh: its vertices, their attributes, its triangles and its record, or a
@@ -590,7 +593,8 @@ class GltfReader {
     std::size_t n = 0;
     const auto positions = read_elements(accessor, 3, where + " POSITION", n);
     Mesh& out = character_.mesh;
-    if (out.positions.size() + n > std::numeric_limits<std::uint32_t>::max()) fail(path_, "{}: too many vertices", where);
+    if (out.positions.size() + n > std::numeric_limits<std::uint32_t>::max())
+      fail(path_, "{}: too many vertices", where);
     for (std::size_t v = 0; v < n; ++v) {
       Eigen::Vector3d x(positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]);
       if (!x.allFinite()) fail(path_, "{}: vertex {} has a non-finite position", where, v);
@@ -702,8 +706,9 @@ class GltfReader {
     };
     if (mode == TINYGLTF_MODE_TRIANGLES) {
       if (indices.size() % 3 != 0)
-        diagnostics_.repair("indices_incomplete", fmt::format("{}: {} indices is not a multiple of 3; the last {} ignored",
-                                                              where, indices.size(), indices.size() % 3));
+        diagnostics_.repair("indices_incomplete",
+                            fmt::format("{}: {} indices is not a multiple of 3; the last {} ignored", where,
+                                        indices.size(), indices.size() % 3));
       for (std::size_t k = 0; k + 2 < indices.size(); k += 3) add(indices[k], indices[k + 1], indices[k + 2]);
     } else if (mode == TINYGLTF_MODE_TRIANGLE_STRIP) {
       // glTF 2.0: triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}); stitching (degenerate)
@@ -745,8 +750,9 @@ class GltfReader {
       const auto weights_it = primitive.attributes.find("WEIGHTS_" + std::to_string(set));
       if (joints_it == primitive.attributes.end() && weights_it == primitive.attributes.end()) break;
       if (joints_it == primitive.attributes.end() || weights_it == primitive.attributes.end()) {
-        diagnostics_.repair("influence_set_incomplete",
-                            fmt::format("{} has only one of JOINTS_{} and WEIGHTS_{}; that set ignored", where, set, set));
+        diagnostics_.repair(
+            "influence_set_incomplete",
+            fmt::format("{} has only one of JOINTS_{} and WEIGHTS_{}; that set ignored", where, set, set));
         continue;
       }
       std::size_t joint_count = 0, weight_count = 0;
@@ -822,8 +828,8 @@ class GltfReader {
     ChannelTargets previous_targets;
     for (std::size_t a = 0; a < model_.animations.size(); ++a) {
       const tinygltf::Animation& animation = model_.animations[a];
-      const std::string label =
-          animation.name.empty() ? fmt::format("animation {}", a) : fmt::format("animation {} ('{}')", a, animation.name);
+      const std::string label = animation.name.empty() ? fmt::format("animation {}", a)
+                                                       : fmt::format("animation {} ('{}')", a, animation.name);
       ChannelTargets targets;
       Clip clip = clip_of_animation(animation, a, label, targets, repairs);
       shift_to_start_at_zero(clip, label, repairs);
@@ -921,9 +927,10 @@ class GltfReader {
     if (r.untargeted > 0)
       diagnostics_.repair("channels_untargeted", "animation channels without a target node were dropped", r.untargeted);
     if (r.duplicates > 0)
-      diagnostics_.repair("channels_duplicate",
-                          "animation channels repeating a joint and path of the same animation were dropped (first kept)",
-                          r.duplicates);
+      diagnostics_.repair(
+          "channels_duplicate",
+          "animation channels repeating a joint and path of the same animation were dropped (first kept)",
+          r.duplicates);
     if (r.merged > 0)
       diagnostics_.repair("animations_merged",
                           "unnamed animations with disjoint targets (one per node, as COLLADA2GLTF writes them) were "
@@ -975,8 +982,7 @@ class GltfReader {
     int actual = 0;
     std::size_t count = 0;
     const auto values = read_accessor(sampler.output, where + " output", &actual, &count);
-    if (actual != components)
-      fail(path_, "{}: output has {} components, expected {}", where, actual, components);
+    if (actual != components) fail(path_, "{}: output has {} components, expected {}", where, actual, components);
     if (count != keys * per_key)
       fail(path_, "{}: output has {} elements for {} keys ({} interpolation)", where, count, keys,
            sampler.interpolation.empty() ? "LINEAR" : sampler.interpolation);
@@ -1025,8 +1031,9 @@ class GltfReader {
   // The one animation channel of the morphed node's weights: its keys, and its weights per key.
   void read_morph_animation() {
     if (morph_node_ < 0)
-      fail(path_, "has no morph targets (a morph-target bake, as `wobble bake IN --clip C -o bake.glb` writes, has "
-                  "one per frame)");
+      fail(path_,
+           "has no morph targets (a morph-target bake, as `wobble bake IN --clip C -o bake.glb` writes, has "
+           "one per frame)");
     std::vector<std::pair<std::size_t, std::size_t>> found;  // animation, channel
     for (std::size_t a = 0; a < model_.animations.size(); ++a)
       for (std::size_t c = 0; c < model_.animations[a].channels.size(); ++c)
@@ -1078,8 +1085,9 @@ class GltfReader {
       material.name = source.name;
       const auto& pbr = source.pbrMetallicRoughness;
       if (pbr.baseColorFactor.size() == 4)
-        material.base_color = Vec4f(static_cast<float>(pbr.baseColorFactor[0]), static_cast<float>(pbr.baseColorFactor[1]),
-                                    static_cast<float>(pbr.baseColorFactor[2]), static_cast<float>(pbr.baseColorFactor[3]));
+        material.base_color =
+            Vec4f(static_cast<float>(pbr.baseColorFactor[0]), static_cast<float>(pbr.baseColorFactor[1]),
+                  static_cast<float>(pbr.baseColorFactor[2]), static_cast<float>(pbr.baseColorFactor[3]));
       material.metallic = static_cast<float>(pbr.metallicFactor);
       material.roughness = static_cast<float>(pbr.roughnessFactor);
       material.double_sided = source.doubleSided;
@@ -1129,7 +1137,8 @@ class GltfReader {
     if (image.mime_type.empty()) image.mime_type = source.mimeType;
     if (image.mime_type.empty()) {
       std::string extension = fs::path(source.uri).extension().string();
-      std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      std::transform(extension.begin(), extension.end(), extension.begin(),
+                     [](unsigned char ch) { return std::tolower(ch); });
       if (extension == ".png") image.mime_type = "image/png";
       if (extension == ".jpg" || extension == ".jpeg") image.mime_type = "image/jpeg";
     }
@@ -1143,12 +1152,12 @@ class GltfReader {
   Diagnostics& diagnostics_;
   ReadBudget& budget_;
   MorphTargetAnimation* morphs_;
-  int morph_node_ = -1;                      // the node whose mesh has morph targets (morphs_ only)
+  int morph_node_ = -1;                         // the node whose mesh has morph targets (morphs_ only)
   std::vector<std::size_t> clip_of_animation_;  // per glTF animation: its clip in character_.clips
 
-  std::vector<int> parents_;                 // per node
-  std::vector<int> node_to_joint_;           // per node: rig joint or -1
-  std::vector<std::uint32_t> skin_to_joint_; // per skin joint: rig joint
+  std::vector<int> parents_;                  // per node
+  std::vector<int> node_to_joint_;            // per node: rig joint or -1
+  std::vector<std::uint32_t> skin_to_joint_;  // per skin joint: rig joint
   std::uint32_t fallback_joint_ = 0;
 
   std::vector<Vec3f> normals_;
@@ -1175,7 +1184,8 @@ Character read_gltf_file(const std::filesystem::path& path, MorphTargetAnimation
   tinygltf::Model model;
   std::string error, warning;
   std::string extension = path.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   const std::string folder = fs::absolute(path).parent_path().string();
   // Binary by magic; a .glb without the magic is truncated or mislabelled.
   bool ok = false;
@@ -1194,7 +1204,8 @@ Character read_gltf_file(const std::filesystem::path& path, MorphTargetAnimation
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& failure) {  // a check tinygltf lacks and check_glb_before_tinygltf does not know yet
-    fail(path, "cannot read glTF: tinygltf stopped on an inconsistency it does not check ({})", one_line(failure.what()));
+    fail(path, "cannot read glTF: tinygltf stopped on an inconsistency it does not check ({})",
+         one_line(failure.what()));
   }
   if (!files.refusal().empty()) fail(path, "{}", files.refusal());
   if (!ok) {

@@ -116,7 +116,8 @@ class BufferBuilder {
 std::vector<float> flatten(const std::vector<Vec3f>& vectors, std::size_t first, std::size_t count) {
   std::vector<float> out;
   out.reserve(count * 3);
-  for (std::size_t i = first; i < first + count; ++i) out.insert(out.end(), {vectors[i].x(), vectors[i].y(), vectors[i].z()});
+  for (std::size_t i = first; i < first + count; ++i)
+    out.insert(out.end(), {vectors[i].x(), vectors[i].y(), vectors[i].z()});
   return out;
 }
 
@@ -279,7 +280,7 @@ class GltfWriter {
     matrices.reserve(skin_joints_.size() * 16);
     for (int j : skin_joints_) {
       Mat4f m = character_.rig.inverse_bind[static_cast<std::size_t>(j)];
-      m.row(3) = Eigen::RowVector4f(0.0f, 0.0f, 0.0f, 1.0f);  // exactly, as glTF requires
+      m.row(3) = Eigen::RowVector4f(0.0f, 0.0f, 0.0f, 1.0f);     // exactly, as glTF requires
       matrices.insert(matrices.end(), m.data(), m.data() + 16);  // column-major, as glTF stores it
     }
     const int accessor = buffer_.add_floats(matrices, 16, "MAT4", 0, false);
@@ -346,7 +347,8 @@ class GltfWriter {
     for (const Range& range : primitive_ranges()) primitives.push_back(write_primitive(range, slots, targets));
 
     json gltf_mesh;
-    const std::string name = mesh.primitives.empty() || mesh.primitives[0].name.empty() ? "mesh" : mesh.primitives[0].name;
+    const std::string name =
+        mesh.primitives.empty() || mesh.primitives[0].name.empty() ? "mesh" : mesh.primitives[0].name;
     gltf_mesh["name"] = name;
     gltf_mesh["primitives"] = std::move(primitives);
     if (!targets.empty()) gltf_mesh["weights"] = std::vector<double>(targets.size(), 0.0);
@@ -404,7 +406,8 @@ class GltfWriter {
     if (!targets.empty()) {
       json target_list = json::array();
       for (const auto& frame : targets)
-        target_list.push_back({{"POSITION", buffer_.add_floats(flatten(frame, first, count), 3, "VEC3", kArrayBuffer, true)}});
+        target_list.push_back(
+            {{"POSITION", buffer_.add_floats(flatten(frame, first, count), 3, "VEC3", kArrayBuffer, true)}});
       primitive["targets"] = std::move(target_list);
     }
     return primitive;
@@ -497,7 +500,8 @@ class GltfWriter {
           Eigen::Matrix4d blended = Eigen::Matrix4d::Zero();
           const auto joints = character_.skin.joints_of(v);
           const auto weights = character_.skin.weights_of(v);
-          for (std::size_t i = 0; i < joints.size(); ++i) blended += static_cast<double>(weights[i]) * skinning[joints[i]];
+          for (std::size_t i = 0; i < joints.size(); ++i)
+            blended += static_cast<double>(weights[i]) * skinning[joints[i]];
           const Eigen::Matrix3d linear = blended.topLeftCorner<3, 3>();
           const double scale = linear.norm();
           const double determinant = linear.determinant();
@@ -541,8 +545,8 @@ class GltfWriter {
     }
     for (const Material& material : mesh.materials) {
       json pbr;
-      pbr["baseColorFactor"] =
-          float_array({material.base_color.x(), material.base_color.y(), material.base_color.z(), material.base_color.w()});
+      pbr["baseColorFactor"] = float_array(
+          {material.base_color.x(), material.base_color.y(), material.base_color.z(), material.base_color.w()});
       pbr["metallicFactor"] = static_cast<double>(material.metallic);
       pbr["roughnessFactor"] = static_cast<double>(material.roughness);
       if (material.base_color_image >= 0 && static_cast<std::size_t>(material.base_color_image) < mesh.images.size() &&
@@ -582,7 +586,8 @@ class GltfWriter {
         const std::size_t offset = interpolation == Interpolation::CubicSpline ? 1 : 0;
         for (std::size_t key = 0; key < channel.times.size(); ++key) {
           float* q = &values[(key * stride + offset) * 4];
-          const double norm = std::sqrt(double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3]);
+          const double norm =
+              std::sqrt(double(q[0]) * q[0] + double(q[1]) * q[1] + double(q[2]) * q[2] + double(q[3]) * q[3]);
           if (norm > 0.0 && std::isfinite(norm)) {
             for (int c = 0; c < 4; ++c) q[c] = static_cast<float>(q[c] / norm);
           } else {
@@ -620,9 +625,8 @@ class GltfWriter {
       return;
     }
     const Clip* clip = clip_index_ < character_.clips.size() ? &character_.clips[clip_index_] : nullptr;
-    json animation = {{"name", clip ? clip->name : std::string("baked")},
-                      {"samplers", json::array()},
-                      {"channels", json::array()}};
+    json animation = {
+        {"name", clip ? clip->name : std::string("baked")}, {"samplers", json::array()}, {"channels", json::array()}};
     if (clip) add_clip_channels(*clip, animation);
     if (mesh_node_ >= 0) {
       // Target k has weight 1 at frame k and 0 elsewhere; LINEAR blends neighbouring frames.
@@ -665,7 +669,8 @@ void append_u32(std::string& out, std::uint32_t value) {
 void write_gltf(const std::filesystem::path& path, const Character& character, const BakedFrames* baked,
                 std::size_t clip_index) {
   std::string extension = path.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   if (extension != ".glb" && extension != ".gltf")
     fail(path, "cannot write: unknown glTF extension '{}' (use .gltf or .glb)", extension);
   const bool binary = extension == ".glb";
@@ -695,8 +700,8 @@ void write_gltf(const std::filesystem::path& path, const Character& character, c
     }
   } else {
     if (!data.empty())
-      gltf["buffers"] = json::array(
-          {{{"byteLength", data.size()}, {"uri", "data:application/octet-stream;base64," + base64(data)}}});
+      gltf["buffers"] =
+          json::array({{{"byteLength", data.size()}, {"uri", "data:application/octet-stream;base64," + base64(data)}}});
     bytes = gltf.dump(1);
     bytes += '\n';
   }

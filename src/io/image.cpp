@@ -65,8 +65,8 @@ void RgbaImage::draw_line(double x0, double y0, double x1, double y1, const Vec4
   const int steps = static_cast<int>(std::ceil(std::max(std::abs(x1 - x0), std::abs(y1 - y0)))) + 1;
   for (int k = 0; k <= steps; ++k) {
     const double t = static_cast<double>(k) / steps;
-    fill_rect(static_cast<int>(std::lround(x0 + t * (x1 - x0))), static_cast<int>(std::lround(y0 + t * (y1 - y0))), 1, 1,
-              color);
+    fill_rect(static_cast<int>(std::lround(x0 + t * (x1 - x0))), static_cast<int>(std::lround(y0 + t * (y1 - y0))), 1,
+              1, color);
   }
 }
 

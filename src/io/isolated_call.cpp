@@ -37,7 +37,7 @@ namespace {
 // The child's reply: one byte saying what follows, then the payload.
 constexpr char kValue = 'V', kError = 'E', kOutOfMemory = 'M';
 constexpr rlim_t kMostCapturedBytes = 1 << 20;  // of the child's stderr
-constexpr std::size_t kMostShownBytes = 200;     // of its last line, in a message
+constexpr std::size_t kMostShownBytes = 200;    // of its last line, in a message
 
 // A memory file for the child's stderr (-1 when there is none: the child keeps ours).
 int open_stderr_capture() {
@@ -185,7 +185,8 @@ std::string run_isolated(const std::function<std::string()>& work, const Isolati
   const std::string said = last_stderr_line(stderr_fd);
   if (stderr_fd >= 0) ::close(stderr_fd);
   if (!finished)
-    fail(file, "{} did not finish within {} s (WOBBLE_IMPORT_SECONDS sets the limit)", what, format_real(limits.seconds));
+    fail(file, "{} did not finish within {} s (WOBBLE_IMPORT_SECONDS sets the limit)", what,
+         format_real(limits.seconds));
   if (too_long) fail(file, "{} sent back more than importing this file may allocate", what);
   if (WIFSIGNALED(status))
     fail(file, "{} failed ({}{})", what, signal_text(WTERMSIG(status)), said.empty() ? "" : ": " + said);
@@ -195,8 +196,7 @@ std::string run_isolated(const std::function<std::string()>& work, const Isolati
   }
   if (reply[0] == kError) throw Error(reply.substr(1));
   if (reply[0] == kOutOfMemory)
-    fail(file, "{} needed more memory than importing this file may use ({} MiB)", what,
-         limits.memory_bytes >> 20);
+    fail(file, "{} needed more memory than importing this file may use ({} MiB)", what, limits.memory_bytes >> 20);
   reply.erase(0, 1);
   return reply;
 #endif

@@ -14,8 +14,8 @@
 namespace wobble {
 
 struct IsolationLimits {
-  double seconds = 300;              // wall-clock time before the child is killed
-  std::uint64_t memory_bytes = 0;    // address space the child may add (0: no limit)
+  double seconds = 300;            // wall-clock time before the child is killed
+  std::uint64_t memory_bytes = 0;  // address space the child may add (0: no limit)
 };
 
 // The limits for importing a file of `file_bytes`: WOBBLE_IMPORT_SECONDS (default 300) and

@@ -51,7 +51,6 @@ std::string assimp_extensions() {
 }
 
 Character read_by_extension(const fs::path& path) {
-
   const std::string name = ascii_lower(path.filename().string());
   const std::string extension = lowercase_extension(path);
   Character character;

@@ -49,7 +49,8 @@ BakedFrames from_obj_folder(const fs::path& folder, double fps) {
   for (const fs::path& file : obj_frames(folder)) {
     Character frame = read_obj(file);
     if (!baked.positions.empty() && frame.mesh.vertex_count() != baked.positions.front().size())
-      fail(file, "{} vertices, the folder's first frame has {}", frame.mesh.vertex_count(), baked.positions.front().size());
+      fail(file, "{} vertices, the folder's first frame has {}", frame.mesh.vertex_count(),
+           baked.positions.front().size());
     baked.times.push_back(static_cast<float>(static_cast<double>(baked.positions.size()) / fps));
     baked.positions.push_back(std::move(frame.mesh.positions));
   }
@@ -87,7 +88,8 @@ BakedFrames from_gltf_bake(const fs::path& path) {
     evaluate_pose(character.rig, &character.clips[*morphs.clip], morphs.times[k], pose);
     std::vector<Vec3f>& world = baked.positions.emplace_back(bind.size());
     const LbsJob job{pose.skinning, &skin, bind, {}, world, {}};
-    if (const std::string problem = job.Validate(); !problem.empty()) fail(path, "cannot skin frame {}: {}", k, problem);
+    if (const std::string problem = job.Validate(); !problem.empty())
+      fail(path, "cannot skin frame {}: {}", k, problem);
     job.Run();
   }
   return baked;
@@ -96,7 +98,8 @@ BakedFrames from_gltf_bake(const fs::path& path) {
 }  // namespace
 
 BakedFrames read_mesh_animation(const fs::path& path, double fps) {
-  if (!std::isfinite(fps) || !(fps > 0)) fail(path, "the frame rate must be a positive number of frames per second, got {}", fps);
+  if (!std::isfinite(fps) || !(fps > 0))
+    fail(path, "the frame rate must be a positive number of frames per second, got {}", fps);
   std::error_code error;
   BakedFrames baked;
   if (fs::is_directory(path, error)) {
@@ -106,8 +109,9 @@ BakedFrames read_mesh_animation(const fs::path& path, double fps) {
   } else if (lowercase_extension(path) == ".glb" || lowercase_extension(path) == ".gltf") {
     baked = from_gltf_bake(path);
   } else {
-    fail(path, "unknown mesh animation '{}' (use a .pc2 point cache, a folder of .obj frames or a morph-target "
-               ".glb/.gltf bake)",
+    fail(path,
+         "unknown mesh animation '{}' (use a .pc2 point cache, a folder of .obj frames or a morph-target "
+         ".glb/.gltf bake)",
          path.extension().string());
   }
   if (baked.positions.empty()) fail(path, "the animation has no frames");

@@ -54,7 +54,8 @@ std::string mime_from_extension(const fs::path& file) {
 
 // The material of that name in `mesh` (added when new): its index.
 int material_named(Mesh& mesh, const std::string& name) {
-  auto it = std::find_if(mesh.materials.begin(), mesh.materials.end(), [&](const Material& m) { return m.name == name; });
+  auto it =
+      std::find_if(mesh.materials.begin(), mesh.materials.end(), [&](const Material& m) { return m.name == name; });
   if (it != mesh.materials.end()) return static_cast<int>(it - mesh.materials.begin());
   mesh.materials.push_back(Material{});
   mesh.materials.back().name = name;
@@ -69,7 +70,8 @@ void read_mtl_texture(const fs::path& obj_path, const std::vector<std::string_vi
   const std::string mime = mime_from_extension(image_file);
   std::error_code ec;
   if (mime.empty() || !fs::is_regular_file(image_file, ec)) {
-    diagnostics.repair("obj_texture_skipped", fmt::format("texture {} is missing or not PNG/JPEG: skipped", image_file.string()));
+    diagnostics.repair("obj_texture_skipped",
+                       fmt::format("texture {} is missing or not PNG/JPEG: skipped", image_file.string()));
     return;
   }
   std::ifstream image_in(image_file, std::ios::binary);
@@ -105,7 +107,8 @@ void read_mtl(const fs::path& obj_path, const fs::path& library, Mesh& mesh, Dia
   const fs::path file = obj_path.parent_path() / library;
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) {
-    diagnostics.repair("obj_mtl_missing", fmt::format("material library {} not found: default materials used", library.string()));
+    diagnostics.repair("obj_mtl_missing",
+                       fmt::format("material library {} not found: default materials used", library.string()));
     return;
   }
   std::ifstream in(file, std::ios::binary);
@@ -116,20 +119,24 @@ void read_mtl(const fs::path& obj_path, const fs::path& library, Mesh& mesh, Dia
   int current = -1;
   while (lines.next_nonempty(line)) {
     split(line, tokens);
-    if (tokens[0] == "newmtl") current = material_named(mesh, std::string(trim(line.substr(6))));
-    else if (current >= 0) read_mtl_statement(obj_path, tokens, mesh.materials[current], mesh, diagnostics);
+    if (tokens[0] == "newmtl")
+      current = material_named(mesh, std::string(trim(line.substr(6))));
+    else if (current >= 0)
+      read_mtl_statement(obj_path, tokens, mesh.materials[current], mesh, diagnostics);
   }
 }
 
 // Line continuations: a backslash at the end of a line joins it with the next.
 void join_continued_lines(std::string& text) {
-  for (std::size_t at = text.find("\\\n"); at != std::string::npos; at = text.find("\\\n", at)) text.replace(at, 2, "  ");
-  for (std::size_t at = text.find("\\\r\n"); at != std::string::npos; at = text.find("\\\r\n", at)) text.replace(at, 3, "   ");
+  for (std::size_t at = text.find("\\\n"); at != std::string::npos; at = text.find("\\\n", at))
+    text.replace(at, 2, "  ");
+  for (std::size_t at = text.find("\\\r\n"); at != std::string::npos; at = text.find("\\\r\n", at))
+    text.replace(at, 3, "   ");
 }
 
 bool is_display_statement(std::string_view key) {  // smoothing groups and display attributes: nothing wobble keeps
-  return key == "s" || key == "vp" || key == "mg" || key == "lod" || key == "usemap" || key == "maplib" || key == "bevel" ||
-         key == "c_interp" || key == "d_interp" || key == "shadow_obj" || key == "trace_obj";
+  return key == "s" || key == "vp" || key == "mg" || key == "lod" || key == "usemap" || key == "maplib" ||
+         key == "bevel" || key == "c_interp" || key == "d_interp" || key == "shadow_obj" || key == "trace_obj";
 }
 
 class ObjReader {
@@ -146,7 +153,8 @@ class ObjReader {
   void vertex_data(const std::vector<std::string_view>& tokens, int number);
   void face(const std::vector<std::string_view>& tokens, int number);
   Corner corner(std::string_view token, int number) const;
-  int resolve(std::string_view text_index, std::size_t available, const char* what, std::string_view token, int number) const;
+  int resolve(std::string_view text_index, std::size_t available, const char* what, std::string_view token,
+              int number) const;
   void start_primitive();
   void close_primitive();
   void report_ignored();
@@ -159,7 +167,7 @@ class ObjReader {
   Mesh& mesh_ = character_.mesh;
   std::vector<Vec3f> file_positions_, file_normals_;
   std::vector<Vec2f> file_uvs_;
-  std::vector<Corner> vertices_;                                    // per output vertex, the corner it was made from
+  std::vector<Corner> vertices_;                                     // per output vertex, the corner it was made from
   std::unordered_map<Corner, std::uint32_t, CornerHash> vertex_of_;  // within the current primitive
   std::vector<std::uint32_t> polygon_;
   std::string group_name_;
@@ -182,7 +190,8 @@ void ObjReader::statement(std::string_view line, const std::vector<std::string_v
     material_ = material_named(mesh_, tokens.size() > 1 ? std::string(trim(line.substr(6))) : std::string());
     start_primitive();
   } else if (key == "mtllib") {
-    for (std::size_t k = 1; k < tokens.size(); ++k) read_mtl(path_, std::string(tokens[k]), mesh_, character_.diagnostics);
+    for (std::size_t k = 1; k < tokens.size(); ++k)
+      read_mtl(path_, std::string(tokens[k]), mesh_, character_.diagnostics);
   } else if (key == "l") {
     ++ignored_lines_;
   } else if (key == "p") {
@@ -195,18 +204,26 @@ void ObjReader::statement(std::string_view line, const std::vector<std::string_v
 void ObjReader::vertex_data(const std::vector<std::string_view>& tokens, int number) {
   const std::string_view key = tokens[0];
   const std::size_t needed = key == "vt" ? 1 : 3;
-  if (tokens.size() < 1 + needed) fail(path_, "line {}: '{}' needs {} numbers, has {}", number, key, needed, tokens.size() - 1);
+  if (tokens.size() < 1 + needed)
+    fail(path_, "line {}: '{}' needs {} numbers, has {}", number, key, needed, tokens.size() - 1);
   float values[3] = {0, 0, 0};
   const std::size_t count = key == "vt" ? std::min<std::size_t>(2, tokens.size() - 1) : 3;
   for (std::size_t k = 0; k < count; ++k) {
-    if (!parse_float(tokens[1 + k], values[k])) fail(path_, "line {}: '{}' is not a number", number, shown(tokens[1 + k]));
+    if (!parse_float(tokens[1 + k], values[k]))
+      fail(path_, "line {}: '{}' is not a number", number, shown(tokens[1 + k]));
     if (!std::isfinite(values[k]))
       fail(path_, "line {}: {} is not finite ({})", number,
-           key == "v" ? "vertex" : key == "vn" ? "normal" : "texture coordinate", shown(tokens[1 + k]));
+           key == "v"    ? "vertex"
+           : key == "vn" ? "normal"
+                         : "texture coordinate",
+           shown(tokens[1 + k]));
   }
-  if (key == "v") file_positions_.emplace_back(values[0], values[1], values[2]);
-  else if (key == "vn") file_normals_.emplace_back(values[0], values[1], values[2]);
-  else file_uvs_.emplace_back(values[0], 1.0f - values[1]);
+  if (key == "v")
+    file_positions_.emplace_back(values[0], values[1], values[2]);
+  else if (key == "vn")
+    file_normals_.emplace_back(values[0], values[1], values[2]);
+  else
+    file_uvs_.emplace_back(values[0], 1.0f - values[1]);
 }
 
 // A 1-based (or negative: from the end so far) index into `available` items, 0-based.
@@ -234,21 +251,25 @@ Corner ObjReader::corner(std::string_view token, int number) const {
   Corner corner;
   if (parts[0].empty()) fail(path_, "line {}: bad face vertex '{}': no position index", number, shown(token));
   corner.v = resolve(parts[0], file_positions_.size(), "vertices", token, number);
-  if (part >= 2 && !parts[1].empty()) corner.vt = resolve(parts[1], file_uvs_.size(), "texture coordinates", token, number);
+  if (part >= 2 && !parts[1].empty())
+    corner.vt = resolve(parts[1], file_uvs_.size(), "texture coordinates", token, number);
   if (part >= 3 && !parts[2].empty()) corner.vn = resolve(parts[2], file_normals_.size(), "normals", token, number);
   return corner;
 }
 
 void ObjReader::face(const std::vector<std::string_view>& tokens, int number) {
-  if (tokens.size() < 4) fail(path_, "line {}: a face needs at least three vertices, has {}", number, tokens.size() - 1);
+  if (tokens.size() < 4)
+    fail(path_, "line {}: a face needs at least three vertices, has {}", number, tokens.size() - 1);
   any_face_ = true;
   polygon_.clear();
   for (std::size_t k = 1; k < tokens.size(); ++k) {
-    auto [it, inserted] = vertex_of_.try_emplace(corner(tokens[k], number), static_cast<std::uint32_t>(vertices_.size()));
+    auto [it, inserted] =
+        vertex_of_.try_emplace(corner(tokens[k], number), static_cast<std::uint32_t>(vertices_.size()));
     if (inserted) vertices_.push_back(it->first);
     polygon_.push_back(it->second);
   }
-  for (std::size_t k = 2; k < polygon_.size(); ++k) mesh_.triangles.push_back({polygon_[0], polygon_[k - 1], polygon_[k]});
+  for (std::size_t k = 2; k < polygon_.size(); ++k)
+    mesh_.triangles.push_back({polygon_[0], polygon_[k - 1], polygon_[k]});
 }
 
 void ObjReader::close_primitive() {
@@ -272,8 +293,10 @@ void ObjReader::start_primitive() {
 
 void ObjReader::report_ignored() {
   Diagnostics& diagnostics = character_.diagnostics;
-  if (ignored_lines_) diagnostics.repair("obj_lines_ignored", "line elements (l) are not surfaces: ignored", ignored_lines_);
-  if (ignored_points_) diagnostics.repair("obj_points_ignored", "point elements (p) are not surfaces: ignored", ignored_points_);
+  if (ignored_lines_)
+    diagnostics.repair("obj_lines_ignored", "line elements (l) are not surfaces: ignored", ignored_lines_);
+  if (ignored_points_)
+    diagnostics.repair("obj_points_ignored", "point elements (p) are not surfaces: ignored", ignored_points_);
   if (unknown_) diagnostics.repair("obj_unknown_statement", "unsupported OBJ statements ignored", unknown_);
 }
 
@@ -298,7 +321,8 @@ void ObjReader::make_vertices() {
   if (!any_uv) return;
   mesh_.uvs.reserve(vertices_.size());
   for (const Corner& c : vertices_) mesh_.uvs.push_back(c.vt >= 0 ? file_uvs_[c.vt] : Vec2f(0.0f, 1.0f));
-  if (!all_uv) character_.diagnostics.repair("obj_uvs_incomplete", "some face corners have no texture coordinate: (0, 0) used");
+  if (!all_uv)
+    character_.diagnostics.repair("obj_uvs_incomplete", "some face corners have no texture coordinate: (0, 0) used");
 }
 
 // The corners' normals made unit length; none where some corner has none or one is zero.
@@ -306,14 +330,17 @@ void ObjReader::make_normals() {
   const bool any = std::any_of(vertices_.begin(), vertices_.end(), [](const Corner& c) { return c.vn >= 0; });
   const bool all = std::all_of(vertices_.begin(), vertices_.end(), [](const Corner& c) { return c.vn >= 0; });
   if (!any) return;
-  if (!all) return character_.diagnostics.repair("obj_normals_incomplete", "some face corners have no normal: normals dropped");
+  if (!all)
+    return character_.diagnostics.repair("obj_normals_incomplete", "some face corners have no normal: normals dropped");
   mesh_.normals.reserve(vertices_.size());
   std::size_t zero = 0;
   for (const Corner& c : vertices_) {
     Vec3f n = file_normals_[c.vn];
     const float length = n.norm();
-    if (length > 1e-12f) n /= length;
-    else ++zero;
+    if (length > 1e-12f)
+      n /= length;
+    else
+      ++zero;
     mesh_.normals.push_back(n);
   }
   if (!zero) return;

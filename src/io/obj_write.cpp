@@ -33,8 +33,10 @@ std::string group_name_of(const Primitive& primitive, std::size_t index) {
 void check_mesh(const fs::path& path, const Mesh& mesh, std::span<const Vec3f> positions) {
   const std::size_t n = mesh.vertex_count();
   if (positions.size() != n) fail(path, "{} positions for a mesh of {} vertices", positions.size(), n);
-  if (!mesh.uvs.empty() && mesh.uvs.size() != n) fail(path, "{} texture coordinates for {} vertices", mesh.uvs.size(), n);
-  if (!mesh.normals.empty() && mesh.normals.size() != n) fail(path, "{} normals for {} vertices", mesh.normals.size(), n);
+  if (!mesh.uvs.empty() && mesh.uvs.size() != n)
+    fail(path, "{} texture coordinates for {} vertices", mesh.uvs.size(), n);
+  if (!mesh.normals.empty() && mesh.normals.size() != n)
+    fail(path, "{} normals for {} vertices", mesh.normals.size(), n);
   for (std::size_t v = 0; v < n; ++v)
     if (!positions[v].allFinite()) fail(path, "vertex {} is not finite", v);
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
@@ -45,10 +47,9 @@ void check_mesh(const fs::path& path, const Mesh& mesh, std::span<const Vec3f> p
 // The OBJ text of one mesh. Normals are written only with the rest positions: they belong to the
 // rest shape and would be wrong for a deformed one (viewers recompute them).
 std::string obj_text(const Mesh& mesh, std::span<const Vec3f> positions) {
-  const bool rest_shape =
-      positions.data() == mesh.positions.data() ||
-      std::equal(positions.begin(), positions.end(), mesh.positions.begin(), mesh.positions.end(),
-                 [](const Vec3f& a, const Vec3f& b) { return a == b; });
+  const bool rest_shape = positions.data() == mesh.positions.data() ||
+                          std::equal(positions.begin(), positions.end(), mesh.positions.begin(), mesh.positions.end(),
+                                     [](const Vec3f& a, const Vec3f& b) { return a == b; });
   const bool write_normals = !mesh.normals.empty() && rest_shape;
   const bool write_uvs = !mesh.uvs.empty();
 
@@ -66,10 +67,14 @@ std::string obj_text(const Mesh& mesh, std::span<const Vec3f> positions) {
       out.push_back('f');
       for (std::uint32_t i : mesh.triangles[t]) {
         const std::uint32_t k = i + 1;
-        if (write_uvs && write_normals) fmt::format_to(std::back_inserter(out), " {}/{}/{}", k, k, k);
-        else if (write_uvs) fmt::format_to(std::back_inserter(out), " {}/{}", k, k);
-        else if (write_normals) fmt::format_to(std::back_inserter(out), " {}//{}", k, k);
-        else fmt::format_to(std::back_inserter(out), " {}", k);
+        if (write_uvs && write_normals)
+          fmt::format_to(std::back_inserter(out), " {}/{}/{}", k, k, k);
+        else if (write_uvs)
+          fmt::format_to(std::back_inserter(out), " {}/{}", k, k);
+        else if (write_normals)
+          fmt::format_to(std::back_inserter(out), " {}//{}", k, k);
+        else
+          fmt::format_to(std::back_inserter(out), " {}", k);
       }
       out.push_back('\n');
     }
@@ -124,7 +129,8 @@ void write_obj_sequence(const fs::path& folder, const Mesh& mesh, const BakedFra
   }
   AtomicOutput output(folder, true);
   for (std::size_t f = 0; f < baked.positions.size(); ++f)
-    write_text_file(folder, output.temporary() / fmt::format("frame_{:04d}.obj", f), obj_text(mesh, baked.positions[f]));
+    write_text_file(folder, output.temporary() / fmt::format("frame_{:04d}.obj", f),
+                    obj_text(mesh, baked.positions[f]));
   output.commit();
 }
 

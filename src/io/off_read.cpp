@@ -51,7 +51,8 @@ OffHeader off_keyword(const fs::path& path, std::string_view keyword, int line) 
 // anything is allocated: each vertex needs at least "0 0 0\n", each face "3 0 0 0\n".
 void read_off_counts(const fs::path& path, const std::vector<std::string_view>& counts, int line, std::size_t text_size,
                      OffHeader& header) {
-  if (counts.size() < 2 || counts.size() > 3) fail(path, "line {}: bad counts line, expected 'vertices faces [edges]'", line);
+  if (counts.size() < 2 || counts.size() > 3)
+    fail(path, "line {}: bad counts line, expected 'vertices faces [edges]'", line);
   long long vertex_count = 0, face_count = 0, edge_count = 0;
   if (!parse_long(counts[0], vertex_count) || !parse_long(counts[1], face_count) ||
       (counts.size() == 3 && !parse_long(counts[2], edge_count)))
@@ -93,8 +94,8 @@ float off_number(const fs::path& path, std::string_view token, int line, std::si
 
 // Vertex v from its tokens: position, then the normal (N), the texture coordinate last (ST).
 // Returns whether the line holds values the keyword does not announce.
-bool read_off_vertex(const fs::path& path, const OffHeader& header, const std::vector<std::string_view>& tokens, int line,
-                     std::size_t v, Mesh& mesh) {
+bool read_off_vertex(const fs::path& path, const OffHeader& header, const std::vector<std::string_view>& tokens,
+                     int line, std::size_t v, Mesh& mesh) {
   const std::size_t needed = header.numbers_per_vertex();
   if (tokens.size() < needed)
     fail(path, "line {}: vertex {} has {} numbers, expected at least {}", line, v, tokens.size(), needed);
@@ -115,7 +116,8 @@ std::size_t count_items(const fs::path& path, Lines& lines, std::size_t count, c
   std::vector<std::string_view> tokens;
   std::size_t counted = 0;
   for (std::size_t k = 0; k < count; ++k) {
-    if (!lines.next_nonempty(line)) fail(path, "truncated: the header promises {} {}, the file ends after {}", count, what, k);
+    if (!lines.next_nonempty(line))
+      fail(path, "truncated: the header promises {} {}, the file ends after {}", count, what, k);
     split(line, tokens);
     counted += item(tokens, lines.number(), k);
   }
@@ -127,20 +129,22 @@ void read_off_vertices(const fs::path& path, const OffHeader& header, Lines& lin
   mesh.positions.resize(header.vertices);
   if (header.normal) mesh.normals.resize(header.vertices);
   if (header.st) mesh.uvs.resize(header.vertices);
-  const std::size_t extra_values = count_items(path, lines, header.vertices, "vertices", [&](const auto& tokens, int line, std::size_t v) {
-    return read_off_vertex(path, header, tokens, line, v, mesh);
-  });
+  const std::size_t extra_values =
+      count_items(path, lines, header.vertices, "vertices", [&](const auto& tokens, int line, std::size_t v) {
+        return read_off_vertex(path, header, tokens, line, v, mesh);
+      });
   if (extra_values)
-    character.diagnostics.repair("off_extra_vertex_values",
-                                 "vertex lines with more values than the header announces: the extra values were ignored",
-                                 extra_values);
+    character.diagnostics.repair(
+        "off_extra_vertex_values",
+        "vertex lines with more values than the header announces: the extra values were ignored", extra_values);
 }
 
 // Face f as a fan of triangles; false for a face of fewer than three vertices (no surface).
 bool read_off_face(const fs::path& path, const std::vector<std::string_view>& tokens, int line, std::size_t f,
                    std::size_t vertex_count, Mesh& mesh) {
   long long n = 0;
-  if (!parse_long(tokens[0], n) || n < 0) fail(path, "line {}: face {}: '{}' is not a vertex count", line, f, shown(tokens[0]));
+  if (!parse_long(tokens[0], n) || n < 0)
+    fail(path, "line {}: face {}: '{}' is not a vertex count", line, f, shown(tokens[0]));
   if (static_cast<long long>(tokens.size()) - 1 < n)
     fail(path, "line {}: face {} should list {} vertices but lists {}", line, f, n, tokens.size() - 1);
   std::uint32_t first = 0, previous = 0;
@@ -153,8 +157,10 @@ bool read_off_face(const fs::path& path, const std::vector<std::string_view>& to
            vertex_count, static_cast<long long>(vertex_count) - 1);
     const auto i = static_cast<std::uint32_t>(index);
     if (n < 3) continue;
-    if (k == 0) first = i;
-    else if (k >= 2) mesh.triangles.push_back({first, previous, i});
+    if (k == 0)
+      first = i;
+    else if (k >= 2)
+      mesh.triangles.push_back({first, previous, i});
     previous = i;
   }
   return n >= 3;
@@ -162,9 +168,10 @@ bool read_off_face(const fs::path& path, const std::vector<std::string_view>& to
 
 void read_off_faces(const fs::path& path, const OffHeader& header, Lines& lines, Character& character) {
   character.mesh.triangles.reserve(header.faces);
-  const std::size_t skipped = count_items(path, lines, header.faces, "faces", [&](const auto& tokens, int line, std::size_t f) {
-    return !read_off_face(path, tokens, line, f, header.vertices, character.mesh);
-  });
+  const std::size_t skipped =
+      count_items(path, lines, header.faces, "faces", [&](const auto& tokens, int line, std::size_t f) {
+        return !read_off_face(path, tokens, line, f, header.vertices, character.mesh);
+      });
   if (skipped)
     character.diagnostics.repair("off_face_too_small", "faces with fewer than three vertices are not surfaces: skipped",
                                  skipped);
@@ -175,8 +182,10 @@ void unit_normals(Character& character) {
   std::size_t bad = 0;
   for (Vec3f& n : character.mesh.normals) {
     const float length = n.norm();
-    if (length > 1e-12f) n /= length;
-    else ++bad;
+    if (length > 1e-12f)
+      n /= length;
+    else
+      ++bad;
   }
   if (!bad) return;
   character.mesh.normals.clear();

@@ -59,10 +59,10 @@ void write_pc2(const std::filesystem::path& path, const BakedFrames& baked, floa
   if (!std::isfinite(frame_rate) || frame_rate <= 0.0f)
     fail(path, "frame rate must be a positive number of frames per second, got {}", frame_rate);
   const std::size_t frames = baked.positions.size();
-  if (baked.times.size() != frames)
-    fail(path, "{} frame times for {} frames of positions", baked.times.size(), frames);
+  if (baked.times.size() != frames) fail(path, "{} frame times for {} frames of positions", baked.times.size(), frames);
   const std::size_t points = frames ? baked.positions[0].size() : 0;
-  if (points > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()) || frames > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+  if (points > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()) ||
+      frames > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
     fail(path, "too many points or frames for PC2 ({} points, {} frames)", points, frames);
   for (std::size_t f = 0; f < frames; ++f) {
     if (baked.positions[f].size() != points)
@@ -106,8 +106,7 @@ PointCache read_point_cache(const std::filesystem::path& path) {
   const std::vector<std::uint8_t> file = read_regular_file(path, "a PC2 file");
   const std::vector<char> bytes(file.begin(), file.end());
 
-  if (bytes.size() < kHeaderSize)
-    fail(path, "not a PC2 file: {} bytes, shorter than the 32-byte header", bytes.size());
+  if (bytes.size() < kHeaderSize) fail(path, "not a PC2 file: {} bytes, shorter than the 32-byte header", bytes.size());
   if (std::memcmp(bytes.data(), kMagic.data(), kMagic.size()) != 0)
     fail(path, "not a PC2 file: the header does not start with POINTCACHE2");
   const std::int32_t version = get_i32(bytes, 12);

@@ -44,8 +44,9 @@ std::uint64_t ReadBudget::ceiling() const { return read_allocation_ceiling(sourc
 void ReadBudget::charge(std::uint64_t bytes, std::string_view what) {
   const std::uint64_t limit = ceiling();
   if (bytes > limit || used_ > limit - bytes) {
-    fail(file_, "{} needs {:.1f} MiB, more than reading this {:.1f} MiB file may allocate ({:.1f} MiB in all: "
-                "64 MiB + {} x its size; WOBBLE_READ_FACTOR sets the factor)",
+    fail(file_,
+         "{} needs {:.1f} MiB, more than reading this {:.1f} MiB file may allocate ({:.1f} MiB in all: "
+         "64 MiB + {} x its size; WOBBLE_READ_FACTOR sets the factor)",
          what, mib(bytes), mib(source_bytes_), mib(limit), format_real(read_factor()));
   }
   used_ += bytes;

@@ -127,7 +127,8 @@ class FrameNormals {
 };
 
 void check(const std::filesystem::path& path, const Mesh& mesh, const BakedFrames& baked, double fps) {
-  if (!std::isfinite(fps) || fps <= 0) fail(path, "frame rate must be a positive number of frames per second (got {})", fps);
+  if (!std::isfinite(fps) || fps <= 0)
+    fail(path, "frame rate must be a positive number of frames per second (got {})", fps);
   if (baked.positions.empty()) fail(path, "no frames to write");
   if (baked.times.size() != baked.positions.size()) {
     fail(path, "{} frame times for {} frames of positions", baked.times.size(), baked.positions.size());
@@ -175,13 +176,15 @@ void write_topology(Buffer& out, const Mesh& mesh) {
 void write_uvs(Buffer& out, const Mesh& mesh) {
   if (mesh.uvs.size() != mesh.vertex_count()) return;
   put(out, "        texCoord2f[] primvars:st = [");
-  for (std::size_t v = 0; v < mesh.uvs.size(); ++v) put(out, "{}({}, {})", v ? ", " : "", mesh.uvs[v].x(), 1.0f - mesh.uvs[v].y());
+  for (std::size_t v = 0; v < mesh.uvs.size(); ++v)
+    put(out, "{}({}, {})", v ? ", " : "", mesh.uvs[v].x(), 1.0f - mesh.uvs[v].y());
   put(out, "] (\n            interpolation = \"vertex\"\n        )\n");
 }
 
 // `TYPE NAME.timeSamples = { code: value, ... }`, one frame at a time into the stream.
 template <typename Value>
-void write_time_samples(OutputFile& stream, const char* declaration, const std::vector<double>& codes, Value&& value_of) {
+void write_time_samples(OutputFile& stream, const char* declaration, const std::vector<double>& codes,
+                        Value&& value_of) {
   Buffer frame;
   put(frame, "        {}.timeSamples = {{\n", declaration);
   for (std::size_t f = 0; f < codes.size(); ++f) {
@@ -196,14 +199,15 @@ void write_time_samples(OutputFile& stream, const char* declaration, const std::
 
 }  // namespace
 
-void write_usda(const std::filesystem::path& path, const Character& character, const BakedFrames& baked, double frame_rate,
-                const std::string& description) {
+void write_usda(const std::filesystem::path& path, const Character& character, const BakedFrames& baked,
+                double frame_rate, const std::string& description) {
   const Mesh& mesh = character.mesh;
   check(path, mesh, baked, frame_rate);
   std::vector<double> codes;
   for (float t : baked.times) codes.push_back(time_code(t, frame_rate));
   const std::string root = prim_name(character.source.stem().string(), "Character");
-  const std::string mesh_name = prim_name(mesh.primitives.empty() ? std::string() : mesh.primitives.front().name, "Mesh");
+  const std::string mesh_name =
+      prim_name(mesh.primitives.empty() ? std::string() : mesh.primitives.front().name, "Mesh");
   const FrameNormals normals(mesh);
 
   AtomicOutput output(path);
@@ -212,7 +216,7 @@ void write_usda(const std::filesystem::path& path, const Character& character, c
     Buffer head;
     write_stage_header(head, root, description, frame_rate, codes.front(), codes.back());
     put(head, "def Xform {}\n{{\n    def Mesh {}\n    {{\n", quoted(root),
-                   quoted(mesh_name == root ? mesh_name + "_mesh" : mesh_name));
+        quoted(mesh_name == root ? mesh_name + "_mesh" : mesh_name));
     write_topology(head, mesh);
     stream.write(std::string_view(head.data(), head.size()));
     write_time_samples(stream, "float3[] extent", codes, [&](std::size_t f, Buffer& out) {

@@ -25,8 +25,8 @@ bool is_loopback(const std::string& address) {
 DataParallelGroup::DataParallelGroup(const TorchrunEnvironment& environment, std::chrono::milliseconds timeout)
     : environment_(environment), impl_(std::make_unique<Impl>()) {
   if (!environment_.distributed()) return;
-  const std::string where = fmt::format("rank {} of {} (rendezvous at {}:{})", rank(), size(), environment_.master_address,
-                                        environment_.master_port);
+  const std::string where = fmt::format("rank {} of {} (rendezvous at {}:{})", rank(), size(),
+                                        environment_.master_address, environment_.master_port);
   try {
     c10d::TCPStoreOptions options;
     options.port = static_cast<std::uint16_t>(environment_.master_port);
@@ -53,9 +53,10 @@ namespace {
 
 [[noreturn]] void lost_contact(const TorchrunEnvironment& e, const char* operation, const std::exception& error) {
   std::string message = error.what();
-  if (const auto newline = message.find('\n'); newline != std::string::npos) message.resize(newline);  // c10 adds a trace
-  fail_plain("rank {} of {}: lost contact with the other ranks during {} (a rank died or stopped answering): {}", e.rank,
-             e.world_size, operation, message);
+  if (const auto newline = message.find('\n'); newline != std::string::npos)
+    message.resize(newline);  // c10 adds a trace
+  fail_plain("rank {} of {}: lost contact with the other ranks during {} (a rank died or stopped answering): {}",
+             e.rank, e.world_size, operation, message);
 }
 
 }  // namespace
@@ -87,7 +88,8 @@ void DataParallelGroup::check_same(std::int64_t value, const std::string& what) 
   std::vector<torch::Tensor> root{torch::tensor({value}, torch::kInt64)};
   broadcast_from_root(root);
   const std::int64_t expected = root[0].item<std::int64_t>();
-  if (expected != value) fail_plain("rank {} of {}: {} is {} here but {} on rank 0", rank(), size(), what, value, expected);
+  if (expected != value)
+    fail_plain("rank {} of {}: {} is {} here but {} on rank 0", rank(), size(), what, value, expected);
 }
 
 }  // namespace wobble::neural

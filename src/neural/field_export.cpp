@@ -45,7 +45,9 @@ json linear(TensorWriter& w, const std::string& prefix) {
 }
 
 json layer_norm(TensorWriter& w, const std::string& prefix, const torch::nn::LayerNorm& norm) {
-  return {{"op", "layer_norm"}, {"weight", w.add(prefix + ".weight")}, {"bias", w.add(prefix + ".bias")},
+  return {{"op", "layer_norm"},
+          {"weight", w.add(prefix + ".weight")},
+          {"bias", w.add(prefix + ".bias")},
           {"eps", norm->options.eps()}};
 }
 
@@ -64,10 +66,12 @@ void attention_block(TensorWriter& w, json& layers, const std::string& prefix, A
                     {"out_proj_weight", w.add(a + "out_proj.weight")},
                     {"out_proj_bias", w.add(a + "out_proj.bias")}};
   attention["context_norm"].erase("op");
-  layers.push_back({{"op", "residual"}, {"layers", {layer_norm(w, prefix + ".norm_query", block.norm_query), attention}}});
+  layers.push_back(
+      {{"op", "residual"}, {"layers", {layer_norm(w, prefix + ".norm_query", block.norm_query), attention}}});
   layers.push_back({{"op", "residual"},
-                    {"layers", {layer_norm(w, prefix + ".norm_mlp", block.norm_mlp), linear(w, prefix + ".mlp_in"),
-                                activation("gelu"), linear(w, prefix + ".mlp_out")}}});
+                    {"layers",
+                     {layer_norm(w, prefix + ".norm_mlp", block.norm_mlp), linear(w, prefix + ".mlp_in"),
+                      activation("gelu"), linear(w, prefix + ".mlp_out")}}});
 }
 
 json positional_encoding(int octaves) { return {{"op", "positional_encoding"}, {"octaves", octaves}, {"columns", 3}}; }
@@ -77,13 +81,15 @@ json save(const char* name) { return {{"op", "save"}, {"register", name}}; }
 // layers, one more, and the handle tokens attend to the shape latents.
 json encoder_layers(TensorWriter& w, SkinningNetworkImpl& net) {
   const NetworkConfig& c = net.config;
-  json layers = json::array({positional_encoding(c.octaves), linear(w, "point_embed"), save("points"),
+  json layers = json::array({positional_encoding(c.octaves),
+                             linear(w, "point_embed"),
+                             save("points"),
                              {{"op", "constant"}, {"tensor", w.add("shape_tokens", {c.latents, c.width})}}});
   attention_block(w, layers, "encoder_cross", *net.encoder_cross, "points", c.heads);
   for (std::size_t l = 0; l < net.encoder_self->size(); ++l) {
     layers.push_back(save("latents"));
-    attention_block(w, layers, "encoder_self." + std::to_string(l), *net.encoder_self[l]->as<AttentionBlock>(), "latents",
-                    c.heads);
+    attention_block(w, layers, "encoder_self." + std::to_string(l), *net.encoder_self[l]->as<AttentionBlock>(),
+                    "latents", c.heads);
   }
   layers.push_back(save("latents"));
   attention_block(w, layers, "decoder_self", *net.decoder_self, "latents", c.heads);
@@ -103,8 +109,9 @@ json field_layers(TensorWriter& w, SkinningNetworkImpl& net) {
   layers.push_back(linear(w, "mlp_in"));
   for (std::size_t b = 0; b + 1 < net.mlp_blocks->size(); b += 2)
     layers.push_back({{"op", "residual"},
-                      {"layers", {activation("elu"), linear(w, "mlp_blocks." + std::to_string(b)), activation("elu"),
-                                  linear(w, "mlp_blocks." + std::to_string(b + 1))}}});
+                      {"layers",
+                       {activation("elu"), linear(w, "mlp_blocks." + std::to_string(b)), activation("elu"),
+                        linear(w, "mlp_blocks." + std::to_string(b + 1))}}});
   layers.push_back(activation("elu"));
   torch::NoGradGuard no_grad;
   layers.push_back({{"op", "linear"}, {"weight", w.add("output_weight", net.output_weight())}});
@@ -120,7 +127,8 @@ json output_normalization_json(const OutputOptions& output) {
 
 }  // namespace
 
-physics::FieldNetworkFile export_field_network(SkinningNetwork& network, const json& metadata, const std::string& source_name) {
+physics::FieldNetworkFile export_field_network(SkinningNetwork& network, const json& metadata,
+                                               const std::string& source_name) {
   TensorWriter writer(network);
   const NetworkConfig& c = network->config;
   const physics::ShapeSampleOptions sampling;  // what NeuralFieldModel::fields_for(mesh) samples, seed 1
@@ -132,8 +140,10 @@ physics::FieldNetworkFile export_field_network(SkinningNetwork& network, const j
       {"network", c.to_json()},
       {"metadata", metadata},
       {"shape_sample",
-       {{"surface_points", sampling.surface_points}, {"cubature_points", sampling.cubature_points},
-        {"grid_resolution", sampling.grid_resolution}, {"seed", 1}}},
+       {{"surface_points", sampling.surface_points},
+        {"cubature_points", sampling.cubature_points},
+        {"grid_resolution", sampling.grid_resolution},
+        {"seed", 1}}},
       {"output_normalization", output_normalization_json(output_options(c))},
       {"encoder", {{"input", "surface"}, {"output", "handle_latents"}, {"layers", encoder_layers(writer, *network)}}},
       {"field", {{"input", "points"}, {"layers", field_layers(writer, *network)}}}};

@@ -40,7 +40,8 @@ FieldMetrics field_metrics(const Eigen::MatrixXd& W) {
 double dirichlet_trace(const physics::FieldValues& fields, const Eigen::VectorXd& volumes) {
   const Eigen::MatrixXd& W = fields.W;
   if (W.rows() != volumes.size() || fields.dW[0].rows() != W.rows())
-    fail_plain("dirichlet_trace: {} points, {} volumes and {} gradient rows differ", W.rows(), volumes.size(), fields.dW[0].rows());
+    fail_plain("dirichlet_trace: {} points, {} volumes and {} gradient rows differ", W.rows(), volumes.size(),
+               fields.dW[0].rows());
   const Eigen::MatrixXd G = W.transpose() * volumes.asDiagonal() * W;
   Eigen::MatrixXd D = Eigen::MatrixXd::Zero(W.cols(), W.cols());
   for (const Eigen::MatrixXd& g : fields.dW) D += g.transpose() * volumes.asDiagonal() * g;

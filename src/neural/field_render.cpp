@@ -18,7 +18,6 @@ namespace wobble::neural {
 
 namespace {
 
-
 Vec3d hue(double h) {  // h in [0, 1): a saturated colour
   const double r = std::clamp(std::abs(h * 6 - 3) - 1, 0.0, 1.0), g = std::clamp(2 - std::abs(h * 6 - 2), 0.0, 1.0),
                b = std::clamp(2 - std::abs(h * 6 - 4), 0.0, 1.0);
@@ -41,7 +40,8 @@ void render_fields_png(const std::filesystem::path& file, const Mesh& mesh, cons
   const int panels = fields + 1, width = panels * panel_size, height = panel_size;
   RgbaImage image(width, height, 0xffffffff);
   // View: yaw 30 degrees, pitch 20 degrees; light from the viewer's upper left.
-  const Eigen::Matrix3d view = (Eigen::AngleAxisd(0.35, Vec3d::UnitX()) * Eigen::AngleAxisd(-0.52, Vec3d::UnitY())).toRotationMatrix();
+  const Eigen::Matrix3d view =
+      (Eigen::AngleAxisd(0.35, Vec3d::UnitX()) * Eigen::AngleAxisd(-0.52, Vec3d::UnitY())).toRotationMatrix();
   const Vec3d light = Vec3d(-0.4, 0.6, 1).normalized();
   std::vector<Vec3d> projected(mesh.vertex_count());
   for (std::size_t v = 0; v < mesh.vertex_count(); ++v) projected[v] = view * mesh.positions[v].cast<double>();
@@ -66,7 +66,8 @@ void render_fields_png(const std::filesystem::path& file, const Mesh& mesh, cons
     const double scale = 0.28 * panel_size, centre = 0.5 * panel_size;  // |x| <= sqrt(3) after the rotation
     for (const Triangle& t : mesh.triangles) {
       Vec3d p[3];
-      for (int k = 0; k < 3; ++k) p[k] = Vec3d(centre + scale * projected[t[k]].x(), centre - scale * projected[t[k]].y(), projected[t[k]].z());
+      for (int k = 0; k < 3; ++k)
+        p[k] = Vec3d(centre + scale * projected[t[k]].x(), centre - scale * projected[t[k]].y(), projected[t[k]].z());
       const Vec3d normal = (projected[t[1]] - projected[t[0]]).cross(projected[t[2]] - projected[t[0]]);
       if (normal.norm() == 0) continue;
       const double shade = 0.35 + 0.65 * std::abs(normal.normalized().dot(light));

@@ -88,15 +88,18 @@ LossCurves read_loss_csv(const std::filesystem::path& file, int up_to_step) {
     std::int64_t step = 0;
     for (std::size_t c = 0; std::getline(ss, cell, ',') && c < header.size(); ++c) {
       const std::string where = fmt::format("{}: line {}, column '{}'", file.string(), row, header[c]);
-      if (c == 0) step = parse_integer(cell, where, 0, std::numeric_limits<int>::max());
-      else values.emplace_back(header[c], cell.empty() ? std::nan("") : parse_real(cell, where));  // empty: not finite
+      if (c == 0)
+        step = parse_integer(cell, where, 0, std::numeric_limits<int>::max());
+      else
+        values.emplace_back(header[c], cell.empty() ? std::nan("") : parse_real(cell, where));  // empty: not finite
     }
     if (step <= up_to_step) curves.add(static_cast<int>(step), values);
   }
   return curves;
 }
 
-void LossCurves::write_plot(const std::filesystem::path& file, const std::vector<std::string>& names, int width, int height) const {
+void LossCurves::write_plot(const std::filesystem::path& file, const std::vector<std::string>& names, int width,
+                            int height) const {
   RgbaImage canvas(width, height, 0xffffffff);
   const int left = 60, right = 150, top = 20, bottom = 40;
   const double plot_w = width - left - right, plot_h = height - top - bottom;
@@ -107,14 +110,21 @@ void LossCurves::write_plot(const std::filesystem::path& file, const std::vector
     if (s.empty()) continue;
     for (double& v : s) {
       v = v > 0 && std::isfinite(v) ? std::log10(v) : std::nan("");
-      if (std::isfinite(v)) { lo = std::min(lo, v); hi = std::max(hi, v); }
+      if (std::isfinite(v)) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
     }
     shown.emplace_back(name, std::move(s));
   }
-  if (!std::isfinite(lo)) { lo = 0; hi = 1; }
+  if (!std::isfinite(lo)) {
+    lo = 0;
+    hi = 1;
+  }
   lo = std::floor(lo);
   hi = std::max(lo + 1, std::ceil(hi));
-  const double first = steps_.empty() ? 0 : steps_.front(), last = steps_.empty() ? 1 : std::max<double>(steps_.back(), first + 1);
+  const double first = steps_.empty() ? 0 : steps_.front(),
+               last = steps_.empty() ? 1 : std::max<double>(steps_.back(), first + 1);
   auto px = [&](double step) { return left + plot_w * (step - first) / (last - first); };
   auto py = [&](double v) { return top + plot_h * (hi - v) / (hi - lo); };
   const Vec4f grey(0.78f, 0.78f, 0.78f, 1), black(0, 0, 0, 1);
@@ -125,7 +135,8 @@ void LossCurves::write_plot(const std::filesystem::path& file, const std::vector
   canvas.draw_line(left, top, left, top + plot_h, black);
   canvas.draw_line(left, top + plot_h, left + plot_w, top + plot_h, black);
   canvas.draw_text(fmt::format("step {}", static_cast<int>(first)), left, height - bottom + 8);
-  canvas.draw_text(fmt::format("step {}", static_cast<int>(last)), static_cast<int>(left + plot_w) - 60, height - bottom + 8);
+  canvas.draw_text(fmt::format("step {}", static_cast<int>(last)), static_cast<int>(left + plot_w) - 60,
+                   height - bottom + 8);
   for (std::size_t k = 0; k < shown.size(); ++k) {
     const Vec4f colour = kPalette[k % std::size(kPalette)];
     const auto& s = shown[k].second;
@@ -133,8 +144,10 @@ void LossCurves::write_plot(const std::filesystem::path& file, const std::vector
     for (std::size_t i = 0; i < s.size(); ++i) {
       if (!std::isfinite(s[i])) continue;
       const double x = px(steps_[i]), y = py(s[i]);
-      if (std::isfinite(px0)) canvas.draw_line(px0, py0, x, y, colour);
-      else canvas.fill_rect(static_cast<int>(x), static_cast<int>(y), 1, 1, colour);
+      if (std::isfinite(px0))
+        canvas.draw_line(px0, py0, x, y, colour);
+      else
+        canvas.fill_rect(static_cast<int>(x), static_cast<int>(y), 1, 1, colour);
       px0 = x;
       py0 = y;
     }

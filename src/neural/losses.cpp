@@ -29,11 +29,11 @@ FieldBatch fields_with_difference_gradients(const std::function<torch::Tensor(co
     shifted.push_back(X + step);
     shifted.push_back(X - step);
   }
-  const torch::Tensor all = fields(torch::cat(shifted, 0));                               // 7N x m
+  const torch::Tensor all = fields(torch::cat(shifted, 0));  // 7N x m
   std::vector<torch::Tensor> columns;
   for (int c = 0; c < 3; ++c)
-    columns.push_back((all.slice(0, (2 * c + 1) * n, (2 * c + 2) * n) - all.slice(0, (2 * c + 2) * n, (2 * c + 3) * n)) /
-                      (2 * h));
+    columns.push_back(
+        (all.slice(0, (2 * c + 1) * n, (2 * c + 2) * n) - all.slice(0, (2 * c + 2) * n, (2 * c + 3) * n)) / (2 * h));
   return {all.slice(0, 0, n), torch::stack(columns, 2)};
 }
 
@@ -48,10 +48,10 @@ ColumnTransform column_transform(const torch::Tensor& W, ColumnNormalization nor
   const auto [L, info] = torch::linalg_cholesky_ex(G);
   // L_ii / sqrt(G_ii): the part of field i independent of the ones before it, relative to its size.
   if (info.item<int>() != 0 || (L.diagonal() / G.diagonal().sqrt()).min().item<double>() < 1e-5)
-    throw DependentFields(
-        fmt::format("neural fields: the {} fields are linearly dependent on {} points: they cannot be orthonormalised", m, n));
+    throw DependentFields(fmt::format(
+        "neural fields: the {} fields are linearly dependent on {} points: they cannot be orthonormalised", m, n));
   const torch::Tensor inverse = torch::linalg::solve_triangular(L.t(), torch::eye(m + 1, G.options()), /*upper=*/true,
-                                                                  /*left=*/true, /*unitriangular=*/false);
+                                                                /*left=*/true, /*unitriangular=*/false);
   return {inverse.slice(0, 0, 1).slice(1, 1).to(W.scalar_type()), inverse.slice(0, 1).slice(1, 1).to(W.scalar_type())};
 }
 
@@ -93,10 +93,10 @@ torch::Tensor neohookean_energy_density(const torch::Tensor& F, double mu, doubl
 }
 
 torch::Tensor deformation_gradients(const FieldBatch& fields, const torch::Tensor& X, const torch::Tensor& Z) {
-  const torch::Tensor Xh = torch::cat({X, torch::ones({X.size(0), 1}, X.options())}, 1);          // N x 4
+  const torch::Tensor Xh = torch::cat({X, torch::ones({X.size(0), 1}, X.options())}, 1);  // N x 4
   // sum_i W_i Z_i[:, :3] + (Z_i X~) (grad W_i)^T
   const torch::Tensor linear = torch::einsum("pi,bijk->bpjk", {fields.W, Z.slice(3, 0, 3)});
-  const torch::Tensor moved = torch::einsum("bijk,pk->bpij", {Z, Xh});                             // B x N x K x 3
+  const torch::Tensor moved = torch::einsum("bijk,pk->bpij", {Z, Xh});  // B x N x K x 3
   const torch::Tensor gradient = torch::einsum("bpij,pil->bpjl", {moved, fields.dW});
   return torch::eye(3, X.options()) + linear + gradient;
 }
@@ -105,10 +105,13 @@ torch::Tensor potential_loss(const FieldBatch& fields, const torch::Tensor& X, c
                              const torch::Tensor& Z, double mu, double lambda, double blend) {
   const torch::Tensor F = deformation_gradients(fields, X, Z);
   torch::Tensor psi;
-  if (blend <= 0) psi = linear_energy_density(F, mu, lambda);
-  else if (blend >= 1) psi = neohookean_energy_density(F, mu, lambda);
-  else psi = (1 - blend) * linear_energy_density(F, mu, lambda) + blend * neohookean_energy_density(F, mu, lambda);
-  const torch::Tensor weights = volumes / volumes.sum();                                           // N
+  if (blend <= 0)
+    psi = linear_energy_density(F, mu, lambda);
+  else if (blend >= 1)
+    psi = neohookean_energy_density(F, mu, lambda);
+  else
+    psi = (1 - blend) * linear_energy_density(F, mu, lambda) + blend * neohookean_energy_density(F, mu, lambda);
+  const torch::Tensor weights = volumes / volumes.sum();  // N
   return (psi * weights).sum(1).mean();
 }
 
@@ -117,7 +120,7 @@ torch::Tensor complementarity_loss(const torch::Tensor& W, const torch::Tensor& 
   torch::Tensor total = torch::zeros({}, W.options());
   for (int c = 0; c < 4; ++c)
     for (int e = 0; e < 4; ++e) {
-      const torch::Tensor product = Wrig * (Xh.select(1, c) * Xh.select(1, e)).unsqueeze(1);     // N x b
+      const torch::Tensor product = Wrig * (Xh.select(1, c) * Xh.select(1, e)).unsqueeze(1);  // N x b
       total = total + torch::mm(product.t(), W).pow(2).sum();
     }
   return 3 * total;
@@ -133,7 +136,7 @@ torch::Tensor config_update(const std::vector<torch::Tensor>& gradients) {
     }
   }
   if (kept.empty()) return torch::zeros_like(gradients.front());
-  const torch::Tensor U = torch::stack(units, 0);                                                   // k x P
+  const torch::Tensor U = torch::stack(units, 0);  // k x P
   const torch::Tensor ones = torch::ones({U.size(0), 1}, U.options());
   // Minimum-norm least squares: d = U^T (U U^T)^+ 1 (pinv handles parallel gradients).
   const torch::Tensor d = torch::mm(U.t(), torch::mm(torch::linalg::pinv(torch::mm(U, U.t())), ones)).squeeze(1);

@@ -28,9 +28,17 @@ void read_key(const nlohmann::json& j, const char* key, T& value, const std::str
 }  // namespace
 
 nlohmann::json NetworkConfig::to_json() const {
-  return {{"width", width},   {"latents", latents}, {"encoder_layers", encoder_layers}, {"heads", heads},
-          {"handles", handles}, {"octaves", octaves}, {"mlp_blocks", mlp_blocks},       {"oni", oni},
-          {"oni_iterations", oni_iterations}, {"orthonormal_output", orthonormal_output}, {"candidate_fields", candidate_fields}};
+  return {{"width", width},
+          {"latents", latents},
+          {"encoder_layers", encoder_layers},
+          {"heads", heads},
+          {"handles", handles},
+          {"octaves", octaves},
+          {"mlp_blocks", mlp_blocks},
+          {"oni", oni},
+          {"oni_iterations", oni_iterations},
+          {"orthonormal_output", orthonormal_output},
+          {"candidate_fields", candidate_fields}};
 }
 
 NetworkConfig NetworkConfig::from_json(const nlohmann::json& j, const std::string& source) {
@@ -55,9 +63,11 @@ NetworkConfig NetworkConfig::from_json(const nlohmann::json& j, const std::strin
       c.mlp_blocks < 0 || c.oni_iterations < 1)
     fail(source, "network sizes out of range (latents >= 1, 1 <= handles <= 256, 0 <= octaves <= 16)");
   if (c.candidate_fields != 0 && (c.candidate_fields <= c.handles || !c.orthonormal_output))
-    fail(source, "candidate_fields ({}) must be 0, or above handles ({}) with orthonormal_output", c.candidate_fields, c.handles);
+    fail(source, "candidate_fields ({}) must be 0, or above handles ({}) with orthonormal_output", c.candidate_fields,
+         c.handles);
   if (c.output_fields() > c.width)
-    fail(source, "the {} output fields cannot exceed width ({}) with orthonormal output rows", c.output_fields(), c.width);
+    fail(source, "the {} output fields cannot exceed width ({}) with orthonormal output rows", c.output_fields(),
+         c.width);
   return c;
 }
 
@@ -88,14 +98,16 @@ AttentionBlockImpl::AttentionBlockImpl(int width, int heads) {
   norm_query = register_module("norm_query", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
   norm_context = register_module("norm_context", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
   norm_mlp = register_module("norm_mlp", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
-  attention = register_module("attention", torch::nn::MultiheadAttention(torch::nn::MultiheadAttentionOptions(width, heads)));
+  attention =
+      register_module("attention", torch::nn::MultiheadAttention(torch::nn::MultiheadAttentionOptions(width, heads)));
   mlp_in = register_module("mlp_in", torch::nn::Linear(width, 2 * width));
   mlp_out = register_module("mlp_out", torch::nn::Linear(2 * width, width));
 }
 
 torch::Tensor AttentionBlockImpl::forward(const torch::Tensor& query, const torch::Tensor& context) {
   const torch::Tensor kv = norm_context(context);
-  torch::Tensor x = query + std::get<0>(attention->forward(norm_query(query), kv, kv, torch::Tensor(), /*need_weights=*/false));
+  torch::Tensor x =
+      query + std::get<0>(attention->forward(norm_query(query), kv, kv, torch::Tensor(), /*need_weights=*/false));
   return x + mlp_out(torch::gelu(mlp_in(norm_mlp(x))));
 }
 
@@ -118,27 +130,31 @@ SkinningNetworkImpl::SkinningNetworkImpl(const NetworkConfig& c) : config(c) {
     mlp_blocks->push_back(torch::nn::Linear(d, d));
   }
   // Rows start orthonormal (a random orthogonal matrix), so ONI starts near its fixed point.
-  output_raw = register_parameter("output", std::get<0>(torch::linalg::qr(torch::randn({d, c.output_fields()}))).t().contiguous());
+  output_raw = register_parameter(
+      "output", std::get<0>(torch::linalg::qr(torch::randn({d, c.output_fields()}))).t().contiguous());
 }
 
 torch::Tensor SkinningNetworkImpl::encode(const torch::Tensor& surface) {
   const torch::Tensor positions = surface.slice(1, 0, 3), normals = surface.slice(1, 3, 6);
-  const torch::Tensor points = point_embed(torch::cat({positional_encoding(positions, config.octaves), normals}, 1)).unsqueeze(1);
+  const torch::Tensor points =
+      point_embed(torch::cat({positional_encoding(positions, config.octaves), normals}, 1)).unsqueeze(1);
   torch::Tensor latents = encoder_cross(shape_tokens, points);
   for (const auto& layer : *encoder_self) latents = layer->as<AttentionBlock>()->forward(latents, latents);
   latents = decoder_self(latents, latents);
   return handle_cross(handle_tokens, latents);
 }
 
-torch::Tensor SkinningNetworkImpl::output_weight() { return config.oni ? oni(output_raw, config.oni_iterations) : output_raw; }
+torch::Tensor SkinningNetworkImpl::output_weight() {
+  return config.oni ? oni(output_raw, config.oni_iterations) : output_raw;
+}
 
 torch::Tensor SkinningNetworkImpl::fields(const torch::Tensor& handle_latents, const torch::Tensor& points) {
   const torch::Tensor gamma = positional_encoding(points, config.octaves);
   // Each point is its own query of length 1 (batch = points), attending to the m handle latents.
   const auto n = points.size(0);
-  const torch::Tensor query = query_embed(gamma).unsqueeze(0);                          // 1 x N x d
+  const torch::Tensor query = query_embed(gamma).unsqueeze(0);  // 1 x N x d
   const torch::Tensor context = handle_latents.expand({handle_latents.size(0), n, config.width});
-  const torch::Tensor feature = point_cross(query, context).squeeze(0);                 // N x d
+  const torch::Tensor feature = point_cross(query, context).squeeze(0);  // N x d
   torch::Tensor h = mlp_in(torch::cat({feature, gamma}, 1));
   for (std::size_t b = 0; b + 1 < mlp_blocks->size(); b += 2) {
     const torch::Tensor inner = mlp_blocks[b]->as<torch::nn::Linear>()->forward(torch::elu(h));
@@ -163,7 +179,9 @@ torch::Tensor PerObjectMlpImpl::forward(const torch::Tensor& points) { return bo
 void save_network(SkinningNetwork& network, const std::string& path, const nlohmann::json& metadata) {
   torch::serialize::OutputArchive archive;
   network->save(archive);
-  nlohmann::json header = {{"format", "wobble-neural-fields"}, {"version", 1}, {"network", network->config.to_json()},
+  nlohmann::json header = {{"format", "wobble-neural-fields"},
+                           {"version", 1},
+                           {"network", network->config.to_json()},
                            {"metadata", metadata}};
   archive.write("wobble_header", c10::IValue(header.dump()));
   save_archive(archive, path);
@@ -217,7 +235,9 @@ SkinningNetwork load_network(const std::string& path, nlohmann::json* metadata) 
     fail(path, "model parameters do not match its configuration");
   }
   network->eval();
-  if (metadata) *metadata = header.contains("metadata") && header["metadata"].is_object() ? header["metadata"] : nlohmann::json::object();
+  if (metadata)
+    *metadata =
+        header.contains("metadata") && header["metadata"].is_object() ? header["metadata"] : nlohmann::json::object();
   return network;
 }
 

@@ -10,14 +10,14 @@
 namespace wobble::neural {
 
 struct NetworkConfig {
-  int width = 64;            // d: token and MLP width
-  int latents = 32;          // M shape latent tokens
-  int encoder_layers = 2;    // self-attention layers of the shape encoder
+  int width = 64;          // d: token and MLP width
+  int latents = 32;        // M shape latent tokens
+  int encoder_layers = 2;  // self-attention layers of the shape encoder
   int heads = 4;
-  int handles = 8;           // m learned fields (the constant column comes on top)
-  int octaves = 6;           // positional encoding frequencies 2^0 .. 2^(octaves-1)
-  int mlp_blocks = 2;        // ResNet blocks (ELU) of the field decoder
-  bool oni = true;           // orthogonalise the last layer by Newton's iteration
+  int handles = 8;     // m learned fields (the constant column comes on top)
+  int octaves = 6;     // positional encoding frequencies 2^0 .. 2^(octaves-1)
+  int mlp_blocks = 2;  // ResNet blocks (ELU) of the field decoder
+  bool oni = true;     // orthogonalise the last layer by Newton's iteration
   int oni_iterations = 5;
   // The output columns [1, W] orthonormalised over the points (the batch in training, the shape's
   // cubature points at inference) instead of only scaled: see ColumnNormalization in losses.hpp.

@@ -38,7 +38,8 @@ const nlohmann::json& NeuralFieldModel::metadata() const { return impl_->metadat
 nlohmann::json NeuralFieldModel::network() const { return impl_->network->config.to_json(); }
 const std::filesystem::path& NeuralFieldModel::file() const { return impl_->file; }
 
-std::shared_ptr<physics::SkinningField> NeuralFieldModel::fields_for(const ShapeSample& shape, bool constant_column) const {
+std::shared_ptr<physics::SkinningField> NeuralFieldModel::fields_for(const ShapeSample& shape,
+                                                                     bool constant_column) const {
   torch::NoGradGuard no_grad;
   const torch::Tensor surface = torch::from_blob(const_cast<float*>(shape.surface.data()),
                                                  {shape.surface.cols(), shape.surface.rows()}, torch::kFloat32)
@@ -69,7 +70,9 @@ std::filesystem::path model_path(const char* variable, const char* in_source_tre
 }  // namespace
 
 std::filesystem::path default_model_path() { return model_path("WOBBLE_NEURAL_MODEL", WOBBLE_DEFAULT_MODEL); }
-std::filesystem::path default_rig_model_path() { return model_path("WOBBLE_NEURAL_RIG_MODEL", WOBBLE_DEFAULT_RIG_MODEL); }
+std::filesystem::path default_rig_model_path() {
+  return model_path("WOBBLE_NEURAL_RIG_MODEL", WOBBLE_DEFAULT_RIG_MODEL);
+}
 
 physics::MeshFields mesh_fields(const std::filesystem::path& file, bool rig) {
   const std::filesystem::path chosen = !file.empty() ? file : physics::default_field_network_path(rig);

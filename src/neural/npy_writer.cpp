@@ -19,7 +19,8 @@ namespace wobble::neural {
 
 void write_npy(const std::filesystem::path& file, const Eigen::MatrixXd& values) {
   static_assert(std::endian::native == std::endian::little, "the .npy writer assumes a little-endian machine");
-  std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}", values.rows(), values.cols());
+  std::string header =
+      fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {}), }}", values.rows(), values.cols());
   const std::size_t unpadded = 10 + header.size() + 1;  // magic (6) + version (2) + length (2) + header + '\n'
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');

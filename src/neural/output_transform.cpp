@@ -44,13 +44,14 @@ ColumnTransform centred_orthonormal_basis(const torch::Tensor& W) {
 ColumnTransform basis_keeping(const torch::Tensor& W, int keep) {
   ColumnTransform basis = centred_orthonormal_basis(W.detach());
   if (basis.transform.size(1) < keep)
-    throw DependentFields(fmt::format("neural fields: only {} of the {} candidate fields are independent on {} points, {} needed",
-                                      basis.transform.size(1), W.size(1), W.size(0), keep));
+    throw DependentFields(
+        fmt::format("neural fields: only {} of the {} candidate fields are independent on {} points, {} needed",
+                    basis.transform.size(1), W.size(1), W.size(0), keep));
   return basis;
 }
 
-ColumnTransform output_transform(const std::function<torch::Tensor(const torch::Tensor&)>& raw, const torch::Tensor& cubature,
-                                 const OutputOptions& options) {
+ColumnTransform output_transform(const std::function<torch::Tensor(const torch::Tensor&)>& raw,
+                                 const torch::Tensor& cubature, const OutputOptions& options) {
   if (options.keep == 0) {
     torch::NoGradGuard no_grad;
     return column_transform(raw(cubature), options.normalization);
@@ -74,10 +75,12 @@ FieldBatch kept_subspace(const torch::Tensor& W, const torch::Tensor& dW, int ke
     V = rayleigh_ritz(basis_keeping(W, keep), dW.detach(), keep).transform.to(W.scalar_type());
   }
   const torch::Tensor centred = torch::mm(W - W.mean(0, true), V);
-  const torch::Tensor scale = centred.pow(2).mean(0, true).sqrt();  // 1 at the selection; carries the normalisation's gradient
+  const torch::Tensor scale =
+      centred.pow(2).mean(0, true).sqrt();  // 1 at the selection; carries the normalisation's gradient
   const auto n = W.size(0);
   return {torch::cat({torch::ones({n, 1}, W.options()), centred / scale}, 1),
-          torch::cat({torch::zeros({n, 1, 3}, W.options()), torch::einsum("pjc,ji->pic", {dW, V}) / scale.unsqueeze(2)}, 1)};
+          torch::cat({torch::zeros({n, 1, 3}, W.options()), torch::einsum("pjc,ji->pic", {dW, V}) / scale.unsqueeze(2)},
+                     1)};
 }
 
 }  // namespace wobble::neural

@@ -30,8 +30,8 @@ OutputOptions output_options(const NetworkConfig& network);
 
 // raw: N x 3 -> N x m (differentiable in its input for the Rayleigh-Ritz selection); cubature: C x 3. Throws DependentFields when the
 // fields cannot be orthonormalised (or fewer than `keep` candidates are independent).
-ColumnTransform output_transform(const std::function<torch::Tensor(const torch::Tensor&)>& raw, const torch::Tensor& cubature,
-                                 const OutputOptions& options);
+ColumnTransform output_transform(const std::function<torch::Tensor(const torch::Tensor&)>& raw,
+                                 const torch::Tensor& cubature, const OutputOptions& options);
 
 // Step 2 alone: the `keep` smoothest orthonormal combinations, given an orthonormalising
 // transform (m raw fields x r directions) and the raw fields' gradients (C x m x 3) at the same

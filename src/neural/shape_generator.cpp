@@ -40,19 +40,25 @@ void append_closed_surface(Mesh& mesh, int nu, int nv, const std::function<Vec3d
   for (int i = 0; i < nu; ++i) mesh.triangles.push_back({ring(nv - 1, i), ring(nv - 1, i + 1), south});
 }
 
-Vec3d sphere_direction(double u, double v) { return {std::sin(v) * std::cos(u), std::cos(v), std::sin(v) * std::sin(u)}; }
+Vec3d sphere_direction(double u, double v) {
+  return {std::sin(v) * std::cos(u), std::cos(v), std::sin(v) * std::sin(u)};
+}
 
 // Superellipsoid with exponents e1 (latitude) and e2 (longitude): boxy below 1, pinched above.
 std::function<Vec3d(double, double)> superquadric(double e1, double e2, Vec3d radii) {
   return [=](double u, double v) {
     const double s = signed_power(std::sin(v), e1), c = signed_power(std::cos(v), e1);
-    return Vec3d(radii.x() * s * signed_power(std::cos(u), e2), radii.y() * c, radii.z() * s * signed_power(std::sin(u), e2));
+    return Vec3d(radii.x() * s * signed_power(std::cos(u), e2), radii.y() * c,
+                 radii.z() * s * signed_power(std::sin(u), e2));
   };
 }
 
 // A sphere whose radius varies with direction by a few random smooth bumps.
 std::function<Vec3d(double, double)> blob(Random& random) {
-  struct Bump { Vec3d axis; double amplitude, sharpness; };
+  struct Bump {
+    Vec3d axis;
+    double amplitude, sharpness;
+  };
   std::vector<Bump> bumps;
   const int count = 2 + static_cast<int>(random.next() % 5);
   for (int k = 0; k < count; ++k) {
@@ -71,7 +77,8 @@ std::function<Vec3d(double, double)> blob(Random& random) {
 // A prism over a star-shaped profile, its caps rounded just enough to stay closed.
 std::function<Vec3d(double, double)> extrusion(Random& random) {
   const int lobes = 3 + static_cast<int>(random.next() % 4);
-  const double depth = uniform(random, 0.1, 0.5), height = uniform(random, 0.3, 1.2), phase = uniform(random, 0, 2 * kPi);
+  const double depth = uniform(random, 0.1, 0.5), height = uniform(random, 0.3, 1.2),
+               phase = uniform(random, 0, 2 * kPi);
   return [=](double u, double v) {
     const double profile = 1 - depth * (0.5 + 0.5 * std::cos(lobes * u + phase));
     const double s = signed_power(std::sin(v), 0.15), c = signed_power(std::cos(v), 0.15);
@@ -84,7 +91,7 @@ std::function<Vec3d(double, double)> tube(Random& random) {
   const double length = uniform(random, 1.2, 2.0), radius = uniform(random, 0.12, 0.35);
   const double curvature = uniform(random, -1.2, 1.2), taper = uniform(random, -0.5, 0.5);
   return [=](double u, double v) {
-    const double t = v / kPi;                                       // 0 .. 1 along the tube
+    const double t = v / kPi;  // 0 .. 1 along the tube
     const double r = radius * (1 + taper * (t - 0.5)) * std::pow(std::sin(v), 0.35);
     // Centre line: arc in the x-y plane, y from +length/2 to -length/2.
     const double s = (0.5 - t) * length, angle = curvature * s;
@@ -156,8 +163,10 @@ Mesh procedural_shape(ShapeKind kind, std::uint64_t seed) {
   constexpr int kLongitudes = 32, kLatitudes = 20;
   if (kind == ShapeKind::Composition) {
     // A body with limbs: a central part and 2 to 5 tubes or superquadrics attached around it.
-    append_closed_surface(mesh, kLongitudes, kLatitudes, part(random.next() % 2 ? ShapeKind::Blob : ShapeKind::Superquadric, random));
-    transform_part(mesh, 0, Eigen::Matrix3d::Identity(), Vec3d(uniform(random, 0.5, 1), uniform(random, 0.4, 0.8), uniform(random, 0.4, 0.8)), Vec3d::Zero());
+    append_closed_surface(mesh, kLongitudes, kLatitudes,
+                          part(random.next() % 2 ? ShapeKind::Blob : ShapeKind::Superquadric, random));
+    transform_part(mesh, 0, Eigen::Matrix3d::Identity(),
+                   Vec3d(uniform(random, 0.5, 1), uniform(random, 0.4, 0.8), uniform(random, 0.4, 0.8)), Vec3d::Zero());
     const int limbs = 2 + static_cast<int>(random.next() % 4);
     for (int k = 0; k < limbs; ++k) {
       const std::size_t first = mesh.positions.size();
@@ -165,7 +174,8 @@ Mesh procedural_shape(ShapeKind kind, std::uint64_t seed) {
       append_closed_surface(mesh, kLongitudes / 2, kLatitudes, part(limb, random));
       const Eigen::Matrix3d R = random_rotation(random);
       const Vec3d scale = limb == ShapeKind::Tube ? Vec3d::Constant(uniform(random, 0.5, 0.9))
-                                                  : Vec3d(uniform(random, 0.15, 0.3), uniform(random, 0.4, 0.7), uniform(random, 0.15, 0.3));
+                                                  : Vec3d(uniform(random, 0.15, 0.3), uniform(random, 0.4, 0.7),
+                                                          uniform(random, 0.15, 0.3));
       // Attach: the limb's end near the body surface, pointing outward along R's y axis.
       const Vec3d t = R * Vec3d(0, 0.5 * scale.y() + 0.3, 0);
       transform_part(mesh, first, R, scale, t);
@@ -177,7 +187,8 @@ Mesh procedural_shape(ShapeKind kind, std::uint64_t seed) {
   const physics::Normalization unit = physics::Normalization::of_points(physics::to_double(mesh.positions));
   for (Vec3f& q : mesh.positions) q = unit.to_normalized(q.cast<double>()).cast<float>();
   // Random non-uniform scaling, a random bend and a random orientation.
-  transform_part(mesh, 0, Eigen::Matrix3d::Identity(), Vec3d(uniform(random, 0.4, 1.0), uniform(random, 0.4, 1.0), uniform(random, 0.4, 1.0)), Vec3d::Zero());
+  transform_part(mesh, 0, Eigen::Matrix3d::Identity(),
+                 Vec3d(uniform(random, 0.4, 1.0), uniform(random, 0.4, 1.0), uniform(random, 0.4, 1.0)), Vec3d::Zero());
   if (random.uniform() < 0.5) bend(mesh, uniform(random, -0.8, 0.8));
   transform_part(mesh, 0, random_rotation(random), Vec3d::Ones(), Vec3d::Zero());
   mesh.compute_normals();

@@ -57,7 +57,8 @@ class ShiftInvert {
 SurfaceOperator surface_operator(const Mesh& mesh) {
   const Welding welding = Welding::by_position(mesh.positions);
   std::vector<Vec3d> welded(welding.welded_count);
-  for (std::size_t v = 0; v < mesh.positions.size(); ++v) welded[welding.welded_of[v]] = mesh.positions[v].cast<double>();
+  for (std::size_t v = 0; v < mesh.positions.size(); ++v)
+    welded[welding.welded_of[v]] = mesh.positions[v].cast<double>();
   // Triangles of positive area only: a degenerate one has no cotangents.
   std::vector<Triangle> kept;
   std::vector<double> areas;
@@ -130,8 +131,8 @@ SubspaceQuality subspace_quality(const SurfaceOperator& op, const Eigen::MatrixX
                                  const Eigen::VectorXd& bound) {
   const Eigen::Index skip = first_column_constant ? 1 : 0, K = W.cols() - skip;
   if (W.rows() != static_cast<Eigen::Index>(op.vertices.size()) || K < 1 || bound.size() != K)
-    fail_plain("subspace quality: {} x {} fields for {} vertices and {} eigenvalues", W.rows(), W.cols(), op.vertices.size(),
-               bound.size());
+    fail_plain("subspace quality: {} x {} fields for {} vertices and {} eigenvalues", W.rows(), W.cols(),
+               op.vertices.size(), bound.size());
   SubspaceQuality q;
   q.fields = static_cast<int>(K);
   q.components = op.components;
@@ -143,7 +144,8 @@ SubspaceQuality subspace_quality(const SurfaceOperator& op, const Eigen::MatrixX
   const Eigen::MatrixXd D = B.transpose() * (op.laplacian * B);
   // Dependent directions (relative to their size) leave the span with fewer than K dimensions.
   const Eigen::VectorXd scale = G.diagonal().cwiseSqrt().cwiseMax(1e-300).cwiseInverse();
-  const Eigen::MatrixXd Gs = scale.asDiagonal() * G * scale.asDiagonal(), Ds = scale.asDiagonal() * D * scale.asDiagonal();
+  const Eigen::MatrixXd Gs = scale.asDiagonal() * G * scale.asDiagonal(),
+                        Ds = scale.asDiagonal() * D * scale.asDiagonal();
   const Eigen::LLT<Eigen::MatrixXd> cholesky(Gs);
   if (cholesky.info() != Eigen::Success || !(cholesky.matrixLLT().diagonal().minCoeff() > 1e-6)) {
     q.dirichlet_trace = q.ratio = std::numeric_limits<double>::infinity();

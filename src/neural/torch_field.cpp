@@ -9,8 +9,8 @@ namespace {
 constexpr std::int64_t kChunk = 4096;
 }
 
-TorchField::TorchField(RawFields raw, const torch::Tensor& calibration, const OutputOptions& output, bool constant_column,
-                       std::string description)
+TorchField::TorchField(RawFields raw, const torch::Tensor& calibration, const OutputOptions& output,
+                       bool constant_column, std::string description)
     : raw_(std::move(raw)), constant_column_(constant_column), description_(std::move(description)) {
   normalize_ = output_transform(raw_, calibration, output);
 }

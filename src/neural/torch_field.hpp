@@ -21,7 +21,9 @@ class TorchField : public physics::SkinningField {
   TorchField(RawFields raw, const torch::Tensor& calibration, const OutputOptions& output, bool constant_column,
              std::string description);
 
-  int handle_count() const override { return static_cast<int>(normalize_.transform.size(1)) + (constant_column_ ? 1 : 0); }
+  int handle_count() const override {
+    return static_cast<int>(normalize_.transform.size(1)) + (constant_column_ ? 1 : 0);
+  }
   std::string description() const override { return description_; }
   physics::FieldValues evaluate(std::span<const Vec3d> points, bool with_gradient = true) const override;
 

@@ -87,7 +87,8 @@ struct BatchLosses {
   // (smooth, potential, orthogonality, complementarity), zero where switched off.
   torch::Tensor values() const {
     auto value = [](const torch::Tensor& t) { return t.defined() ? t.item<double>() : 0.0; };
-    return torch::tensor({value(smooth), value(potential), value(orthogonality), value(complementarity)}, torch::kFloat64);
+    return torch::tensor({value(smooth), value(potential), value(orthogonality), value(complementarity)},
+                         torch::kFloat64);
   }
 };
 
@@ -107,8 +108,8 @@ bool orthogonality_active(const TrainingConfig& config) {
 
 // Losses at a random batch of the shape's cubature points (drawn with `generator`), fields given
 // by `raw` (N x 3 -> N x m).
-BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& shape, const TrainingConfig& config, double blend,
-                         bool create_graph, at::Generator& generator) {
+BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& shape, const TrainingConfig& config,
+                         double blend, bool create_graph, at::Generator& generator) {
   const LossOptions& o = config.losses;
   const auto available = shape.cubature.size(0);
   const auto n = std::min<std::int64_t>(config.batch_points, available);
@@ -121,18 +122,21 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
     computed = fields_with_difference_gradients(raw, X, o.difference_step);
   } else {
     computed.W = raw(X);
-    computed.dW = by_autograd ? spatial_gradients(computed.W, X, create_graph) : torch::zeros({n, computed.W.size(1), 3});
+    computed.dW =
+        by_autograd ? spatial_gradients(computed.W, X, create_graph) : torch::zeros({n, computed.W.size(1), 3});
   }
   const ColumnNormalization normalization = normalization_of(config);
-  const FieldBatch fields = o.kept_subspace ? kept_subspace(computed.W, computed.dW, NetworkConfig::from_json(config.network, "network").handles)
+  const FieldBatch fields = o.kept_subspace ? kept_subspace(computed.W, computed.dW,
+                                                            NetworkConfig::from_json(config.network, "network").handles)
                                             : assemble_fields(computed.W, computed.dW, normalization, true);
   BatchLosses out;
   if (o.smooth) out.smooth = o.weight_smooth * smoothness_loss(fields);
   if (orthogonality_active(config)) out.orthogonality = o.weight_orthogonality * orthogonality_loss(fields);
   if (shape.rig_weights.defined()) {
     // The learned (complementary) columns only; divided by N^2 so the weight is batch-size free.
-    out.complementarity = o.weight_complementarity / static_cast<double>(n * n) *
-                          complementarity_loss(fields.W.slice(1, 1), X.detach(), shape.rig_weights.index_select(0, index));
+    out.complementarity =
+        o.weight_complementarity / static_cast<double>(n * n) *
+        complementarity_loss(fields.W.slice(1, 1), X.detach(), shape.rig_weights.index_select(0, index));
   }
   if (o.potential) {
     const double E = o.youngs_modulus, nu = o.poisson_ratio;
@@ -164,7 +168,8 @@ GradientCombination combination_of(const TrainingConfig& config) {
 
 // The gradients one step combines, flattened over the parameters: one per active loss for
 // ConFIG, else the gradient of their sum (one backward pass).
-std::vector<torch::Tensor> loss_gradients(const BatchLosses& losses, const std::vector<torch::Tensor>& parameters, bool per_loss) {
+std::vector<torch::Tensor> loss_gradients(const BatchLosses& losses, const std::vector<torch::Tensor>& parameters,
+                                          bool per_loss) {
   std::vector<torch::Tensor> terms = losses.active();
   if (terms.empty()) fail_plain("training: every loss is switched off");
   if (!per_loss) {
@@ -193,10 +198,12 @@ std::int64_t gradient_rows(const TrainingConfig& config) {
 
 // The step's update from the batch-averaged gradients (rows of `averaged`, in double): ConFIG
 // over the per-loss gradients (plus the penalty's), or the gradient of the sum as it is.
-void set_update(const torch::Tensor& averaged, const std::vector<torch::Tensor>& parameters, const GradientCombination& how) {
+void set_update(const torch::Tensor& averaged, const std::vector<torch::Tensor>& parameters,
+                const GradientCombination& how) {
   std::vector<torch::Tensor> rows;
   for (std::int64_t k = 0; k < averaged.size(0); ++k) rows.push_back(averaged[k]);
-  const torch::Tensor update = how.per_loss && rows.size() > 1 ? config_update_with_penalty(rows, how.penalty_row) : rows.front();
+  const torch::Tensor update =
+      how.per_loss && rows.size() > 1 ? config_update_with_penalty(rows, how.penalty_row) : rows.front();
   std::int64_t offset = 0;
   for (const torch::Tensor& p : parameters) {
     p.mutable_grad() = update.slice(0, offset, offset + p.numel()).view_as(p).to(p.scalar_type());
@@ -244,7 +251,8 @@ std::vector<ValidationShape> validation_set(const TrainingConfig& config, int ha
     const physics::Normalization n = make_shape_sample(character.mesh, "", config.sample, 5).normalization;
     v.surface_points = torch::empty({static_cast<std::int64_t>(op.vertices.size()), 3}, torch::kFloat32);
     for (std::size_t p = 0; p < op.vertices.size(); ++p)
-      for (int c = 0; c < 3; ++c) v.surface_points[static_cast<std::int64_t>(p)][c] = static_cast<float>(n.to_normalized(op.vertices[p])[c]);
+      for (int c = 0; c < 3; ++c)
+        v.surface_points[static_cast<std::int64_t>(p)][c] = static_cast<float>(n.to_normalized(op.vertices[p])[c]);
     v.bound = lowest_nonzero_eigenvalues(op, handles);
     v.surface = std::move(op);
   }
@@ -256,13 +264,14 @@ std::vector<ValidationShape> validation_set(const TrainingConfig& config, int ha
 double validation_quality(SkinningNetwork& network, const ValidationShape& v, const TrainingConfig& config) {
   torch::NoGradGuard no_grad;
   const torch::Tensor latents = network->encode(v.tensors.surface);
-  const ColumnTransform t = output_transform([&](const torch::Tensor& X) { return network->fields(latents, X); }, v.tensors.cubature,
-                                             output_options(network->config));
+  const ColumnTransform t = output_transform([&](const torch::Tensor& X) { return network->fields(latents, X); },
+                                             v.tensors.cubature, output_options(network->config));
   const torch::Tensor W = t.apply(network->fields(latents, v.surface_points)).to(torch::kFloat64).contiguous();
   Eigen::MatrixXd fields(W.size(0), W.size(1) + 1);
   fields.col(0).setOnes();
-  fields.rightCols(W.size(1)) = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-      W.data_ptr<double>(), W.size(0), W.size(1));
+  fields.rightCols(W.size(1)) =
+      Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(W.data_ptr<double>(),
+                                                                                               W.size(0), W.size(1));
   return subspace_quality(*v.surface, fields, true, v.bound).ratio;
 }
 
@@ -278,7 +287,8 @@ Validation validate(SkinningNetwork& network, const std::vector<ValidationShape>
   std::vector<double> qualities;
   for (std::size_t k = 0; k < shapes.size(); ++k) {
     const ValidationShape& v = shapes[k];
-    at::Generator generator = ItemRandom(config.seed, -1, static_cast<std::int64_t>(k)).generator;  // the same draw every time
+    at::Generator generator =
+        ItemRandom(config.seed, -1, static_cast<std::int64_t>(k)).generator;  // the same draw every time
     const torch::Tensor latents = network->encode(v.tensors.surface);
     const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
     // Fields that cannot be orthonormalised on a shape count as infinitely bad there.
@@ -361,8 +371,13 @@ TrainingReport write_untrained(SkinningNetwork& network, const TrainingConfig& c
   report.parameters = parameter_count(*network);
   if (report.wrote_outputs)  // whole or not at all (save_archive)
     save_network(network, report.model.string(),
-                 json{{"step", 0}, {"config", config.network}, {"seed", config.seed}, {"steps", 0},
-                      {"batch_points", config.batch_points}, {"z_samples", config.z_samples}, {"untrained", true}});
+                 json{{"step", 0},
+                      {"config", config.network},
+                      {"seed", config.seed},
+                      {"steps", 0},
+                      {"batch_points", config.batch_points},
+                      {"z_samples", config.z_samples},
+                      {"untrained", true}});
   return report;
 }
 
@@ -382,7 +397,8 @@ StartPoint resumed_start(torch::optim::Adam& optimizer, const json& checkpoint_m
 }
 
 // The training shapes; on rank 0, a line saying how long the real meshes took to sample.
-TrainingShapes sampled_shapes(const TrainingConfig& config, const TrainingProgress& progress, bool root, int first_step) {
+TrainingShapes sampled_shapes(const TrainingConfig& config, const TrainingProgress& progress, bool root,
+                              int first_step) {
   const auto loading = std::chrono::steady_clock::now();
   TrainingShapes shapes(config);
   if (progress && root && shapes.real_count() > 0)
@@ -393,8 +409,8 @@ TrainingShapes sampled_shapes(const TrainingConfig& config, const TrainingProgre
 }
 
 // Every rank has loaded its data: check that the ranks agree, and start from rank 0's parameters.
-void start_together(DataParallelGroup& group, const TrainingConfig& config, int first_step, std::int64_t parameter_total,
-                    std::vector<torch::Tensor> parameters) {
+void start_together(DataParallelGroup& group, const TrainingConfig& config, int first_step,
+                    std::int64_t parameter_total, std::vector<torch::Tensor> parameters) {
   group.check_same(first_step, "the step to start from");
   group.check_same(parameter_total, "the parameter count");
   group.check_same(config.steps, "steps");
@@ -431,7 +447,8 @@ struct StepSums {
 StepSums rank_item_sums(const TrainingRun& run, int step, double blend) {
   const TrainingConfig& config = run.config;
   const int items = config.shapes_per_step;
-  StepSums sums{torch::zeros({gradient_rows(config), run.parameter_total}, torch::kFloat64), torch::zeros({5}, torch::kFloat64)};
+  StepSums sums{torch::zeros({gradient_rows(config), run.parameter_total}, torch::kFloat64),
+                torch::zeros({5}, torch::kFloat64)};
   for (int j = 0; j < items; ++j) {
     ItemRandom item(config.seed, step, static_cast<std::int64_t>(run.group.rank()) * items + j);
     const ShapeTensors shape = run.shapes.draw(item.random);
@@ -474,9 +491,14 @@ StepLosses take_step(const TrainingRun& run, int step, double blend) {
 }
 
 json checkpoint_metadata(const TrainingConfig& config, int step, int world) {
-  return json{{"step", step},         {"config", config.network},     {"seed", config.seed},
-              {"steps", config.steps}, {"batch_points", config.batch_points}, {"z_samples", config.z_samples},
-              {"shapes_per_step", config.shapes_per_step}, {"ranks", world}};
+  return json{{"step", step},
+              {"config", config.network},
+              {"seed", config.seed},
+              {"steps", config.steps},
+              {"batch_points", config.batch_points},
+              {"z_samples", config.z_samples},
+              {"shapes_per_step", config.shapes_per_step},
+              {"ranks", world}};
 }
 
 // The losses summed since the last log line.
@@ -505,10 +527,16 @@ struct StepRecord {
 
 std::vector<std::pair<std::string, double>> loss_row(const StepRecord& s, const Validation& checked, bool rig) {
   const auto l = s.losses.mean.accessor<double, 1>();
-  std::vector<std::pair<std::string, double>> row{{"lr", s.lr}, {"blend", s.blend}, {"smooth", l[0]}, {"potential", l[1]},
-                                                  {"orthogonality", l[2]}, {"total", l[0] + l[1] + l[2] + l[3]},
-                                                  {"seconds", s.seconds}, {"validation", checked.loss},
-                                                  {"validation_quality", checked.quality}, {"skipped", s.losses.skipped}};
+  std::vector<std::pair<std::string, double>> row{{"lr", s.lr},
+                                                  {"blend", s.blend},
+                                                  {"smooth", l[0]},
+                                                  {"potential", l[1]},
+                                                  {"orthogonality", l[2]},
+                                                  {"total", l[0] + l[1] + l[2] + l[3]},
+                                                  {"seconds", s.seconds},
+                                                  {"validation", checked.loss},
+                                                  {"validation_quality", checked.quality},
+                                                  {"skipped", s.losses.skipped}};
   if (rig) row.emplace_back("complementarity", l[3]);
   return row;
 }
@@ -519,12 +547,14 @@ void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, 
   const int items = config.shapes_per_step, world = run.group.size();
   const torch::Tensor mean = record.window.sum / record.window.count;
   const auto w = mean.accessor<double, 1>();
-  report.final_losses = {{"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", w[0] + w[1] + w[2] + w[3]}};
+  report.final_losses = {
+      {"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", w[0] + w[1] + w[2] + w[3]}};
   if (!config.rig.empty()) report.final_losses["complementarity"] = w[3];
   const double per_step = s.seconds / (s.step + 1 - record.first_step);
   if (record.progress)
     record.progress(s.step + 1, config.steps,
-                    fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}  lr {:.2e}  {:.2f} s/step  {:.2f} shapes/s  eta {:.0f} s",
+                    fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}  lr {:.2e}  {:.2f} s/step  {:.2f} "
+                                "shapes/s  eta {:.0f} s",
                                 s.step + 1, config.steps, w[0], w[1], w[2], s.lr, per_step, world * items / per_step,
                                 per_step * (config.steps - s.step - 1)));
   record.window.sum.zero_();
@@ -535,7 +565,8 @@ void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, 
 // run killed in between resumes from the previous one with every row it needs.
 void save_progress(const TrainingRun& run, const RunRecord& record, int steps_done, const TrainingReport& report) {
   record.curves.write_csv(report.csv);
-  record.curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total", "validation", "validation_quality"});
+  record.curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total",
+                                         "validation", "validation_quality"});
   write_checkpoint(run.network, run.optimizer, record.files.network, record.files.optimizer,
                    checkpoint_metadata(run.config, steps_done, run.group.size()));
 }
@@ -601,13 +632,22 @@ const json& checked_section(const json& section, const char* name, const std::ve
 
 LossOptions read_losses(const json& section, const fs::path& source) {
   using O = LossOptions;
-  static const std::vector<Key<O>> keys{
-      {"smooth", &O::smooth}, {"potential", &O::potential}, {"orthogonality", &O::orthogonality}, {"normalize", &O::normalize},
-      {"config", &O::config}, {"weight_smooth", &O::weight_smooth}, {"weight_potential", &O::weight_potential},
-      {"weight_orthogonality", &O::weight_orthogonality}, {"weight_complementarity", &O::weight_complementarity},
-      {"youngs_modulus", &O::youngs_modulus}, {"poisson_ratio", &O::poisson_ratio}, {"blend_fraction", &O::blend_fraction},
-      {"autograd_gradients", &O::autograd_gradients}, {"difference_step", &O::difference_step},
-      {"orthogonality_penalty", &O::orthogonality_penalty}, {"kept_subspace", &O::kept_subspace}};
+  static const std::vector<Key<O>> keys{{"smooth", &O::smooth},
+                                        {"potential", &O::potential},
+                                        {"orthogonality", &O::orthogonality},
+                                        {"normalize", &O::normalize},
+                                        {"config", &O::config},
+                                        {"weight_smooth", &O::weight_smooth},
+                                        {"weight_potential", &O::weight_potential},
+                                        {"weight_orthogonality", &O::weight_orthogonality},
+                                        {"weight_complementarity", &O::weight_complementarity},
+                                        {"youngs_modulus", &O::youngs_modulus},
+                                        {"poisson_ratio", &O::poisson_ratio},
+                                        {"blend_fraction", &O::blend_fraction},
+                                        {"autograd_gradients", &O::autograd_gradients},
+                                        {"difference_step", &O::difference_step},
+                                        {"orthogonality_penalty", &O::orthogonality_penalty},
+                                        {"kept_subspace", &O::kept_subspace}};
   LossOptions o;
   read_keys(checked_section(section, "losses", names_of(keys), source), keys, o, source);
   if (!(o.difference_step > 0 && o.difference_step < 0.1)) fail(source, "losses.difference_step must be in (0, 0.1)");
@@ -627,16 +667,17 @@ void read_real_meshes(const json& d, const fs::path& base, const fs::path& sourc
   }
   for (const fs::path& f : c.real_validation)
     for (const fs::path& t : c.real_train)
-      if (fs::weakly_canonical(f) == fs::weakly_canonical(t)) fail(source, "'{}' is both a training and a validation mesh", f.string());
+      if (fs::weakly_canonical(f) == fs::weakly_canonical(t))
+        fail(source, "'{}' is both a training and a validation mesh", f.string());
 }
 
 // Read key by key rather than by a Key table: they fill the configuration and its sample options.
 void read_data(const json& section, const fs::path& base, const fs::path& source, TrainingConfig& c) {
-  const json& d = checked_section(section, "data",
-                                  {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation",
-                                   "corpus", "surface_points", "cubature_points", "grid_resolution", "augment_rotation",
-                                   "augment_scaling"},
-                                  source);
+  const json& d = checked_section(
+      section, "data",
+      {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation", "corpus",
+       "surface_points", "cubature_points", "grid_resolution", "augment_rotation", "augment_scaling"},
+      source);
   read(d, "procedural_shapes", c.procedural_shapes, source);
   read(d, "validation_procedural", c.validation_procedural, source);
   read(d, "real_fraction", c.real_fraction, source);
@@ -654,29 +695,42 @@ void read_data(const json& section, const fs::path& base, const fs::path& source
 void check_training_config(const TrainingConfig& c, const fs::path& source) {
   if (c.steps < 0 || c.batch_points < 8 || c.z_samples < 1 || !(c.z_sigma > 0) || !(c.learning_rate > 0) ||
       c.log_every < 1 || c.checkpoint_every < 1 || c.procedural_shapes < 0 || c.sample.surface_points < 16 ||
-      c.sample.cubature_points < 16 || c.shapes_per_step < 1 || c.shapes_per_step > 1024 || !(c.distributed_timeout > 0))
-    fail(source, "steps (>= 0), batch_points (>= 8), z_samples, z_sigma, learning_rate, shapes_per_step (<= 1024), log_every, "
-                 "checkpoint_every, distributed_timeout and point counts must be positive");
+      c.sample.cubature_points < 16 || c.shapes_per_step < 1 || c.shapes_per_step > 1024 ||
+      !(c.distributed_timeout > 0))
+    fail(source,
+         "steps (>= 0), batch_points (>= 8), z_samples, z_sigma, learning_rate, shapes_per_step (<= 1024), log_every, "
+         "checkpoint_every, distributed_timeout and point counts must be positive");
   if (c.procedural_shapes == 0 && c.real_train.empty() && c.rig.empty())
     fail(source, "no training shapes (procedural_shapes is 0 and real_train is empty)");
-  if (c.losses.kept_subspace && (NetworkConfig::from_json(c.network, source.string()).candidate_fields == 0 || !c.losses.normalize))
+  if (c.losses.kept_subspace &&
+      (NetworkConfig::from_json(c.network, source.string()).candidate_fields == 0 || !c.losses.normalize))
     fail(source, "losses.kept_subspace needs network.candidate_fields (and losses.normalize)");
 }
 
 }  // namespace
 
-TrainingConfig TrainingConfig::load(const fs::path& file) { return from_json(read_json_file(file, "training configuration"), file); }
+TrainingConfig TrainingConfig::load(const fs::path& file) {
+  return from_json(read_json_file(file, "training configuration"), file);
+}
 
 TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) {
   if (!j.is_object()) fail(source, "a training configuration must be a JSON object");
   using C = TrainingConfig;
-  static const std::vector<Key<C>> keys{
-      {"seed", &C::seed}, {"steps", &C::steps}, {"learning_rate", &C::learning_rate},
-      {"min_learning_rate", &C::min_learning_rate}, {"warmup", &C::warmup}, {"batch_points", &C::batch_points},
-      {"z_samples", &C::z_samples}, {"z_sigma", &C::z_sigma}, {"shapes_per_step", &C::shapes_per_step},
-      {"checkpoint_every", &C::checkpoint_every}, {"log_every", &C::log_every}, {"validate_every", &C::validate_every},
-      {"distributed_timeout", &C::distributed_timeout}};
-  reject_unknown(j, names_of(keys, {"losses", "network", "data", "output", "comment", "rig"}), source, "the configuration");
+  static const std::vector<Key<C>> keys{{"seed", &C::seed},
+                                        {"steps", &C::steps},
+                                        {"learning_rate", &C::learning_rate},
+                                        {"min_learning_rate", &C::min_learning_rate},
+                                        {"warmup", &C::warmup},
+                                        {"batch_points", &C::batch_points},
+                                        {"z_samples", &C::z_samples},
+                                        {"z_sigma", &C::z_sigma},
+                                        {"shapes_per_step", &C::shapes_per_step},
+                                        {"checkpoint_every", &C::checkpoint_every},
+                                        {"log_every", &C::log_every},
+                                        {"validate_every", &C::validate_every},
+                                        {"distributed_timeout", &C::distributed_timeout}};
+  reject_unknown(j, names_of(keys, {"losses", "network", "data", "output", "comment", "rig"}), source,
+                 "the configuration");
   TrainingConfig c;
   read_keys(j, keys, c, source);
   const fs::path base = source.parent_path();
@@ -722,13 +776,16 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   report.parameters = parameter_count(*network);
   const std::vector<torch::Tensor> parameters = network->parameters();
   const TrainingShapes shapes = sampled_shapes(config, progress, environment.rank == 0, first_step);
-  const std::vector<ValidationShape> validation =
-      report.wrote_outputs && config.validate_every > 0 ? validation_set(config, network->config.handles) : std::vector<ValidationShape>{};
+  const std::vector<ValidationShape> validation = report.wrote_outputs && config.validate_every > 0
+                                                      ? validation_set(config, network->config.handles)
+                                                      : std::vector<ValidationShape>{};
 
-  DataParallelGroup group(environment, std::chrono::milliseconds(static_cast<std::int64_t>(config.distributed_timeout * 1000)));
+  DataParallelGroup group(environment,
+                          std::chrono::milliseconds(static_cast<std::int64_t>(config.distributed_timeout * 1000)));
   start_together(group, config, first_step, report.parameters, parameters);
 
-  const TrainingRun run{config, network, optimizer, parameters, report.parameters, combination_of(config), shapes, group};
+  const TrainingRun run{config, network, optimizer, parameters, report.parameters, combination_of(config),
+                        shapes, group};
   RunRecord record{validation, progress, files, first_step, std::move(start_point.curves), {}};
   const int items = config.shapes_per_step, world = group.size();
   const auto start = std::chrono::steady_clock::now();
@@ -772,7 +829,8 @@ PerObjectResult train_per_object(const ShapeSample& shape, int handles, int step
     set_learning_rate(optimizer, learning_rate_at(local, step));
     ItemRandom item(seed, step, 0);
     const BatchLosses batch = batch_losses(raw, t, local, blend_at(local, step), true, item.generator);
-    set_update(torch::stack(loss_gradients(batch, parameters, combination.per_loss)).to(torch::kFloat64), parameters, combination);
+    set_update(torch::stack(loss_gradients(batch, parameters, combination.per_loss)).to(torch::kFloat64), parameters,
+               combination);
     optimizer.step();
   }
   PerObjectResult result;

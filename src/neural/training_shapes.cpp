@@ -62,7 +62,8 @@ ShapeTensors::ShapeTensors(const ShapeSample& s)
 ShapeTensors::ShapeTensors(const ShapeSample& s, const Mesh& mesh) : ShapeTensors(s) {
   Eigen::MatrixXf v(static_cast<Eigen::Index>(mesh.positions.size()), 3);
   for (std::size_t i = 0; i < mesh.positions.size(); ++i)
-    v.row(static_cast<Eigen::Index>(i)) = s.normalization.to_normalized(mesh.positions[i].cast<double>()).cast<float>().transpose();
+    v.row(static_cast<Eigen::Index>(i)) =
+        s.normalization.to_normalized(mesh.positions[i].cast<double>()).cast<float>().transpose();
   vertices = to_tensor(v);
 }
 
@@ -82,7 +83,8 @@ ShapeTensors augmented(const ShapeTensors& shape, physics::Random& random, bool 
     for (int c = 0; c < 3; ++c) factors[c] = std::exp((2 * random.uniform() - 1) * std::log(scaling));  // log-uniform
     A = factors.asDiagonal() * A;
   }
-  const torch::Tensor linear = torch::from_blob(Eigen::Matrix3f(A.cast<float>()).data(), {3, 3}, torch::kFloat32).t().clone();
+  const torch::Tensor linear =
+      torch::from_blob(Eigen::Matrix3f(A.cast<float>()).data(), {3, 3}, torch::kFloat32).t().clone();
   const torch::Tensor normal_map = torch::linalg::inv(linear).t();
   ShapeTensors out = shape;
   const torch::Tensor vertices = torch::mm(shape.vertices, linear.t());
@@ -93,7 +95,8 @@ ShapeTensors augmented(const ShapeTensors& shape, physics::Random& random, bool 
   out.vertices = (vertices - center) * scale;
   out.cubature = place(shape.cubature);
   const torch::Tensor normals = torch::mm(shape.surface.slice(1, 3, 6), normal_map.t());
-  out.surface = torch::cat({place(shape.surface.slice(1, 0, 3)), normals / normals.norm(2, 1, true).clamp_min(1e-12)}, 1);
+  out.surface =
+      torch::cat({place(shape.surface.slice(1, 0, 3)), normals / normals.norm(2, 1, true).clamp_min(1e-12)}, 1);
   out.volumes = shape.volumes * (std::abs(A.determinant()) * scale * scale * scale);
   return out;
 }
@@ -123,7 +126,8 @@ ShapeTensors TrainingShapes::draw(physics::Random& random) const {
     return augmented(shape, random, config_.augment_rotation, config_.augment_scaling);
   }
   const std::uint64_t seed = random.next() % static_cast<std::uint64_t>(std::max(1, config_.procedural_shapes));
-  return ShapeTensors(make_shape_sample(procedural_shape(seed), fmt::format("procedural {}", seed), config_.sample, seed + 11));
+  return ShapeTensors(
+      make_shape_sample(procedural_shape(seed), fmt::format("procedural {}", seed), config_.sample, seed + 11));
 }
 
 std::vector<ShapeSample> validation_shapes(const TrainingConfig& config) {

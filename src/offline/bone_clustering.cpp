@@ -13,14 +13,14 @@
 namespace wobble::decomposition {
 namespace {
 
-constexpr std::size_t kClusteringFrames = 64;    // frames the clustering looks at (evenly spaced)
-constexpr double kNegligibleError = 1e-12;       // with fixed bones: of the worst vertex's, counts as none
-constexpr std::size_t kSeedVertices = 8;         // a free bone's first vertices: the worst and its nearest
+constexpr std::size_t kClusteringFrames = 64;  // frames the clustering looks at (evenly spaced)
+constexpr double kNegligibleError = 1e-12;     // with fixed bones: of the worst vertex's, counts as none
+constexpr std::size_t kSeedVertices = 8;       // a free bone's first vertices: the worst and its nearest
 
 struct Clusters {
-  static constexpr std::uint32_t kOwnSkin = 0xffffffffu;   // a label: the vertex follows the fixed skin
-  std::vector<std::uint32_t> vertices;   // the vertices clustered
-  std::vector<std::uint32_t> labels;     // per clustered vertex: its free bone
+  static constexpr std::uint32_t kOwnSkin = 0xffffffffu;  // a label: the vertex follows the fixed skin
+  std::vector<std::uint32_t> vertices;                    // the vertices clustered
+  std::vector<std::uint32_t> labels;                      // per clustered vertex: its free bone
   std::size_t count = 0;
 };
 
@@ -49,7 +49,8 @@ std::vector<std::size_t> clustering_frames(const Problem& problem) {
 }
 
 // Each cluster's rigid bone, fitted to its vertices (weight 1 each) in the given frames.
-void fit_clusters(const Problem& problem, const Clusters& clusters, State& state, const std::vector<std::size_t>& frames) {
+void fit_clusters(const Problem& problem, const Clusters& clusters, State& state,
+                  const std::vector<std::size_t>& frames) {
   parallel_for(problem.pool, frames.size(), 1, [&](std::size_t begin, std::size_t end) {
     std::vector<ProcrustesSums> sums(clusters.count);
     for (std::size_t k = begin; k < end; ++k) {
@@ -69,7 +70,8 @@ void fit_clusters(const Problem& problem, const Clusters& clusters, State& state
 Eigen::MatrixXd cluster_errors(const Problem& problem, const Clusters& clusters, const State& state,
                                const std::vector<std::size_t>& frames) {
   const FrameSums sums = frame_sums(problem, state, frames, problem.fixed, clusters.count);
-  Eigen::MatrixXd errors(static_cast<Eigen::Index>(clusters.vertices.size()), static_cast<Eigen::Index>(clusters.count));
+  Eigen::MatrixXd errors(static_cast<Eigen::Index>(clusters.vertices.size()),
+                         static_cast<Eigen::Index>(clusters.count));
   parallel_for(problem.pool, clusters.vertices.size(), 256, [&](std::size_t begin, std::size_t end) {
     const std::span<const std::uint32_t> chunk(clusters.vertices.data() + begin, end - begin);
     const Eigen::MatrixXd targets = target_sums(problem, sums, chunk);
@@ -92,8 +94,8 @@ void refill_empty_clusters(Clusters& clusters, const Eigen::MatrixXd& errors) {
     std::size_t worst = clusters.labels.size();
     for (std::size_t c = 0; c < clusters.labels.size(); ++c) {
       if (sizes[clusters.labels[c]] < 2) continue;
-      if (worst == clusters.labels.size() ||
-          errors(static_cast<Eigen::Index>(c), clusters.labels[c]) > errors(static_cast<Eigen::Index>(worst), clusters.labels[worst]))
+      if (worst == clusters.labels.size() || errors(static_cast<Eigen::Index>(c), clusters.labels[c]) >
+                                                 errors(static_cast<Eigen::Index>(worst), clusters.labels[worst]))
         worst = c;
     }
     if (worst == clusters.labels.size()) return;

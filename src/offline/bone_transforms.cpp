@@ -38,8 +38,10 @@ PairSums pair_sums(const Problem& problem, const Skin& weights) {
       for (std::size_t b = 0; b < bones.size(); ++b) {
         const double product = static_cast<double>(values[a]) * static_cast<double>(values[b]);
         const auto it = std::find_if(pairs.begin(), pairs.end(), [&](const auto& p) { return p.bone == bones[b]; });
-        if (it == pairs.end()) pairs.push_back({bones[b], product * outer});
-        else it->sum += product * outer;
+        if (it == pairs.end())
+          pairs.push_back({bones[b], product * outer});
+        else
+          it->sum += product * outer;
       }
     }
   }
@@ -47,25 +49,30 @@ PairSums pair_sums(const Problem& problem, const Skin& weights) {
 }
 
 // P_b = sum_v w_vb p~_v y_v(f)^T for every free bone, in frame f ([free bone], 4 x 3).
-void target_products(const Problem& problem, const Skin& weights, std::size_t frame, std::vector<Eigen::Matrix<double, 4, 3>>& out) {
+void target_products(const Problem& problem, const Skin& weights, std::size_t frame,
+                     std::vector<Eigen::Matrix<double, 4, 3>>& out) {
   out.assign(problem.free, Eigen::Matrix<double, 4, 3>::Zero());
   for (std::size_t v = 0; v < problem.vertices; ++v) {
     const auto bones = weights.joints_of(v);
     const auto values = weights.weights_of(v);
     const Eigen::RowVector3d target = problem.target(frame, v).transpose();
     for (std::size_t k = 0; k < bones.size(); ++k)
-      if (bones[k] >= problem.fixed) out[bones[k] - problem.fixed] += static_cast<double>(values[k]) * problem.rest[v] * target;
+      if (bones[k] >= problem.fixed)
+        out[bones[k] - problem.fixed] += static_cast<double>(values[k]) * problem.rest[v] * target;
   }
 }
 
-void fit_bone(const Problem& problem, const State& state, const PairSums& pairs, const Eigen::Matrix<double, 4, 3>& products,
-              std::size_t frame, std::size_t bone, BoneTransform& transform) {
+void fit_bone(const Problem& problem, const State& state, const PairSums& pairs,
+              const Eigen::Matrix<double, 4, 3>& products, std::size_t frame, std::size_t bone,
+              BoneTransform& transform) {
   const std::uint32_t self = static_cast<std::uint32_t>(problem.fixed + bone);
   Eigen::Matrix<double, 4, 3> cross = products;
   Eigen::Matrix4d own = Eigen::Matrix4d::Zero();
   for (const auto& pair : pairs.of_free[bone]) {
-    if (pair.bone == self) own = pair.sum;
-    else cross.noalias() -= pair.sum * bone_transform(problem, state, frame, pair.bone).transpose();
+    if (pair.bone == self)
+      own = pair.sum;
+    else
+      cross.noalias() -= pair.sum * bone_transform(problem, state, frame, pair.bone).transpose();
   }
   // The Procrustes sums of ProcrustesSums::add_weighted over the bone's vertices, from p~'s parts.
   ProcrustesSums sums;
@@ -85,7 +92,8 @@ void update_transforms(const Problem& problem, State& state) {
     for (std::size_t f = begin; f < end; ++f) {
       target_products(problem, state.weights, f, products);
       for (int sweep = 0; sweep < problem.parameters.transform_sweeps; ++sweep)
-        for (std::size_t b = 0; b < problem.free; ++b) fit_bone(problem, state, pairs, products[b], f, b, state.free[f][b]);
+        for (std::size_t b = 0; b < problem.free; ++b)
+          fit_bone(problem, state, pairs, products[b], f, b, state.free[f][b]);
     }
   });
 }

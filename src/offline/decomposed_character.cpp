@@ -16,7 +16,8 @@ Mat4f translation_matrix(const Vec3f& t) {
 // Translation and rotation channels of joint `joint` from its world transforms (its parent is
 // the identity root), one key per frame.
 void add_bone_channels(Clip& clip, std::uint32_t joint, std::span<const float> times,
-                       const std::vector<std::vector<BoneTransform>>& transforms, std::size_t bone, const Vec3f& centre) {
+                       const std::vector<std::vector<BoneTransform>>& transforms, std::size_t bone,
+                       const Vec3f& centre) {
   Channel translation{joint, ChannelPath::Translation, Interpolation::Linear, {times.begin(), times.end()}, {}};
   Channel rotation{joint, ChannelPath::Rotation, Interpolation::Linear, {times.begin(), times.end()}, {}};
   Quatf previous = Quatf::Identity();
@@ -58,7 +59,8 @@ Character decomposed_character(const Mesh& rest, const Decomposition& result, st
     const Vec3f& centre = result.centres[b];
     Transform bind;
     bind.translation = centre;
-    const int joint = character.rig.add_joint(fmt::format("bone_{:0{}}", b, digits), 0, bind, translation_matrix(-centre), true);
+    const int joint =
+        character.rig.add_joint(fmt::format("bone_{:0{}}", b, digits), 0, bind, translation_matrix(-centre), true);
     add_bone_channels(clip, static_cast<std::uint32_t>(joint), times, result.transforms, b, centre);
   }
   // Bone b is joint b + 1 (the root is joint 0).

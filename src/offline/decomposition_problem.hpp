@@ -18,13 +18,13 @@ struct Problem {
   const DecompositionParameters& parameters;
   ThreadPool* pool = nullptr;
   std::size_t vertices = 0;
-  std::size_t frames = 0;       // frames fitted (a periodic input's last frame is its first)
-  std::size_t fixed = 0;        // fixed bones come first, free bones after them
+  std::size_t frames = 0;  // frames fitted (a periodic input's last frame is its first)
+  std::size_t fixed = 0;   // fixed bones come first, free bones after them
   std::size_t free = 0;
-  std::vector<Eigen::Vector4d> rest;       // [p_i; 1]
-  std::vector<double> target_energy;       // sum_f |y_i(f)|^2
-  Adjacency neighbours;                    // across UV seams (welded by position)
-  double size = 0;                         // the rest bounding-box diagonal
+  std::vector<Eigen::Vector4d> rest;  // [p_i; 1]
+  std::vector<double> target_energy;  // sum_f |y_i(f)|^2
+  Adjacency neighbours;               // across UV seams (welded by position)
+  double size = 0;                    // the rest bounding-box diagonal
   // With fixed bones: per vertex, sum_f of the fixed skin's squared error (empty without).
   std::vector<double> fixed_errors;
   // The size of the motion the free bones are to carry, the smoothness term's unit: the rest
@@ -40,9 +40,9 @@ struct Problem {
 };
 
 struct State {
-  std::vector<std::vector<BoneTransform>> free;   // [frame][free bone], frames fitted
-  Skin weights;                                   // over all bones
-  std::vector<double> errors;                     // per vertex, after the last weights update
+  std::vector<std::vector<BoneTransform>> free;  // [frame][free bone], frames fitted
+  Skin weights;                                  // over all bones
+  std::vector<double> errors;                    // per vertex, after the last weights update
 };
 
 // The vertices' neighbours for smoothing: mesh edges, with vertices split along seams joined.
@@ -62,8 +62,8 @@ const BoneTransform& bone_transform(const Problem& problem, const State& state, 
 struct FrameSums {
   std::vector<std::size_t> frames;
   std::size_t first_bone = 0, bone_count = 0;
-  Eigen::MatrixXd stacked;    // S
-  Eigen::MatrixXd products;   // S^T S
+  Eigen::MatrixXd stacked;   // S
+  Eigen::MatrixXd products;  // S^T S
 };
 FrameSums frame_sums(const Problem& problem, const State& state, std::vector<std::size_t> frames,
                      std::size_t first_bone, std::size_t bone_count);
@@ -89,11 +89,11 @@ inline double single_bone_error(const Problem& problem, const FrameSums& sums, c
 }
 
 // The steps (one file each).
-void update_transforms(const Problem& problem, State& state);                      // bone_transforms.cpp
-double update_weights(const Problem& problem, State& state);                       // skinning_weights.cpp: the RMSE
+void update_transforms(const Problem& problem, State& state);  // bone_transforms.cpp
+double update_weights(const Problem& problem, State& state);   // skinning_weights.cpp: the RMSE
 // The initial free bones: a clustering of the vertices by their motion (all vertices; with fixed
 // bones, those the fixed skin does not reproduce), each cluster one rigid bone carrying its
 // vertices alone; the other vertices keep the fixed skin.
-void cluster_bones(const Problem& problem, State& state);                              // bone_clustering.cpp
+void cluster_bones(const Problem& problem, State& state);  // bone_clustering.cpp
 
 }  // namespace wobble::decomposition

@@ -27,7 +27,8 @@ FrameSums frame_sums(const Problem& problem, const State& state) {
 }
 
 Eigen::MatrixXd target_sums(const Problem& problem, const FrameSums& sums, std::span<const std::uint32_t> vertices) {
-  Eigen::MatrixXd targets(static_cast<Eigen::Index>(3 * sums.frames.size()), static_cast<Eigen::Index>(vertices.size()));
+  Eigen::MatrixXd targets(static_cast<Eigen::Index>(3 * sums.frames.size()),
+                          static_cast<Eigen::Index>(vertices.size()));
   for (std::size_t f = 0; f < sums.frames.size(); ++f)
     for (std::size_t c = 0; c < vertices.size(); ++c)
       targets.block<3, 1>(static_cast<Eigen::Index>(3 * f), static_cast<Eigen::Index>(c)) =

@@ -23,7 +23,8 @@ void check_bake(const Character& character, std::size_t clip, const BakedFrames&
     fail(character.source, "helper bones: {} times, {} frames and {} poses", baked.times.size(), baked.positions.size(),
          baked.skinning.size());
   for (std::size_t f = 0; f < baked.times.size(); ++f) {
-    if (baked.positions[f].size() != character.mesh.vertex_count() || baked.skinning[f].size() != character.rig.joint_count())
+    if (baked.positions[f].size() != character.mesh.vertex_count() ||
+        baked.skinning[f].size() != character.rig.joint_count())
       fail(character.source, "helper bones: frame {} is not a bake of this character", f);
   }
 }
@@ -53,7 +54,8 @@ DecompositionInput decomposition_input(const Character& character, const BakedFr
 
 // The skinned joint whose motion is closest to helper h's on the helper's own vertices (weighted
 // by its weights), among the joints those vertices were skinned to.
-int followed_joint(const Character& character, const DecompositionInput& input, const Decomposition& result, std::size_t h) {
+int followed_joint(const Character& character, const DecompositionInput& input, const Decomposition& result,
+                   std::size_t h) {
   const std::uint32_t bone = static_cast<std::uint32_t>(result.fixed_bones + h);
   std::vector<std::pair<std::size_t, double>> vertices;  // vertex, weight of h
   std::vector<bool> candidate(character.rig.joint_count(), false);
@@ -103,14 +105,16 @@ void add_helper_channels(Clip& clip, const Character& character, const BakedFram
   bool scaled = false;
   Quatf previous = Quatf::Identity();
   for (std::size_t f = 0; f < baked.times.size(); ++f) {
-    const Eigen::Matrix4d local =
-        parent_world(character, baked, f, parent).inverse() * full(result.transforms[f][h]) * translation_to(result.centres[h]);
+    const Eigen::Matrix4d local = parent_world(character, baked, f, parent).inverse() * full(result.transforms[f][h]) *
+                                  translation_to(result.centres[h]);
     Transform trs = Transform::from_matrix(local.cast<float>());
     if (trs.rotation.dot(previous) < 0) trs.rotation.coeffs() = -trs.rotation.coeffs();
     previous = trs.rotation;
     scaled |= (trs.scale - Vec3f::Ones()).cwiseAbs().maxCoeff() > 1e-5f;
-    translation.values.insert(translation.values.end(), {trs.translation.x(), trs.translation.y(), trs.translation.z()});
-    rotation.values.insert(rotation.values.end(), {trs.rotation.x(), trs.rotation.y(), trs.rotation.z(), trs.rotation.w()});
+    translation.values.insert(translation.values.end(),
+                              {trs.translation.x(), trs.translation.y(), trs.translation.z()});
+    rotation.values.insert(rotation.values.end(),
+                           {trs.rotation.x(), trs.rotation.y(), trs.rotation.z(), trs.rotation.w()});
     scale.values.insert(scale.values.end(), {trs.scale.x(), trs.scale.y(), trs.scale.z()});
   }
   clip.channels.push_back(std::move(translation));
@@ -129,7 +133,8 @@ double lbs_rmse(const Skin& skin, const Mesh& mesh, const BakedFrames& baked,
         const auto joints = skin.joints_of(v);
         const auto weights = skin.weights_of(v);
         for (std::size_t k = 0; k < joints.size(); ++k)
-          p += static_cast<double>(weights[k]) * (skinning[f][joints[k]] * mesh.positions[v].cast<double>().homogeneous());
+          p += static_cast<double>(weights[k]) *
+               (skinning[f][joints[k]] * mesh.positions[v].cast<double>().homogeneous());
         errors[f] += (p.head<3>() - baked.positions[f][v].cast<double>()).squaredNorm();
       }
     }
@@ -154,7 +159,8 @@ std::vector<std::vector<Eigen::Matrix4d>> played_skinning(const Character& origi
         float value[4];
         channel.sample(baked.times[f], value);
         if (channel.path == ChannelPath::Translation) local.translation = Vec3f(value[0], value[1], value[2]);
-        if (channel.path == ChannelPath::Rotation) local.rotation = Quatf(value[3], value[0], value[1], value[2]).normalized();
+        if (channel.path == ChannelPath::Rotation)
+          local.rotation = Quatf(value[3], value[0], value[1], value[2]).normalized();
         if (channel.path == ChannelPath::Scale) local.scale = Vec3f(value[0], value[1], value[2]);
       }
       const int parent = extended.rig.parents[j];
@@ -184,9 +190,11 @@ HelperBones helper_bones(const Character& character, std::size_t clip, const Bak
     const int parent = followed_joint(character, input, result, h);
     const Eigen::Matrix4d bind = translation_to(result.centres[h]);
     const Mat4f rest_local = (character.rig.inverse_bind[parent].cast<double>() * bind).cast<float>();
-    const int joint = out.character.rig.add_joint(fmt::format("wobble_helper_{:0{}}", h, digits), parent,
-                                                  Transform::from_matrix(rest_local), bind.inverse().cast<float>(), true);
-    add_helper_channels(out.character.clips.front(), character, baked, result, h, parent, static_cast<std::uint32_t>(joint));
+    const int joint =
+        out.character.rig.add_joint(fmt::format("wobble_helper_{:0{}}", h, digits), parent,
+                                    Transform::from_matrix(rest_local), bind.inverse().cast<float>(), true);
+    add_helper_channels(out.character.clips.front(), character, baked, result, h, parent,
+                        static_cast<std::uint32_t>(joint));
   }
   out.character.skin = result.weights;  // fixed bones are the joints, helper h is joint fixed + h
 
@@ -194,7 +202,8 @@ HelperBones helper_bones(const Character& character, std::size_t clip, const Bak
   for (std::size_t f = 0; f < baked.times.size(); ++f)
     for (const Mat4f& m : baked.skinning[f]) own[f].push_back(m.cast<double>());
   out.secondary_rms = lbs_rmse(character.skin, character.mesh, baked, own, pool);
-  out.rmse = lbs_rmse(out.character.skin, character.mesh, baked, played_skinning(character, out.character, baked), pool);
+  out.rmse =
+      lbs_rmse(out.character.skin, character.mesh, baked, played_skinning(character, out.character, baked), pool);
   return out;
 }
 

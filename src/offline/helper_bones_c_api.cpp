@@ -81,7 +81,8 @@ BakedFrames baked_frames(const Character& character, const wobble_baked_frames& 
     std::vector<Mat4f>& skinning = baked.skinning.emplace_back(joints);
     for (std::size_t j = 0; j < joints; ++j) {
       const Mat4f world = Eigen::Map<const Mat4f>(frames.joint_world_matrices + 16 * (f * joints + j));
-      if (!world.allFinite()) fail_plain("{}: frames: the world matrix of joint {} in frame {} is not finite", kFit, j, f);
+      if (!world.allFinite())
+        fail_plain("{}: frames: the world matrix of joint {} in frame {} is not finite", kFit, j, f);
       skinning[j] = world * character.rig.inverse_bind[j];
     }
     std::vector<Vec3f>& positions = baked.positions.emplace_back(vertices);
@@ -113,7 +114,8 @@ std::unique_ptr<wobble_helper_bones> flattened(const HelperBones& fit, std::size
   for (std::size_t h = 0; h < fit.helpers; ++h) {
     const auto joint = static_cast<std::uint32_t>(character_joints + h);
     out->parents.push_back(rig.parents[joint]);
-    out->inverse_bind.insert(out->inverse_bind.end(), rig.inverse_bind[joint].data(), rig.inverse_bind[joint].data() + 16);
+    out->inverse_bind.insert(out->inverse_bind.end(), rig.inverse_bind[joint].data(),
+                             rig.inverse_bind[joint].data() + 16);
     for (std::size_t f = 0; f < frames; ++f)
       local_transform(fit.character.clips.front(), joint, f, &out->local_transforms[(f * fit.helpers + h) * 10]);
   }
@@ -164,9 +166,9 @@ wobble_status wobble_helper_bones_get(const wobble_helper_bones* helpers, wobble
   return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
     require(helpers, "helpers");
     require(result, "result");
-    *result = {helpers->helper_count,     helpers->frame_count,           helpers->influences,
-               helpers->parents.data(),   helpers->inverse_bind.data(),   helpers->local_transforms.data(),
-               helpers->joints.data(),    helpers->weights.data(),        helpers->rmse,
+    *result = {helpers->helper_count,   helpers->frame_count,         helpers->influences,
+               helpers->parents.data(), helpers->inverse_bind.data(), helpers->local_transforms.data(),
+               helpers->joints.data(),  helpers->weights.data(),      helpers->rmse,
                helpers->secondary_rms};
   });
 }

@@ -8,10 +8,10 @@
 namespace wobble::decomposition {
 
 struct ProcrustesSums {
-  double weight = 0;                                   // sum a_i
-  Eigen::Vector3d source = Eigen::Vector3d::Zero();    // sum a_i p_i
-  Eigen::Vector3d target = Eigen::Vector3d::Zero();    // sum a_i t_i
-  Eigen::Matrix3d cross = Eigen::Matrix3d::Zero();     // sum a_i p_i t_i^T
+  double weight = 0;                                 // sum a_i
+  Eigen::Vector3d source = Eigen::Vector3d::Zero();  // sum a_i p_i
+  Eigen::Vector3d target = Eigen::Vector3d::Zero();  // sum a_i t_i
+  Eigen::Matrix3d cross = Eigen::Matrix3d::Zero();   // sum a_i p_i t_i^T
 
   void add(double a, const Eigen::Vector3d& p, const Eigen::Vector3d& t) {
     weight += a;

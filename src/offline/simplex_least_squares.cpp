@@ -95,8 +95,8 @@ Eigen::VectorXd simplex_least_squares(const Eigen::MatrixXd& G, const Eigen::Vec
 
 namespace {
 
-constexpr int kSwapPasses = 16;      // most swaps of one index for another (each one lowers the objective)
-constexpr int kEnteringTried = 4;    // indices tried in each pass, those whose multipliers promise most
+constexpr int kSwapPasses = 16;    // most swaps of one index for another (each one lowers the objective)
+constexpr int kEnteringTried = 4;  // indices tried in each pass, those whose multipliers promise most
 
 double objective(const Eigen::MatrixXd& G, const Eigen::VectorXd& h, const Eigen::VectorXd& w) {
   return w.dot(G * w) - 2 * h.dot(w);
@@ -118,7 +118,8 @@ std::vector<int> largest(const Eigen::VectorXd& w, int most) {
 }
 
 // The simplex least squares over `support` alone (the other weights zero).
-Eigen::VectorXd restricted_solution(const Eigen::MatrixXd& G, const Eigen::VectorXd& h, const std::vector<int>& support) {
+Eigen::VectorXd restricted_solution(const Eigen::MatrixXd& G, const Eigen::VectorXd& h,
+                                    const std::vector<int>& support) {
   const auto m = static_cast<Eigen::Index>(support.size());
   Eigen::MatrixXd sub_g(m, m);
   Eigen::VectorXd sub_h(m);
@@ -164,8 +165,10 @@ Eigen::VectorXd swapped_until_no_gain(const Eigen::MatrixXd& G, const Eigen::Vec
       for (std::size_t leaving = 0; leaving <= support.size(); ++leaving) {
         if (leaving == support.size() && static_cast<int>(support.size()) >= most) break;  // no room to add
         std::vector<int> trial = support;
-        if (leaving < support.size()) trial[leaving] = entering;
-        else trial.push_back(entering);
+        if (leaving < support.size())
+          trial[leaving] = entering;
+        else
+          trial.push_back(entering);
         const Eigen::VectorXd candidate = restricted_solution(G, h, trial);
         const double candidate_value = objective(G, h, candidate);
         if (candidate_value < best_value) best = candidate, best_value = candidate_value;

@@ -40,7 +40,8 @@ void check_input(const DecompositionInput& input, const DecompositionParameters&
   if (!input.fixed_skin || input.fixed_skin->vertex_count() != n)
     fail_plain("the fixed bones need a skin of {} vertices", n);
   for (const auto& frame : input.fixed)
-    if (frame.size() != input.fixed_usable.size()) fail_plain("fixed bones: {} transforms for {} bones", frame.size(), input.fixed_usable.size());
+    if (frame.size() != input.fixed_usable.size())
+      fail_plain("fixed bones: {} transforms for {} bones", frame.size(), input.fixed_usable.size());
 }
 
 Problem make_problem(const DecompositionInput& input, const DecompositionParameters& parameters, ThreadPool* pool) {
@@ -74,7 +75,8 @@ Problem make_problem(const DecompositionInput& input, const DecompositionParamet
 bool restart_dead_bones(const Problem& problem, State& state) {
   std::vector<double> carried(problem.free, 0.0);
   for (std::size_t k = 0; k < state.weights.joints.size(); ++k)
-    if (state.weights.joints[k] >= problem.fixed) carried[state.weights.joints[k] - problem.fixed] += state.weights.weights[k];
+    if (state.weights.joints[k] >= problem.fixed)
+      carried[state.weights.joints[k] - problem.fixed] += state.weights.weights[k];
   bool any = false;
   std::vector<double> errors = state.errors;
   for (std::size_t b = 0; b < problem.free; ++b) {
@@ -85,7 +87,8 @@ bool restart_dead_bones(const Problem& problem, State& state) {
     for (std::size_t f = 0; f < problem.frames; ++f) {
       decomposition::ProcrustesSums sums;
       sums.add(1.0, problem.rest[worst].head<3>(), problem.target(f, worst));
-      for (std::uint32_t n : problem.neighbours.of(worst)) sums.add(1.0, problem.rest[n].head<3>(), problem.target(f, n));
+      for (std::uint32_t n : problem.neighbours.of(worst))
+        sums.add(1.0, problem.rest[n].head<3>(), problem.target(f, n));
       decomposition::fit_rigid(sums, state.free[f][b]);
     }
     Skin weights;
@@ -173,8 +176,8 @@ void reconstruct_frame(const DecompositionInput& input, const Decomposition& res
     const auto weights = result.weights.weights_of(v);
     Eigen::Vector3d sum = Eigen::Vector3d::Zero();
     for (std::size_t k = 0; k < bones.size(); ++k) {
-      const BoneTransform& m =
-          bones[k] < result.fixed_bones ? input.fixed[frame][bones[k]] : result.transforms[frame][bones[k] - result.fixed_bones];
+      const BoneTransform& m = bones[k] < result.fixed_bones ? input.fixed[frame][bones[k]]
+                                                             : result.transforms[frame][bones[k] - result.fixed_bones];
       sum += static_cast<double>(weights[k]) * (m * p);
     }
     out[v] = sum.cast<float>();

@@ -23,9 +23,8 @@ constexpr std::size_t kVerticesPerChunk = 64;
 // its secondary motion left with 4 influences; 4.2 % with them always candidates).
 void add_best_free_bones(const Problem& problem, std::vector<std::pair<double, int>>& ranked, std::vector<int>& bones) {
   if (problem.fixed == 0) return;
-  const auto first_free = std::partition(ranked.begin(), ranked.end(), [&](const auto& r) {
-    return static_cast<std::size_t>(r.second) >= problem.fixed;
-  });
+  const auto first_free = std::partition(
+      ranked.begin(), ranked.end(), [&](const auto& r) { return static_cast<std::size_t>(r.second) >= problem.fixed; });
   const auto keep = std::min<std::ptrdiff_t>(problem.parameters.influences, first_free - ranked.begin());
   std::partial_sort(ranked.begin(), ranked.begin() + keep, first_free);
   for (std::ptrdiff_t k = 0; k < keep; ++k) bones.push_back(ranked[static_cast<std::size_t>(k)].second);
@@ -55,7 +54,8 @@ std::vector<int> candidate_bones(const Problem& problem, const State& state, con
 }
 
 // The neighbours' mean weight on each candidate bone (the smoothness term's target).
-Eigen::VectorXd neighbour_mean(const Problem& problem, const Skin& weights, std::size_t v, const std::vector<int>& bones) {
+Eigen::VectorXd neighbour_mean(const Problem& problem, const Skin& weights, std::size_t v,
+                               const std::vector<int>& bones) {
   Eigen::VectorXd mean = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(bones.size()));
   const auto around = problem.neighbours.of(v);
   if (around.empty()) return mean;
@@ -72,7 +72,7 @@ Eigen::VectorXd neighbour_mean(const Problem& problem, const Skin& weights, std:
 
 struct VertexSolution {
   std::vector<Influence> influences;
-  double error = 0;   // sum over frames of the squared distance, smoothness aside
+  double error = 0;  // sum over frames of the squared distance, smoothness aside
 };
 
 VertexSolution solve_vertex(const Problem& problem, const State& state, const FrameSums& sums,
@@ -101,7 +101,9 @@ VertexSolution solve_vertex(const Problem& problem, const State& state, const Fr
   VertexSolution solution;
   solution.error = std::max(0.0, w.dot(gram * w) - 2 * linear.dot(w) + problem.target_energy[v]);
   for (Eigen::Index a = 0; a < n; ++a)
-    if (w(a) > 0) solution.influences.push_back({static_cast<std::uint32_t>(bones[static_cast<std::size_t>(a)]), static_cast<float>(w(a))});
+    if (w(a) > 0)
+      solution.influences.push_back(
+          {static_cast<std::uint32_t>(bones[static_cast<std::size_t>(a)]), static_cast<float>(w(a))});
   return solution;
 }
 

@@ -35,7 +35,8 @@ Eigen::VectorXd body_frequencies(const Body& body, int count) {
   const Eigen::Index q = 4 * body.handle_count();
   Eigen::MatrixXd M = Eigen::MatrixXd::Zero(3 * q, 3 * q);
   for (int d = 0; d < 3; ++d) M.block(d * q, d * q, q, q) = body.mass_block();
-  const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> solver(rest_stiffness(body), M, Eigen::EigenvaluesOnly);
+  const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> solver(rest_stiffness(body), M,
+                                                                         Eigen::EigenvaluesOnly);
   if (solver.info() != Eigen::Success) fail_plain("body '{}': the reduced eigenproblem failed", body.name());
   Eigen::VectorXd f = Eigen::VectorXd::Constant(count, std::numeric_limits<double>::quiet_NaN());
   for (Eigen::Index i = 0; i < std::min<Eigen::Index>(count, solver.eigenvalues().size()); ++i)

@@ -129,7 +129,8 @@ Body::Body(BodyDescription description)
   collision_d_.resize(static_cast<Eigen::Index>(collision_rest_.size()));
   collision_x0_.resize(static_cast<Eigen::Index>(collision_rest_.size()), 3);
   for (std::size_t p = 0; p < collision_rest_.size(); ++p) {
-    collision_d_[static_cast<Eigen::Index>(p)] = pins_.modulation((collision_rest_[p] - translation_) / scale_, nullptr);
+    collision_d_[static_cast<Eigen::Index>(p)] =
+        pins_.modulation((collision_rest_[p] - translation_) / scale_, nullptr);
     collision_x0_.row(static_cast<Eigen::Index>(p)) = collision_rest_[p].transpose();
   }
   base_force_.setZero(dofs());
@@ -206,7 +207,8 @@ std::vector<Vec3d> Body::collision_positions() const {
   Eigen::MatrixXd u(collision_basis_.B.rows(), 3);
   for (int d = 0; d < 3; ++d) u.col(d).noalias() = collision_basis_.B * z_.segment(d * q, q);
   for (std::size_t p = 0; p < out.size(); ++p)
-    out[p] = collision_x0_.row(static_cast<Eigen::Index>(p)).transpose() + u.row(static_cast<Eigen::Index>(p)).transpose();
+    out[p] =
+        collision_x0_.row(static_cast<Eigen::Index>(p)).transpose() + u.row(static_cast<Eigen::Index>(p)).transpose();
   return out;
 }
 
@@ -303,7 +305,8 @@ void World::build_contacts() {
                      : kinematic_now_[static_cast<std::size_t>(-1 - body)][static_cast<std::size_t>(point)];
   };
   for (std::size_t b = 0; b < bodies_.size(); ++b)
-    for (std::size_t p = 0; p < now[b].size(); ++p) grid[key_of(now[b][p])].emplace_back(static_cast<int>(b), static_cast<int>(p));
+    for (std::size_t p = 0; p < now[b].size(); ++p)
+      grid[key_of(now[b][p])].emplace_back(static_cast<int>(b), static_cast<int>(p));
   for (std::size_t k = 0; k < kinematic_now_.size(); ++k)
     for (std::size_t p = 0; p < kinematic_now_[k].size(); ++p)
       grid[key_of(kinematic_now_[k][p])].emplace_back(-1 - static_cast<int>(k), static_cast<int>(p));
@@ -335,7 +338,8 @@ void World::build_contacts() {
                 spdlog::debug("contact between {} and {} already closer than the minimum gap; skipped", b, ob);
                 continue;
               }
-              contacts_.push_back({static_cast<int>(b), static_cast<int>(p), ob, op, delta / distance, radius, stiffness});
+              contacts_.push_back(
+                  {static_cast<int>(b), static_cast<int>(p), ob, op, delta / distance, radius, stiffness});
             }
           }
     }
@@ -354,11 +358,11 @@ void World::for_each_contact_side(const Contact& c, Visit&& visit) const {
 struct World::HessianTerms {
   struct PlaneTerm {
     Vec3d normal;
-    std::vector<Eigen::Index> points;           // collision points in contact
+    std::vector<Eigen::Index> points;             // collision points in contact
     std::vector<double> normal_weight, friction;  // 2k and c per point in contact
   };
   struct BodyTerms {
-    PointHessians points;                       // v_p d2psi/dF2 at the sample points
+    PointHessians points;  // v_p d2psi/dF2 at the sample points
     std::vector<PlaneTerm> planes;
   };
   std::vector<BodyTerms> bodies;
@@ -414,7 +418,8 @@ void World::add_inertia_and_loads(std::size_t b, const Eigen::VectorXd& zb, Eval
 Eigen::MatrixXd World::collision_positions_at(const Body& body, const Eigen::VectorXd& zb) {
   const Eigen::Map<const Eigen::MatrixXd> Zb(zb.data(), 4 * body.m_, 3);
   Eigen::MatrixXd xc = body.collision_x0_;
-  for (int d = 0; d < 3; ++d) xc.col(d).noalias() += body.collision_basis_.B * Zb.col(d);  // products with a vector: nothing packed
+  for (int d = 0; d < 3; ++d)
+    xc.col(d).noalias() += body.collision_basis_.B * Zb.col(d);  // products with a vector: nothing packed
   return xc;
 }
 
@@ -445,7 +450,8 @@ bool World::add_elasticity(std::size_t b, const Eigen::VectorXd& zb, Evaluation&
       for (int c = 0; c < 3; ++c) stress(d, 3 * p + c) = v * P(d, c);
     if (out.terms) {
       // Mat9d is column-major and symmetric: its storage is also the row-major layout.
-      out.terms->bodies[b].points.col(p) = Eigen::Map<const Eigen::Matrix<double, 81, 1>>(H.data()).cast<float>() * static_cast<float>(v);
+      out.terms->bodies[b].points.col(p) =
+          Eigen::Map<const Eigen::Matrix<double, 81, 1>>(H.data()).cast<float>() * static_cast<float>(v);
     }
   }
   if (out.gradient) {
@@ -479,7 +485,9 @@ void World::add_plane_penalties(std::size_t b, const Eigen::MatrixXd& xc, Evalua
       if (plane.half_v > 0 && std::abs(w.dot(rel)) > plane.half_v) continue;
       const double k = plane.stiffness * body.collision_mass_[p];
       const double c = plane.friction * body.collision_mass_[p] / h;
-      const Vec3d slip = rel - s * n - (body.start_.row(p).transpose() - plane.origin - n.dot(body.start_.row(p).transpose() - plane.origin) * n);
+      const Vec3d slip =
+          rel - s * n -
+          (body.start_.row(p).transpose() - plane.origin - n.dot(body.start_.row(p).transpose() - plane.origin) * n);
       out.energy += k * s * s + 0.5 * c * slip.squaredNorm();
       if (out.gradient)
         for (int d = 0; d < 3; ++d)
@@ -498,11 +506,13 @@ void World::add_plane_penalties(std::size_t b, const Eigen::MatrixXd& xc, Evalua
 bool World::add_contact_barriers(const std::vector<Eigen::MatrixXd>& positions, Evaluation& out) {
   for (const Contact& c : contacts_) {
     const Vec3d xa = positions[static_cast<std::size_t>(c.body_a)].row(c.point_a).transpose();
-    const Vec3d xb = c.body_b >= 0 ? Vec3d(positions[static_cast<std::size_t>(c.body_b)].row(c.point_b).transpose())
-                                   : kinematic_now_[static_cast<std::size_t>(-1 - c.body_b)][static_cast<std::size_t>(c.point_b)];
+    const Vec3d xb = c.body_b >= 0
+                         ? Vec3d(positions[static_cast<std::size_t>(c.body_b)].row(c.point_b).transpose())
+                         : kinematic_now_[static_cast<std::size_t>(-1 - c.body_b)][static_cast<std::size_t>(c.point_b)];
     const double gap = c.normal.dot(xa - xb) / c.radius;
     double first = 0, second = 0;
-    const double b = barrier(gap, contact.min_gap, out.gradient || out.terms ? &first : nullptr, out.terms ? &second : nullptr);
+    const double b =
+        barrier(gap, contact.min_gap, out.gradient || out.terms ? &first : nullptr, out.terms ? &second : nullptr);
     if (!std::isfinite(b)) return false;
     if (gap >= 1.0) continue;
     const std::size_t index = static_cast<std::size_t>(&c - contacts_.data());
@@ -533,7 +543,8 @@ void World::assemble_hessian(const HessianTerms& terms, Eigen::MatrixXd& hessian
     for (const auto& plane : terms.bodies[b].planes) {
       const Vec3d& n = plane.normal;
       Eigen::MatrixXd rows(static_cast<Eigen::Index>(plane.points.size()), q);
-      for (std::size_t k = 0; k < plane.points.size(); ++k) rows.row(static_cast<Eigen::Index>(k)) = Bc.row(plane.points[k]);
+      for (std::size_t k = 0; k < plane.points.size(); ++k)
+        rows.row(static_cast<Eigen::Index>(k)) = Bc.row(plane.points[k]);
       const Eigen::Map<const Eigen::VectorXd> weights(plane.normal_weight.data(), rows.rows());
       const Eigen::Map<const Eigen::VectorXd> friction(plane.friction.data(), rows.rows());
       const Eigen::MatrixXd Q = rows.transpose() * weights.asDiagonal() * rows;
@@ -554,7 +565,8 @@ void World::assemble_hessian(const HessianTerms& terms, Eigen::MatrixXd& hessian
         const Eigen::MatrixXd outer = (g2 * ssign * tsign) * srow.transpose() * trow;
         for (int d = 0; d < 3; ++d)
           for (int e = 0; e < 3; ++e)
-            if (c.normal[d] * c.normal[e] != 0) hessian.block(so + d * sq, to + e * tq, sq, tq) += (c.normal[d] * c.normal[e]) * outer;
+            if (c.normal[d] * c.normal[e] != 0)
+              hessian.block(so + d * sq, to + e * tq, sq, tq) += (c.normal[d] * c.normal[e]) * outer;
       });
     });
   }
@@ -589,7 +601,8 @@ Eigen::VectorXd World::hessian_product(const HessianTerms& terms, const Eigen::V
       for (int d = 0; d < 3; ++d) gap_change += sign * c.normal[d] * row.transpose().dot(v.segment(offset + d * q, q));
     });
     for_each_contact_side(c, [&](int offset, int q, const auto& row, double sign) {
-      for (int d = 0; d < 3; ++d) out.segment(offset + d * q, q) += (g2 * gap_change * sign * c.normal[d]) * row.transpose();
+      for (int d = 0; d < 3; ++d)
+        out.segment(offset + d * q, q) += (g2 * gap_change * sign * c.normal[d]) * row.transpose();
     });
   }
   return out;
@@ -634,7 +647,8 @@ struct World::Direction {
 // Preconditioned conjugate gradients on H d = -g from d = 0 (an inexact Newton step), stopped when
 // an iteration adds less than kForcing of the step's size in the energy norm or less than
 // `negligible` (squared energy norm), or at negative curvature.
-World::Direction World::newton_direction(const HessianTerms& terms, const Eigen::VectorXd& gradient, double negligible) const {
+World::Direction World::newton_direction(const HessianTerms& terms, const Eigen::VectorXd& gradient,
+                                         double negligible) const {
   constexpr double kForcing = 1e-2;
   constexpr int kMaxIterations = 40;
   const Eigen::LLT<Eigen::MatrixXd>& factor = preconditioner_->factor;
@@ -785,7 +799,8 @@ double World::admissible_start(Eigen::VectorXd& z) {
   if (!std::isfinite(energy)) {
     for (std::size_t b = 0; b < bodies_.size(); ++b) z.segment(offsets_[b], bodies_[b]->dofs()) = bodies_[b]->z_;
     energy = evaluate(z, nullptr, nullptr);
-    if (!std::isfinite(energy)) fail_plain("physics: the state at time {} s is not admissible (contacts overlap)", time_);
+    if (!std::isfinite(energy))
+      fail_plain("physics: the state at time {} s is not admissible (contacts overlap)", time_);
   }
   return energy;
 }
@@ -875,8 +890,9 @@ StepStats World::minimise(Eigen::VectorXd& z, double& energy, int total) {
     stats.iterations = iteration + 1;
     const Search search = search_direction(terms, gradient, negligible, stats);
     if (search.slope == 0) break;
-    const LineSearch line = backtracking_line_search(z, search.direction.step, energy, search.slope,
-                                                     [&](const Eigen::VectorXd& x) { return evaluate(x, nullptr, nullptr); });
+    const LineSearch line =
+        backtracking_line_search(z, search.direction.step, energy, search.slope,
+                                 [&](const Eigen::VectorXd& x) { return evaluate(x, nullptr, nullptr); });
     if (!std::isfinite(line.energy) || line.energy > energy + 1e-12 * std::abs(energy)) {
       if (search.fresh) break;
       pre.valid = false;  // a stale preconditioner gave a poor direction: retry from here with a fresh one

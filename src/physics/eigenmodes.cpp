@@ -45,7 +45,8 @@ class ConstrainedShiftInvert {
       const Eigen::VectorXd& values = eig.eigenvalues();
       const double cutoff = 1e-10 * std::max(values.cwiseAbs().maxCoeff(), 1e-300);
       Eigen::VectorXd inverse(values.size());
-      for (Eigen::Index i = 0; i < values.size(); ++i) inverse[i] = std::abs(values[i]) > cutoff ? 1.0 / values[i] : 0.0;
+      for (Eigen::Index i = 0; i < values.size(); ++i)
+        inverse[i] = std::abs(values[i]) > cutoff ? 1.0 / values[i] : 0.0;
       S_pinv_ = eig.eigenvectors() * inverse.asDiagonal() * eig.eigenvectors().transpose();
     }
   }
@@ -92,7 +93,10 @@ Bounds bounds_of(std::span<const Vec3d> cover, const RigConstraint* constraint) 
     box.hi = box.hi.cwiseMax(p);
   }
   if (constraint)
-    for (const Vec3d& p : constraint->points) { box.lo = box.lo.cwiseMin(p); box.hi = box.hi.cwiseMax(p); }
+    for (const Vec3d& p : constraint->points) {
+      box.lo = box.lo.cwiseMin(p);
+      box.hi = box.hi.cwiseMax(p);
+    }
   return box;
 }
 
@@ -102,7 +106,9 @@ struct CellGrid {
   Vec3d origin;
   double h = 0;
   std::size_t cell_count() const { return static_cast<std::size_t>(cells[0]) * cells[1] * cells[2]; }
-  std::size_t cell_index(int i, int j, int k) const { return (static_cast<std::size_t>(k) * cells[1] + j) * cells[0] + i; }
+  std::size_t cell_index(int i, int j, int k) const {
+    return (static_cast<std::size_t>(k) * cells[1] + j) * cells[0] + i;
+  }
   std::array<int, 3> node_dims() const { return {cells[0] + 1, cells[1] + 1, cells[2] + 1}; }
 };
 
@@ -129,7 +135,8 @@ void mark_cells_with_points(const CellGrid& grid, std::span<const Vec3d> points,
 }
 
 // The cells holding points or enclosed by them: every cell the flood fill from outside cannot reach.
-std::vector<std::uint8_t> occupied_cells(const CellGrid& grid, std::span<const Vec3d> cover, const RigConstraint* constraint) {
+std::vector<std::uint8_t> occupied_cells(const CellGrid& grid, std::span<const Vec3d> cover,
+                                         const RigConstraint* constraint) {
   std::vector<std::uint8_t> state(grid.cell_count(), kUnknown);
   mark_cells_with_points(grid, cover, state);
   if (constraint) mark_cells_with_points(grid, constraint->points, state);
@@ -194,7 +201,8 @@ std::array<double, 10> quadratic_monomials(const Vec3d& X) {
 }
 
 // Constraint matrix A (active nodes x 10 J) = P^T C, P the trilinear interpolation at the points.
-Eigen::MatrixXd rig_constraint_matrix(const RigConstraint& constraint, const CellGrid& grid, const ActiveNodes& numbering) {
+Eigen::MatrixXd rig_constraint_matrix(const RigConstraint& constraint, const CellGrid& grid,
+                                      const ActiveNodes& numbering) {
   const auto& W = constraint.weights;
   if (W.rows() != static_cast<Eigen::Index>(constraint.points.size()))
     fail_plain("skinning eigenmodes: {} rig weight rows for {} constraint points", W.rows(), constraint.points.size());
@@ -232,7 +240,8 @@ Eigen::MatrixXd lowest_modes(const Operators& ops, const Eigen::MatrixXd* A, int
   Spectra::SparseSymMatProd<double> bop(ops.M);
   const int ncv = std::min(active, std::max(2 * nev + 1, nev + 20));
   const double sigma = -1e-2;
-  Spectra::SymGEigsShiftSolver<ConstrainedShiftInvert, Spectra::SparseSymMatProd<double>, Spectra::GEigsMode::ShiftInvert>
+  Spectra::SymGEigsShiftSolver<ConstrainedShiftInvert, Spectra::SparseSymMatProd<double>,
+                               Spectra::GEigsMode::ShiftInvert>
       solver(op, bop, nev, ncv, sigma);
   solver.init();
   solver.compute(Spectra::SortRule::LargestMagn, 2000, 1e-10, Spectra::SortRule::SmallestAlge);
@@ -268,13 +277,15 @@ std::shared_ptr<GridField> skinning_eigenmodes(std::span<const Vec3d> cover, con
   const ActiveNodes nodes = active_nodes(grid, occupied_cells(grid, cover, constraint));
   const int constraints = constraint ? static_cast<int>(constraint->weights.cols()) * 10 : 0;
   if (nodes.active < options.handles + constraints + 2)
-    fail_plain("skinning eigenmodes: {} grid nodes are too few for {} modes and {} constraints (raise the grid resolution)",
-               nodes.active, options.handles, constraints);
+    fail_plain(
+        "skinning eigenmodes: {} grid nodes are too few for {} modes and {} constraints (raise the grid resolution)",
+        nodes.active, options.handles, constraints);
   const Operators ops = q1_operators(nodes, grid.h);
   Eigen::MatrixXd A;
   if (constraint) A = rig_constraint_matrix(*constraint, grid, nodes);
   const Eigen::MatrixXd vectors = lowest_modes(ops, constraint ? &A : nullptr, options.handles);
-  return std::make_shared<GridField>(grid.origin, grid.h, grid.node_dims(), node_values(vectors, options.handles, ops.M, nodes.compact),
+  return std::make_shared<GridField>(grid.origin, grid.h, grid.node_dims(),
+                                     node_values(vectors, options.handles, ops.M, nodes.compact),
                                      fmt::format("skinning eigenmodes ({} modes, {} grid nodes{})", options.handles,
                                                  nodes.active, constraint ? ", rig-complementary" : ""));
 }

@@ -15,7 +15,8 @@ namespace wobble::physics {
 void Material::validate() const {
   if (!(youngs_modulus > 0) || !std::isfinite(youngs_modulus))
     fail_plain("Young's modulus must be positive and finite (got {})", youngs_modulus);
-  if (!(poisson_ratio >= 0 && poisson_ratio < 0.5)) fail_plain("Poisson ratio must be in [0, 0.5) (got {})", poisson_ratio);
+  if (!(poisson_ratio >= 0 && poisson_ratio < 0.5))
+    fail_plain("Poisson ratio must be in [0, 0.5) (got {})", poisson_ratio);
   if (!(density > 0) || !std::isfinite(density)) fail_plain("density must be positive and finite (got {})", density);
 }
 
@@ -72,7 +73,8 @@ double energy_derivatives(EnergyModel model, double mu, double lambda, const Mat
     }
     return mu * eps.squaredNorm() + 0.5 * lambda * tr * tr;
   }
-  lambda += mu;  // Smith et al. 2018: lambda + mu in the volume term makes the rest linearisation equal linear elasticity
+  lambda +=
+      mu;  // Smith et al. 2018: lambda + mu in the volume term makes the rest linearisation equal linear elasticity
   const Mat3d C = cofactor(F);
   const double J = F.determinant();
   const double s = lambda * (J - 1.0) - mu;  // coefficient of dJ/dF in P

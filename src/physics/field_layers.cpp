@@ -69,7 +69,8 @@ class Activation : public Layer {
       case Function::gelu: {  // exact: v Phi(v)
         const Array phi = 0.5f * (1.0f + (v * static_cast<float>(std::numbers::sqrt2 / 2)).erf());
         f = v * phi;
-        slope = phi + v * (-0.5f * v.square()).exp() * static_cast<float>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+        slope = phi + v * (-0.5f * v.square()).exp() *
+                          static_cast<float>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
         break;
       }
       case Function::relu:
@@ -161,8 +162,10 @@ class Attention : public Layer {
   void apply(Dual& x, Registers& registers, const ShapeConstants* shape) const override {
     AttentionKeys local;
     const AttentionKeys* kv = nullptr;
-    if (slot >= 0) kv = &shape->attention.at(static_cast<std::size_t>(slot));
-    else kv = &(local = keys_for(registers.at(context).data));
+    if (slot >= 0)
+      kv = &shape->attention.at(static_cast<std::size_t>(slot));
+    else
+      kv = &(local = keys_for(registers.at(context).data));
     const Eigen::Index d = wq_t.cols(), dh = d / heads;
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh)));
     Rows q(x.data.rows(), d);
@@ -282,14 +285,16 @@ std::string string_key(const json& layer, const char* key, const std::string& so
 }
 
 // An optional real number (eps), or the fallback.
-float real_key(const json& layer, const char* key, float fallback, const std::string& source, const std::string& where) {
+float real_key(const json& layer, const char* key, float fallback, const std::string& source,
+               const std::string& where) {
   if (!layer.contains(key)) return fallback;
   if (!layer[key].is_number() || !std::isfinite(layer[key].get<double>()) || !(layer[key].get<double>() > 0))
     fail(source, "{}: '{}' must be a positive number", where, key);
   return layer[key].get<float>();
 }
 
-int int_key(const json& layer, const char* key, int low, int high, const std::string& source, const std::string& where) {
+int int_key(const json& layer, const char* key, int low, int high, const std::string& source,
+            const std::string& where) {
   if (!layer.contains(key) || !layer[key].is_number_integer()) fail(source, "{}: needs an integer '{}'", where, key);
   const auto value = layer[key].get<std::int64_t>();
   if (value < low || value > high) fail(source, "{}: '{}' = {} is out of range [{}, {}]", where, key, value, low, high);
@@ -298,15 +303,21 @@ int int_key(const json& layer, const char* key, int low, int high, const std::st
 
 }  // namespace
 
-Builder::Builder(const FieldNetworkFile& file, std::string source, bool field_stage, std::map<std::string, int> encoder_registers)
-    : file_(file), source_(std::move(source)), field_stage_(field_stage), encoder_registers_(std::move(encoder_registers)) {}
+Builder::Builder(const FieldNetworkFile& file, std::string source, bool field_stage,
+                 std::map<std::string, int> encoder_registers)
+    : file_(file),
+      source_(std::move(source)),
+      field_stage_(field_stage),
+      encoder_registers_(std::move(encoder_registers)) {}
 
-const FieldTensor& Builder::tensor(const json& layer, const char* key, const std::string& where, std::vector<std::int64_t> shape) {
+const FieldTensor& Builder::tensor(const json& layer, const char* key, const std::string& where,
+                                   std::vector<std::int64_t> shape) {
   const std::string name = string_key(layer, key, source_, where);
   const auto found = file_.tensors.find(name);
   if (found == file_.tensors.end()) fail(source_, "{}: tensor '{}' is not in the file", where, name);
   if (found->second.shape != shape)
-    fail(source_, "{}: tensor '{}' has shape {}, expected {}", where, name, shape_text(found->second.shape), shape_text(shape));
+    fail(source_, "{}: tensor '{}' has shape {}, expected {}", where, name, shape_text(found->second.shape),
+         shape_text(shape));
   return found->second;
 }
 
@@ -336,19 +347,22 @@ std::unique_ptr<Layer> Builder::build_layer(const json& layer, int& width, const
     const std::string name = string_key(layer, "weight", source_, where);
     const auto found = file_.tensors.find(name);
     if (found == file_.tensors.end() || found->second.shape.size() != 2 || found->second.shape[1] != width)
-      fail(source_, "{}: weight '{}' must be a matrix in the file with {} columns (the input width)", where, name, width);
+      fail(source_, "{}: weight '{}' must be a matrix in the file with {} columns (the input width)", where, name,
+           width);
     const int out = static_cast<int>(found->second.shape[0]);
     Rows weight = matrix(layer, "weight", where, out, width);
     Vector bias = layer.contains("bias") ? vector(layer, "bias", where, out) : Vector();
     width = out;
     return std::make_unique<Linear>(weight.transpose(), std::move(bias));
   }
-  if (op == "activation") return std::make_unique<Activation>(function_named(string_key(layer, "function", source_, where), source_, where));
+  if (op == "activation")
+    return std::make_unique<Activation>(function_named(string_key(layer, "function", source_, where), source_, where));
   if (op == "layer_norm")
     return std::make_unique<LayerNorm>(vector(layer, "weight", where, width), vector(layer, "bias", where, width),
                                        real_key(layer, "eps", 1e-5f, source_, where));
   if (op == "positional_encoding") {
-    const int octaves = int_key(layer, "octaves", 0, 24, source_, where), columns = int_key(layer, "columns", 1, width, source_, where);
+    const int octaves = int_key(layer, "octaves", 0, 24, source_, where),
+              columns = int_key(layer, "columns", 1, width, source_, where);
     width += 2 * octaves * columns;
     return std::make_unique<PositionalEncoding>(octaves, columns);
   }
@@ -371,7 +385,8 @@ std::unique_ptr<Layer> Builder::build_layer(const json& layer, int& width, const
     if (field_stage_) fail(source_, "{}: the field stage evaluates each point on its own: no constant rows", where);
     const std::string name = string_key(layer, "tensor", source_, where);
     const auto found = file_.tensors.find(name);
-    if (found == file_.tensors.end() || found->second.shape.size() != 2) fail(source_, "{}: tensor '{}' must be a matrix in the file", where, name);
+    if (found == file_.tensors.end() || found->second.shape.size() != 2)
+      fail(source_, "{}: tensor '{}' must be a matrix in the file", where, name);
     width = static_cast<int>(found->second.shape[1]);
     return std::make_unique<Constant>(matrix(layer, "tensor", where, static_cast<int>(found->second.shape[0]), width));
   }
@@ -390,8 +405,10 @@ std::unique_ptr<Layer> Builder::build_layer(const json& layer, int& width, const
     const std::map<std::string, int>& contexts = field_stage_ ? encoder_registers_ : registers_;
     const auto context = contexts.find(a->context);
     if (context == contexts.end())
-      fail(source_, "{}: context '{}' is not {}", where, a->context, field_stage_ ? "an encoder output" : "saved before");
-    if (context->second != d) fail(source_, "{}: context '{}' has width {}, the queries {}", where, a->context, context->second, d);
+      fail(source_, "{}: context '{}' is not {}", where, a->context,
+           field_stage_ ? "an encoder output" : "saved before");
+    if (context->second != d)
+      fail(source_, "{}: context '{}' has width {}, the queries {}", where, a->context, context->second, d);
     if (layer.contains("context_norm")) {
       const json& norm = layer["context_norm"];
       a->normalize_context = true;

@@ -58,7 +58,8 @@ class Builder {
  public:
   // `field_stage`: rows are independent points, so no layer may mix rows (constants, attention
   // to a context computed in this stage); attention contexts come from `encoder_registers`.
-  Builder(const FieldNetworkFile& file, std::string source, bool field_stage, std::map<std::string, int> encoder_registers = {});
+  Builder(const FieldNetworkFile& file, std::string source, bool field_stage,
+          std::map<std::string, int> encoder_registers = {});
 
   // Layers for an input of `width` columns; returns the output width in `width`.
   Layers build(const nlohmann::json& layers, int& width, const std::string& where);

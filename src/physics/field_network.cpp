@@ -20,12 +20,14 @@ constexpr std::size_t kChunkPoints = 128;  // points per task: the stacked activ
 constexpr int kSurfaceWidth = 6, kPointWidth = 3;
 
 const json& section(const json& description, const char* key, const std::string& source) {
-  if (!description.contains(key) || !description[key].is_object()) fail(source, "the description needs an object '{}'", key);
+  if (!description.contains(key) || !description[key].is_object())
+    fail(source, "the description needs an object '{}'", key);
   return description[key];
 }
 
 int count_key(const json& j, const char* key, int low, int high, const std::string& source, const std::string& where) {
-  if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<std::int64_t>() < low || j[key].get<std::int64_t>() > high)
+  if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<std::int64_t>() < low ||
+      j[key].get<std::int64_t>() > high)
     fail(source, "{}: '{}' must be an integer in [{}, {}]", where, key, low, high);
   return j[key].get<int>();
 }
@@ -68,7 +70,8 @@ FieldNetwork::FieldNetwork(const FieldNetworkFile& file, std::string source, std
   field_->layers = field_builder.build(field.contains("layers") ? field["layers"] : json(), width, "field");
   raw_fields_ = width;
   output_ = std::make_unique<FieldOutputOptions>(FieldOutputOptions::from_json(
-      description_.contains("output_normalization") ? description_["output_normalization"] : json(), raw_fields_, handles_, source_));
+      description_.contains("output_normalization") ? description_["output_normalization"] : json(), raw_fields_,
+      handles_, source_));
   field_->constant_attention = field_builder.constant_attention();
   for (const auto& [name, tensor] : file.tensors) parameters_ += static_cast<std::int64_t>(tensor.values.size());
   pool_ = std::make_unique<ThreadPool>(threads);
@@ -114,7 +117,8 @@ void FieldNetwork::raw_fields(const Shape& shape, std::span<const Vec3d> points,
     run(field_->layers, x, registers, &shape.constants);
     W.middleRows(first, count) = x.data.topRows(count).cast<double>();
     if (gradient)
-      for (int c = 0; c < 3; ++c) (*gradient)[c].middleRows(first, count) = x.data.middleRows((c + 1) * count, count).cast<double>();
+      for (int c = 0; c < 3; ++c)
+        (*gradient)[c].middleRows(first, count) = x.data.middleRows((c + 1) * count, count).cast<double>();
   };
   std::lock_guard lock(pool_mutex_);
   pool_->parallel_for(points.size(), kChunkPoints, chunk);

@@ -31,7 +31,8 @@ FieldOutputTransform orthonormal(const Eigen::MatrixXd& W, const std::string& so
   // L_ii / sqrt(G_ii): the part of field i independent of the ones before it, relative to its size.
   if (llt.info() != Eigen::Success || (L.diagonal().array() / G.diagonal().array().sqrt()).minCoeff() < 1e-5)
     fail(source, "the {} fields are linearly dependent on {} points: they cannot be orthonormalised", m, n);
-  const Eigen::MatrixXd inverse = L.transpose().triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(m + 1, m + 1));
+  const Eigen::MatrixXd inverse =
+      L.transpose().triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(m + 1, m + 1));
   return {inverse.row(0).tail(m), inverse.bottomRightCorner(m, m)};
 }
 
@@ -61,7 +62,8 @@ FieldOutputTransform rayleigh_ritz(const Eigen::MatrixXd& W, const std::array<Ei
   const Eigen::Index c = W.rows(), m = W.cols();
   const FieldOutputTransform basis = centred_basis(W);
   const Eigen::Index r = basis.transform.cols();
-  if (r < keep) fail(source, "only {} of the {} candidate fields are independent on {} points, {} needed", r, m, c, keep);
+  if (r < keep)
+    fail(source, "only {} of the {} candidate fields are independent on {} points, {} needed", r, m, c, keep);
   Eigen::MatrixXd D = Eigen::MatrixXd::Zero(r, r);
   for (const Eigen::MatrixXd& d : dW) {
     const Eigen::MatrixXd dQ = d * basis.transform;
@@ -85,7 +87,8 @@ FieldOutputTransform rayleigh_ritz(const Eigen::MatrixXd& W, const std::array<Ei
 
 }  // namespace
 
-FieldOutputOptions FieldOutputOptions::from_json(const nlohmann::json& j, int raw_fields, int handles, const std::string& source) {
+FieldOutputOptions FieldOutputOptions::from_json(const nlohmann::json& j, int raw_fields, int handles,
+                                                 const std::string& source) {
   FieldOutputOptions o;
   if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string())
     fail(source, "output_normalization needs a string 'kind' (none, scale, orthonormal, rayleigh_ritz)");
@@ -95,22 +98,25 @@ FieldOutputOptions FieldOutputOptions::from_json(const nlohmann::json& j, int ra
   if (o.kind == "scale") {
     if (j.contains("target") && !j["target"].is_string()) fail(source, "output_normalization.target must be a string");
     o.target = j.contains("target") ? j["target"].get<std::string>() : std::string("mean_square_one");
-    if (o.target != "mean_square_one" && o.target != "unit_norm") fail(source, "unknown output_normalization target '{}'", o.target);
+    if (o.target != "mean_square_one" && o.target != "unit_norm")
+      fail(source, "unknown output_normalization target '{}'", o.target);
   }
   if (o.kind != "rayleigh_ritz") {
-    if (raw_fields != handles) fail(source, "field: the last layer gives {} columns, the model has {} handles", raw_fields, handles);
+    if (raw_fields != handles)
+      fail(source, "field: the last layer gives {} columns, the model has {} handles", raw_fields, handles);
     return o;
   }
   if (!j.contains("keep") || !j["keep"].is_number_integer() || j["keep"].get<int>() != handles || handles >= raw_fields)
-    fail(source, "output_normalization rayleigh_ritz: 'keep' must be the model's {} handles, below the {} raw fields", handles,
-         raw_fields);
+    fail(source, "output_normalization rayleigh_ritz: 'keep' must be the model's {} handles, below the {} raw fields",
+         handles, raw_fields);
   o.keep = handles;
   return o;
 }
 
 FieldOutputTransform field_output_transform(const Eigen::MatrixXd& W, const std::array<Eigen::MatrixXd, 3>& dW,
                                             const FieldOutputOptions& options, const std::string& source) {
-  if (options.kind == "none") return {Eigen::RowVectorXd::Zero(W.cols()), Eigen::MatrixXd::Identity(W.cols(), W.cols())};
+  if (options.kind == "none")
+    return {Eigen::RowVectorXd::Zero(W.cols()), Eigen::MatrixXd::Identity(W.cols(), W.cols())};
   if (options.kind == "scale") return scale(W, options.target);
   if (options.kind == "orthonormal") return orthonormal(W, source);
   return rayleigh_ritz(W, dW, options.keep, source);

@@ -15,7 +15,6 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-
 namespace wobble::physics {
 
 struct FieldOutputTransform {
@@ -29,7 +28,8 @@ struct FieldOutputOptions {
   std::string kind = "none", target = "mean_square_one";
   int keep = 0;  // rayleigh_ritz only
   bool needs_gradients() const { return kind == "rayleigh_ritz"; }
-  static FieldOutputOptions from_json(const nlohmann::json& normalization, int raw_fields, int handles, const std::string& source);
+  static FieldOutputOptions from_json(const nlohmann::json& normalization, int raw_fields, int handles,
+                                      const std::string& source);
 };
 
 // W: the raw fields at the C cubature points; dW their exact spatial gradients there (only for

@@ -98,14 +98,16 @@ Header read_header(const std::filesystem::path& path, std::ifstream& in) {
     if (word == "format") {
       std::string format;
       words >> format;
-      if (format != "binary_little_endian") fail(path, "PLY format '{}' is not supported (only binary_little_endian, as 3DGS writes)", format);
+      if (format != "binary_little_endian")
+        fail(path, "PLY format '{}' is not supported (only binary_little_endian, as 3DGS writes)", format);
       h.binary = true;
     } else if (word == "element") {
       std::string name, count_text;
       words >> name >> count_text;
       const auto n = static_cast<std::size_t>(
           parse_integer(count_text, fmt::format("{}: PLY element '{}' count", path.string(), name), 0));
-      if (seen_vertex && name != "vertex") fail(path, "PLY has an element '{}' after 'vertex' (not a Gaussian PLY)", name);
+      if (seen_vertex && name != "vertex")
+        fail(path, "PLY has an element '{}' after 'vertex' (not a Gaussian PLY)", name);
       in_vertex = name == "vertex";
       if (in_vertex) {
         seen_vertex = true;
@@ -115,7 +117,8 @@ Header read_header(const std::filesystem::path& path, std::ifstream& in) {
       std::string type, name;
       words >> type >> name;
       if (!in_vertex) fail(path, "PLY has properties before the vertex element");
-      if (type != "float" && type != "float32") fail(path, "vertex property '{}' has type '{}' (only float is supported)", name, type);
+      if (type != "float" && type != "float32")
+        fail(path, "vertex property '{}' has type '{}' (only float is supported)", name, type);
       h.properties.push_back(name);
     } else if (word == "end_header") {
       break;
@@ -144,7 +147,8 @@ GaussianCloud read_vertex_table(const std::filesystem::path& path, const char* w
     fail(path, "PLY data is truncated: {} Gaussians of {} properties need {} bytes, the file holds {}", h.count,
          h.properties.size(), static_cast<double>(h.count) * static_cast<double>(row_bytes), data_bytes);
   cloud.values.resize(h.count * h.properties.size());
-  in.read(reinterpret_cast<char*>(cloud.values.data()), static_cast<std::streamsize>(cloud.values.size() * sizeof(float)));
+  in.read(reinterpret_cast<char*>(cloud.values.data()),
+          static_cast<std::streamsize>(cloud.values.size() * sizeof(float)));
   if (static_cast<std::size_t>(in.gcount()) != cloud.values.size() * sizeof(float))
     fail(path, "PLY data is truncated ({} Gaussians declared)", h.count);
   static_assert(std::endian::native == std::endian::little, "big-endian hosts need byte swapping");

@@ -12,7 +12,11 @@ namespace wobble::physics {
 
 GridField::GridField(Vec3d origin, double spacing, std::array<int, 3> dims, Eigen::MatrixXd values,
                      std::string description)
-    : origin_(origin), spacing_(spacing), dims_(dims), values_(std::move(values)), description_(std::move(description)) {
+    : origin_(origin),
+      spacing_(spacing),
+      dims_(dims),
+      values_(std::move(values)),
+      description_(std::move(description)) {
   if (!(spacing > 0)) fail_plain("grid field: spacing must be positive");
   for (int d : dims)
     if (d < 2) fail_plain("grid field: needs at least 2 nodes per axis");

@@ -22,7 +22,8 @@ Eigen::Matrix<double, 9, 12> tet_deformation_jacobian(const Mat3d& Dm_inverse) {
 
 LinearFem linear_fem(const TetMesh& mesh, const Material& material, const std::vector<bool>& pinned) {
   material.validate();
-  if (pinned.size() != mesh.node_count()) fail_plain("linear FEM: {} pin flags for {} nodes", pinned.size(), mesh.node_count());
+  if (pinned.size() != mesh.node_count())
+    fail_plain("linear FEM: {} pin flags for {} nodes", pinned.size(), mesh.node_count());
   LinearFem fem;
   fem.free_index.assign(mesh.node_count(), -1);
   for (std::size_t v = 0; v < mesh.node_count(); ++v)
@@ -40,7 +41,8 @@ LinearFem linear_fem(const TetMesh& mesh, const Material& material, const std::v
   triplets.reserve(mesh.tets.size() * 144);
   for (const auto& t : mesh.tets) {
     Mat3d Dm;
-    for (int c = 0; c < 3; ++c) Dm.col(c) = mesh.nodes[static_cast<std::size_t>(t[c + 1])] - mesh.nodes[static_cast<std::size_t>(t[0])];
+    for (int c = 0; c < 3; ++c)
+      Dm.col(c) = mesh.nodes[static_cast<std::size_t>(t[c + 1])] - mesh.nodes[static_cast<std::size_t>(t[0])];
     const double volume = std::abs(Dm.determinant()) / 6.0;
     if (!(volume > 0)) fail_plain("linear FEM: a degenerate tetrahedron");
     const Eigen::Matrix<double, 9, 12> dF = tet_deformation_jacobian(Dm.inverse());

@@ -22,8 +22,11 @@ class NetworkField : public SkinningField {
  public:
   NetworkField(std::shared_ptr<const FieldNetwork> network, std::shared_ptr<const FieldNetwork::Shape> shape,
                FieldOutputTransform normalize, bool constant_column, std::string description)
-      : network_(std::move(network)), shape_(std::move(shape)), normalize_(std::move(normalize)),
-        constant_column_(constant_column), description_(std::move(description)) {}
+      : network_(std::move(network)),
+        shape_(std::move(shape)),
+        normalize_(std::move(normalize)),
+        constant_column_(constant_column),
+        description_(std::move(description)) {}
 
   int handle_count() const override { return network_->handles() + (constant_column_ ? 1 : 0); }
   std::string description() const override { return description_; }
@@ -65,8 +68,9 @@ std::shared_ptr<const SkinningField> FieldNetwork::fields_for(const ShapeSample&
   std::array<Eigen::MatrixXd, 3> raw_gradient;
   raw_fields(*encoded, cubature_points(shape), raw, output.needs_gradients() ? &raw_gradient : nullptr);
   const std::string name = std::filesystem::path(source_).filename().string();
-  return std::make_shared<NetworkField>(self, std::move(encoded), field_output_transform(raw, raw_gradient, output, source_),
-                                        constant_column, "neural fields (" + name + ", " + shape.name + ")");
+  return std::make_shared<NetworkField>(self, std::move(encoded),
+                                        field_output_transform(raw, raw_gradient, output, source_), constant_column,
+                                        "neural fields (" + name + ", " + shape.name + ")");
 }
 
 std::shared_ptr<const SkinningField> FieldNetwork::fields_for(const Mesh& mesh, bool constant_column) const {

@@ -71,8 +71,8 @@ Vec3d least_variance_direction(std::span<const Vec3d> cloud, const std::vector<s
 
 }  // namespace
 
-std::vector<bool> behind_nearest_normal(std::span<const Vec3d> cloud, std::span<const Vec3d> queries, std::span<const Vec3d> interior,
-                                        double spacing) {
+std::vector<bool> behind_nearest_normal(std::span<const Vec3d> cloud, std::span<const Vec3d> queries,
+                                        std::span<const Vec3d> interior, double spacing) {
   if (cloud.empty()) fail_plain("point normals: the cloud is empty");
   const PointHash points(cloud, spacing);
   std::vector<std::size_t> nearest(queries.size());
@@ -84,10 +84,11 @@ std::vector<bool> behind_nearest_normal(std::span<const Vec3d> cloud, std::span<
   return behind;
 }
 
-Eigen::MatrixX3d outward_normals(std::span<const Vec3d> cloud, std::span<const std::size_t> at, std::span<const Vec3d> interior,
-                                 double spacing, int neighbours) {
+Eigen::MatrixX3d outward_normals(std::span<const Vec3d> cloud, std::span<const std::size_t> at,
+                                 std::span<const Vec3d> interior, double spacing, int neighbours) {
   if (cloud.empty()) fail_plain("point normals: the cloud is empty");
-  if (!(spacing > 0) || neighbours < 3) fail_plain("point normals: need a positive cell size and at least 3 neighbours");
+  if (!(spacing > 0) || neighbours < 3)
+    fail_plain("point normals: need a positive cell size and at least 3 neighbours");
   const PointHash points(cloud, spacing), inside(interior, spacing);
   const double reach = 2.5 * spacing;
   Eigen::MatrixX3d normals(static_cast<Eigen::Index>(at.size()), 3);

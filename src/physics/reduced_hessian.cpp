@@ -41,7 +41,8 @@ void scale_columns(const Eigen::MatrixXf& dall, const PointHessians& hessians, i
 
 }  // namespace
 
-void add_elastic_hessian(const Eigen::MatrixXf& dall, const PointHessians& hessians, Eigen::Ref<Eigen::MatrixXd> hessian) {
+void add_elastic_hessian(const Eigen::MatrixXf& dall, const PointHessians& hessians,
+                         Eigen::Ref<Eigen::MatrixXd> hessian) {
   const Eigen::Index q = dall.rows();
   Eigen::MatrixXf A(q, dall.cols()), block(q, q);
   for (int d = 0; d < 3; ++d)
@@ -69,7 +70,8 @@ void add_elastic_hessian_product(const Eigen::MatrixXf& dall, const PointHessian
   for (int d = 0; d < 3; ++d) V.col(d) = v.segment(d * q, q).cast<float>();
   // dF(d, c) of point p = (V^T dall)(d, 3p + c); the stress change goes back the same way.
   Eigen::Matrix<float, 3, Eigen::Dynamic> Y(3, 3 * N);
-  kernels.transposed_product(dall.data(), static_cast<std::size_t>(q), static_cast<std::size_t>(3 * N), V.data(), Y.data());
+  kernels.transposed_product(dall.data(), static_cast<std::size_t>(q), static_cast<std::size_t>(3 * N), V.data(),
+                             Y.data());
   for (Eigen::Index p = 0; p < N; ++p) {
     const Eigen::Map<const Eigen::Matrix<float, 9, 9, Eigen::RowMajor>> H(hessians.col(p).data());
     Eigen::Matrix<float, 9, 1> dF;

@@ -18,7 +18,8 @@ using PointHessians = Eigen::Matrix<float, 81, Eigen::Dynamic>;
 
 // hessian (3q x 3q, the body's block) += the elastic Hessian. Diagonal blocks (d, d) are
 // symmetric, so only their lower triangles are multiplied.
-void add_elastic_hessian(const Eigen::MatrixXf& dall, const PointHessians& hessians, Eigen::Ref<Eigen::MatrixXd> hessian);
+void add_elastic_hessian(const Eigen::MatrixXf& dall, const PointHessians& hessians,
+                         Eigen::Ref<Eigen::MatrixXd> hessian);
 
 // out (3q) += the elastic Hessian times v (3q).
 void add_elastic_hessian_product(const Eigen::MatrixXf& dall, const PointHessians& hessians,
@@ -32,7 +33,8 @@ template <class Matrix, class Thin, class Out>
 void thin_transposed_product(const Matrix& A, const Thin& Z, Out& Y) {
   Y.resize(3, A.cols());
   Eigen::Index r = 0;
-  for (; r + 8 <= A.cols(); r += 8) Y.template middleCols<8>(r).noalias() = Z.transpose().lazyProduct(A.template middleCols<8>(r));
+  for (; r + 8 <= A.cols(); r += 8)
+    Y.template middleCols<8>(r).noalias() = Z.transpose().lazyProduct(A.template middleCols<8>(r));
   for (; r < A.cols(); ++r)
     for (int d = 0; d < 3; ++d) Y(d, r) = A.col(r).dot(Z.col(d));
 }
@@ -40,7 +42,8 @@ void thin_transposed_product(const Matrix& A, const Thin& Z, Out& Y) {
 template <class Matrix, class Wide, class Out>
 void add_thin_product(const Matrix& A, const Wide& W, Out& out) {
   Eigen::Index r = 0;
-  for (; r + 8 <= A.cols(); r += 8) out.noalias() += A.template middleCols<8>(r).lazyProduct(W.template middleCols<8>(r).transpose());
+  for (; r + 8 <= A.cols(); r += 8)
+    out.noalias() += A.template middleCols<8>(r).lazyProduct(W.template middleCols<8>(r).transpose());
   for (; r < A.cols(); ++r)
     for (int d = 0; d < 3; ++d) out.col(d) += W(d, r) * A.col(r);
 }

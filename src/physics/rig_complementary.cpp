@@ -17,15 +17,18 @@ namespace {
 
 // Skinning eigenmodes under J_rig^T B = 0 at the samples, over the joints that carry weight there,
 // on a grid covering the samples and the mesh vertices.
-std::shared_ptr<const SkinningField> constrained_eigenmodes(const std::vector<Vec3d>& samples, const std::vector<Vec3d>& vertices,
-                                                            const Eigen::MatrixXd& rig_weights, const RigComplementaryOptions& options) {
+std::shared_ptr<const SkinningField> constrained_eigenmodes(const std::vector<Vec3d>& samples,
+                                                            const std::vector<Vec3d>& vertices,
+                                                            const Eigen::MatrixXd& rig_weights,
+                                                            const RigComplementaryOptions& options) {
   std::vector<int> used;
   for (Eigen::Index j = 0; j < rig_weights.cols(); ++j)
     if (rig_weights.col(j).cwiseAbs().maxCoeff() > 1e-8) used.push_back(static_cast<int>(j));
   RigConstraint constraint;
   constraint.points = samples;
   constraint.weights.resize(rig_weights.rows(), static_cast<Eigen::Index>(used.size()));
-  for (std::size_t k = 0; k < used.size(); ++k) constraint.weights.col(static_cast<Eigen::Index>(k)) = rig_weights.col(used[k]);
+  for (std::size_t k = 0; k < used.size(); ++k)
+    constraint.weights.col(static_cast<Eigen::Index>(k)) = rig_weights.col(used[k]);
   std::vector<Vec3d> cover = samples;
   cover.insert(cover.end(), vertices.begin(), vertices.end());
   EigenmodeOptions eigen;
@@ -38,8 +41,10 @@ std::shared_ptr<const SkinningField> constrained_eigenmodes(const std::vector<Ve
 
 RigComplementary::RigComplementary(const Character& character, const RigComplementaryOptions& options)
     : character_(character), options_(options) {
-  if (!character.is_skinned()) fail(character.source, "has no skin: rig-complementary simulation needs a rigged character");
-  check_subspace_sizes(options.handles, options.points, options.sample_grid, options.field_grid, character.source.string());
+  if (!character.is_skinned())
+    fail(character.source, "has no skin: rig-complementary simulation needs a rigged character");
+  check_subspace_sizes(options.handles, options.points, options.sample_grid, options.field_grid,
+                       character.source.string());
   check_material(options.material, character.source.string());
   check_vector(options.gravity, character.source.string() + ": gravity", input_limits::kAcceleration, "m/s^2");
   SampleOptions sampling;
@@ -57,8 +62,7 @@ RigComplementary::RigComplementary(const Character& character, const RigCompleme
   description.samples = samples;
   if (options.fields) {
     description.field = options.fields;
-    if (description.field->handle_count() < 1)
-      fail(character.source, "the given complementary fields are empty");
+    if (description.field->handle_count() < 1) fail(character.source, "the given complementary fields are empty");
   } else {
     description.field = constrained_eigenmodes(samples_, vertices_, rig_weights_.W, options);
   }
@@ -81,7 +85,8 @@ void RigComplementary::rig_state(const Pose& pose, Eigen::MatrixXd& x, Eigen::Ma
     Eigen::Matrix3d Fp = Eigen::Matrix3d::Zero();
     for (Eigen::Index j = 0; j < J; ++j) {
       const double w = rig_weights_.W(p, j);
-      const bool has_gradient = rig_weights_.dW[0](p, j) != 0 || rig_weights_.dW[1](p, j) != 0 || rig_weights_.dW[2](p, j) != 0;
+      const bool has_gradient =
+          rig_weights_.dW[0](p, j) != 0 || rig_weights_.dW[1](p, j) != 0 || rig_weights_.dW[2](p, j) != 0;
       if (w == 0 && !has_gradient) continue;
       const Eigen::Matrix4d S = pose.skinning[static_cast<std::size_t>(j)].cast<double>();
       const Vec3d xj = k * (S.topLeftCorner<3, 3>() * X + S.topRightCorner<3, 1>() - normalization_.center);
@@ -117,7 +122,8 @@ void RigComplementary::step_clip_frame(const Clip& clip, int frame, double fps, 
 }
 
 void RigComplementary::step(const Pose& pose, double dt) {
-  if (pose.skinning.size() != character_.rig.joint_count()) fail(character_.source, "pose has the wrong number of joints");
+  if (pose.skinning.size() != character_.rig.joint_count())
+    fail(character_.source, "pose has the wrong number of joints");
   world_.solver.time_step = dt;
   Eigen::MatrixXd x, F;
   rig_state(pose, x, &F);
@@ -154,7 +160,8 @@ std::vector<Vec3f> RigComplementary::vertex_positions(const Pose& pose) const {
     for (std::size_t k = 0; k < joints.size(); ++k)
       lbs += weights[k] * (pose.skinning[joints[k]].cast<double>() * X).head<3>();
     Vec3d u;
-    for (int d = 0; d < 3; ++d) u[d] = vertex_basis_.B.row(static_cast<Eigen::Index>(v)).dot(body.z().segment(d * q, q));
+    for (int d = 0; d < 3; ++d)
+      u[d] = vertex_basis_.B.row(static_cast<Eigen::Index>(v)).dot(body.z().segment(d * q, q));
     out[v] = (lbs + u / normalization_.scale).cast<float>();
   }
   return out;

@@ -24,9 +24,11 @@ double largest_change(const std::vector<std::vector<Vec3f>>& a, const std::vecto
 
 RigLoop simulate_rig_loop(RigComplementary& sim, const Character& character, const Clip& clip, const Cycle& cycle,
                           const RigLoopOptions& options) {
-  if (!(options.fps > 0) || !std::isfinite(options.fps)) fail_plain("loop: fps must be a positive number (got {})", options.fps);
+  if (!(options.fps > 0) || !std::isfinite(options.fps))
+    fail_plain("loop: fps must be a positive number (got {})", options.fps);
   if (options.substeps < 1) fail_plain("loop: substeps must be at least 1 (got {})", options.substeps);
-  if (options.max_cycles < 2) fail_plain("loop: at least 2 cycles are needed to measure the residual (got {})", options.max_cycles);
+  if (options.max_cycles < 2)
+    fail_plain("loop: at least 2 cycles are needed to measure the residual (got {})", options.max_cycles);
   if (!(options.tolerance >= 0)) fail_plain("loop: the tolerance must be >= 0 (got {})", options.tolerance);
   const int frames = std::max(1, static_cast<int>(std::lround(cycle.period * options.fps)));
   RigLoop loop;

@@ -71,8 +71,9 @@ std::shared_ptr<GridField> rig_weights_field(const Character& character, const N
       if (total > 0) values.row(static_cast<Eigen::Index>(n)) /= total;
     }
   });
-  return std::make_shared<GridField>(origin, h, dims, std::move(values),
-                                     fmt::format("skin weights of {} ({} joints)", character.source.filename().string(), joints));
+  return std::make_shared<GridField>(
+      origin, h, dims, std::move(values),
+      fmt::format("skin weights of {} ({} joints)", character.source.filename().string(), joints));
 }
 
 }  // namespace wobble::physics

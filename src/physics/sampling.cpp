@@ -73,8 +73,7 @@ struct WindingTree {
   WindingTree(std::span<const Vec3d> v, std::span<const Triangle> t) : vertices(v), triangles(t), order(t.size()) {
     std::iota(order.begin(), order.end(), 0u);
     centers.resize(t.size());
-    for (std::size_t i = 0; i < t.size(); ++i)
-      centers[i] = (v[t[i][0]] + v[t[i][1]] + v[t[i][2]]) / 3.0;
+    for (std::size_t i = 0; i < t.size(); ++i) centers[i] = (v[t[i][0]] + v[t[i][1]] + v[t[i][2]]) / 3.0;
     nodes.reserve(2 * t.size() / 4 + 2);
     if (!t.empty()) build(0, static_cast<std::uint32_t>(t.size()));
   }
@@ -205,7 +204,10 @@ SamplePoints sample_mesh(const Mesh& mesh, const SampleOptions& options) {
 
   // Interior: grid cell centres with winding number above the threshold.
   Vec3d lo = Vec3d::Constant(1e300), hi = Vec3d::Constant(-1e300);
-  for (const Vec3d& p : v) { lo = lo.cwiseMin(p); hi = hi.cwiseMax(p); }
+  for (const Vec3d& p : v) {
+    lo = lo.cwiseMin(p);
+    hi = hi.cwiseMax(p);
+  }
   const double h = 2.0 / options.grid_resolution;
   const Grid grid = make_grid(lo, hi, h);
   std::vector<Vec3d> candidates;
@@ -234,7 +236,10 @@ SamplePoints sample_mesh(const Mesh& mesh, const SampleOptions& options) {
       const std::size_t t = std::min<std::size_t>(
           std::upper_bound(cumulative.begin(), cumulative.end(), target) - cumulative.begin(), cumulative.size() - 1);
       double a = random.uniform(), b = random.uniform();
-      if (a + b > 1) { a = 1 - a; b = 1 - b; }
+      if (a + b > 1) {
+        a = 1 - a;
+        b = 1 - b;
+      }
       const Triangle& tri = mesh.triangles[t];
       s.points.push_back(v[tri[0]] + a * (v[tri[1]] - v[tri[0]]) + b * (v[tri[2]] - v[tri[0]]));
     }
@@ -291,7 +296,10 @@ SamplePoints sample_point_cloud(std::span<const Vec3d> input, const SampleOption
   std::vector<Vec3d> v(input.size());
   for (std::size_t i = 0; i < input.size(); ++i) v[i] = s.normalization.to_normalized(input[i]);
   Vec3d lo = Vec3d::Constant(1e300), hi = Vec3d::Constant(-1e300);
-  for (const Vec3d& p : v) { lo = lo.cwiseMin(p); hi = hi.cwiseMax(p); }
+  for (const Vec3d& p : v) {
+    lo = lo.cwiseMin(p);
+    hi = hi.cwiseMax(p);
+  }
   const double h = 2.0 / options.grid_resolution;
   // One empty cell of margin all around, so that the outside is connected.
   const Grid grid = make_grid(lo - Vec3d::Constant(h), hi + Vec3d::Constant(h), h);
@@ -325,7 +333,8 @@ SamplePoints sample_point_cloud(std::span<const Vec3d> input, const SampleOption
   s.grid_spacing = h;
   const double total = static_cast<double>(s.interior_count) * h * h * h;
   Random random(options.seed);
-  const std::size_t surface = std::min<std::size_t>(v.size(), static_cast<std::size_t>(std::max(0, options.surface_samples)));
+  const std::size_t surface =
+      std::min<std::size_t>(v.size(), static_cast<std::size_t>(std::max(0, options.surface_samples)));
   for (std::size_t k = 0; k < surface; ++k) s.points.push_back(v[random.next() % v.size()]);
   spread_volume(s, total);
   return s;

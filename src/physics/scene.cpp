@@ -99,7 +99,8 @@ DirichletRegion pin_region(const ObjectDescription& spec, const std::vector<Vec3
   std::vector<Vec3d> anchors;
   for (const Vec3d& p : cover)
     if (predicate(p)) anchors.push_back(p);
-  if (anchors.empty()) fail(spec.file, "pin '{}' selects no point of the shape (coordinates are normalised to [-1, 1])", spec.pin);
+  if (anchors.empty())
+    fail(spec.file, "pin '{}' selects no point of the shape (coordinates are normalised to [-1, 1])", spec.pin);
   return DirichletRegion(predicate, std::move(anchors), spec.pin_blend);
 }
 
@@ -183,11 +184,13 @@ GaussianCloud Scene::gaussians(std::size_t index) const {
   const double covariance_scale = file_frame_output ? 1.0 : alpha * alpha;
   std::vector<Eigen::Matrix<double, 3, 4>> Z;
   if (object.body >= 0) Z = handle_matrices(world.body(object.body).z(), world.body(object.body).handle_count());
-  const Eigen::Matrix3d R = object.kinematic >= 0 ? world.kinematic(object.kinematic).rotation(world.time()) : Eigen::Matrix3d::Identity();
+  const Eigen::Matrix3d R =
+      object.kinematic >= 0 ? world.kinematic(object.kinematic).rotation(world.time()) : Eigen::Matrix3d::Identity();
   for (std::size_t g = 0; g < cloud.count(); ++g) {
     Eigen::Matrix3d A = R;
     if (object.body >= 0)
-      for (std::size_t i = 0; i < Z.size(); ++i) A += object.basis.modulated_W(static_cast<Eigen::Index>(g), static_cast<Eigen::Index>(i)) * Z[i].leftCols<3>();
+      for (std::size_t i = 0; i < Z.size(); ++i)
+        A += object.basis.modulated_W(static_cast<Eigen::Index>(g), static_cast<Eigen::Index>(i)) * Z[i].leftCols<3>();
     cloud.set(g, centres[g], covariance_scale * (A * object.gaussians->covariance(g) * A.transpose()));
   }
   return cloud;
@@ -224,7 +227,9 @@ Scene build_scene(const SceneDescription& description, const fs::path& scene_fil
 
 Scene scene_from_json(const json& j, const fs::path& file) { return build_scene(describe_scene(j, file), file); }
 
-Scene load_scene(const fs::path& scene_file) { return scene_from_json(read_json_file(scene_file, "a scene file"), scene_file); }
+Scene load_scene(const fs::path& scene_file) {
+  return scene_from_json(read_json_file(scene_file, "a scene file"), scene_file);
+}
 
 namespace {
 

@@ -33,8 +33,8 @@ double real_setting(const JsonObject& o, std::string_view json_key, std::string_
 
 int integer_setting(const JsonObject& o, std::string_view json_key, std::string_view key) {
   const ParameterDescription& d = setting(key);
-  return static_cast<int>(o.integer(json_key, std::get<std::int64_t>(d.default_value), static_cast<std::int64_t>(d.minimum),
-                                    static_cast<std::int64_t>(d.maximum)));
+  return static_cast<int>(o.integer(json_key, std::get<std::int64_t>(d.default_value),
+                                    static_cast<std::int64_t>(d.minimum), static_cast<std::int64_t>(d.maximum)));
 }
 
 ObjectDescription object_description(const JsonObject& o, const fs::path& base) {

@@ -100,7 +100,8 @@ const DeformerDescription& physics_description() {
     describe_pins_and_clock(f);
     describe_solver_and_contact(f);
     return f.deformer("physics", DeformerStage::Effect,
-                      "a simulated body and its solver: subspace, material, pins, clock, contact, drags, rig coupling", {});
+                      "a simulated body and its solver: subspace, material, pins, clock, contact, drags, rig coupling",
+                      {});
   }();
   return description;
 }

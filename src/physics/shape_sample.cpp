@@ -34,7 +34,10 @@ Eigen::MatrixXf surface_point_cloud(const Mesh& mesh, const Normalization& norma
     const Eigen::Vector3d a = mesh.positions[t[0]].cast<double>(), b = mesh.positions[t[1]].cast<double>(),
                           c = mesh.positions[t[2]].cast<double>();
     double r1 = random.uniform(), r2 = random.uniform();
-    if (r1 + r2 > 1) { r1 = 1 - r1; r2 = 1 - r2; }
+    if (r1 + r2 > 1) {
+      r1 = 1 - r1;
+      r2 = 1 - r2;
+    }
     const Eigen::Vector3d p = normalization.to_normalized(a + r1 * (b - a) + r2 * (c - a));
     Eigen::Vector3d n = (b - a).cross(c - a);
     n = n.norm() > 0 ? Eigen::Vector3d(n.normalized()) : Eigen::Vector3d::UnitY();
@@ -67,11 +70,12 @@ void set_cubature(ShapeSample& sample, const SamplePoints& samples) {
 
 }  // namespace
 
-ShapeSample make_shape_sample(const Mesh& mesh, std::string name, const ShapeSampleOptions& options, std::uint64_t seed) {
+ShapeSample make_shape_sample(const Mesh& mesh, std::string name, const ShapeSampleOptions& options,
+                              std::uint64_t seed) {
   if (mesh.triangles.empty() && !mesh.positions.empty())
     return make_point_shape_sample(to_double(mesh.positions), std::move(name), options, seed);
   SamplePoints samples = subsample(sample_mesh(mesh, sampler_options(options, seed)),
-                                                     static_cast<std::size_t>(options.cubature_points), seed + 1);
+                                   static_cast<std::size_t>(options.cubature_points), seed + 1);
   ShapeSample sample;
   sample.name = std::move(name);
   sample.normalization = samples.normalization;
@@ -106,7 +110,8 @@ ShapeSample make_point_shape_sample(std::span<const Vec3d> points, std::string n
 std::vector<Vec3d> cubature_points(const ShapeSample& sample) {
   std::vector<Vec3d> points;
   points.reserve(static_cast<std::size_t>(sample.cubature.rows()));
-  for (Eigen::Index p = 0; p < sample.cubature.rows(); ++p) points.push_back(sample.cubature.row(p).transpose().cast<double>());
+  for (Eigen::Index p = 0; p < sample.cubature.rows(); ++p)
+    points.push_back(sample.cubature.row(p).transpose().cast<double>());
   return points;
 }
 

@@ -25,7 +25,8 @@ constexpr double kTwoPi = 6.283185307179586;
 class InverseStiffness {
  public:
   using Scalar = double;
-  InverseStiffness(const Eigen::SimplicialLDLT<SpMat>& K, const Eigen::VectorXd& mass) : K_(K), root_(mass.cwiseSqrt()) {}
+  InverseStiffness(const Eigen::SimplicialLDLT<SpMat>& K, const Eigen::VectorXd& mass)
+      : K_(K), root_(mass.cwiseSqrt()) {}
   Eigen::Index rows() const { return root_.size(); }
   Eigen::Index cols() const { return root_.size(); }
   void perform_op(const double* x_in, double* y_out) const {
@@ -42,7 +43,10 @@ void check(const FidelityOptions& o) {
   const bool positive = o.grid_resolution >= 2 && o.pinned_fraction > 0 && o.pinned_fraction < 1 && o.pin_blend > 0 &&
                         o.poke_radius > 0 && o.poke_duration >= 0 && o.response_time > 0 && o.time_step > 0 &&
                         o.frequencies >= 1 && std::isfinite(o.gravity) && std::isfinite(o.poke_acceleration);
-  if (!positive) fail_plain("fidelity: options out of range (grid >= 2, 0 < pinned fraction < 1, positive blend, radius, times and frequency count)");
+  if (!positive)
+    fail_plain(
+        "fidelity: options out of range (grid >= 2, 0 < pinned fraction < 1, positive blend, radius, times and "
+        "frequency count)");
   o.material.validate();
 }
 
@@ -52,7 +56,8 @@ Eigen::VectorXd nodal_load(const TetMesh& mesh, const LinearFem& fem, Accelerati
   Eigen::VectorXd f(fem.dofs());
   for (std::size_t k = 0; k < fem.free_nodes.size(); ++k) {
     const Vec3d a = acceleration(mesh.nodes[static_cast<std::size_t>(fem.free_nodes[k])]);
-    for (int c = 0; c < 3; ++c) f[static_cast<Eigen::Index>(3 * k) + c] = fem.mass[static_cast<Eigen::Index>(3 * k) + c] * a[c];
+    for (int c = 0; c < 3; ++c)
+      f[static_cast<Eigen::Index>(3 * k) + c] = fem.mass[static_cast<Eigen::Index>(3 * k) + c] * a[c];
   }
   return f;
 }
@@ -60,7 +65,8 @@ Eigen::VectorXd nodal_load(const TetMesh& mesh, const LinearFem& fem, Accelerati
 // Implicit Euler from rest: (M / h^2 + K) u' = f + M (2 u - u_prev) / h^2, the load on while
 // t < poke_duration; the displacement after response_time.
 template <class MassTimes, class Solve>
-Eigen::VectorXd poke_response(const FidelityOptions& o, const Eigen::VectorXd& load, MassTimes mass_times, Solve solve) {
+Eigen::VectorXd poke_response(const FidelityOptions& o, const Eigen::VectorXd& load, MassTimes mass_times,
+                              Solve solve) {
   const int steps = std::max(1, static_cast<int>(std::lround(o.response_time / o.time_step)));
   const double inverse_h2 = 1.0 / (o.time_step * o.time_step);
   Eigen::VectorXd u = Eigen::VectorXd::Zero(load.size()), previous = u;
@@ -76,7 +82,10 @@ Eigen::VectorXd poke_response(const FidelityOptions& o, const Eigen::VectorXd& l
 // The top share of the height, and the pieces of the mesh it holds.
 std::vector<bool> pin_top(TetMesh& mesh, double fraction, double& threshold, std::size_t& dropped) {
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (const Vec3d& p : mesh.nodes) { lo = std::min(lo, p.y()); hi = std::max(hi, p.y()); }
+  for (const Vec3d& p : mesh.nodes) {
+    lo = std::min(lo, p.y());
+    hi = std::max(hi, p.y());
+  }
   threshold = hi - fraction * (hi - lo) - 1e-9 * (hi - lo);
   auto pinned_of = [&](const TetMesh& m) {
     std::vector<bool> pinned(m.node_count());
@@ -98,7 +107,8 @@ Eigen::VectorXd full_frequencies(const Eigen::SimplicialLDLT<SpMat>& K, const Ei
   Spectra::SymEigsSolver<InverseStiffness> solver(op, nev, ncv);
   solver.init();
   solver.compute(Spectra::SortRule::LargestAlge, 2000, 1e-10);
-  if (solver.info() != Spectra::CompInfo::Successful) fail_plain("fidelity: the full-space eigensolver did not converge");
+  if (solver.info() != Spectra::CompInfo::Successful)
+    fail_plain("fidelity: the full-space eigensolver did not converge");
   const Eigen::VectorXd inverse_w2 = solver.eigenvalues();  // largest first: lowest frequencies first
   Eigen::VectorXd f(count);
   f.setConstant(std::numeric_limits<double>::quiet_NaN());
@@ -136,11 +146,13 @@ FullSpaceReference full_space_reference(const TetMesh& mesh, const FidelityOptio
   std::vector<Vec3d> anchors;
   for (std::size_t v = 0; v < r.mesh.node_count(); ++v)
     if (r.pinned[v]) anchors.push_back(r.mesh.nodes[v]);
-  r.pins = DirichletRegion([threshold](const Vec3d& p) { return p.y() >= threshold; }, std::move(anchors), options.pin_blend);
+  r.pins = DirichletRegion([threshold](const Vec3d& p) { return p.y() >= threshold; }, std::move(anchors),
+                           options.pin_blend);
   r.fem = linear_fem(r.mesh, options.material, r.pinned);
   r.poke_point = r.mesh.nodes[static_cast<std::size_t>(r.fem.free_nodes.front())];
   for (int v : r.fem.free_nodes)
-    if (r.mesh.nodes[static_cast<std::size_t>(v)].y() < r.poke_point.y()) r.poke_point = r.mesh.nodes[static_cast<std::size_t>(v)];
+    if (r.mesh.nodes[static_cast<std::size_t>(v)].y() < r.poke_point.y())
+      r.poke_point = r.mesh.nodes[static_cast<std::size_t>(v)];
   r.gravity_load = nodal_load(r.mesh, r.fem, [&](const Vec3d&) { return Vec3d(0, -options.gravity, 0); });
   const double s2 = 2.0 * options.poke_radius * options.poke_radius;
   r.poke_load = nodal_load(r.mesh, r.fem, [&](const Vec3d& X) {
@@ -161,7 +173,8 @@ FullSpaceReference full_space_reference(const TetMesh& mesh, const FidelityOptio
   return r;
 }
 
-FullSpaceReference full_space_reference(const Mesh& mesh, const Normalization& normalization, const FidelityOptions& options) {
+FullSpaceReference full_space_reference(const Mesh& mesh, const Normalization& normalization,
+                                        const FidelityOptions& options) {
   check(options);
   return full_space_reference(voxel_tet_mesh(mesh, normalization, options.grid_resolution), options);
 }
@@ -206,7 +219,8 @@ SubspaceFidelity subspace_fidelity(const FullSpaceReference& reference, const Ei
   const Eigen::VectorXd w2 = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(Kr, Eigen::EigenvaluesOnly).eigenvalues();
   const Eigen::Index count = reference.frequencies.size();
   out.frequencies.setConstant(count, std::numeric_limits<double>::quiet_NaN());
-  for (Eigen::Index i = 0; i < std::min(count, w2.size()); ++i) out.frequencies[i] = std::sqrt(std::max(w2[i], 0.0)) / kTwoPi;
+  for (Eigen::Index i = 0; i < std::min(count, w2.size()); ++i)
+    out.frequencies[i] = std::sqrt(std::max(w2[i], 0.0)) / kTwoPi;
   out.frequency_errors = (out.frequencies - reference.frequencies).cwiseQuotient(reference.frequencies);
   return out;
 }

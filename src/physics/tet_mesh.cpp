@@ -43,7 +43,8 @@ std::vector<double> TetMesh::volumes() const {
   out.reserve(tets.size());
   for (const auto& t : tets) {
     Eigen::Matrix3d D;
-    for (int c = 0; c < 3; ++c) D.col(c) = nodes[static_cast<std::size_t>(t[c + 1])] - nodes[static_cast<std::size_t>(t[0])];
+    for (int c = 0; c < 3; ++c)
+      D.col(c) = nodes[static_cast<std::size_t>(t[c + 1])] - nodes[static_cast<std::size_t>(t[0])];
     out.push_back(std::abs(D.determinant()) / 6.0);
   }
   return out;
@@ -51,7 +52,8 @@ std::vector<double> TetMesh::volumes() const {
 
 TetMesh voxel_tet_mesh(const Mesh& mesh, const Normalization& normalization, int resolution) {
   if (mesh.triangles.empty()) fail_plain("voxel tetrahedra: the shape has no triangles");
-  if (resolution < 2 || resolution > 256) fail_plain("voxel tetrahedra: grid resolution {} out of range [2, 256]", resolution);
+  if (resolution < 2 || resolution > 256)
+    fail_plain("voxel tetrahedra: grid resolution {} out of range [2, 256]", resolution);
   const double h = 2.0 / resolution;
   std::vector<Vec3d> vertices;
   for (const Vec3f& p : mesh.positions) vertices.push_back(normalization.to_normalized(p.cast<double>()));
@@ -68,12 +70,14 @@ TetMesh voxel_tet_mesh(const Mesh& mesh, const Normalization& normalization, int
   std::vector<Cell> cells;
   for (std::size_t c = 0; c < candidates.size(); ++c)
     if (inside[c] > 0.5) cells.push_back(candidates[c]);
-  if (cells.empty()) fail_plain("voxel tetrahedra: no cell of a {}-cell grid lies inside the shape (too thin)", resolution);
+  if (cells.empty())
+    fail_plain("voxel tetrahedra: no cell of a {}-cell grid lies inside the shape (too thin)", resolution);
   return mesh_of_cells(cells, Vec3d::Zero(), h);
 }
 
 TetMesh box_tet_mesh(const Vec3d& lo, const Vec3d& hi, double spacing) {
-  if (!(spacing > 0) || !((hi - lo).array() >= spacing * 0.5).all()) fail_plain("box tetrahedra: the box is smaller than a cell");
+  if (!(spacing > 0) || !((hi - lo).array() >= spacing * 0.5).all())
+    fail_plain("box tetrahedra: the box is smaller than a cell");
   int n[3];
   for (int a = 0; a < 3; ++a) n[a] = std::max(1, static_cast<int>(std::lround((hi[a] - lo[a]) / spacing)));
   std::vector<Cell> cells;

@@ -47,7 +47,8 @@ GpuDeltaMush::GpuDeltaMush(KernelContext& context, const DeltaMushOperator& mush
     : GpuPostDeformer(context, vertex_count, triangles),
       skin_(context, "Delta Mush input kernel", "", skin_kernel_source().c_str(),
             {"u_matrices", "u_skin", "u_pairs", "u_joints", "u_ranges", "u_rest"}, {}),
-      gather_(context, "Delta Mush gather kernel", "", shaders::kMushGatherKernel, {"u_weld", "u_members"}, {"u_input"}),
+      gather_(context, "Delta Mush gather kernel", "", shaders::kMushGatherKernel, {"u_weld", "u_members"},
+              {"u_input"}),
       sweep_(context, "Delta Mush sweep kernel", "", shaders::kMushSweepKernel, {"u_weld", "u_rows"}, {"u_smoothed"}),
       restore_(context, "Delta Mush restore kernel", "", shaders::kMushRestoreKernel, {"u_weld", "u_corners"},
                {"u_smoothed"}),
@@ -62,7 +63,8 @@ GpuDeltaMush::GpuDeltaMush(KernelContext& context, const DeltaMushOperator& mush
   upload_data_texture(weld_, weld.data(), 2 * n, 4);
   upload_data_texture(members_, mush.members.data(), mush.members.size(), 1);
   std::vector<std::uint32_t> rows(2 * mush.row_columns.size());
-  for (std::size_t k = 0; k < mush.row_columns.size(); ++k) rows[2 * k] = mush.row_columns[k], rows[2 * k + 1] = bits(mush.row_weights[k]);
+  for (std::size_t k = 0; k < mush.row_columns.size(); ++k)
+    rows[2 * k] = mush.row_columns[k], rows[2 * k + 1] = bits(mush.row_weights[k]);
   upload_data_texture(rows_, rows.data(), mush.row_columns.size(), 2);
   std::vector<std::uint32_t> corners(8 * mush.corner_next.size(), 0);
   for (std::size_t c = 0; c < mush.corner_next.size(); ++c) {

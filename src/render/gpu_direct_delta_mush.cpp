@@ -23,7 +23,9 @@ int variant_number(DdmVariant variant) {
   return 0;
 }
 
-std::string kernel_defines(DdmVariant variant) { return "#define DDM_VARIANT " + std::to_string(variant_number(variant)) + "\n"; }
+std::string kernel_defines(DdmVariant variant) {
+  return "#define DDM_VARIANT " + std::to_string(variant_number(variant)) + "\n";
+}
 std::string kernel_source() {
   return std::string(shaders::kSkinningMatrices) + shaders::kRotationFunctions + shaders::kDirectDeltaMushKernel;
 }
@@ -86,7 +88,8 @@ GpuDirectDeltaMush::~GpuDirectDeltaMush() {
 
 void GpuDirectDeltaMush::run(KernelContext& context, const GpuFrame& frame) {
   if (frame.skinning.size() < joint_count_) {
-    fail_plain("renderer: {} skinning matrices for Direct Delta Mush bound to {} joints", frame.skinning.size(), joint_count_);
+    fail_plain("renderer: {} skinning matrices for Direct Delta Mush bound to {} joints", frame.skinning.size(),
+               joint_count_);
   }
   if (variant_ == DdmVariant::V3) {
     // Each joint's rotation, once per frame, for the per-vertex quaternion blend.

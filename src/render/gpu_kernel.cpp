@@ -181,7 +181,8 @@ void Kernel::run(KernelContext& context, std::span<const GLuint> tables, std::sp
     glDispatchCompute((static_cast<GLuint>(count) + kGroupSize - 1) / kGroupSize, 1, 1);
     // Later kernels read it as a storage buffer, draws as a vertex array, tests map it.
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-    for (std::size_t k = 0; k <= frames.size(); ++k) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(k), 0);
+    for (std::size_t k = 0; k <= frames.size(); ++k)
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(k), 0);
     glUseProgram(0);
     glActiveTexture(GL_TEXTURE0);
     return;

@@ -22,7 +22,7 @@ struct GpuFrame {
   GLuint matrices = 0, skin = 0, pairs = 0, joints = 0, ranges = 0, rest = 0;
   bool dynamic = false;
   float inv_max_angle2 = 1;
-  std::span<const Mat4f> skinning;  // per joint, bind space -> world
+  std::span<const Mat4f> skinning;     // per joint, bind space -> world
   Vec3f lbs_centroid = Vec3f::Zero();  // the centroid of the LBS positions (a precision centre)
 };
 

@@ -30,7 +30,8 @@ std::string GpuSkinning::unsupported_reason(const StackDescription& stack) {
 
 std::string GpuSkinning::unsupported_reason(const StackDescription& stack, const StackSettings& settings) {
   if (std::string reason = unsupported_reason(stack); !reason.empty()) return reason;
-  if (stack.contains("deltamush") && settings.get("deltamush").as<DeltaMushParameters>().mush.mode != MushMode::Wobble) {
+  if (stack.contains("deltamush") &&
+      settings.get("deltamush").as<DeltaMushParameters>().mush.mode != MushMode::Wobble) {
     return "the GPU path runs Delta Mush in mode 'wobble', not 'blender' (its weights follow the positions)";
   }
   return {};

@@ -72,16 +72,26 @@ HeadlessContext::HeadlessContext() : state_(std::make_unique<State>()) {
     fail_egl("eglBindAPI(OpenGL)");
   }
   const bool surfaceless = has_extension(eglQueryString(s.display, EGL_EXTENSIONS), "EGL_KHR_surfaceless_context");
-  const EGLint config_attributes[] = {EGL_SURFACE_TYPE, surfaceless ? 0 : EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                                      EGL_OPENGL_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_NONE};
+  const EGLint config_attributes[] = {EGL_SURFACE_TYPE,
+                                      surfaceless ? 0 : EGL_PBUFFER_BIT,
+                                      EGL_RENDERABLE_TYPE,
+                                      EGL_OPENGL_BIT,
+                                      EGL_RED_SIZE,
+                                      8,
+                                      EGL_GREEN_SIZE,
+                                      8,
+                                      EGL_BLUE_SIZE,
+                                      8,
+                                      EGL_NONE};
   EGLConfig config = nullptr;
   EGLint count = 0;
   if (!eglChooseConfig(s.display, config_attributes, &config, 1, &count) || count == 0) {
     eglTerminate(s.display);
     fail_egl("eglChooseConfig (an OpenGL configuration)");
   }
-  const EGLint context_attributes[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-                                       EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+  const EGLint context_attributes[] = {
+      EGL_CONTEXT_MAJOR_VERSION,           3,       EGL_CONTEXT_MINOR_VERSION, 3, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
   s.context = eglCreateContext(s.display, config, EGL_NO_CONTEXT, context_attributes);
   if (s.context == EGL_NO_CONTEXT) {
     eglTerminate(s.display);

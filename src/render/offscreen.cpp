@@ -12,8 +12,8 @@ namespace wobble::render {
 
 struct OffscreenTarget::State {
   int width = 0, height = 0, samples = 0;
-  GLuint draw_framebuffer = 0, color = 0, depth = 0;      // multisampled (or plain when samples = 0)
-  GLuint resolve_framebuffer = 0, resolve_color = 0;      // single-sampled copy for reading
+  GLuint draw_framebuffer = 0, color = 0, depth = 0;  // multisampled (or plain when samples = 0)
+  GLuint resolve_framebuffer = 0, resolve_color = 0;  // single-sampled copy for reading
 };
 
 OffscreenTarget::OffscreenTarget(int width, int height, int samples) : state_(std::make_unique<State>()) {

@@ -65,7 +65,8 @@ void Overlay::clear() {
 
 void Overlay::draw(const OrbitCamera& camera, int width, int height, float point_size, bool on_top) {
   State& s = *state_;
-  const Mat4f view_projection = camera.view_projection(static_cast<float>(width) / static_cast<float>(std::max(height, 1)));
+  const Mat4f view_projection =
+      camera.view_projection(static_cast<float>(width) / static_cast<float>(std::max(height, 1)));
   glUseProgram(s.program);
   glUniformMatrix4fv(glGetUniformLocation(s.program, "u_view_projection"), 1, GL_FALSE, view_projection.data());
   glUniform1f(glGetUniformLocation(s.program, "u_point_size"), point_size);
@@ -79,7 +80,8 @@ void Overlay::draw(const OrbitCamera& camera, int width, int height, float point
   auto pass = [&](const std::vector<Vertex>& vertices, GLenum mode) {
     if (vertices.empty()) return;
     glUniform1i(round, mode == GL_POINTS);  // gl_PointCoord means nothing for lines and triangles
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices.size() * sizeof(Vertex)), vertices.data(), GL_STREAM_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices.size() * sizeof(Vertex)), vertices.data(),
+                 GL_STREAM_DRAW);
     glDrawArrays(mode, 0, static_cast<GLsizei>(vertices.size()));
   };
   glEnable(GL_BLEND);

@@ -48,7 +48,8 @@ void upload(GLuint buffer, std::span<const T> data, GLenum usage) {
 }
 
 // Area-weighted vertex normals (vertices in no triangle get +Y).
-void vertex_normals(std::span<const Vec3f> positions, const std::vector<Triangle>& triangles, std::vector<Vec3f>& normals) {
+void vertex_normals(std::span<const Vec3f> positions, const std::vector<Triangle>& triangles,
+                    std::vector<Vec3f>& normals) {
   normals.assign(positions.size(), Vec3f::Zero());
   for (const Triangle& t : triangles) {
     const Vec3f n = (positions[t[1]] - positions[t[0]]).cross(positions[t[2]] - positions[t[0]]);
@@ -77,7 +78,7 @@ struct Renderer::State {
   GLuint feedback_framebuffer = 0, feedback_color = 0;  // 1x1: draws need a complete framebuffer
   GLuint matrices_texture = 0, skin_texture = 0, pairs_texture = 0, joints_texture = 0;
   GLuint ranges_texture = 0, rest_texture = 0;  // per vertex, for the post-deformers' skin kernel
-  std::vector<GLuint> textures;  // per image; 0 where decoding failed
+  std::vector<GLuint> textures;                 // per image; 0 where decoding failed
 
   const Mesh* mesh = nullptr;
   std::vector<Triangle> triangles;
@@ -118,8 +119,8 @@ Renderer::Renderer() : state_(std::make_unique<State>()) {
   glGenVertexArrays(1, &s.gpu_vao);
   glGenVertexArrays(1, &s.lines_vao);
   glGenVertexArrays(1, &s.post_vao);
-  GLuint* buffers[] = {&s.positions, &s.normals, &s.rest_positions, &s.rest_normals, &s.uvs,         &s.scalars,
-                       &s.ranges,    &s.gammas,  &s.indices,        &s.lines_buffer, &s.feedback_buffer};
+  GLuint* buffers[] = {&s.positions, &s.normals, &s.rest_positions, &s.rest_normals,   &s.uvs, &s.scalars, &s.ranges,
+                       &s.gammas,    &s.indices, &s.lines_buffer,   &s.feedback_buffer};
   for (GLuint* b : buffers) glGenBuffers(1, b);
   glBindVertexArray(s.lines_vao);
   glBindBuffer(GL_ARRAY_BUFFER, s.lines_buffer);
@@ -157,10 +158,11 @@ Renderer::~Renderer() {
   glDeleteProgram(s.lines_program);
   const GLuint vaos[] = {s.cpu_vao, s.gpu_vao, s.lines_vao, s.post_vao};
   glDeleteVertexArrays(4, vaos);
-  const GLuint buffers[] = {s.positions, s.normals, s.rest_positions, s.rest_normals, s.uvs, s.scalars,
-                            s.ranges,    s.gammas,  s.indices,        s.lines_buffer, s.feedback_buffer};
+  const GLuint buffers[] = {s.positions, s.normals, s.rest_positions, s.rest_normals,   s.uvs, s.scalars, s.ranges,
+                            s.gammas,    s.indices, s.lines_buffer,   s.feedback_buffer};
   glDeleteBuffers(static_cast<GLsizei>(std::size(buffers)), buffers);
-  const GLuint data[] = {s.matrices_texture, s.skin_texture, s.pairs_texture, s.joints_texture, s.ranges_texture, s.rest_texture};
+  const GLuint data[] = {s.matrices_texture, s.skin_texture,   s.pairs_texture,
+                         s.joints_texture,   s.ranges_texture, s.rest_texture};
   glDeleteTextures(6, data);
   if (s.feedback_framebuffer) glDeleteFramebuffers(1, &s.feedback_framebuffer);
   if (s.feedback_color) glDeleteRenderbuffers(1, &s.feedback_color);
@@ -229,7 +231,8 @@ void Renderer::set_mesh(const Mesh& mesh) {
     glGenTextures(1, &s.textures[i]);
     glBindTexture(GL_TEXTURE_2D, s.textures[i]);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, image.width, image.height, 0, GL_RGBA, GL_UNSIGNED_BYTE, image.pixels.data());
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, image.width, image.height, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                 image.pixels.data());
     glGenerateMipmap(GL_TEXTURE_2D);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
@@ -262,7 +265,8 @@ void Renderer::set_skin(const Skin& skin, std::size_t joint_count, const Dynamic
   std::vector<float> influences;
   influences.reserve(2 * skin.joints.size());
   for (std::size_t k = 0; k < skin.joints.size(); ++k) {
-    if (skin.joints[k] >= joint_count) fail_plain("renderer: the skin uses joint {}, the rig has {}", skin.joints[k], joint_count);
+    if (skin.joints[k] >= joint_count)
+      fail_plain("renderer: the skin uses joint {}, the rig has {}", skin.joints[k], joint_count);
     influences.push_back(static_cast<float>(skin.joints[k]));
     influences.push_back(skin.weights[k]);
   }
@@ -279,7 +283,8 @@ void Renderer::set_skin(const Skin& skin, std::size_t joint_count, const Dynamic
     const HierarchicalWeights pairs = dynamic->kernel_weights();
     const auto bend = dynamic->bend_weights();
     if (pairs.vertex_count() != s.vertex_count || bend.size() != s.vertex_count) {
-      fail_plain("renderer: the Dynamic Skinning state has {} vertices, the mesh {}", pairs.vertex_count(), s.vertex_count);
+      fail_plain("renderer: the Dynamic Skinning state has {} vertices, the mesh {}", pairs.vertex_count(),
+                 s.vertex_count);
     }
     std::vector<float> table;
     table.reserve(2 * pairs.pair_count());
@@ -402,8 +407,8 @@ KernelContext& Renderer::kernel_context() {
   State& s = *state_;
   if (!s.skinned) fail_plain("renderer: a post-deformer needs set_skin() first");
   if (!s.kernels) {
-    const KernelBackend backend = s.kernel_choice == GpuKernels::TransformFeedback ? KernelBackend::TransformFeedback
-                                                                                    : best_kernel_backend();
+    const KernelBackend backend =
+        s.kernel_choice == GpuKernels::TransformFeedback ? KernelBackend::TransformFeedback : best_kernel_backend();
     s.kernels = std::make_unique<KernelContext>(backend);
   }
   return *s.kernels;
@@ -413,7 +418,8 @@ void Renderer::set_delta_mush(const DeltaMush& mush) {
   State& s = *state_;
   clear_post_deformer();
   if (mush.fingerprint().vertex_count != s.vertex_count) {
-    fail_plain("renderer: Delta Mush is bound to {} vertices, the mesh has {}", mush.fingerprint().vertex_count, s.vertex_count);
+    fail_plain("renderer: Delta Mush is bound to {} vertices, the mesh has {}", mush.fingerprint().vertex_count,
+               s.vertex_count);
   }
   auto post = std::make_unique<GpuDeltaMush>(kernel_context(), mush.plain_operator(), s.vertex_count, s.triangles);
   post->set_output(mush.settings().scale, mush.settings().smooth_only);
@@ -432,7 +438,8 @@ void Renderer::set_direct_delta_mush(const DirectDeltaMush& ddm) {
   clear_post_deformer();
   const DirectDeltaMushTables tables = ddm.tables();
   if (tables.rest.size() != s.vertex_count) {
-    fail_plain("renderer: Direct Delta Mush is bound to {} vertices, the mesh has {}", tables.rest.size(), s.vertex_count);
+    fail_plain("renderer: Direct Delta Mush is bound to {} vertices, the mesh has {}", tables.rest.size(),
+               s.vertex_count);
   }
   install_post_deformer(std::make_unique<GpuDirectDeltaMush>(kernel_context(), tables, s.triangles));
 }
@@ -494,8 +501,10 @@ void clear_frame(int width, int height, const Vec4f& background) {
 void bind_gpu_skinning(const Renderer::State& s, GLuint program) {
   glUniform1i(s.location(program, "u_dynamic"), s.dynamic_frame);
   glUniform1f(s.location(program, "u_inv_max_angle2"), s.inv_max_angle2);
-  const std::pair<GLint, GLuint> tables[] = {{kMatricesUnit, s.matrices_texture}, {kSkinUnit, s.skin_texture},
-                                             {kPairsUnit, s.pairs_texture}, {kJointsUnit, s.joints_texture}};
+  const std::pair<GLint, GLuint> tables[] = {{kMatricesUnit, s.matrices_texture},
+                                             {kSkinUnit, s.skin_texture},
+                                             {kPairsUnit, s.pairs_texture},
+                                             {kJointsUnit, s.joints_texture}};
   for (const auto& [unit, texture] : tables) {
     glActiveTexture(GL_TEXTURE0 + unit);
     glBindTexture(GL_TEXTURE_2D, texture);
@@ -542,7 +551,8 @@ void draw_mesh(const Renderer::State& s, const Mat4f& view_projection, const Vec
     draw_triangle_range(s, uniforms, 0, static_cast<std::uint32_t>(s.triangles.size()), -1, options.textures);
   } else {
     for (const Primitive& p : s.primitives)
-      if (p.triangle_count > 0) draw_triangle_range(s, uniforms, p.first_triangle, p.triangle_count, p.material, options.textures);
+      if (p.triangle_count > 0)
+        draw_triangle_range(s, uniforms, p.first_triangle, p.triangle_count, p.material, options.textures);
   }
   glBindVertexArray(0);
 }
@@ -567,7 +577,8 @@ void draw_lines(const Renderer::State& s, const Mat4f& view_projection, const st
   glUniform1i(s.location(s.lines_program, "u_round_points"), style.round);
   glBindVertexArray(s.lines_vao);
   glBindBuffer(GL_ARRAY_BUFFER, s.lines_buffer);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(lines.size() * sizeof(LineVertex)), lines.data(), GL_STREAM_DRAW);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(lines.size() * sizeof(LineVertex)), lines.data(),
+               GL_STREAM_DRAW);
   glDrawArrays(mode, static_cast<GLint>(first), static_cast<GLsizei>(lines.size() - first));
   glBindVertexArray(0);
 }
@@ -662,8 +673,10 @@ std::vector<Vec3f> Renderer::gpu_positions() {
   glUniform1f(s.location(s.skinned_program, "u_inv_max_angle2"), s.inv_max_angle2);
   const Mat4f identity = Mat4f::Identity();
   glUniformMatrix4fv(s.location(s.skinned_program, "u_view_projection"), 1, GL_FALSE, identity.data());
-  const std::pair<GLint, GLuint> tables[] = {{kMatricesUnit, s.matrices_texture}, {kSkinUnit, s.skin_texture},
-                                             {kPairsUnit, s.pairs_texture}, {kJointsUnit, s.joints_texture}};
+  const std::pair<GLint, GLuint> tables[] = {{kMatricesUnit, s.matrices_texture},
+                                             {kSkinUnit, s.skin_texture},
+                                             {kPairsUnit, s.pairs_texture},
+                                             {kJointsUnit, s.joints_texture}};
   for (const auto& [unit, texture] : tables) {
     glActiveTexture(GL_TEXTURE0 + unit);
     glBindTexture(GL_TEXTURE_2D, texture);

@@ -73,7 +73,8 @@ GLuint build_program(const std::string& name, const std::string& defines, const 
   glAttachShader(program, vertex);
   glAttachShader(program, fragment);
   if (!feedback.empty()) {
-    glTransformFeedbackVaryings(program, static_cast<GLsizei>(feedback.size()), feedback.data(), GL_INTERLEAVED_ATTRIBS);
+    glTransformFeedbackVaryings(program, static_cast<GLsizei>(feedback.size()), feedback.data(),
+                                GL_INTERLEAVED_ATTRIBS);
   }
   return link(name, program, {vertex, fragment});
 }

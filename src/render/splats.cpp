@@ -78,11 +78,12 @@ SplatRenderer::SplatRenderer() : state_(std::make_unique<State>()) {
   glGenBuffers(1, &s.buffer);
   glBindVertexArray(s.vao);
   glBindBuffer(GL_ARRAY_BUFFER, s.buffer);
-  const std::size_t offsets[] = {offsetof(SplatVertex, center), offsetof(SplatVertex, cov_a), offsetof(SplatVertex, cov_b),
-                                 offsetof(SplatVertex, color)};
+  const std::size_t offsets[] = {offsetof(SplatVertex, center), offsetof(SplatVertex, cov_a),
+                                 offsetof(SplatVertex, cov_b), offsetof(SplatVertex, color)};
   for (GLuint a = 0; a < 4; ++a) {
     glEnableVertexAttribArray(a);
-    glVertexAttribPointer(a, a == 3 ? 4 : 3, GL_FLOAT, GL_FALSE, sizeof(SplatVertex), reinterpret_cast<void*>(offsets[a]));
+    glVertexAttribPointer(a, a == 3 ? 4 : 3, GL_FLOAT, GL_FALSE, sizeof(SplatVertex),
+                          reinterpret_cast<void*>(offsets[a]));
   }
   glBindVertexArray(0);
 }
@@ -106,7 +107,8 @@ void SplatRenderer::set_splats(std::span<const Splat> splats) {
     for (int c = 0; c < 4; ++c) v.color[c] = g.color[c];
   }
   glBindBuffer(GL_ARRAY_BUFFER, state_->buffer);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices.size() * sizeof(SplatVertex)), vertices.data(), GL_DYNAMIC_DRAW);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices.size() * sizeof(SplatVertex)), vertices.data(),
+               GL_DYNAMIC_DRAW);
   state_->count = splats.size();
 }
 

@@ -87,7 +87,8 @@ struct VideoWriter::State {
   }
 };
 
-VideoWriter::VideoWriter(const fs::path& target, int width, int height, double fps) : state_(std::make_unique<State>()) {
+VideoWriter::VideoWriter(const fs::path& target, int width, int height, double fps)
+    : state_(std::make_unique<State>()) {
   State& s = *state_;
   std::string extension = target.extension().string();
   for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -101,16 +102,18 @@ VideoWriter::VideoWriter(const fs::path& target, int width, int height, double f
   s.height = height;
 
   const std::string size = std::to_string(width) + "x" + std::to_string(height);
-  std::vector<std::string> arguments = {ffmpeg.string(), "-nostdin", "-y", "-loglevel", "error", "-f", "rawvideo",
-                                        "-pix_fmt", "rgba", "-s", size, "-r", std::to_string(fps), "-i", "pipe:0"};
+  std::vector<std::string> arguments = {ffmpeg.string(),     "-nostdin", "-y",    "-loglevel", "error", "-f",
+                                        "rawvideo",          "-pix_fmt", "rgba",  "-s",        size,    "-r",
+                                        std::to_string(fps), "-i",       "pipe:0"};
   if (extension == ".mp4") {
     // H.264 in yuv420p needs even sizes: pad by one pixel where needed.
-    for (const char* a : {"-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-preset", "veryfast", "-crf", "20",
-                          "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4"}) {
+    for (const char* a : {"-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264", "-preset", "veryfast", "-crf",
+                          "20", "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-f", "mp4"}) {
       arguments.emplace_back(a);
     }
   } else {
-    for (const char* a : {"-vf", "split[a][b];[a]palettegen[p];[b][p]paletteuse", "-f", "gif"}) arguments.emplace_back(a);
+    for (const char* a : {"-vf", "split[a][b];[a]palettegen[p];[b][p]paletteuse", "-f", "gif"})
+      arguments.emplace_back(a);
   }
   arguments.push_back(s.output->temporary().string());
 

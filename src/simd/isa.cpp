@@ -93,8 +93,6 @@ void set_active_isa(Isa isa) {
   active().store(isa, std::memory_order_relaxed);
 }
 
-void fail_not_compiled(Isa isa) {
-  throw Error("simd: this build has no " + std::string(isa_name(isa)) + " kernels");
-}
+void fail_not_compiled(Isa isa) { throw Error("simd: this build has no " + std::string(isa_name(isa)) + " kernels"); }
 
 }  // namespace wobble::simd

@@ -62,27 +62,25 @@ void set_active_isa(Isa isa);
   namespace isa {                       \
   extern const Table table;             \
   }
-#define WOBBLE_SIMD_TABLES                                       \
-  WOBBLE_SIMD_FOR_EACH_ISA(WOBBLE_SIMD_DECLARE_TABLE_)           \
-  /* The straightforward scalar loops (Isa::scalar). */          \
-  extern const Table reference;                                  \
+#define WOBBLE_SIMD_TABLES                                         \
+  WOBBLE_SIMD_FOR_EACH_ISA(WOBBLE_SIMD_DECLARE_TABLE_)             \
+  /* The straightforward scalar loops (Isa::scalar). */            \
+  extern const Table reference;                                    \
   /* The variant built for isa (which this processor must run). */ \
-  const Table& table_for(::wobble::simd::Isa isa);               \
-  /* The variant of the active instruction set. */               \
+  const Table& table_for(::wobble::simd::Isa isa);                 \
+  /* The variant of the active instruction set. */                 \
   inline const Table& table() { return table_for(::wobble::simd::active_isa()); }
 
 // In one ordinary source file, inside the same namespace.
 #define WOBBLE_SIMD_TABLE_CASE_(isa) \
   case ::wobble::simd::Isa::isa:     \
     return isa::table;
-#define WOBBLE_SIMD_DEFINE_TABLE_FOR                            \
-  const Table& table_for(::wobble::simd::Isa isa) {             \
-    switch (isa) {                                              \
-      WOBBLE_SIMD_FOR_EACH_ISA(WOBBLE_SIMD_TABLE_CASE_)         \
-      case ::wobble::simd::Isa::scalar:                         \
-        return reference;                                       \
-      default:                                                  \
-        break;                                                  \
-    }                                                           \
-    ::wobble::simd::fail_not_compiled(isa);                     \
+#define WOBBLE_SIMD_DEFINE_TABLE_FOR                      \
+  const Table& table_for(::wobble::simd::Isa isa) {       \
+    switch (isa) {                                        \
+      WOBBLE_SIMD_FOR_EACH_ISA(WOBBLE_SIMD_TABLE_CASE_)   \
+      case ::wobble::simd::Isa::scalar: return reference; \
+      default: break;                                     \
+    }                                                     \
+    ::wobble::simd::fail_not_compiled(isa);               \
   }

@@ -179,7 +179,9 @@ struct i32x8 {
 
   WOBBLE_SIMD_INLINE static i32x8 load(const std::uint32_t* p) { return {simde_mm256_loadu_si256(p)}; }  // < 2^31
   // Eight 16-bit unsigned values, widened.
-  WOBBLE_SIMD_INLINE static i32x8 load(const std::uint16_t* p) { return {simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128(p))}; }
+  WOBBLE_SIMD_INLINE static i32x8 load(const std::uint16_t* p) {
+    return {simde_mm256_cvtepu16_epi32(simde_mm_loadu_si128(p))};
+  }
   WOBBLE_SIMD_INLINE void store(std::int32_t* p) const { simde_mm256_storeu_si256(p, v); }
 };
 
@@ -194,7 +196,8 @@ struct f32x8 {
 #if defined(SIMDE_WASM_SIMD128_NATIVE)
   WOBBLE_SIMD_INLINE static f32x8 gather(const float* base, i32x8 index) {  // SIMDe's is a loop there
     const auto& i = index.v;
-    return {simde__m256{base[i[0]], base[i[1]], base[i[2]], base[i[3]], base[i[4]], base[i[5]], base[i[6]], base[i[7]]}};
+    return {
+        simde__m256{base[i[0]], base[i[1]], base[i[2]], base[i[3]], base[i[4]], base[i[5]], base[i[6]], base[i[7]]}};
   }
 #else
   WOBBLE_SIMD_INLINE static f32x8 gather(const float* base, i32x8 index) {
@@ -209,7 +212,8 @@ struct f32x8 {
   WOBBLE_SIMD_INLINE static f32x8 splat_halves(const float* p) {
     static_assert(k == 0 || k == 1);
 #if defined(SIMDE_WASM_SIMD128_NATIVE)
-    return {simde__m256{p[k], p[k], p[k], p[k], p[k + 2], p[k + 2], p[k + 2], p[k + 2]}};  // SIMDe's permutevar loops there
+    return {
+        simde__m256{p[k], p[k], p[k], p[k], p[k + 2], p[k + 2], p[k + 2], p[k + 2]}};  // SIMDe's permutevar loops there
 #else
     const simde__m256 both = simde_mm256_broadcast_ps(reinterpret_cast<const simde__m128*>(p));
     return {simde_mm256_permutevar_ps(both, simde_mm256_setr_epi32(k, k, k, k, k + 2, k + 2, k + 2, k + 2))};
@@ -287,14 +291,18 @@ struct Lanes4 {
 // Row l (four floats at rows[l]) into lane l of x, y, z, w.
 WOBBLE_SIMD_INLINE Lanes4 transpose_rows(const float* r0, const float* r1, const float* r2, const float* r3,
                                          const float* r4, const float* r5, const float* r6, const float* r7) {
-  auto pair = [](const float* low, const float* high) { return simde_mm256_set_m128(simde_mm_loadu_ps(high), simde_mm_loadu_ps(low)); };
+  auto pair = [](const float* low, const float* high) {
+    return simde_mm256_set_m128(simde_mm_loadu_ps(high), simde_mm_loadu_ps(low));
+  };
   const simde__m256 t0 = pair(r0, r4), t1 = pair(r1, r5), t2 = pair(r2, r6), t3 = pair(r3, r7);
   const simde__m256 u0 = simde_mm256_unpacklo_ps(t0, t1);  // x0 x1 y0 y1 | x4 x5 y4 y5
   const simde__m256 u1 = simde_mm256_unpackhi_ps(t0, t1);  // z0 z1 w0 w1 | z4 z5 w4 w5
   const simde__m256 u2 = simde_mm256_unpacklo_ps(t2, t3);  // x2 x3 y2 y3 | x6 x7 y6 y7
   const simde__m256 u3 = simde_mm256_unpackhi_ps(t2, t3);
-  return {{simde_mm256_shuffle_ps(u0, u2, 0x44)}, {simde_mm256_shuffle_ps(u0, u2, 0xEE)},
-          {simde_mm256_shuffle_ps(u1, u3, 0x44)}, {simde_mm256_shuffle_ps(u1, u3, 0xEE)}};
+  return {{simde_mm256_shuffle_ps(u0, u2, 0x44)},
+          {simde_mm256_shuffle_ps(u0, u2, 0xEE)},
+          {simde_mm256_shuffle_ps(u1, u3, 0x44)},
+          {simde_mm256_shuffle_ps(u1, u3, 0xEE)}};
 }
 // Rows first, first + stride, ... (stride in floats).
 WOBBLE_SIMD_INLINE Lanes4 load_rows(const float* first, std::size_t stride) {
@@ -314,8 +322,10 @@ struct Rows8 {
 WOBBLE_SIMD_INLINE Rows8 transpose_lanes(f32x8 x, f32x8 y, f32x8 z, f32x8 w) {
   const simde__m256 u0 = simde_mm256_unpacklo_ps(x.v, y.v), u1 = simde_mm256_unpackhi_ps(x.v, y.v);
   const simde__m256 u2 = simde_mm256_unpacklo_ps(z.v, w.v), u3 = simde_mm256_unpackhi_ps(z.v, w.v);
-  const f32x8 a[4] = {{simde_mm256_shuffle_ps(u0, u2, 0x44)}, {simde_mm256_shuffle_ps(u0, u2, 0xEE)},
-                      {simde_mm256_shuffle_ps(u1, u3, 0x44)}, {simde_mm256_shuffle_ps(u1, u3, 0xEE)}};  // rows k, k + 4
+  const f32x8 a[4] = {{simde_mm256_shuffle_ps(u0, u2, 0x44)},
+                      {simde_mm256_shuffle_ps(u0, u2, 0xEE)},
+                      {simde_mm256_shuffle_ps(u1, u3, 0x44)},
+                      {simde_mm256_shuffle_ps(u1, u3, 0xEE)}};  // rows k, k + 4
   return {{a[0].low(), a[1].low(), a[2].low(), a[3].low(), a[0].high(), a[1].high(), a[2].high(), a[3].high()}};
 }
 // The eight rows, contiguous: out[4 l + c].

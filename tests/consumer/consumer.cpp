@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
     lbs.Run();
     moving = skinned;
     dynamic.apply(parameters, pose, moving, t);
-    out.write(reinterpret_cast<const char*>(moving.data()), static_cast<std::streamsize>(moving.size() * sizeof(wobble::Vec3f)));
+    out.write(reinterpret_cast<const char*>(moving.data()),
+              static_cast<std::streamsize>(moving.size() * sizeof(wobble::Vec3f)));
     double offset = 0;
     for (std::size_t v = 0; v < moving.size(); ++v) offset = std::max<double>(offset, (moving[v] - skinned[v]).norm());
     if (t <= 1.5) swing = std::max(swing, offset);

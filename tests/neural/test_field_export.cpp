@@ -63,7 +63,8 @@ Difference compare(const physics::SkinningField& torch_field, const physics::Ski
 double span_difference(const Eigen::MatrixXd& actual, const Eigen::MatrixXd& expected) {
   const Eigen::MatrixXd fit = expected * expected.colPivHouseholderQr().solve(actual);
   double worst = 0;
-  for (Eigen::Index i = 0; i < actual.cols(); ++i) worst = std::max(worst, (fit.col(i) - actual.col(i)).norm() / actual.col(i).norm());
+  for (Eigen::Index i = 0; i < actual.cols(); ++i)
+    worst = std::max(worst, (fit.col(i) - actual.col(i)).norm() / actual.col(i).norm());
   return worst;
 }
 
@@ -89,19 +90,49 @@ const Mesh& box() {
 
 TEST(FieldExport, RandomNetworksOfSeveralConfigurationsMatchTorch) {
   const std::vector<nlohmann::json> configs = {
-      {{"width", 16}, {"latents", 4}, {"encoder_layers", 0}, {"heads", 2}, {"handles", 3}, {"octaves", 2}, {"mlp_blocks", 0},
-       {"oni", false}, {"orthonormal_output", false}},
-      {{"width", 32}, {"latents", 8}, {"encoder_layers", 1}, {"heads", 4}, {"handles", 5}, {"octaves", 3}, {"mlp_blocks", 2},
-       {"oni", true}, {"orthonormal_output", true}},
-      {{"width", 24}, {"latents", 6}, {"encoder_layers", 2}, {"heads", 3}, {"handles", 4}, {"octaves", 0}, {"mlp_blocks", 1},
-       {"oni", true}, {"orthonormal_output", false}},
-      {{"width", 32}, {"latents", 8}, {"encoder_layers", 1}, {"heads", 4}, {"handles", 4}, {"octaves", 1}, {"mlp_blocks", 2},
-       {"oni", true}, {"orthonormal_output", true}, {"candidate_fields", 10}},
+      {{"width", 16},
+       {"latents", 4},
+       {"encoder_layers", 0},
+       {"heads", 2},
+       {"handles", 3},
+       {"octaves", 2},
+       {"mlp_blocks", 0},
+       {"oni", false},
+       {"orthonormal_output", false}},
+      {{"width", 32},
+       {"latents", 8},
+       {"encoder_layers", 1},
+       {"heads", 4},
+       {"handles", 5},
+       {"octaves", 3},
+       {"mlp_blocks", 2},
+       {"oni", true},
+       {"orthonormal_output", true}},
+      {{"width", 24},
+       {"latents", 6},
+       {"encoder_layers", 2},
+       {"heads", 3},
+       {"handles", 4},
+       {"octaves", 0},
+       {"mlp_blocks", 1},
+       {"oni", true},
+       {"orthonormal_output", false}},
+      {{"width", 32},
+       {"latents", 8},
+       {"encoder_layers", 1},
+       {"heads", 4},
+       {"handles", 4},
+       {"octaves", 1},
+       {"mlp_blocks", 2},
+       {"oni", true},
+       {"orthonormal_output", true},
+       {"candidate_fields", 10}},
   };
   const physics::ShapeSample sample = physics::make_shape_sample(box(), "box", {256, 300, 12}, 3);
   std::vector<Vec3d> points = physics::cubature_points(sample);
   physics::Random random(11);
-  for (int p = 0; p < 200; ++p) points.emplace_back(2 * random.uniform() - 1, 2 * random.uniform() - 1, 2 * random.uniform() - 1);
+  for (int p = 0; p < 200; ++p)
+    points.emplace_back(2 * random.uniform() - 1, 2 * random.uniform() - 1, 2 * random.uniform() - 1);
   for (std::size_t k = 0; k < configs.size(); ++k) {
     torch::manual_seed(static_cast<std::uint64_t>(20 + k));
     SkinningNetwork network(NetworkConfig::from_json(configs[k], "config"));
@@ -154,7 +185,8 @@ TEST(FieldExport, ShippedModelsMatchTorchOnEverySharedShape) {
       const auto torch_field = torch_models[m]->fields_for(sample);
       const auto our_field = networks[m]->fields_for(sample);
       if (networks[m]->raw_field_count() > networks[m]->handles()) {  // Rayleigh-Ritz: the same subspace
-        const double span = span_difference(our_field->evaluate(points, false).W, torch_field->evaluate(points, false).W);
+        const double span =
+            span_difference(our_field->evaluate(points, false).W, torch_field->evaluate(points, false).W);
         EXPECT_LT(span, kCandidateTolerance) << file.filename() << " " << models[m].filename();
         worst_span = std::max(worst_span, span);
         continue;
@@ -166,8 +198,8 @@ TEST(FieldExport, ShippedModelsMatchTorchOnEverySharedShape) {
       worst.dW = std::max(worst.dW, d.dW);
     }
   }
-  std::printf("largest relative difference over %zu shapes: W %.2e, dW %.2e; Rayleigh-Ritz span %.2e\n", files.size(), worst.W,
-              worst.dW, worst_span);
+  std::printf("largest relative difference over %zu shapes: W %.2e, dW %.2e; Rayleigh-Ritz span %.2e\n", files.size(),
+              worst.W, worst.dW, worst_span);
 }
 
 // The committed `wfield` holds what a fresh export holds, up to float rounding (the ONI product
@@ -193,7 +225,8 @@ void expect_committed_export(const fs::path& wfield, const physics::FieldNetwork
 TEST(FieldExport, CommittedWfieldFilesAreExportsOfTheCommittedModels) {
   for (const char* name : {"physskin_small", "physskin_clonk_rig"}) {
     const fs::path pt = kModels / (std::string(name) + ".pt"), wfield = kModels / (std::string(name) + ".wfield");
-    expect_committed_export(wfield, export_field_network(pt), "wobble fields export " + pt.string() + " -o " + wfield.string());
+    expect_committed_export(wfield, export_field_network(pt),
+                            "wobble fields export " + pt.string() + " -o " + wfield.string());
   }
 }
 

@@ -57,7 +57,9 @@ TEST(NeuralShapes, SampleIsNormalisedWithUnitNormals) {
   ASSERT_EQ(s.surface.rows(), 1024);
   ASSERT_GT(s.cubature.rows(), 100);
   EXPECT_LE(s.surface.leftCols(3).cwiseAbs().maxCoeff(), 1.0f + 1e-4f);
-  EXPECT_NEAR(s.surface.leftCols(3).colwise().maxCoeff().maxCoeff() - s.surface.leftCols(3).colwise().minCoeff().minCoeff(), 2.0, 0.05);
+  EXPECT_NEAR(
+      s.surface.leftCols(3).colwise().maxCoeff().maxCoeff() - s.surface.leftCols(3).colwise().minCoeff().minCoeff(),
+      2.0, 0.05);
   for (Eigen::Index r = 0; r < s.surface.rows(); ++r) EXPECT_NEAR(s.surface.row(r).rightCols(3).norm(), 1.0f, 1e-4f);
   EXPECT_LE(s.cubature.cwiseAbs().maxCoeff(), 1.0f + 1e-3f);
   EXPECT_GT(s.volumes.sum(), 0);
@@ -167,7 +169,8 @@ TEST(NeuralLossCurves, ACellThatIsNotANumberIsAnErrorNamingItsPlace) {
     read_loss_csv(file, 10);
     ADD_FAILURE() << "'2abc' was read as a number";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("wobble_bad_losses.csv: line 3, column 'total': '2abc' is not a number"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("wobble_bad_losses.csv: line 3, column 'total': '2abc' is not a number"),
+              std::string::npos)
         << e.what();
   }
   std::filesystem::remove(file);
@@ -177,19 +180,25 @@ TEST(NeuralLossCurves, ACellThatIsNotANumberIsAnErrorNamingItsPlace) {
 TEST(NeuralLossCurves, PlotCommandDrawsTheCsvsCurves) {
   const auto dir = std::filesystem::temp_directory_path();
   LossCurves curves;
-  for (int s = 1; s <= 30; ++s) curves.add(s, {{"lr", 1e-3}, {"smooth", 100.0 / s}, {"validation_quality", 3.0 - s / 30.0}});
+  for (int s = 1; s <= 30; ++s)
+    curves.add(s, {{"lr", 1e-3}, {"smooth", 100.0 / s}, {"validation_quality", 3.0 - s / 30.0}});
   curves.write_csv(dir / "wobble_plot_losses.csv");
-  const std::string cli = WOBBLE_CLI, csv = (dir / "wobble_plot_losses.csv").string(), png = (dir / "wobble_plot.png").string();
+  const std::string cli = WOBBLE_CLI, csv = (dir / "wobble_plot_losses.csv").string(),
+                    png = (dir / "wobble_plot.png").string();
   std::filesystem::remove(png);
-  ASSERT_EQ(std::system((cli + " fields plot " + csv + " -o " + png + " --width 400 --height 300 > /dev/null").c_str()), 0);
+  ASSERT_EQ(std::system((cli + " fields plot " + csv + " -o " + png + " --width 400 --height 300 > /dev/null").c_str()),
+            0);
   std::ifstream in(png, std::ios::binary);
   unsigned char header[24] = {};
   in.read(reinterpret_cast<char*>(header), 24);
   ASSERT_EQ(std::string(reinterpret_cast<char*>(header) + 1, 3), "PNG");
-  const auto big_endian = [&](int at) { return header[at] << 24 | header[at + 1] << 16 | header[at + 2] << 8 | header[at + 3]; };
+  const auto big_endian = [&](int at) {
+    return header[at] << 24 | header[at + 1] << 16 | header[at + 2] << 8 | header[at + 3];
+  };
   EXPECT_EQ(big_endian(16), 400);  // IHDR width
   EXPECT_EQ(big_endian(20), 300);  // and height
-  EXPECT_NE(std::system((cli + " fields plot " + csv + " -o " + png + " --series orthogonality 2> /dev/null").c_str()), 0);
+  EXPECT_NE(std::system((cli + " fields plot " + csv + " -o " + png + " --series orthogonality 2> /dev/null").c_str()),
+            0);
   std::filesystem::remove(csv);
   std::filesystem::remove(png);
 }
@@ -205,8 +214,8 @@ TEST(NeuralShapes, AugmentedCopiesStayInTheNormalisedFrameWithConsistentVolumesA
     const bool stretch = k % 2 == 1;
     const ShapeTensors t = augmented(shape, random, true, stretch ? 1.8 : 1.0);
     const torch::Tensor low = std::get<0>(t.vertices.min(0)), high = std::get<0>(t.vertices.max(0));
-    EXPECT_NEAR((high - low).max().item<double>(), 2.0, 1e-5);       // longest side 2
-    EXPECT_LT((low + high).abs().max().item<double>(), 1e-5);         // centred
+    EXPECT_NEAR((high - low).max().item<double>(), 2.0, 1e-5);                                // longest side 2
+    EXPECT_LT((low + high).abs().max().item<double>(), 1e-5);                                 // centred
     EXPECT_LT(((t.surface.slice(1, 3, 6).norm(2, 1)) - 1).abs().max().item<double>(), 1e-5);  // unit normals
     const double scale = (t.surface[1].slice(0, 0, 3) - t.surface[0].slice(0, 0, 3)).norm().item<double>() /
                          (shape.surface[1].slice(0, 0, 3) - shape.surface[0].slice(0, 0, 3)).norm().item<double>();
@@ -217,7 +226,7 @@ TEST(NeuralShapes, AugmentedCopiesStayInTheNormalisedFrameWithConsistentVolumesA
     // that takes the original cubature points to the new ones (least squares, exact here).
     const torch::Tensor P = torch::cat({shape.cubature, torch::ones({shape.cubature.size(0), 1})}, 1);
     const torch::Tensor A = std::get<0>(torch::linalg_lstsq(P, t.cubature, {}, {})).slice(0, 0, 3).t();  // 3 x 3
-    const torch::Tensor expected = torch::mm(shape.surface.slice(1, 3, 6), torch::linalg::inv(A));      // rows: n^T A^-1
+    const torch::Tensor expected = torch::mm(shape.surface.slice(1, 3, 6), torch::linalg::inv(A));  // rows: n^T A^-1
     const torch::Tensor cosine = (expected / expected.norm(2, 1, true) * t.surface.slice(1, 3, 6)).sum(1);
     EXPECT_GT(cosine.min().item<double>(), 1 - 1e-4);
     EXPECT_NEAR(volume_ratio, std::abs(torch::linalg::det(A).item<double>()), 1e-3 * volume_ratio);

@@ -36,12 +36,32 @@ namespace {
 // A tiny configuration in `folder` (output "out" beside it).
 fs::path write_config(const fs::path& folder, int shapes_per_step, int steps, double timeout = 60) {
   fs::create_directories(folder);
-  const nlohmann::json j = {
-      {"seed", 3}, {"steps", steps}, {"batch_points", 48}, {"z_samples", 4}, {"learning_rate", 3e-3}, {"min_learning_rate", 1e-3},
-      {"shapes_per_step", shapes_per_step}, {"distributed_timeout", timeout},
-      {"network", {{"width", 16}, {"latents", 8}, {"encoder_layers", 1}, {"heads", 2}, {"handles", 4}, {"octaves", 3}, {"mlp_blocks", 1}}},
-      {"data", {{"procedural_shapes", 50}, {"validation_procedural", 0}, {"surface_points", 96}, {"cubature_points", 150}, {"grid_resolution", 8}}},
-      {"output", "out"}, {"checkpoint_every", 2}, {"log_every", 2}, {"validate_every", 0}};
+  const nlohmann::json j = {{"seed", 3},
+                            {"steps", steps},
+                            {"batch_points", 48},
+                            {"z_samples", 4},
+                            {"learning_rate", 3e-3},
+                            {"min_learning_rate", 1e-3},
+                            {"shapes_per_step", shapes_per_step},
+                            {"distributed_timeout", timeout},
+                            {"network",
+                             {{"width", 16},
+                              {"latents", 8},
+                              {"encoder_layers", 1},
+                              {"heads", 2},
+                              {"handles", 4},
+                              {"octaves", 3},
+                              {"mlp_blocks", 1}}},
+                            {"data",
+                             {{"procedural_shapes", 50},
+                              {"validation_procedural", 0},
+                              {"surface_points", 96},
+                              {"cubature_points", 150},
+                              {"grid_resolution", 8}}},
+                            {"output", "out"},
+                            {"checkpoint_every", 2},
+                            {"log_every", 2},
+                            {"validate_every", 0}};
   const fs::path file = folder / "config.json";
   std::ofstream(file) << j.dump(2);
   return file;
@@ -59,8 +79,9 @@ Child start(const std::vector<std::string>& args, int world, int rank, int port,
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) env.emplace_back(*e);
   if (world > 0)
-    env.insert(env.end(), {"WORLD_SIZE=" + std::to_string(world), "RANK=" + std::to_string(rank), "LOCAL_RANK=" + std::to_string(rank),
-                           "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port)});
+    env.insert(env.end(),
+               {"WORLD_SIZE=" + std::to_string(world), "RANK=" + std::to_string(rank),
+                "LOCAL_RANK=" + std::to_string(rank), "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port)});
   std::vector<char*> a, e;
   for (auto& s : argv) a.push_back(s.data());
   for (auto& s : env) e.push_back(s.data());
@@ -82,7 +103,8 @@ int finish(const Child& c, double seconds) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
   while (Clock::now() < deadline) {
     int status = 0;
-    if (waitpid(c.pid, &status, WNOHANG) == c.pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (waitpid(c.pid, &status, WNOHANG) == c.pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   kill(c.pid, SIGKILL);
@@ -177,8 +199,8 @@ TEST(NeuralDistributed, TwoRanksWithBatchBTrainWhatOneRankWithBatch2BTrains) {
   // The same items, the same averaged gradients up to the order of the additions.
   const double difference = relative_difference(dir / "rank0/out/model.pt", dir / "single/out/model.pt");
   EXPECT_LT(difference, 1e-5);
-  std::printf("largest parameter difference, 2 ranks x 2 against 1 rank x 4, %d steps: %.3g of the largest parameter\n", steps,
-              difference);
+  std::printf("largest parameter difference, 2 ranks x 2 against 1 rank x 4, %d steps: %.3g of the largest parameter\n",
+              steps, difference);
   // Not trivially equal: training moved the parameters well beyond that tolerance.
   const fs::path untrained = write_config(dir / "untrained", 4, 1);
   const Child u = start({"fields", "train", untrained.string(), "--quiet"}, 0, 0, 0, dir / "untrained.log");
@@ -214,7 +236,8 @@ TEST(NeuralDistributed, ProcessesPassesATerminationOnToTheRanks) {
   const fs::path config = write_config(dir, 1, 100000);
   const Child launcher = start({"fields", "train", "--processes", "2", config.string()}, 0, 0, 0, dir / "launcher.log");
   const auto deadline = Clock::now() + std::chrono::seconds(120);
-  while (!fs::exists(dir / "out/losses.csv") && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  while (!fs::exists(dir / "out/losses.csv") && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_TRUE(fs::exists(dir / "out/losses.csv")) << text_of(launcher.log);
   ASSERT_EQ(processes_mentioning(config.string()), 3);  // the launcher and its 2 ranks
   kill(launcher.pid, SIGTERM);

@@ -43,11 +43,28 @@ struct Scratch {
 
 // A tiny configuration (as test_neural_training's), `steps` long, a checkpoint every 5 steps.
 fs::path write_config(const fs::path& folder, const fs::path& output, int steps) {
-  const nlohmann::json j = {
-      {"seed", 2}, {"steps", steps}, {"batch_points", 64}, {"z_samples", 4},
-      {"network", {{"width", 16}, {"latents", 8}, {"encoder_layers", 1}, {"heads", 2}, {"handles", 4}, {"octaves", 3}, {"mlp_blocks", 1}}},
-      {"data", {{"procedural_shapes", 1}, {"validation_procedural", 1}, {"surface_points", 128}, {"cubature_points", 200}, {"grid_resolution", 10}}},
-      {"output", output.string()}, {"checkpoint_every", 5}, {"log_every", 5}, {"validate_every", 1000}};
+  const nlohmann::json j = {{"seed", 2},
+                            {"steps", steps},
+                            {"batch_points", 64},
+                            {"z_samples", 4},
+                            {"network",
+                             {{"width", 16},
+                              {"latents", 8},
+                              {"encoder_layers", 1},
+                              {"heads", 2},
+                              {"handles", 4},
+                              {"octaves", 3},
+                              {"mlp_blocks", 1}}},
+                            {"data",
+                             {{"procedural_shapes", 1},
+                              {"validation_procedural", 1},
+                              {"surface_points", 128},
+                              {"cubature_points", 200},
+                              {"grid_resolution", 10}}},
+                            {"output", output.string()},
+                            {"checkpoint_every", 5},
+                            {"log_every", 5},
+                            {"validate_every", 1000}};
   const fs::path file = folder / "tiny.json";
   std::ofstream(file) << j.dump();
   return file;
@@ -87,14 +104,15 @@ TEST(NeuralFaults, KilledTrainingResumesFromItsLastCheckpoint) {
   ASSERT_GE(killed_at, 5);
   ASSERT_LT(killed_at, 60) << "the training finished before it was killed";
 
-  const pid_t again = start_wobble({"fields", "train", config.string(), "--resume", "--quiet"}, scratch.path / "resume.log");
+  const pid_t again =
+      start_wobble({"fields", "train", config.string(), "--resume", "--quiet"}, scratch.path / "resume.log");
   ASSERT_EQ(exit_code(again), 0) << text_of(scratch.path / "resume.log");
   EXPECT_EQ(checkpoint_step(output / "checkpoint.pt"), 60);
   const std::vector<int> steps = read_loss_csv(output / "losses.csv", 1'000'000).steps();
   ASSERT_EQ(steps.size(), 60u);
   for (std::size_t k = 0; k < steps.size(); ++k) EXPECT_EQ(steps[k], static_cast<int>(k) + 1);
-  EXPECT_EQ(names_in(output), (std::set<std::string>{"checkpoint.pt", "checkpoint.optim.pt", "losses.csv",
-                                                     "losses.png", "model.pt"}));
+  EXPECT_EQ(names_in(output),
+            (std::set<std::string>{"checkpoint.pt", "checkpoint.optim.pt", "losses.csv", "losses.png", "model.pt"}));
 }
 
 // A run killed between the optimizer state and the network checkpoint leaves a pair of two steps:
@@ -109,16 +127,20 @@ TEST(NeuralFaults, AHalfWrittenCheckpointPairCannotResume) {
                                    scratch.path / "second.log")),
             0);
   ASSERT_EQ(checkpoint_step(output / "checkpoint.pt"), 15);
-  fs::copy_file(scratch.path / "optim-of-step-10.pt", output / "checkpoint.optim.pt", fs::copy_options::overwrite_existing);
-  const pid_t resumed = start_wobble({"fields", "train", config.string(), "--resume", "--steps", "20"}, scratch.path / "third.log");
+  fs::copy_file(scratch.path / "optim-of-step-10.pt", output / "checkpoint.optim.pt",
+                fs::copy_options::overwrite_existing);
+  const pid_t resumed =
+      start_wobble({"fields", "train", config.string(), "--resume", "--steps", "20"}, scratch.path / "third.log");
   EXPECT_EQ(exit_code(resumed), 1);
-  EXPECT_NE(text_of(scratch.path / "third.log")
-                .find("checkpoint.optim.pt: cannot resume: the optimizer state is of step 10, checkpoint.pt of step 15"),
-            std::string::npos)
+  EXPECT_NE(
+      text_of(scratch.path / "third.log")
+          .find("checkpoint.optim.pt: cannot resume: the optimizer state is of step 10, checkpoint.pt of step 15"),
+      std::string::npos)
       << text_of(scratch.path / "third.log");
   fs::remove(output / "checkpoint.optim.pt");
   EXPECT_EQ(exit_code(start_wobble({"fields", "train", config.string(), "--resume"}, scratch.path / "fourth.log")), 1);
-  EXPECT_NE(text_of(scratch.path / "fourth.log").find("cannot resume: the optimizer state is missing"), std::string::npos)
+  EXPECT_NE(text_of(scratch.path / "fourth.log").find("cannot resume: the optimizer state is missing"),
+            std::string::npos)
       << text_of(scratch.path / "fourth.log");
 }
 
@@ -133,7 +155,9 @@ TEST(NeuralFaults, ResumeNeedsTheLossRowsUpToTheCheckpoint) {
   const std::string rows = text_of(output / "losses.csv");
   const std::string first_rows = rows.substr(0, rows.find("\n4,"));  // the header and steps 1 to 3
   std::ofstream(output / "losses.csv") << first_rows << "\n";
-  EXPECT_EQ(exit_code(start_wobble({"fields", "train", config.string(), "--resume", "--steps", "10"}, scratch.path / "lost.log")), 1);
+  EXPECT_EQ(exit_code(start_wobble({"fields", "train", config.string(), "--resume", "--steps", "10"},
+                                   scratch.path / "lost.log")),
+            1);
   EXPECT_NE(text_of(scratch.path / "lost.log")
                 .find("losses.csv: cannot resume: the loss rows end at step 3, checkpoint.pt is of step 5"),
             std::string::npos)
@@ -176,8 +200,9 @@ TEST(NeuralFaults, ReadOnlyOutputFolderStopsBeforeAnyStep) {
   const fs::path config = write_config(scratch.path, read_only.path(), 100000);
   const auto start = Clock::now();
   EXPECT_EQ(exit_code(start_wobble({"fields", "train", config.string()}, scratch.path / "log")), 1);
-  EXPECT_NE(text_of(scratch.path / "log").find("model.pt: cannot write: folder " + read_only.path().string() +
-                                               " is not writable (Read-only file system)"),
+  EXPECT_NE(text_of(scratch.path / "log")
+                .find("model.pt: cannot write: folder " + read_only.path().string() +
+                      " is not writable (Read-only file system)"),
             std::string::npos)
       << text_of(scratch.path / "log");
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(60));  // not after 100,000 steps

@@ -70,8 +70,10 @@ TEST(NeuralLosses, OrthogonalityHandComputed) {
   FieldBatch f{W, torch::zeros({2, 2, 3}, torch::kFloat64)};
   EXPECT_NEAR(orthogonality_loss(f).item<double>(), 0.5, 1e-12);
   // With on-the-fly normalisation and the constant column, zero-mean orthogonal columns give 0.
-  const torch::Tensor V = torch::tensor({1.0, 1.0, 1.0, -1.0, -1.0, 1.0, -1.0, -1.0}, torch::kFloat64).view({4, 2});  // rows
-  const FieldBatch g = assemble_fields(3 * V, torch::zeros({4, 2, 3}, torch::kFloat64), ColumnNormalization::scale, true);
+  const torch::Tensor V =
+      torch::tensor({1.0, 1.0, 1.0, -1.0, -1.0, 1.0, -1.0, -1.0}, torch::kFloat64).view({4, 2});  // rows
+  const FieldBatch g =
+      assemble_fields(3 * V, torch::zeros({4, 2, 3}, torch::kFloat64), ColumnNormalization::scale, true);
   EXPECT_NEAR(orthogonality_loss(g).item<double>(), 0.0, 1e-12);
   EXPECT_NEAR(g.W.pow(2).mean(0)[1].item<double>(), 1.0, 1e-12);  // mean square 1
 }
@@ -79,8 +81,9 @@ TEST(NeuralLosses, OrthogonalityHandComputed) {
 TEST(NeuralLosses, OrthonormalOutputIsGramSchmidtAfterTheConstantColumn) {
   torch::manual_seed(3);
   const auto n = 50;
-  const torch::Tensor W = torch::randn({n, 3}, torch::kFloat64) + 0.7;   // non-zero means, correlated below
-  const torch::Tensor mixed = torch::cat({W.slice(1, 0, 1), W.slice(1, 1, 2) + 0.5 * W.slice(1, 0, 1), W.slice(1, 2, 3)}, 1);
+  const torch::Tensor W = torch::randn({n, 3}, torch::kFloat64) + 0.7;  // non-zero means, correlated below
+  const torch::Tensor mixed =
+      torch::cat({W.slice(1, 0, 1), W.slice(1, 1, 2) + 0.5 * W.slice(1, 0, 1), W.slice(1, 2, 3)}, 1);
   const torch::Tensor dW = torch::randn({n, 3, 3}, torch::kFloat64);
   const FieldBatch f = assemble_fields(mixed, dW, ColumnNormalization::orthonormal, true);
   // [1, W'] has the identity as its mean-square Gram matrix; the constant column stays 1.
@@ -99,8 +102,9 @@ TEST(NeuralLosses, OrthonormalOutputIsGramSchmidtAfterTheConstantColumn) {
   EXPECT_LT((torch::mm(basis, coefficients) - f.W).abs().max().item<double>(), 1e-10);
   // Fields that are a combination of the constant and each other cannot be orthonormalised.
   const torch::Tensor dependent = torch::cat({first.unsqueeze(1), (2 * first + 1).unsqueeze(1)}, 1);
-  EXPECT_THROW(assemble_fields(dependent, torch::zeros({n, 2, 3}, torch::kFloat64), ColumnNormalization::orthonormal, true),
-               wobble::Error);
+  EXPECT_THROW(
+      assemble_fields(dependent, torch::zeros({n, 2, 3}, torch::kFloat64), ColumnNormalization::orthonormal, true),
+      wobble::Error);
 }
 
 TEST(NeuralLosses, RayleighRitzKeepsTheSmoothestOrthonormalDirections) {
@@ -111,11 +115,12 @@ TEST(NeuralLosses, RayleighRitzKeepsTheSmoothestOrthonormalDirections) {
   const torch::Tensor X = symmetric_grid(16);
   auto raw = [](const torch::Tensor& P) {
     const torch::Tensor x = P.select(1, 0), y = P.select(1, 1), z = P.select(1, 2);
-    const torch::Tensor pure = torch::stack({x, torch::cos(6 * y), y + 0.2, torch::cos(5 * x) * torch::cos(5 * z), z}, 1);
-    const torch::Tensor mix = torch::tensor({1.0, 0.3, 0.0, 0.0, 0.2, 0.5, 1.0, 0.1, 0.0, 0.0, 0.0, 0.4, 1.0, 0.2, 0.0,
-                                             0.0, 0.0, 0.3, 1.0, 0.0, 0.1, 0.0, 0.0, 0.2, 1.0},
+    const torch::Tensor pure =
+        torch::stack({x, torch::cos(6 * y), y + 0.2, torch::cos(5 * x) * torch::cos(5 * z), z}, 1);
+    const torch::Tensor mix = torch::tensor({1.0, 0.3, 0.0, 0.0, 0.2, 0.5, 1.0, 0.1, 0.0, 0.0, 0.0, 0.4, 1.0,
+                                             0.2, 0.0, 0.0, 0.0, 0.3, 1.0, 0.0, 0.1, 0.0, 0.0, 0.2, 1.0},
                                             torch::kFloat64)
-                                   .view({5, 5});
+                                  .view({5, 5});
     return torch::mm(pure, mix);  // every candidate mixes smooth and rough parts
   };
   const ColumnTransform t = output_transform(raw, X, {ColumnNormalization::orthonormal, 3});
@@ -124,7 +129,11 @@ TEST(NeuralLosses, RayleighRitzKeepsTheSmoothestOrthonormalDirections) {
   const torch::Tensor kept = t.apply(raw(X));
   // Orthonormal in the mean-square product and orthogonal to the constant.
   const torch::Tensor Y = torch::cat({torch::ones({X.size(0), 1}, torch::kFloat64), kept}, 1);
-  EXPECT_LT((torch::mm(Y.t(), Y) / static_cast<double>(X.size(0)) - torch::eye(4, torch::kFloat64)).abs().max().item<double>(), 1e-9);
+  EXPECT_LT((torch::mm(Y.t(), Y) / static_cast<double>(X.size(0)) - torch::eye(4, torch::kFloat64))
+                .abs()
+                .max()
+                .item<double>(),
+            1e-9);
   // Their span is that of the centred x, y, z: least squares on [1, x, y, z] reproduces them.
   const torch::Tensor linear = torch::cat({torch::ones({X.size(0), 1}, torch::kFloat64), X}, 1);
   const torch::Tensor c = std::get<0>(torch::linalg_lstsq(linear, kept, {}, {}));
@@ -156,7 +165,8 @@ TEST(NeuralLosses, PotentialOfAUniformStretchIsTheClosedForm) {
   Z[0][0][0][0] = e;
   const torch::Tensor volumes = torch::rand({6}, torch::kFloat64) + 0.1;
   const double linear = mu * e * e + 0.5 * lambda * e * e;
-  const double J = 1 + e, nh = 0.5 * mu * ((1 + e) * (1 + e) - 1) - mu * (J - 1) + 0.5 * (lambda + mu) * (J - 1) * (J - 1);
+  const double J = 1 + e,
+               nh = 0.5 * mu * ((1 + e) * (1 + e) - 1) - mu * (J - 1) + 0.5 * (lambda + mu) * (J - 1) * (J - 1);
   EXPECT_NEAR(potential_loss(f, X, volumes, Z, mu, lambda, 0).item<double>(), linear, 1e-12);
   EXPECT_NEAR(potential_loss(f, X, volumes, Z, mu, lambda, 1).item<double>(), nh, 1e-12);
   EXPECT_NEAR(potential_loss(f, X, volumes, Z, mu, lambda, 0.25).item<double>(), 0.75 * linear + 0.25 * nh, 1e-12);
@@ -193,7 +203,8 @@ TEST(NeuralLosses, DeformationGradientMatchesFiniteDifferencesOfPhi) {
 TEST(NeuralLosses, NetworkSpatialGradientsMatchFiniteDifferences) {
   torch::manual_seed(7);
   SkinningNetwork net(tiny_config());
-  torch::Tensor surface = torch::cat({torch::rand({64, 3}) * 2 - 1, torch::nn::functional::normalize(torch::randn({64, 3}))}, 1);
+  torch::Tensor surface =
+      torch::cat({torch::rand({64, 3}) * 2 - 1, torch::nn::functional::normalize(torch::randn({64, 3}))}, 1);
   const torch::Tensor latents = net->encode(surface.to(torch::kFloat32));
   net->to(torch::kFloat64);
   const torch::Tensor latents64 = net->encode(surface.to(torch::kFloat64));
@@ -228,12 +239,14 @@ TEST(NeuralLosses, DifferenceGradientsAreExactForQuadraticsAndMatchAutograd) {
   torch::manual_seed(23);
   SkinningNetwork net(tiny_config());
   net->to(torch::kFloat64);
-  const torch::Tensor surface =
-      torch::cat({torch::rand({64, 3}, torch::kFloat64) * 2 - 1, torch::nn::functional::normalize(torch::randn({64, 3}, torch::kFloat64))}, 1);
+  const torch::Tensor surface = torch::cat({torch::rand({64, 3}, torch::kFloat64) * 2 - 1,
+                                            torch::nn::functional::normalize(torch::randn({64, 3}, torch::kFloat64))},
+                                           1);
   const torch::Tensor latents = net->encode(surface);
   const torch::Tensor P = (torch::rand({9, 3}, torch::kFloat64) * 1.6 - 0.8).requires_grad_(true);
   const torch::Tensor exact = spatial_gradients(net->fields(latents, P), P, false);
-  const FieldBatch fd = fields_with_difference_gradients([&](const torch::Tensor& Y) { return net->fields(latents, Y); }, P.detach(), 1e-4);
+  const FieldBatch fd = fields_with_difference_gradients(
+      [&](const torch::Tensor& Y) { return net->fields(latents, Y); }, P.detach(), 1e-4);
   EXPECT_LT((fd.dW - exact).abs().max().item<double>(), 1e-5 * (1 + exact.abs().max().item<double>()));
 }
 
@@ -283,7 +296,8 @@ TEST(NeuralLosses, ConfigWithPenaltyBalancesTheOthersAndAddsThePenalty) {
   const torch::Tensor penalty = g[1];
   const torch::Tensor balanced = config_update_with_penalty(g, 1) - penalty;
   // What is left is ConFIG over g0 and g2 alone: equal, positive projections on their unit vectors.
-  const double p0 = torch::dot(balanced, g[0] / g[0].norm()).item<double>(), p2 = torch::dot(balanced, g[2] / g[2].norm()).item<double>();
+  const double p0 = torch::dot(balanced, g[0] / g[0].norm()).item<double>(),
+               p2 = torch::dot(balanced, g[2] / g[2].norm()).item<double>();
   EXPECT_GT(p0, 0);
   EXPECT_NEAR(p0, p2, 1e-9 * p0);
   EXPECT_LT((balanced - config_update({g[0], g[2]})).abs().max().item<double>(), 1e-12);
@@ -301,17 +315,21 @@ TEST(NeuralLosses, KeptSubspaceIsTheSmoothestSpanAndCarriesTheEigenvalueSumsGrad
   // Candidates x + t cos(3y), cos(4z), y, z^2 + 0.5 x, 2y - 1 (dependent on the third and the
   // constant) with their exact gradients; t moves the subspace.
   auto raw = [&](const torch::Tensor& t) {
-    const torch::Tensor x = X.select(1, 0), y = X.select(1, 1), z = X.select(1, 2), zero = torch::zeros_like(x), one = torch::ones_like(x);
-    const torch::Tensor W = torch::stack({x + t * torch::cos(3 * y), torch::cos(4 * z), y, z * z + 0.5 * x, 2 * y - 1}, 1);
-    const torch::Tensor dW = torch::stack({torch::stack({one, -3 * t * torch::sin(3 * y), zero}, 1),
-                                           torch::stack({zero, zero, -4 * torch::sin(4 * z)}, 1), torch::stack({zero, one, zero}, 1),
-                                           torch::stack({0.5 * one, zero, 2 * z}, 1), torch::stack({zero, 2 * one, zero}, 1)},
-                                          1);
+    const torch::Tensor x = X.select(1, 0), y = X.select(1, 1), z = X.select(1, 2), zero = torch::zeros_like(x),
+                        one = torch::ones_like(x);
+    const torch::Tensor W =
+        torch::stack({x + t * torch::cos(3 * y), torch::cos(4 * z), y, z * z + 0.5 * x, 2 * y - 1}, 1);
+    const torch::Tensor dW =
+        torch::stack({torch::stack({one, -3 * t * torch::sin(3 * y), zero}, 1),
+                      torch::stack({zero, zero, -4 * torch::sin(4 * z)}, 1), torch::stack({zero, one, zero}, 1),
+                      torch::stack({0.5 * one, zero, 2 * z}, 1), torch::stack({zero, 2 * one, zero}, 1)},
+                     1);
     return FieldBatch{W, dW};
   };
   auto eigenvalue_sum = [&](double t) {  // the four independent candidates, orthonormalised by Cholesky
     const FieldBatch r = raw(torch::tensor(t, torch::kFloat64));
-    const FieldBatch f = assemble_fields(r.W.slice(1, 0, 4), r.dW.slice(1, 0, 4), ColumnNormalization::orthonormal, false);
+    const FieldBatch f =
+        assemble_fields(r.W.slice(1, 0, 4), r.dW.slice(1, 0, 4), ColumnNormalization::orthonormal, false);
     const torch::Tensor D = torch::einsum("pic,pjc->ij", {f.dW, f.dW}) / static_cast<double>(n);
     return torch::linalg::eigvalsh(D, "L").slice(0, 0, 2).sum().item<double>();
   };
@@ -321,7 +339,8 @@ TEST(NeuralLosses, KeptSubspaceIsTheSmoothestSpanAndCarriesTheEigenvalueSumsGrad
   ASSERT_EQ(kept.W.size(1), 3);
   const torch::Tensor Y = kept.W.detach();
   EXPECT_EQ((Y.select(1, 0) - 1).abs().max().item<double>(), 0);  // the constant column first, exactly 1
-  EXPECT_LT((torch::mm(Y.t(), Y) / static_cast<double>(n) - torch::eye(3, torch::kFloat64)).abs().max().item<double>(), 1e-9);
+  EXPECT_LT((torch::mm(Y.t(), Y) / static_cast<double>(n) - torch::eye(3, torch::kFloat64)).abs().max().item<double>(),
+            1e-9);
   const torch::Tensor value = smoothness_loss(kept);
   EXPECT_NEAR(value.item<double>(), eigenvalue_sum(0.3), 1e-9);
   const double gradient = torch::autograd::grad({value}, {t})[0].item<double>(), h = 1e-5;
@@ -365,7 +384,8 @@ TEST(NeuralModelFile, SaveLoadRoundTrip) {
   EXPECT_EQ(metadata.value("note", ""), "test");
   EXPECT_EQ(loaded->config.to_json(), net->config.to_json());
   torch::NoGradGuard no_grad;
-  const torch::Tensor surface = torch::cat({torch::rand({32, 3}), torch::nn::functional::normalize(torch::randn({32, 3}))}, 1);
+  const torch::Tensor surface =
+      torch::cat({torch::rand({32, 3}), torch::nn::functional::normalize(torch::randn({32, 3}))}, 1);
   const torch::Tensor X = torch::rand({20, 3});
   const torch::Tensor a = net->fields(net->encode(surface), X), b = loaded->fields(loaded->encode(surface), X);
   EXPECT_TRUE(torch::equal(a, b));

@@ -54,8 +54,12 @@ NeuralFieldModel untrained_like(const NeuralFieldModel& model) {
 std::vector<Vec3f> skin_lbs(const Character& c, const Pose& pose) {
   const PackedSkin packed = PackedSkin::from(c.skin);
   std::vector<Vec3f> out(c.mesh.vertex_count());
-  const LbsJob job{.skinning_matrices = pose.skinning, .skin = &packed, .in_positions = c.mesh.positions,
-                   .in_normals = {}, .out_positions = out, .out_normals = {}};
+  const LbsJob job{.skinning_matrices = pose.skinning,
+                   .skin = &packed,
+                   .in_positions = c.mesh.positions,
+                   .in_normals = {},
+                   .out_positions = out,
+                   .out_normals = {}};
   job.Run();
   return out;
 }

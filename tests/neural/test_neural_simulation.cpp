@@ -65,9 +65,11 @@ HangingRun hang(physics::Scene scene, const Cantilever& c, int frames, int analy
   for (int f = analysed - 100; f < analysed; ++f) settled += tip[f] / 100;
   std::vector<double> crossings;
   for (int f = 1; f < analysed; ++f)
-    if (tip[f - 1] < settled && tip[f] >= settled) crossings.push_back(f - 1 + (settled - tip[f - 1]) / (tip[f] - tip[f - 1]));
+    if (tip[f - 1] < settled && tip[f] >= settled)
+      crossings.push_back(f - 1 + (settled - tip[f - 1]) / (tip[f] - tip[f - 1]));
   run.crossings = static_cast<int>(crossings.size());
-  if (crossings.size() >= 2) run.period = (crossings.back() - crossings.front()) / static_cast<double>(crossings.size() - 1);
+  if (crossings.size() >= 2)
+    run.period = (crossings.back() - crossings.front()) / static_cast<double>(crossings.size() - 1);
   return run;
 }
 
@@ -76,12 +78,15 @@ HangingRun hang(physics::Scene scene, const Cantilever& c, int frames, int analy
 void expect_like_eigenmodes(const HangingRun& neural, const HangingRun& eigen, const std::string& shape) {
   ASSERT_GE(neural.crossings, 2) << shape;
   ASSERT_GE(eigen.crossings, 2) << shape;
-  EXPECT_NEAR(neural.period / eigen.period, 1.0, 0.2) << shape << ": neural " << neural.period << " frames, eigenmodes " << eigen.period;
-  std::printf("%s: tip sag %.4f (eigenmodes %.4f), period %.2f frames (eigenmodes %.2f)\n", shape.c_str(), neural.tip_sag,
-              eigen.tip_sag, neural.period, eigen.period);
+  EXPECT_NEAR(neural.period / eigen.period, 1.0, 0.2)
+      << shape << ": neural " << neural.period << " frames, eigenmodes " << eigen.period;
+  std::printf("%s: tip sag %.4f (eigenmodes %.4f), period %.2f frames (eigenmodes %.2f)\n", shape.c_str(),
+              neural.tip_sag, eigen.tip_sag, neural.period, eigen.period);
   EXPECT_TRUE(neural.finite) << shape;
-  EXPECT_GT(neural.tip_sag, 0.2 * eigen.tip_sag) << shape << ": neural " << neural.tip_sag << ", eigenmodes " << eigen.tip_sag;
-  EXPECT_LT(neural.tip_sag, 2.0 * eigen.tip_sag) << shape << ": neural " << neural.tip_sag << ", eigenmodes " << eigen.tip_sag;
+  EXPECT_GT(neural.tip_sag, 0.2 * eigen.tip_sag)
+      << shape << ": neural " << neural.tip_sag << ", eigenmodes " << eigen.tip_sag;
+  EXPECT_LT(neural.tip_sag, 2.0 * eigen.tip_sag)
+      << shape << ": neural " << neural.tip_sag << ", eigenmodes " << eigen.tip_sag;
 }
 
 const fs::path kShipped = fs::path(WOBBLE_SOURCE_DIR) / "models/physskin_small.pt";

@@ -23,12 +23,31 @@ namespace fs = std::filesystem;
 namespace {
 
 TrainingConfig tiny(const fs::path& output, int steps) {
-  nlohmann::json j = {
-      {"seed", 2}, {"steps", steps}, {"batch_points", 64}, {"z_samples", 4}, {"learning_rate", 3e-3}, {"min_learning_rate", 1e-3},
-      {"network", {{"width", 16}, {"latents", 8}, {"encoder_layers", 1}, {"heads", 2}, {"handles", 4}, {"octaves", 3}, {"mlp_blocks", 1}}},
-      {"data", {{"procedural_shapes", 1}, {"validation_procedural", 1}, {"surface_points", 128}, {"cubature_points", 200}, {"grid_resolution", 10}}},
-      {"losses", {{"blend_fraction", 0}}},
-      {"output", output.string()}, {"checkpoint_every", 10}, {"log_every", 5}, {"validate_every", 1000}};
+  nlohmann::json j = {{"seed", 2},
+                      {"steps", steps},
+                      {"batch_points", 64},
+                      {"z_samples", 4},
+                      {"learning_rate", 3e-3},
+                      {"min_learning_rate", 1e-3},
+                      {"network",
+                       {{"width", 16},
+                        {"latents", 8},
+                        {"encoder_layers", 1},
+                        {"heads", 2},
+                        {"handles", 4},
+                        {"octaves", 3},
+                        {"mlp_blocks", 1}}},
+                      {"data",
+                       {{"procedural_shapes", 1},
+                        {"validation_procedural", 1},
+                        {"surface_points", 128},
+                        {"cubature_points", 200},
+                        {"grid_resolution", 10}}},
+                      {"losses", {{"blend_fraction", 0}}},
+                      {"output", output.string()},
+                      {"checkpoint_every", 10},
+                      {"log_every", 5},
+                      {"validate_every", 1000}};
   return TrainingConfig::from_json(j, "tiny.json");
 }
 
@@ -83,7 +102,8 @@ TEST(NeuralTraining, BadConfigurationsNameTheProblem) {
     TrainingConfig::from_json({{"losses", {{"kept_subspace", true}}}}, "kept.json");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("kept_subspace needs network.candidate_fields"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("kept_subspace needs network.candidate_fields"), std::string::npos)
+        << e.what();
   }
   try {
     TrainingConfig::from_json({{"losses", {{"poisson_ratio", 0.7}}}}, "bad.json");
@@ -122,8 +142,13 @@ TEST(NeuralInference, ShippedModelSpansASmootherSubspaceThanQuadraticsOnAnUnseen
   const NeuralFieldModel model(shipped);
   // An untrained network of the same sizes and output: a 1-step run at a vanishing learning rate.
   const fs::path dir = fs::temp_directory_path() / "wobble_neural_untrained";
-  nlohmann::json j = {{"steps", 1}, {"learning_rate", 1e-12}, {"min_learning_rate", 1e-12}, {"network", model.network()},
-                      {"data", {{"procedural_shapes", 1}, {"validation_procedural", 0}}}, {"output", dir.string()}, {"validate_every", 0}};
+  nlohmann::json j = {{"steps", 1},
+                      {"learning_rate", 1e-12},
+                      {"min_learning_rate", 1e-12},
+                      {"network", model.network()},
+                      {"data", {{"procedural_shapes", 1}, {"validation_procedural", 0}}},
+                      {"output", dir.string()},
+                      {"validate_every", 0}};
   const NeuralFieldModel untrained(train_fields(TrainingConfig::from_json(j, "untrained.json"), false).model);
   // Validation seeds are never drawn in training (they start at 1e9).
   const Mesh shape = procedural_shape(1'000'000'123ull);
@@ -136,11 +161,12 @@ TEST(NeuralInference, ShippedModelSpansASmootherSubspaceThanQuadraticsOnAnUnseen
     return dirichlet_trace(v, sample.volumes.cast<double>());
   };
   const double trained = roughness(model), initial = roughness(untrained);
-  const double quadratic = dirichlet_trace(QuadraticPolynomialField().evaluate(points, true), sample.volumes.cast<double>());
+  const double quadratic =
+      dirichlet_trace(QuadraticPolynomialField().evaluate(points, true), sample.volumes.cast<double>());
   EXPECT_LT(trained, 0.8 * quadratic) << "trained " << trained << ", quadratic polynomials " << quadratic;
   EXPECT_LT(trained, 1.05 * initial) << "trained " << trained << ", untrained " << initial;
-  std::printf("Dirichlet trace on an unseen shape: shipped %.1f, untrained %.1f, quadratic polynomials %.1f\n", trained, initial,
-              quadratic);
+  std::printf("Dirichlet trace on an unseen shape: shipped %.1f, untrained %.1f, quadratic polynomials %.1f\n", trained,
+              initial, quadratic);
   // Orthonormal over the cubature points, the fields stay well conditioned at the surface.
   std::vector<Vec3d> surface;
   for (Eigen::Index p = 0; p < sample.surface.rows(); ++p)
@@ -185,7 +211,8 @@ TEST(NeuralTraining, CorpusFilesAddTrainingAndValidationMeshes) {
       TrainingConfig::from_json({{"data", {{"corpus", bad}}}}, dir / "config.json");
       ADD_FAILURE() << bad << " was accepted";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(fs::path(bad).filename().string() == "overlap.json" ? "both" : fs::path(bad).filename().string()),
+      EXPECT_NE(std::string(e.what()).find(
+                    fs::path(bad).filename().string() == "overlap.json" ? "both" : fs::path(bad).filename().string()),
                 std::string::npos)
           << e.what();
     }

@@ -21,13 +21,14 @@ namespace {
 Mesh icosphere(int levels, const Eigen::Vector3f& offset = Eigen::Vector3f::Zero()) {
   const float t = (1.0f + std::sqrt(5.0f)) / 2;
   Mesh m;
-  for (const Eigen::Vector3f& p : {Eigen::Vector3f(-1, t, 0), Eigen::Vector3f(1, t, 0), Eigen::Vector3f(-1, -t, 0),
-                                   Eigen::Vector3f(1, -t, 0), Eigen::Vector3f(0, -1, t), Eigen::Vector3f(0, 1, t),
-                                   Eigen::Vector3f(0, -1, -t), Eigen::Vector3f(0, 1, -t), Eigen::Vector3f(t, 0, -1),
-                                   Eigen::Vector3f(t, 0, 1), Eigen::Vector3f(-t, 0, -1), Eigen::Vector3f(-t, 0, 1)})
+  for (const Eigen::Vector3f& p :
+       {Eigen::Vector3f(-1, t, 0), Eigen::Vector3f(1, t, 0), Eigen::Vector3f(-1, -t, 0), Eigen::Vector3f(1, -t, 0),
+        Eigen::Vector3f(0, -1, t), Eigen::Vector3f(0, 1, t), Eigen::Vector3f(0, -1, -t), Eigen::Vector3f(0, 1, -t),
+        Eigen::Vector3f(t, 0, -1), Eigen::Vector3f(t, 0, 1), Eigen::Vector3f(-t, 0, -1), Eigen::Vector3f(-t, 0, 1)})
     m.positions.push_back(p.normalized());
-  m.triangles = {{0, 11, 5}, {0, 5, 1}, {0, 1, 7}, {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
-                 {3, 9, 4}, {3, 4, 2}, {3, 2, 6}, {3, 6, 8}, {3, 8, 9}, {4, 9, 5}, {2, 4, 11}, {6, 2, 10}, {8, 6, 7}, {9, 8, 1}};
+  m.triangles = {{0, 11, 5},  {0, 5, 1},  {0, 1, 7},  {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
+                 {11, 10, 2}, {10, 7, 6}, {7, 1, 8},  {3, 9, 4},  {3, 4, 2},   {3, 2, 6}, {3, 6, 8},
+                 {3, 8, 9},   {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}};
   for (int l = 0; l < levels; ++l) {
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> middle;
     auto mid = [&](std::uint32_t a, std::uint32_t b) {
@@ -68,7 +69,8 @@ TEST(SubspaceQuality, CotangentLaplacianIsExactForLinearFunctionsOnAFlatPatch) {
   for (int j = 0; j < 5; ++j)
     for (int i = 0; i < 5; ++i) {
       const bool inner = i > 0 && i < 4 && j > 0 && j < 4;
-      m.positions.emplace_back(i + (inner ? 0.2f * std::sin(3.0f * i + j) : 0), j + (inner ? 0.2f * std::cos(i + 2.0f * j) : 0), 0);
+      m.positions.emplace_back(i + (inner ? 0.2f * std::sin(3.0f * i + j) : 0),
+                               j + (inner ? 0.2f * std::cos(i + 2.0f * j) : 0), 0);
     }
   for (std::uint32_t j = 0; j < 4; ++j)
     for (std::uint32_t i = 0; i < 4; ++i) {
@@ -127,7 +129,8 @@ TEST(SubspaceQuality, CoordinatesOnASphereAreNearlyOptimalAndRandomFieldsAreNot)
   const Mesh sphere = icosphere(3);  // 642 vertices
   const SurfaceOperator op = surface_operator(sphere);
   Eigen::MatrixXd xyz(op.vertices.size(), 3);
-  for (std::size_t v = 0; v < op.vertices.size(); ++v) xyz.row(static_cast<Eigen::Index>(v)) = op.vertices[v].transpose();
+  for (std::size_t v = 0; v < op.vertices.size(); ++v)
+    xyz.row(static_cast<Eigen::Index>(v)) = op.vertices[v].transpose();
   const SubspaceQuality linear = subspace_quality(op, xyz, false, lowest_nonzero_eigenvalues(op, 3));
   EXPECT_GE(linear.ratio, 1.0 - 1e-9);  // Ky Fan
   EXPECT_LT(linear.ratio, 1.001);       // x, y, z are the l = 1 harmonics
@@ -152,7 +155,8 @@ TEST(SubspaceQuality, MeshesInSeveralPiecesSkipTheirZeroEigenvalues) {
   for (int k = 0; k < 4; ++k) EXPECT_NEAR(bound[k], dense.eigenvalues()[k + 2], 1e-8 * dense.eigenvalues()[6]);
   // The piece indicator has zero energy: the ratio falls below 1, the reason to report such meshes apart.
   Eigen::MatrixXd W = dense.eigenvectors().middleCols(2, 4);
-  for (std::size_t v = 0; v < op.vertices.size(); ++v) W(static_cast<Eigen::Index>(v), 3) = op.vertices[v].x() > 1.5 ? 1 : 0;
+  for (std::size_t v = 0; v < op.vertices.size(); ++v)
+    W(static_cast<Eigen::Index>(v), 3) = op.vertices[v].x() > 1.5 ? 1 : 0;
   EXPECT_LT(subspace_quality(op, W, false, bound).ratio, 1.0);
 }
 

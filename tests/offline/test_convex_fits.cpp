@@ -56,8 +56,10 @@ void expect_kkt(const Eigen::MatrixXd& G, const Eigen::VectorXd& h, const Eigen:
     if (w(j) > 0) mu += gradient(j), ++support;
   mu /= support;
   for (int j = 0; j < w.size(); ++j) {
-    if (w(j) > 0) EXPECT_NEAR(gradient(j), mu, 1e-9) << j;
-    else EXPECT_GE(gradient(j), mu - 1e-9) << j;
+    if (w(j) > 0)
+      EXPECT_NEAR(gradient(j), mu, 1e-9) << j;
+    else
+      EXPECT_GE(gradient(j), mu - 1e-9) << j;
   }
 }
 
@@ -108,7 +110,6 @@ TEST(SimplexLeastSquares, SparseKeepsAtMostK) {
   EXPECT_LE((w.array() > 0).count(), 2);
   EXPECT_NEAR(w.sum(), 1.0, 1e-12);
 }
-
 
 double objective(const Eigen::MatrixXd& G, const Eigen::VectorXd& h, const Eigen::VectorXd& w) {
   return w.dot(G * w) - 2 * h.dot(w);

@@ -40,7 +40,8 @@ BakedFrames with_secondary_motion(const Character& c, BakedFrames baked) {
 double largest_gap(const BakedFrames& a, const BakedFrames& b) {
   double gap = 0;
   for (std::size_t f = 0; f < a.positions.size(); ++f)
-    for (std::size_t v = 0; v < a.positions[f].size(); ++v) gap = std::max(gap, double((a.positions[f][v] - b.positions[f][v]).norm()));
+    for (std::size_t v = 0; v < a.positions[f].size(); ++v)
+      gap = std::max(gap, double((a.positions[f][v] - b.positions[f][v]).norm()));
   return gap;
 }
 
@@ -80,6 +81,7 @@ TEST(HelperBones, ABakeOfAnotherCharacterIsRefused) {
     helper_bones(c, 0, target, parameters, false, nullptr);
     FAIL() << "accepted";
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("frame 2 is not a bake of this character"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("frame 2 is not a bake of this character"), std::string::npos)
+        << error.what();
   }
 }

@@ -92,13 +92,15 @@ double replay_gap(const HostBake& bake, const wobble_helper_bones_result& r) {
   for (std::size_t f = 0; f < bake.frames.size(); ++f) {
     std::vector<Mat4f> skinning;
     for (std::size_t j = 0; j < rig.joint_count(); ++j)
-      skinning.push_back(Eigen::Map<const Mat4f>(bake.world.data() + 16 * (f * rig.joint_count() + j)) * rig.inverse_bind[j]);
+      skinning.push_back(Eigen::Map<const Mat4f>(bake.world.data() + 16 * (f * rig.joint_count() + j)) *
+                         rig.inverse_bind[j]);
     for (std::size_t h = 0; h < r.helper_count; ++h) skinning.push_back(helper_skinning(bake, r, f, h));
     for (std::size_t v = 0; v < bake.frames[f].size(); ++v) {
       Vec3f p = Vec3f::Zero();
       for (std::size_t k = 0; k < r.influences_per_vertex; ++k) {
         const std::size_t slot = v * r.influences_per_vertex + k;
-        p += r.influence_weights[slot] * (skinning[r.influence_joints[slot]] * bake.character.mesh.positions[v].homogeneous()).head<3>();
+        p += r.influence_weights[slot] *
+             (skinning[r.influence_joints[slot]] * bake.character.mesh.positions[v].homogeneous()).head<3>();
       }
       gap = std::max(gap, double((p - bake.frames[f][v]).norm()));
     }

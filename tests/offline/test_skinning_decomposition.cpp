@@ -40,9 +40,9 @@ BoneTransform random_rigid(std::mt19937& random) {
 
 struct KnownAnimation {
   Mesh mesh;
-  std::vector<std::vector<BoneTransform>> bones;   // [frame][bone]
+  std::vector<std::vector<BoneTransform>> bones;  // [frame][bone]
   std::vector<std::vector<Vec3f>> frames;
-  std::vector<int> segment;                          // the bone of each vertex (hard assignment)
+  std::vector<int> segment;  // the bone of each vertex (hard assignment)
 };
 
 // Each third of the tube on its own random rigid bone in every frame.
@@ -148,14 +148,15 @@ TEST(SkinningDecomposition, StopsAtTheFirstIterationWithinTheTargetError) {
   const Decomposition converged = decompose(input_of(a), parameters);
   ASSERT_GE(converged.rmse_history.size(), 3u);
   // A target between the first and the second iteration's errors: two iterations exactly.
-  const double size = Eigen::AlignedBox3d(a.mesh.bounds().min().cast<double>(), a.mesh.bounds().max().cast<double>())
-                          .diagonal().norm();
+  const double size =
+      Eigen::AlignedBox3d(a.mesh.bounds().min().cast<double>(), a.mesh.bounds().max().cast<double>()).diagonal().norm();
   parameters.target_error = std::sqrt(converged.rmse_history[0] * converged.rmse_history[1]) / size;
   ASSERT_GT(converged.rmse_history[0], parameters.target_error * size);
   ASSERT_LE(converged.rmse_history[1], parameters.target_error * size);
   const Decomposition stopped = decompose(input_of(a), parameters);
   EXPECT_EQ(stopped.iterations, 2u);
-  EXPECT_EQ(stopped.rmse_history, std::vector<double>(converged.rmse_history.begin(), converged.rmse_history.begin() + 2));
+  EXPECT_EQ(stopped.rmse_history,
+            std::vector<double>(converged.rmse_history.begin(), converged.rmse_history.begin() + 2));
 }
 
 TEST(SkinningDecomposition, InfluencesAreAtMostK) {
@@ -241,7 +242,8 @@ TEST(SkinningDecomposition, BadInputIsAClearError) {
   EXPECT_EQ(message(input_of(nan), parameters), "frame 1: vertex 5 is not finite");
   DecompositionParameters none = parameters;
   none.bones = 0;
-  EXPECT_NE(message(input_of(a), none).find("'bones': 0 is out of range"), std::string::npos) << message(input_of(a), none);
+  EXPECT_NE(message(input_of(a), none).find("'bones': 0 is out of range"), std::string::npos)
+      << message(input_of(a), none);
   DecompositionParameters wide = parameters;
   wide.influences = 9;
   EXPECT_NE(message(input_of(a), wide).find("'influences': 9 is out of range"), std::string::npos);

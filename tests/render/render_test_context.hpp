@@ -30,7 +30,8 @@ inline std::size_t differing_pixels(const RgbaImage& a, const RgbaImage& b, int 
 // Pixels that differ from the colour of the top-left pixel (the background there).
 inline std::size_t non_background_pixels(const RgbaImage& image, int tolerance = 24) {
   RgbaImage flat(image.width, image.height);
-  for (std::size_t i = 0; i < flat.pixels.size(); i += 4) std::copy(image.pixels.begin(), image.pixels.begin() + 4, flat.pixels.begin() + i);
+  for (std::size_t i = 0; i < flat.pixels.size(); i += 4)
+    std::copy(image.pixels.begin(), image.pixels.begin() + 4, flat.pixels.begin() + i);
   return differing_pixels(image, flat, tolerance);
 }
 

@@ -145,7 +145,8 @@ TEST(GpuPostDeformers, LiveScaleChangeKeepsParity) {
 
 TEST(GpuPostDeformers, BlenderModeIsRefusedWithTheReason) {
   const StackSettings settings = StackSettings::from_json(R"({"deltamush": {"mode": "blender"}})", "test");
-  const std::string reason = render::GpuSkinning::unsupported_reason(StackDescription::parse("lbs,deltamush"), settings);
+  const std::string reason =
+      render::GpuSkinning::unsupported_reason(StackDescription::parse("lbs,deltamush"), settings);
   EXPECT_NE(reason.find("'blender'"), std::string::npos) << reason;
   EXPECT_FALSE(render::GpuSkinning::supports(StackDescription::parse("lbs,dynamic,ddm")));
   EXPECT_FALSE(render::GpuSkinning::supports(StackDescription::parse("dqs,deltamush")));
@@ -198,9 +199,9 @@ TEST(GpuPostDeformers, RotationFitMatchesTheCpuOnReflectionsAndSingularMatrices)
   for (int k = 0; k < 96; ++k) {
     Mat3f m;
     for (int e = 0; e < 9; ++e) m(e / 3, e % 3) = normal(random);
-    if (k % 3 == 1) m.col(2) = 0.3f * m.col(0) - 0.7f * m.col(1);             // rank 2
-    if (k % 3 == 2 && m.determinant() > 0) m.col(0) = -m.col(0);              // a reflection
-    if (k % 3 == 0 && m.determinant() < 0) m.col(0) = -m.col(0);              // det > 0: Newton
+    if (k % 3 == 1) m.col(2) = 0.3f * m.col(0) - 0.7f * m.col(1);  // rank 2
+    if (k % 3 == 2 && m.determinant() > 0) m.col(0) = -m.col(0);   // a reflection
+    if (k % 3 == 0 && m.determinant() < 0) m.col(0) = -m.col(0);   // det > 0: Newton
     matrices.push_back(m);
   }
   std::vector<float> table;  // per matrix 3 texels (columns)

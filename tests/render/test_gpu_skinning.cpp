@@ -18,8 +18,8 @@ namespace wobble::test {
 namespace {
 
 struct Deviation {
-  double gpu_vs_cpu = 0;     // max |GPU - CPU(lbs,dynamic)|
-  double effect = 0;         // max |CPU(lbs,dynamic) - CPU(lbs)|: the effect is really on
+  double gpu_vs_cpu = 0;  // max |GPU - CPU(lbs,dynamic)|
+  double effect = 0;      // max |CPU(lbs,dynamic) - CPU(lbs)|: the effect is really on
 };
 
 // Plays `times` of the clip through both paths and returns the largest deviations.
@@ -65,11 +65,12 @@ TEST(GpuSkinning, MatchesCpuOnClonkWalkWithTheEffectOn) {
   const std::size_t walk = clonk.require_clip("Walk");
   const double start = clonk.clips[walk].start();
   const std::vector<double> times = frame_times(start, start + 1.5, 30);
-  const Deviation d = compare_paths(clonk, walk, times,
-                                    {{"frequency", 3}, {"damping", 0.4}, {"amplitude", 0.6}, {"drag", 0.2}},
-                                    {5, 15, 25, times.size() - 1});
+  const Deviation d =
+      compare_paths(clonk, walk, times, {{"frequency", 3}, {"damping", 0.4}, {"amplitude", 0.6}, {"drag", 0.2}},
+                    {5, 15, 25, times.size() - 1});
   const double size = clonk.mesh.size();
-  std::printf("clonk Walk: GPU - CPU max %.3g of the size, effect max %.3g of the size\n", d.gpu_vs_cpu / size, d.effect / size);
+  std::printf("clonk Walk: GPU - CPU max %.3g of the size, effect max %.3g of the size\n", d.gpu_vs_cpu / size,
+              d.effect / size);
   EXPECT_GT(d.effect, 1e-2 * size) << "the effect must visibly move vertices for the parity to mean anything";
   EXPECT_LE(d.gpu_vs_cpu, 1e-4 * size) << "GPU deviates by " << d.gpu_vs_cpu / size << " of the character size";
 }
@@ -105,18 +106,18 @@ TEST(GpuSkinning, MatchesCpuOnSyntheticChainWithEveryKernelTerm) {
     channel.values = {0, 1, 0, 0.6f, 1, 0};
     return channel;
   }());
-  const nlohmann::json dynamic = {{"frequency", 4},
-                                  {"amplitude", 0.5},
-                                  {"drag", 0.3},
-                                  {"linear_drag", 0.1},
-                                  {"max_angle", 40},
-                                  {"joints",
-                                   {{"j2", {{"origin", {0.1, 0.5, 0}}, {"radius", 1.5}}},
-                                    {"j4", {{"enabled", false}}}}}};
+  const nlohmann::json dynamic = {
+      {"frequency", 4},
+      {"amplitude", 0.5},
+      {"drag", 0.3},
+      {"linear_drag", 0.1},
+      {"max_angle", 40},
+      {"joints", {{"j2", {{"origin", {0.1, 0.5, 0}}, {"radius", 1.5}}}, {"j4", {{"enabled", false}}}}}};
   const std::vector<double> times = frame_times(0, 2, 24);
   const Deviation d = compare_paths(c, 0, times, dynamic, {4, 12, 30, times.size() - 1});
   const double size = c.mesh.size();
-  std::printf("synthetic chain: GPU - CPU max %.3g of the size, effect max %.3g of the size\n", d.gpu_vs_cpu / size, d.effect / size);
+  std::printf("synthetic chain: GPU - CPU max %.3g of the size, effect max %.3g of the size\n", d.gpu_vs_cpu / size,
+              d.effect / size);
   EXPECT_GT(d.effect, 1e-2 * size);
   EXPECT_LE(d.gpu_vs_cpu, 1e-4 * size) << "GPU deviates by " << d.gpu_vs_cpu / size << " of the character size";
 }
@@ -143,7 +144,9 @@ TEST(GpuSkinning, PlainLbsMatchesCpuLbs) {
     moved = std::max(moved, double((positions[v] - clonk.mesh.positions[v]).norm()));
   }
   EXPECT_GT(moved, 1e-2 * clonk.mesh.size());  // the pose is not the bind pose
-  EXPECT_LE(worst, 1e-5 * clonk.mesh.size()) << "vertex 0: GPU " << gpu[0].transpose() << ", CPU " << positions[0].transpose() << ", rest " << clonk.mesh.positions[0].transpose();
+  EXPECT_LE(worst, 1e-5 * clonk.mesh.size())
+      << "vertex 0: GPU " << gpu[0].transpose() << ", CPU " << positions[0].transpose() << ", rest "
+      << clonk.mesh.positions[0].transpose();
 }
 
 }  // namespace

@@ -112,7 +112,8 @@ TEST(Camera, FramingKeepsTheBoxInView) {
     camera.frame(box, 16.0f / 9.0f);
     const Mat4f vp = camera.view_projection(16.0f / 9.0f);
     for (int corner = 0; corner < 8; ++corner) {
-      const render::ScreenPoint p = render::project(vp, box.corner(static_cast<Eigen::AlignedBox3f::CornerType>(corner)), 1600, 900);
+      const render::ScreenPoint p =
+          render::project(vp, box.corner(static_cast<Eigen::AlignedBox3f::CornerType>(corner)), 1600, 900);
       ASSERT_TRUE(p.in_front);
       EXPECT_GE(p.pixel.x(), 0);
       EXPECT_LE(p.pixel.x(), 1600);

@@ -61,7 +61,8 @@ TEST(RenderCli, CompareSheetLaysOutPanelsAndFrames) {
   // 4 frames (0, 0.1, 0.2, 0.3 s) of 3 panels of 96x64: a 2 x 2 sheet of 288x64 cells.
   const auto result = run_wobble("render " + clonk_path() +
                                  " --clip Walk --start 0 --end 0.3 --fps 10 --size 96x64 --sheet --compare lbs "
-                                 "lbs,dynamic:amplitude=0 lbs,dynamic --frequency 3 -o '" + out.string() + "'");
+                                 "lbs,dynamic:amplitude=0 lbs,dynamic --frequency 3 -o '" +
+                                 out.string() + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const Decoded png = decode_png(out);
   EXPECT_EQ(png.width, 2 * 3 * 96);
@@ -71,8 +72,8 @@ TEST(RenderCli, CompareSheetLaysOutPanelsAndFrames) {
 TEST(RenderCli, SequenceHasOneFilePerFrame) {
   ScratchDir dir;
   const fs::path out = dir / "frames";
-  const auto result = run_wobble("render " + clonk_path() + " --clip Walk --start 0 --end 0.4 --fps 10 --size 64x48 -o '" +
-                                 out.string() + "/'");
+  const auto result = run_wobble("render " + clonk_path() +
+                                 " --clip Walk --start 0 --end 0.4 --fps 10 --size 64x48 -o '" + out.string() + "/'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(out)) files += entry.path().extension() == ".png";
@@ -112,9 +113,10 @@ TEST(RenderCli, LoopFrameEqualsFiftyCyclesOfPreRoll) {
   for (const std::string skinning : {"cpu", "gpu"}) {
     auto render = [&](const std::string& flags, const std::string& name) {
       const fs::path out = dir / (skinning + "_" + name + ".png");
-      const auto result = run_wobble("render " + clonk_path() + " --clip Walk --start 1 --end 1 --size 160x120 --no-labels "
-                                     "--deformer lbs,dynamic --amplitude 1 --skinning " + skinning + " " + flags + " -o '" +
-                                     out.string() + "'");
+      const auto result = run_wobble("render " + clonk_path() +
+                                     " --clip Walk --start 1 --end 1 --size 160x120 --no-labels "
+                                     "--deformer lbs,dynamic --amplitude 1 --skinning " +
+                                     skinning + " " + flags + " -o '" + out.string() + "'");
       EXPECT_EQ(result.exit_code, 0) << result.output;
       return std::make_pair(pixels_of(out), result.output);
     };
@@ -122,8 +124,8 @@ TEST(RenderCli, LoopFrameEqualsFiftyCyclesOfPreRoll) {
     EXPECT_NE(summary.find("loop: a cycle of 2.4 s"), std::string::npos) << summary;
     const auto brute = render("--pre-roll 120", "brute").first;
     const auto held = render("", "hold").first;
-    std::printf("%s: --loop against 120 s of pre-roll: %.4f of the pixels differ; against hold: %.4f\n", skinning.c_str(),
-                changed_share(looped, brute), changed_share(looped, held));
+    std::printf("%s: --loop against 120 s of pre-roll: %.4f of the pixels differ; against hold: %.4f\n",
+                skinning.c_str(), changed_share(looped, brute), changed_share(looped, held));
     EXPECT_LT(changed_share(looped, brute), 0.001) << skinning;
     EXPECT_GT(changed_share(looped, held), 0.005) << skinning << ": the steady state has an effect at 1 s, hold none";
   }
@@ -134,10 +136,13 @@ TEST(RenderCli, Mp4HasTheFrameCountGpuPath) {
   const fs::path out = dir / "walk.mp4";
   const auto result = run_wobble("render " + clonk_path() +
                                  " --clip Walk --start 0 --end 0.5 --fps 10 --size 160x90 --skinning gpu "
-                                 "--deformer lbs,dynamic -o '" + out.string() + "'");
+                                 "--deformer lbs,dynamic -o '" +
+                                 out.string() + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  const auto probe = run_command("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
-                                 "stream=nb_read_frames,width,height -of csv=p=0 '" + out.string() + "'");
+  const auto probe = run_command(
+      "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+      "stream=nb_read_frames,width,height -of csv=p=0 '" +
+      out.string() + "'");
   ASSERT_EQ(probe.exit_code, 0) << probe.output;
   EXPECT_EQ(probe.output, "160,90,6\n");
 }
@@ -146,8 +151,9 @@ TEST(RenderCli, BrokenEglIsOneClearLineAndNoOutput) {
   ScratchDir dir;
   const fs::path out = dir / "frame.png";
   // glvnd finds no EGL vendor library: no display at all.
-  const auto result = run_command("env __EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent.json " + std::string(WOBBLE_CLI) +
-                                  " render " + clonk_path() + " --clip Walk --start 0 --end 0 -o '" + out.string() + "'");
+  const auto result =
+      run_command("env __EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent.json " + std::string(WOBBLE_CLI) + " render " +
+                  clonk_path() + " --clip Walk --start 0 --end 0 -o '" + out.string() + "'");
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_EQ(line_count(result.output), 1u) << result.output;
   EXPECT_NE(result.output.find("OpenGL"), std::string::npos) << result.output;
@@ -161,8 +167,9 @@ TEST(RenderCli, FailingFfmpegLeavesNoVideo) {
   write_bytes(bin / "ffmpeg", "#!/bin/sh\n/bin/cat > /dev/null\necho 'simulated encoder failure' >&2\nexit 1\n");
   fs::permissions(bin / "ffmpeg", fs::perms::owner_all);
   const fs::path out = dir / "walk.mp4";
-  const auto result = run_command("env PATH='" + bin.string() + "' " + std::string(WOBBLE_CLI) + " render " + clonk_path() +
-                                  " --clip Walk --start 0 --end 0.2 --fps 10 --size 64x48 -o '" + out.string() + "'");
+  const auto result =
+      run_command("env PATH='" + bin.string() + "' " + std::string(WOBBLE_CLI) + " render " + clonk_path() +
+                  " --clip Walk --start 0 --end 0.2 --fps 10 --size 64x48 -o '" + out.string() + "'");
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("simulated encoder failure"), std::string::npos) << result.output;
   EXPECT_FALSE(fs::exists(out));
@@ -188,10 +195,12 @@ TEST(RenderCli, BadRequestsAreRefusedBeforeRendering) {
   const auto type = run_wobble(base + "-o '" + (dir / "x.avi").string() + "'");
   EXPECT_EQ(type.exit_code, 1);
   EXPECT_NE(type.output.find("unknown output type"), std::string::npos) << type.output;
-  const auto gpu = run_wobble(base + "--skinning gpu --deformer dqs --start 0 --end 0 -o '" + (dir / "x.png").string() + "'");
+  const auto gpu =
+      run_wobble(base + "--skinning gpu --deformer dqs --start 0 --end 0 -o '" + (dir / "x.png").string() + "'");
   EXPECT_EQ(gpu.exit_code, 1);
   EXPECT_NE(gpu.output.find("--skinning cpu"), std::string::npos) << gpu.output;
-  const auto spec = run_wobble(base + "--compare lbs,dynamic:nonsense=1 --start 0 --end 0 -o '" + (dir / "x.png").string() + "'");
+  const auto spec =
+      run_wobble(base + "--compare lbs,dynamic:nonsense=1 --start 0 --end 0 -o '" + (dir / "x.png").string() + "'");
   EXPECT_EQ(spec.exit_code, 1);
   EXPECT_NE(spec.output.find("nonsense"), std::string::npos) << spec.output;
   const auto both = run_wobble(base + "--deformer dqs --compare lbs lbs,dynamic --start 0 --end 0 -o '" +

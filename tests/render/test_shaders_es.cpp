@@ -70,7 +70,8 @@ TEST(ShadersEs, EveryKernelCompilesAsGlslEs300) {
   }
   for (int variant = 0; variant < 4; ++variant) {
     const std::string defines = "#define DDM_VARIANT " + std::to_string(variant) + "\n";
-    EXPECT_EQ(compile_and_link(defines, render::feedback_vertex_source(ddm.c_str()).c_str(), render::kFeedbackFragment), "")
+    EXPECT_EQ(compile_and_link(defines, render::feedback_vertex_source(ddm.c_str()).c_str(), render::kFeedbackFragment),
+              "")
         << "variant " << variant;
   }
 }

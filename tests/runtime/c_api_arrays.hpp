@@ -29,9 +29,18 @@ struct Arrays {
     const PackedSkin skin = PackedSkin::from(c.skin, 2);
     joints = skin.joints;
     weights = skin.weights;
-    mesh = {static_cast<std::uint32_t>(c.mesh.vertex_count()), positions.data(), 0, nullptr, 0,
-            static_cast<std::uint32_t>(c.mesh.triangle_count()), triangles.data(),
-            static_cast<std::uint32_t>(c.rig.joint_count()), parents.data(), inverse_bind.data(), 2, joints.data(),
+    mesh = {static_cast<std::uint32_t>(c.mesh.vertex_count()),
+            positions.data(),
+            0,
+            nullptr,
+            0,
+            static_cast<std::uint32_t>(c.mesh.triangle_count()),
+            triangles.data(),
+            static_cast<std::uint32_t>(c.rig.joint_count()),
+            parents.data(),
+            inverse_bind.data(),
+            2,
+            joints.data(),
             weights.data()};
   }
 };

@@ -14,11 +14,11 @@
 namespace wobble::test {
 
 struct TubeShape {
-  int joints = 4;        // a chain along +Y, bones of length 1
-  int rings = 24;        // rings of vertices over the chain's length
-  int sides = 16;        // vertices per ring
+  int joints = 4;  // a chain along +Y, bones of length 1
+  int rings = 24;  // rings of vertices over the chain's length
+  int sides = 16;  // vertices per ring
   float radius = 0.25f;
-  float bumps = 0.03f;   // radial detail (what Delta Mush must keep)
+  float bumps = 0.03f;  // radial detail (what Delta Mush must keep)
 };
 
 inline Character tube_character(const TubeShape& shape = {}) {
@@ -48,7 +48,9 @@ inline Character tube_character(const TubeShape& shape = {}) {
   }
   for (int r = 0; r + 1 < shape.rings; ++r) {
     for (int s = 0; s < shape.sides; ++s) {
-      const auto at = [&](int ring, int side) { return static_cast<std::uint32_t>(ring * shape.sides + (side % shape.sides)); };
+      const auto at = [&](int ring, int side) {
+        return static_cast<std::uint32_t>(ring * shape.sides + (side % shape.sides));
+      };
       c.mesh.triangles.push_back({at(r, s), at(r + 1, s), at(r + 1, s + 1)});
       c.mesh.triangles.push_back({at(r, s), at(r + 1, s + 1), at(r, s + 1)});
     }
@@ -62,7 +64,8 @@ inline void bend_pose(const Character& c, double t, Pose& pose, float amplitude 
   pose.resize(c.rig.joint_count());
   for (std::size_t j = 0; j < c.rig.joint_count(); ++j) {
     pose.local[j] = c.rig.rest_local[j];
-    const float angle = amplitude * static_cast<float>(std::sin(2.0 * 3.14159265358979 * frequency * t + static_cast<double>(j)));
+    const float angle =
+        amplitude * static_cast<float>(std::sin(2.0 * 3.14159265358979 * frequency * t + static_cast<double>(j)));
     pose.local[j].rotation = Quatf(Eigen::AngleAxisf(angle, Vec3f::UnitZ())) * pose.local[j].rotation;
   }
   pose.local[0].translation.x() += static_cast<float>(0.3 * std::sin(2.0 * t));

@@ -42,11 +42,13 @@ V apply(Op op, V a, V b, V c) {
 }
 
 void lanes8(Op op, const float* a, const float* b, const float* c, float* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; i += 8) apply(op, f32x8::load(a + i), f32x8::load(b + i), f32x8::load(c + i)).store(out + i);
+  for (std::size_t i = 0; i < n; i += 8)
+    apply(op, f32x8::load(a + i), f32x8::load(b + i), f32x8::load(c + i)).store(out + i);
 }
 
 void lanes4(Op op, const float* a, const float* b, const float* c, float* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; i += 4) apply(op, f32x4::load(a + i), f32x4::load(b + i), f32x4::load(c + i)).store(out + i);
+  for (std::size_t i = 0; i < n; i += 4)
+    apply(op, f32x4::load(a + i), f32x4::load(b + i), f32x4::load(c + i)).store(out + i);
 }
 
 void dots(const float* a, const float* b, float* out, std::size_t rows) {

@@ -8,8 +8,25 @@
 
 namespace wobble::simd_probe {
 
-enum class Op { add, sub, mul, div, fma, fms, fnma, min, max, sqrt, rsqrt, rcp, rsqrt_estimate, rcp_estimate,
-                select_less, keep_greater, negate };
+enum class Op {
+  add,
+  sub,
+  mul,
+  div,
+  fma,
+  fms,
+  fnma,
+  min,
+  max,
+  sqrt,
+  rsqrt,
+  rcp,
+  rsqrt_estimate,
+  rcp_estimate,
+  select_less,
+  keep_greater,
+  negate
+};
 
 struct Table {
   // out[i] = op(a[i], b[i], c[i]) with f32x8 (n a multiple of 8).

@@ -55,8 +55,8 @@ std::vector<float> local_transforms(const Pose& pose) {
 }
 
 // Poses the tube for time t and evaluates one frame through the C API.
-wobble_status evaluate_frame(wobble_stack* stack, const Character& tube, double t, Pose& pose, std::vector<float>& positions,
-                             std::vector<float>& normals) {
+wobble_status evaluate_frame(wobble_stack* stack, const Character& tube, double t, Pose& pose,
+                             std::vector<float>& positions, std::vector<float>& normals) {
   test::bend_pose(tube, t, pose);
   const std::vector<float> world = world_matrices(pose);
   const wobble_frame input{t, world.data(), static_cast<std::uint32_t>(tube.rig.joint_count()), nullptr};
@@ -80,7 +80,8 @@ TEST(CApi, FramesMatchTheCppStackForLbsAndDynamic) {
     ASSERT_EQ(wobble_character_create(&arrays.mesh, &c.character), WOBBLE_OK) << wobble_last_error();
     ASSERT_EQ(wobble_stack_create(c.character, spec, R"({"dynamic": {"amplitude": 1.5}})", 1, &c.stack), WOBBLE_OK)
         << wobble_last_error();
-    ASSERT_EQ(wobble_stack_create(c.character, spec, R"({"dynamic": {"amplitude": 1.5}})", 1, &with_locals.stack), WOBBLE_OK);
+    ASSERT_EQ(wobble_stack_create(c.character, spec, R"({"dynamic": {"amplitude": 1.5}})", 1, &with_locals.stack),
+              WOBBLE_OK);
     const StackSettings settings = std::string(spec).find("dynamic") != std::string::npos
                                        ? StackSettings::from_json(R"({"dynamic": {"amplitude": 1.5}})", "test")
                                        : StackSettings{};
@@ -98,7 +99,8 @@ TEST(CApi, FramesMatchTheCppStackForLbsAndDynamic) {
       const std::vector<float> world = world_matrices(pose), local = local_transforms(pose);
       const wobble_frame full{t, world.data(), static_cast<std::uint32_t>(tube.rig.joint_count()), local.data()};
       std::vector<float> exact(positions.size());
-      ASSERT_EQ(wobble_stack_evaluate(with_locals.stack, &full, exact.data(), 0, nullptr, 0), WOBBLE_OK) << wobble_last_error();
+      ASSERT_EQ(wobble_stack_evaluate(with_locals.stack, &full, exact.data(), 0, nullptr, 0), WOBBLE_OK)
+          << wobble_last_error();
       ASSERT_EQ(0, std::memcmp(exact.data(), want_p.data(), exact.size() * sizeof(float))) << "frame " << frame;
       for (std::size_t v = 0; v < want_p.size(); ++v) {
         worst = std::max<double>(worst, (Vec3f(positions.data() + 3 * v) - want_p[v]).norm());
@@ -133,7 +135,8 @@ TEST(CApi, LiveParametersChangeBetweenFramesAsTheCppStackUpdates) {
     const double t = frame / 60.0;
     if (frame == 12) {  // a live change: the C API and the C++ stack's update
       ASSERT_EQ(wobble_stack_set_parameter(c.stack, "dynamic", "amplitude", 3.0), WOBBLE_OK) << wobble_last_error();
-      ASSERT_EQ(wobble_stack_set_parameter_json(c.stack, "dynamic", "drag", "{\"keys\": [[0, 0.1], [0.5, 0.3]]}"), WOBBLE_OK)
+      ASSERT_EQ(wobble_stack_set_parameter_json(c.stack, "dynamic", "drag", "{\"keys\": [[0, 0.1], [0.5, 0.3]]}"),
+                WOBBLE_OK)
           << wobble_last_error();
       settings.section("dynamic").set("amplitude", 3.0, "test");
       settings.section("dynamic").set("drag", Keys{{{{0, 0.1}}, {{0.5, 0.3}}}}, "test");
@@ -174,7 +177,8 @@ TEST(CApi, DescriptionsListEveryDeformerWithItsParametersForAnEnginesUi) {
   ASSERT_EQ(listed.size(), deformer_descriptions().size());
   for (const DeformerDescription* deformer : deformer_descriptions()) {
     SCOPED_TRACE(deformer->name);
-    const auto entry = std::find_if(listed.begin(), listed.end(), [&](const nlohmann::json& d) { return d["name"] == deformer->name; });
+    const auto entry = std::find_if(listed.begin(), listed.end(),
+                                    [&](const nlohmann::json& d) { return d["name"] == deformer->name; });
     ASSERT_NE(entry, listed.end());
     EXPECT_EQ((*entry)["stage"], to_string(deformer->stage));
     const nlohmann::json& parameters = (*entry)["parameters"];
@@ -191,9 +195,11 @@ TEST(CApi, DescriptionsListEveryDeformerWithItsParametersForAnEnginesUi) {
   }
   // Dynamic Skinning's amplitude, as an engine's slider would read it: a live number whose default
   // is the parameters struct's.
-  const auto dynamic = std::find_if(listed.begin(), listed.end(), [](const nlohmann::json& d) { return d["name"] == "dynamic"; });
+  const auto dynamic =
+      std::find_if(listed.begin(), listed.end(), [](const nlohmann::json& d) { return d["name"] == "dynamic"; });
   const auto& parameters = (*dynamic)["parameters"];
-  const auto amplitude = std::find_if(parameters.begin(), parameters.end(), [](const nlohmann::json& p) { return p["key"] == "amplitude"; });
+  const auto amplitude = std::find_if(parameters.begin(), parameters.end(),
+                                      [](const nlohmann::json& p) { return p["key"] == "amplitude"; });
   ASSERT_NE(amplitude, parameters.end());
   EXPECT_EQ((*amplitude)["lifetime"], "live");
   EXPECT_EQ((*amplitude)["default"], DynamicSkinningParameters{}.amplitude);
@@ -210,13 +216,15 @@ TEST(CApi, AStacksSettingsAfterLiveChangesMakeTheSameStackAgain) {
   const Arrays arrays(tube);
   Handles tuned, remade;
   ASSERT_EQ(wobble_character_create(&arrays.mesh, &tuned.character), WOBBLE_OK) << wobble_last_error();
-  ASSERT_EQ(wobble_stack_create(tuned.character, "lbs,dynamic", R"({"dynamic": {"frequency": 3}})", 1, &tuned.stack), WOBBLE_OK)
+  ASSERT_EQ(wobble_stack_create(tuned.character, "lbs,dynamic", R"({"dynamic": {"frequency": 3}})", 1, &tuned.stack),
+            WOBBLE_OK)
       << wobble_last_error();
   const char* json = nullptr;
   ASSERT_EQ(wobble_stack_settings(tuned.stack, &json), WOBBLE_OK) << wobble_last_error();
   EXPECT_EQ(nlohmann::json::parse(json), nlohmann::json::parse(R"({"dynamic": {"frequency": 3.0}})")) << json;
   ASSERT_EQ(wobble_stack_set_parameter(tuned.stack, "dynamic", "amplitude", 2.5), WOBBLE_OK) << wobble_last_error();
-  ASSERT_EQ(wobble_stack_set_parameter_json(tuned.stack, "dynamic", "drag", "{\"keys\": [[0, 0.1], [1, 0.4]]}"), WOBBLE_OK)
+  ASSERT_EQ(wobble_stack_set_parameter_json(tuned.stack, "dynamic", "drag", "{\"keys\": [[0, 0.1], [1, 0.4]]}"),
+            WOBBLE_OK)
       << wobble_last_error();
   ASSERT_EQ(wobble_stack_settings(tuned.stack, &json), WOBBLE_OK) << wobble_last_error();
   const nlohmann::json settings = nlohmann::json::parse(json);
@@ -225,7 +233,8 @@ TEST(CApi, AStacksSettingsAfterLiveChangesMakeTheSameStackAgain) {
   EXPECT_EQ(settings["dynamic"]["drag"]["keys"], nlohmann::json::parse("[[0, 0.1], [1, 0.4]]")) << json;
   // A fresh stack from that text runs the same frames as the tuned one reset.
   const std::string text = json;
-  ASSERT_EQ(wobble_stack_create(tuned.character, "lbs,dynamic", text.c_str(), 1, &remade.stack), WOBBLE_OK) << wobble_last_error();
+  ASSERT_EQ(wobble_stack_create(tuned.character, "lbs,dynamic", text.c_str(), 1, &remade.stack), WOBBLE_OK)
+      << wobble_last_error();
   ASSERT_EQ(wobble_stack_reset(tuned.stack), WOBBLE_OK);
   Pose pose;
   std::vector<float> a(3 * tube.mesh.vertex_count()), b(a.size()), na(a.size()), nb(a.size());
@@ -354,10 +363,11 @@ TEST(CApi, LastErrorIsPerThreadAndWarningsReachTheCallback) {
   Arrays arrays(tube);
   for (float& w : arrays.weights) w *= 0.5f;
   std::vector<std::string> warnings;
-  ASSERT_EQ(wobble_set_warning_callback(
-                [](const char* message, void* user) { static_cast<std::vector<std::string>*>(user)->push_back(message); },
-                &warnings),
-            WOBBLE_OK);
+  ASSERT_EQ(
+      wobble_set_warning_callback(
+          [](const char* message, void* user) { static_cast<std::vector<std::string>*>(user)->push_back(message); },
+          &warnings),
+      WOBBLE_OK);
   Handles c;
   EXPECT_EQ(wobble_character_create(&arrays.mesh, &c.character), WOBBLE_OK) << wobble_last_error();
   wobble_set_warning_callback(nullptr, nullptr);

@@ -99,7 +99,8 @@ struct Fixture {
 TEST(CApiHost, APoseSamplerGivesTheEffectsTheHostsMotionBetweenFrames) {
   Fixture f;
   Handles unsampled;
-  ASSERT_EQ(wobble_stack_create(f.c.character, "lbs,dynamic", nullptr, 1, &f.c.stack), WOBBLE_OK) << wobble_last_error();
+  ASSERT_EQ(wobble_stack_create(f.c.character, "lbs,dynamic", nullptr, 1, &f.c.stack), WOBBLE_OK)
+      << wobble_last_error();
   ASSERT_EQ(wobble_stack_create(f.c.character, "lbs,dynamic", nullptr, 1, &unsampled.stack), WOBBLE_OK);
   ASSERT_EQ(wobble_stack_set_pose_sampler(f.c.stack, &Host::sample, &f.host), WOBBLE_OK) << wobble_last_error();
   DeformerStack stack = DeformerStack::parse("lbs,dynamic", {});
@@ -122,7 +123,8 @@ TEST(CApiHost, APoseSamplerGivesTheEffectsTheHostsMotionBetweenFrames) {
 TEST(CApiHost, APeriodicStartIsTheCppStacksSteadyStateOfTheSampledCycle) {
   Fixture f;
   Handles cold;
-  ASSERT_EQ(wobble_stack_create(f.c.character, "lbs,dynamic", nullptr, 1, &f.c.stack), WOBBLE_OK) << wobble_last_error();
+  ASSERT_EQ(wobble_stack_create(f.c.character, "lbs,dynamic", nullptr, 1, &f.c.stack), WOBBLE_OK)
+      << wobble_last_error();
   EXPECT_EQ(wobble_stack_start_periodic(f.c.stack, 0.0, 1.0), WOBBLE_INVALID_ARGUMENT);
   EXPECT_NE(std::string(wobble_last_error()).find("no pose sampler"), std::string::npos) << wobble_last_error();
   ASSERT_EQ(wobble_stack_set_pose_sampler(f.c.stack, &Host::sample, &f.host), WOBBLE_OK);
@@ -163,7 +165,8 @@ TEST(CApiHost, ASamplerThatFailsFailsTheFrameWithTheTime) {
   EXPECT_NE(std::string(wobble_last_error()).find("returned 7"), std::string::npos) << wobble_last_error();
   // Without the sampler the stack runs on the frames alone again.
   ASSERT_EQ(wobble_stack_set_pose_sampler(f.c.stack, nullptr, nullptr), WOBBLE_OK);
-  EXPECT_EQ(wobble_stack_evaluate(f.c.stack, &frame, positions.data(), 0, nullptr, 0), WOBBLE_OK) << wobble_last_error();
+  EXPECT_EQ(wobble_stack_evaluate(f.c.stack, &frame, positions.data(), 0, nullptr, 0), WOBBLE_OK)
+      << wobble_last_error();
 }
 
 TEST(CApiHost, UpdateKeepsTheHistoryForLiveValuesAndNamesTheReboundDeformers) {
@@ -219,11 +222,13 @@ TEST(CApiHost, JointNamesLetTheSettingsNameJoints) {
   EXPECT_EQ(wobble_character_set_joint_names(f.c.character, names, 3), WOBBLE_INVALID_ARGUMENT);
   EXPECT_NE(std::string(wobble_last_error()).find("3 names for 4 joints"), std::string::npos) << wobble_last_error();
   EXPECT_EQ(wobble_character_set_joint_names(f.c.character, twice, 4), WOBBLE_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(wobble_last_error()).find("'spine' names two joints"), std::string::npos) << wobble_last_error();
+  EXPECT_NE(std::string(wobble_last_error()).find("'spine' names two joints"), std::string::npos)
+      << wobble_last_error();
   EXPECT_EQ(wobble_character_set_joint_names(f.c.character, empty, 4), WOBBLE_INVALID_ARGUMENT);
   EXPECT_NE(std::string(wobble_last_error()).find("joint 1 is empty"), std::string::npos) << wobble_last_error();
   ASSERT_EQ(wobble_character_set_joint_names(f.c.character, names, 4), WOBBLE_OK) << wobble_last_error();
-  ASSERT_EQ(wobble_stack_create(f.c.character, "lbs,dynamic", per_joint, 1, &f.c.stack), WOBBLE_OK) << wobble_last_error();
+  ASSERT_EQ(wobble_stack_create(f.c.character, "lbs,dynamic", per_joint, 1, &f.c.stack), WOBBLE_OK)
+      << wobble_last_error();
   Character named = f.tube;
   for (int j = 0; j < 4; ++j) named.rig.names[j] = names[j];
   DeformerStack stack = DeformerStack::parse("lbs,dynamic", StackSettings::from_json(per_joint, "test"));

@@ -70,7 +70,8 @@ std::vector<Mat4f> random_matrices(std::size_t joints, std::mt19937& random) {
   std::vector<Mat4f> matrices(joints, Mat4f::Identity());
   for (Mat4f& m : matrices) {
     m.topLeftCorner<3, 3>() =
-        Eigen::AngleAxisf(3 * unit(random), Vec3f(unit(random), unit(random), unit(random)).normalized()).toRotationMatrix() *
+        Eigen::AngleAxisf(3 * unit(random), Vec3f(unit(random), unit(random), unit(random)).normalized())
+            .toRotationMatrix() *
         (1.0f + 0.2f * unit(random));
     m.topRightCorner<3, 1>() = Vec3f(unit(random), unit(random), unit(random));
   }
@@ -137,7 +138,8 @@ TEST(RuntimeKernels, DynamicSkinningMatchesItsReferenceOnEveryInstructionSet) {
       ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3f))) << "frame " << frame;
       single.reference_offsets(base, reference);
       for (std::size_t v = 0; v < a.size(); ++v) {
-        ASSERT_LT((a[v] - base[v] - reference[v]).norm(), 2e-6 * tube.mesh.size()) << "frame " << frame << " vertex " << v;
+        ASSERT_LT((a[v] - base[v] - reference[v]).norm(), 2e-6 * tube.mesh.size())
+            << "frame " << frame << " vertex " << v;
       }
     }
     EXPECT_GT(single.active_pair_count(), 0u);
@@ -256,7 +258,8 @@ TEST(RuntimeKernels, DeltaMushCornerChainsRestoreEveryCornerOnce) {
       mush::restore_points(blocks, s.data(), centre4, keep, std::span(points).first(3 * n), 0, n);
       for (std::uint32_t i = 0; i < n; ++i) {
         for (int c = 0; c < 3; ++c) {
-          EXPECT_EQ(points[3 * i + c], keep[i] ? -7.0f : out[4 * i + c] + centre4[c]) << "vertex " << i << " of " << kept.size();
+          EXPECT_EQ(points[3 * i + c], keep[i] ? -7.0f : out[4 * i + c] + centre4[c])
+              << "vertex " << i << " of " << kept.size();
         }
       }
       EXPECT_EQ(points[3 * n], -7.0f) << "nothing written past the points";
@@ -346,7 +349,8 @@ void expect_sweeps_match(const mush::SweepRows& rows, const SweepCase& c, std::i
       std::vector<float> out(in.size(), 7.0f);
       mush::sweep(rows, in.data(), out.data(), 0, end);
       for (std::size_t i = 0; i < end; ++i) {
-        for (int k = 0; k < 4; ++k) EXPECT_NEAR(out[4 * i + k], want[4 * i + k], 1e-6) << "vertex " << i << ", end " << end;
+        for (int k = 0; k < 4; ++k)
+          EXPECT_NEAR(out[4 * i + k], want[4 * i + k], 1e-6) << "vertex " << i << ", end " << end;
       }
       for (std::size_t i = end; i < n; ++i) EXPECT_EQ(out[4 * i], 7.0f) << "vertex " << i << " is past the range";
     }
@@ -407,7 +411,8 @@ TEST(RuntimeKernels, DeltaMushWavefrontOnAnyThreadCountEqualsPlainSweeps) {
   mush::SweepRows rows = c.plain;
   std::size_t bandwidth = 0;
   for (std::size_t i = 0; i < rows.vertex_count(); ++i)
-    rows.for_each_neighbour(i, [&](std::uint32_t j, float) { bandwidth = std::max<std::size_t>(bandwidth, i > j ? i - j : j - i); });
+    rows.for_each_neighbour(
+        i, [&](std::uint32_t j, float) { bandwidth = std::max<std::size_t>(bandwidth, i > j ? i - j : j - i); });
   rows.chunk = static_cast<std::uint32_t>(mush::padded_rows(bandwidth));
   ASSERT_GE((rows.vertex_count() + rows.chunk - 1) / rows.chunk, 4u) << "too few chunks to pipeline";
   std::vector<float> start(4 * (std::size_t(rows.zero_row) + mush::kLanes), 0.0f);
@@ -415,7 +420,8 @@ TEST(RuntimeKernels, DeltaMushWavefrontOnAnyThreadCountEqualsPlainSweeps) {
     for (int k = 0; k < 3; ++k) start[4 * i + k] = float((i * 7 + k * 3) % 11) - 5.0f;
   for (int iterations : {1, 2, 3, 7, 10}) {
     std::vector<float> a = start, b = start;  // sweep k reads a where k is odd
-    for (int k = 1; k <= iterations; ++k) mush::sweep(rows, k % 2 ? a.data() : b.data(), k % 2 ? b.data() : a.data(), 0, rows.vertex_count());
+    for (int k = 1; k <= iterations; ++k)
+      mush::sweep(rows, k % 2 ? a.data() : b.data(), k % 2 ? b.data() : a.data(), 0, rows.vertex_count());
     const std::vector<float>& plain = iterations % 2 ? b : a;
     for (std::size_t threads : {1, 2, 3, 4}) {
       ThreadPool pool(threads);
@@ -461,7 +467,8 @@ TEST(RuntimeKernels, DeltaMushPlannedRunsEqualTheScan) {
   for (simd::Isa isa : EachIsa::all()) {
     SCOPED_TRACE(simd::isa_name(isa));
     simd::set_active_isa(isa);
-    for (auto [begin, end] : {std::pair<std::size_t, std::size_t>{0, planned.vertex_count()}, {begin_inside, end_inside}}) {
+    for (auto [begin, end] :
+         {std::pair<std::size_t, std::size_t>{0, planned.vertex_count()}, {begin_inside, end_inside}}) {
       std::vector<float> looked_up(in.size(), 7.0f), scanning(in.size(), 7.0f);
       mush::sweep(planned, in.data(), looked_up.data(), begin, end);
       mush::sweep(scanned, in.data(), scanning.data(), begin, end);

@@ -80,8 +80,8 @@ int mask_bits_reference(const float* a, const float* b) {
 
 }  // namespace
 
-extern const Table reference = {lanes_reference, lanes_reference, dots_reference, transposes_reference,
-                                gathers_reference, mask_bits_reference};
+extern const Table reference = {lanes_reference,      lanes_reference,   dots_reference,
+                                transposes_reference, gathers_reference, mask_bits_reference};
 WOBBLE_SIMD_DEFINE_TABLE_FOR
 
 namespace {

@@ -24,8 +24,8 @@ using namespace wobble::viewer;
 using wobble::test::error_text;
 
 TEST(ViewerOptions, ParsesAutomationFlagsAndRejectsUnknownOnes) {
-  const ViewerOptions o = parse_viewer_options({"a.glb", "--screenshot", "out.png", "--frame", "12", "--size", "640x360",
-                                                "--deformer", "lbs", "--gpu", "--no-ui"});
+  const ViewerOptions o = parse_viewer_options({"a.glb", "--screenshot", "out.png", "--frame", "12", "--size",
+                                                "640x360", "--deformer", "lbs", "--gpu", "--no-ui"});
   EXPECT_EQ(o.file, "a.glb");
   EXPECT_EQ(o.screenshot, "out.png");
   EXPECT_EQ(o.frame, 12);
@@ -43,11 +43,18 @@ TEST(ViewerOptions, ParsesAutomationFlagsAndRejectsUnknownOnes) {
 
 TEST(ViewerOptions, ValuesAreReadWholeAndInRange) {
   // Each of these was once read as a number or a switch it is not.
-  for (const std::vector<std::string>& bad :
-       std::vector<std::vector<std::string>>{{"--frame", "12abc"}, {"--frame", "1.5"}, {"--frame", "0x10"},
-                                             {"--frame", "0"}, {"--frame", ""}, {"--benchmark-frames", "-1"},
-                                             {"--cylinder", "1e9"}, {"--size", "640x360x2"}, {"--size", "8193x100"},
-                                             {"--gpu=maybe"}, {"--timer=2"}, {"--size", " 640x360"}}) {
+  for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{{"--frame", "12abc"},
+                                                                                   {"--frame", "1.5"},
+                                                                                   {"--frame", "0x10"},
+                                                                                   {"--frame", "0"},
+                                                                                   {"--frame", ""},
+                                                                                   {"--benchmark-frames", "-1"},
+                                                                                   {"--cylinder", "1e9"},
+                                                                                   {"--size", "640x360x2"},
+                                                                                   {"--size", "8193x100"},
+                                                                                   {"--gpu=maybe"},
+                                                                                   {"--timer=2"},
+                                                                                   {"--size", " 640x360"}}) {
     EXPECT_THROW(parse_viewer_options(bad), Error) << bad[0] << " " << (bad.size() > 1 ? bad[1] : "");
   }
   EXPECT_EQ(parse_viewer_options({"--frame=7"}).frame, 7);
@@ -94,9 +101,9 @@ TEST(Playback, LoopsTheClipWhileSimulationTimeKeepsGoing) {
   EXPECT_EQ(p.clip_time(), 1.0f);
   EXPECT_EQ(p.simulation_time(), 0.0);
   for (int i = 0; i < 150; ++i) p.advance(1.0 / 60);  // 2.5 s
-  EXPECT_NEAR(p.clip_time(), 1.5f, 1e-4);               // 1 + 2.5 mod 2
+  EXPECT_NEAR(p.clip_time(), 1.5f, 1e-4);             // 1 + 2.5 mod 2
   EXPECT_NEAR(p.simulation_time(), 2.5, 1e-9);
-  EXPECT_FALSE(p.take_jump());                          // a wrap is not a jump
+  EXPECT_FALSE(p.take_jump());  // a wrap is not a jump
   // The clip time of a past simulation time, across the wrap.
   EXPECT_NEAR(p.clip_time_at(p.simulation_time() - 0.75), 2.75f, 1e-4);
   // Before playback began the character stood in the first pose (no wrap into the clip's end).
@@ -109,7 +116,7 @@ TEST(Playback, LoopsTheClipWhileSimulationTimeKeepsGoing) {
   EXPECT_NEAR(p.endless_time_at(-0.25), 0.75, 1e-6);
   p.playing = false;
   p.advance(1.0);
-  EXPECT_NEAR(p.clip_time(), 1.5f, 1e-4);  // paused: the pose holds
+  EXPECT_NEAR(p.clip_time(), 1.5f, 1e-4);       // paused: the pose holds
   EXPECT_NEAR(p.simulation_time(), 3.5, 1e-9);  // the effects' time goes on
   EXPECT_NEAR(p.clip_time_at(0.0), 1.5f, 1e-4);
   p.scrub(9.0f);
@@ -132,7 +139,8 @@ TEST(StackEditor, KeepsStackOrderAndSettings) {
   EXPECT_EQ(s.spec(), "dlbs,dynamic,deltamush");
   EXPECT_EQ(s.base(), "dlbs");
   s.settings().section("dynamic").set("frequency", 4.0, "test");
-  s.settings().section("ddm").set("iterations", std::int64_t{3}, "test");  // a deformer that is off keeps its values ...
+  s.settings().section("ddm").set("iterations", std::int64_t{3},
+                                  "test");  // a deformer that is off keeps its values ...
   const StackSettings saved = s.stack_settings();
   EXPECT_EQ(std::get<double>(saved.get("dynamic").get("frequency")), 4.0);
   EXPECT_EQ(saved.find("ddm"), nullptr);  // ... but they are not in the stack's settings file
@@ -189,8 +197,8 @@ TEST(Brush, RayHitsTheNearSideOfTheCylinder) {
   const auto hit = cast_ray(c.mesh.positions, c.mesh.triangles, Vec3f(0, 1, 5), Vec3f(0, 0, -1));
   ASSERT_TRUE(hit.has_value());
   EXPECT_NEAR(hit->y(), 1.0f, 1e-5f);
-  EXPECT_LE(hit->z(), 0.2f + 1e-5f);   // on the polygon, inside the circle of radius 0.2
-  EXPECT_GT(hit->z(), 0.19f);          // the near side, not the far one
+  EXPECT_LE(hit->z(), 0.2f + 1e-5f);  // on the polygon, inside the circle of radius 0.2
+  EXPECT_GT(hit->z(), 0.19f);         // the near side, not the far one
   EXPECT_FALSE(cast_ray(c.mesh.positions, c.mesh.triangles, Vec3f(1, 1, 5), Vec3f(0, 0, -1)).has_value());
 }
 
@@ -206,14 +214,16 @@ TEST(Brush, PaintsWithinTheRadiusAndSmoothingKeepsTheRange) {
   EXPECT_GT(changed, 0u);
   for (std::size_t v = 0; v < gamma.size(); ++v) {
     const float r = (c.mesh.positions[v] - centre).norm() / (paint.radius * size);
-    if (r >= 1) EXPECT_EQ(gamma[v], 1.0f);
-    else EXPECT_NEAR(gamma[v], 1 - (1 - r * r) * (1 - r * r), 1e-5f);  // full strength: target by the falloff
+    if (r >= 1)
+      EXPECT_EQ(gamma[v], 1.0f);
+    else
+      EXPECT_NEAR(gamma[v], 1 - (1 - r * r) * (1 - r * r), 1e-5f);  // full strength: target by the falloff
   }
   const float lowest = *std::min_element(gamma.begin(), gamma.end());
   EXPECT_LT(lowest, 0.05f);
   std::vector<float> smoothed = gamma;
   brush.smooth_all(smoothed, 5);
-  EXPECT_GT(*std::min_element(smoothed.begin(), smoothed.end()), lowest);  // the dip fills in
+  EXPECT_GT(*std::min_element(smoothed.begin(), smoothed.end()), lowest);        // the dip fills in
   EXPECT_LE(*std::max_element(smoothed.begin(), smoothed.end()), 1.0f + 1e-6f);  // no overshoot
   // Smoothing dabs move values toward the neighbours' mean only.
   std::vector<float> dabbed = gamma;
@@ -255,6 +265,6 @@ TEST(FrameStatistics, MedianOfRecentValues) {
   EXPECT_EQ(s.median(), 3.0);
   s.add(7.0);
   EXPECT_EQ(s.median(), 4.0);  // (3 + 5) / 2
-  s.add(100.0);               // replaces the oldest (5)
+  s.add(100.0);                // replaces the oldest (5)
   EXPECT_EQ(s.median(), 5.0);  // {100, 1, 3, 7}: (3 + 7) / 2
 }

@@ -44,7 +44,8 @@ class LoopingViewer {
     }
     const PoseSampler pose_at = loop_.sampler(playback_);
     if (loop_.active(playback_, false)) {
-      if (const auto start = loop_.take_start(playback_)) stack_.start_periodic(pose_at, start->time, start->period, start->clip_time);
+      if (const auto start = loop_.take_start(playback_))
+        stack_.start_periodic(pose_at, start->time, start->period, start->clip_time);
     }
     FrameInput input{clonk(), pose, playback_.simulation_time(), pose_at, nullptr, playback_.clip_time()};
     stack_.evaluate(input, positions_, normals_);
@@ -99,7 +100,8 @@ TEST(ViewerLoop, EveryDisplayRateShowsTheBakedLoop) {
     LoopingViewer viewer;
     double error = 0;
     // The first frame shows the clip's start (a jump's frame), each next one 1 / rate later.
-    for (std::size_t k = 0; k < baked.positions.size(); ++k) error = std::max(error, largest_difference(viewer.frame(1 / rate), baked.positions[k]));
+    for (std::size_t k = 0; k < baked.positions.size(); ++k)
+      error = std::max(error, largest_difference(viewer.frame(1 / rate), baked.positions[k]));
     EXPECT_LE(error, 1e-5 * size) << rate << " frames per second";
   }
 }

@@ -44,8 +44,8 @@ fs::path bar_file() {
       out << "f " << a << " " << b << " " << d << "\nf " << a << " " << d << " " << c << "\n";
     }
   const int last = 4 * (rings - 1);
-  out << "f 1 3 2\nf 1 4 3\nf " << last + 1 << " " << last + 2 << " " << last + 3 << "\nf " << last + 1 << " " << last + 3
-      << " " << last + 4 << "\n";
+  out << "f 1 3 2\nf 1 4 3\nf " << last + 1 << " " << last + 2 << " " << last + 3 << "\nf " << last + 1 << " "
+      << last + 3 << " " << last + 4 << "\n";
   return file;
 }
 
@@ -95,17 +95,19 @@ TEST(ViewerPhysics, PinnedBarSagsWhileThePinnedEndStays) {
 TEST(ViewerPhysics, ScriptedDragPullsThePickedPointAndTheBarReturns) {
   // Where the free end is on the screen: press at its tip point and report.
   std::string log;
-  screenshot("find_tip", "'" + bar_file().string() + "'" + kBar + "--no-gravity --frame 3 --script " +
-                             "'[{\"at\": 0.01, \"do\": \"press\", \"point\": [1, 0.125, 0]}, {\"at\": 0.02, \"do\": \"report\"}]'",
+  screenshot("find_tip",
+             "'" + bar_file().string() + "'" + kBar + "--no-gravity --frame 3 --script " +
+                 "'[{\"at\": 0.01, \"do\": \"press\", \"point\": [1, 0.125, 0]}, {\"at\": 0.02, \"do\": \"report\"}]'",
              &log);
   const auto found = reports(log);
   ASSERT_EQ(found.size(), 1u) << log;
   const nlohmann::json tip = found[0]["picked_rest_pixel"];
   // Press there by pixel, drag 70 pixels up for 1.5 s, release, wait 2.5 s.
   const double x = tip[0].get<double>(), y = tip[1].get<double>();
-  const std::string script = "'[{\"at\": 0.02, \"do\": \"press\", \"pixel\": [" + std::to_string(x) + ", " + std::to_string(y) +
-                             "]}, {\"at\": 0.05, \"do\": \"drag\", \"pixel\": [" + std::to_string(x) + ", " + std::to_string(y - 70) +
-                             "]}, {\"at\": 1.5, \"do\": \"report\"}, {\"at\": 1.5, \"do\": \"release\"}, {\"at\": 4.0, \"do\": \"report\"}]'";
+  const std::string script =
+      "'[{\"at\": 0.02, \"do\": \"press\", \"pixel\": [" + std::to_string(x) + ", " + std::to_string(y) +
+      "]}, {\"at\": 0.05, \"do\": \"drag\", \"pixel\": [" + std::to_string(x) + ", " + std::to_string(y - 70) +
+      "]}, {\"at\": 1.5, \"do\": \"report\"}, {\"at\": 1.5, \"do\": \"release\"}, {\"at\": 4.0, \"do\": \"report\"}]'";
   screenshot("drag", "'" + bar_file().string() + "'" + kBar + "--no-gravity --frame 242 --script " + script, &log);
   const auto r = reports(log);
   ASSERT_EQ(r.size(), 2u) << log;
@@ -124,9 +126,10 @@ TEST(ViewerPhysics, ScriptedDragPullsThePickedPointAndTheBarReturns) {
 TEST(ViewerPhysics, DroppedBarRestsOnTheFloorWithNothingBelowIt) {
   // The floor moved 0.3 m below the bar at the start: it falls, lands and stays above.
   std::string log;
-  screenshot("floor", "'" + bar_file().string() + "' --physics --youngs 1e6 --points 400 --handles 8 --frame 150 --script " +
-                          "'[{\"at\": 0, \"do\": \"plane\", \"offset\": 0.3}, {\"at\": 0.05, \"do\": \"report\"}, " +
-                          "{\"at\": 2.4, \"do\": \"report\"}]'",
+  screenshot("floor",
+             "'" + bar_file().string() + "' --physics --youngs 1e6 --points 400 --handles 8 --frame 150 --script " +
+                 "'[{\"at\": 0, \"do\": \"plane\", \"offset\": 0.3}, {\"at\": 0.05, \"do\": \"report\"}, " +
+                 "{\"at\": 2.4, \"do\": \"report\"}]'",
              &log);
   const auto r = reports(log);
   ASSERT_EQ(r.size(), 2u) << log;
@@ -149,20 +152,22 @@ TEST(ViewerPhysics, GaussianSplatsDrawAndSag) {
   const fs::path ply = viewer_scratch("splats.ply");
   {
     std::ofstream out(ply, std::ios::binary);
-    const char* names[] = {"x", "y", "z", "f_dc_0", "f_dc_1", "f_dc_2", "opacity", "scale_0", "scale_1", "scale_2",
-                           "rot_0", "rot_1", "rot_2", "rot_3"};
+    const char* names[] = {"x",       "y",       "z",       "f_dc_0", "f_dc_1", "f_dc_2", "opacity",
+                           "scale_0", "scale_1", "scale_2", "rot_0",  "rot_1",  "rot_2",  "rot_3"};
     out << "ply\nformat binary_little_endian 1.0\nelement vertex " << 10 * 3 * 3 << "\n";
     for (const char* n : names) out << "property float " << n << "\n";
     out << "end_header\n";
     for (int i = 0; i < 10; ++i)
       for (int j = 0; j < 3; ++j)
         for (int k = 0; k < 3; ++k) {
-          const float v[14] = {-1.0f + 2.0f * i / 9, -0.125f + 0.125f * j, -0.125f + 0.125f * k, 1.5f, -1.0f, -1.0f, 4.0f,
-                               std::log(0.08f), std::log(0.05f), std::log(0.05f), 1, 0, 0, 0};
+          const float v[14] = {
+              -1.0f + 2.0f * i / 9, -0.125f + 0.125f * j, -0.125f + 0.125f * k, 1.5f, -1.0f, -1.0f, 4.0f,
+              std::log(0.08f),      std::log(0.05f),      std::log(0.05f),      1,    0,     0,     0};
           out.write(reinterpret_cast<const char*>(v), sizeof v);
         }
   }
-  const std::string common = "'" + ply.string() + "' --physics --no-floor --youngs 3e5 --pin 'x<-0.7' --points 200 --handles 8";
+  const std::string common =
+      "'" + ply.string() + "' --physics --no-floor --youngs 3e5 --pin 'x<-0.7' --points 200 --handles 8";
   const RgbaImage start = screenshot("splats_start", common + " --frame 2");
   const RgbaImage later = screenshot("splats_later", common + " --frame 60");
   std::size_t reddish = 0;  // f_dc_0 = 1.5: the splats are red
@@ -178,13 +183,13 @@ TEST(ViewerPhysics, RecordedPreviewEqualsWobbleSimulate) {
   const std::string settings = " --youngs 1e7 --pin 'x<-0.8' --points 400 --handles 12 --fps 60 --substeps 1 ";
   const fs::path preview = viewer_scratch("preview.pc2"), simulated = viewer_scratch("simulated.pc2");
   std::string log;
-  ASSERT_EQ(run_viewer("'" + bar_file().string() + "' --physics --no-floor" + settings + "--no-ui --size 320x240 --record '" +
-                           preview.string() + "' --frame 30",
+  ASSERT_EQ(run_viewer("'" + bar_file().string() + "' --physics --no-floor" + settings +
+                           "--no-ui --size 320x240 --record '" + preview.string() + "' --frame 30",
                        log),
             0)
       << log;
-  const std::string simulate = "'" WOBBLE_CLI "' simulate '" + bar_file().string() + "'" + settings + "--frames 31 -q -o '" +
-                               simulated.string() + "'";
+  const std::string simulate = "'" WOBBLE_CLI "' simulate '" + bar_file().string() + "'" + settings +
+                               "--frames 31 -q -o '" + simulated.string() + "'";
   ASSERT_EQ(std::system(simulate.c_str()), 0) << simulate;
   const auto shown = wobble::read_pc2(preview), computed = wobble::read_pc2(simulated);
   ASSERT_EQ(shown.size(), 30u);
@@ -195,6 +200,6 @@ TEST(ViewerPhysics, RecordedPreviewEqualsWobbleSimulate) {
       worst = std::max(worst, static_cast<double>((shown[f][v] - computed[f + 1][v]).norm()));
       sag = std::max(sag, static_cast<double>(computed[0][v].y() - computed[f + 1][v].y()));
     }
-  EXPECT_GT(sag, 1e-3);           // it moved: the comparison is not of two rest shapes
-  EXPECT_LT(worst, 1e-5 * 2.0);   // the bar's size is 2
+  EXPECT_GT(sag, 1e-3);          // it moved: the comparison is not of two rest shapes
+  EXPECT_LT(worst, 1e-5 * 2.0);  // the bar's size is 2
 }

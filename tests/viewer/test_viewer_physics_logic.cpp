@@ -93,12 +93,18 @@ TEST(PhysicsScript, ParsesTimedActionsAndNamesTheBadOne) {
   EXPECT_EQ(first[0].kind, "press");
   EXPECT_EQ(first[1].kind, "drag");
   EXPECT_EQ(player.take_due(5).size(), 1u);
-  EXPECT_NE(error_text([] { ScriptPlayer::parse(R"([{"at": 1, "do": "release"}, {"at": 0.5, "do": "release"}])"); }).find("action 1"),
+  EXPECT_NE(error_text([] {
+              ScriptPlayer::parse(R"([{"at": 1, "do": "release"}, {"at": 0.5, "do": "release"}])");
+            }).find("action 1"),
             std::string::npos);
-  EXPECT_NE(error_text([] { ScriptPlayer::parse(R"([{"at": 1, "do": "jump"}])"); }).find("unknown action 'jump'"), std::string::npos);
-  EXPECT_NE(error_text([] { ScriptPlayer::parse(R"([{"at": 1, "do": "press"}])"); }).find("\"pixel\" or \"point\""), std::string::npos);
-  EXPECT_NE(error_text([] { ScriptPlayer::parse(R"([{"at": 1, "do": "press", "pixel": [1]}])"); }).find("wrong type"), std::string::npos);
-  EXPECT_NE(error_text([] { ScriptPlayer::parse("/no/such/script.json"); }).find("/no/such/script.json"), std::string::npos);
+  EXPECT_NE(error_text([] { ScriptPlayer::parse(R"([{"at": 1, "do": "jump"}])"); }).find("unknown action 'jump'"),
+            std::string::npos);
+  EXPECT_NE(error_text([] { ScriptPlayer::parse(R"([{"at": 1, "do": "press"}])"); }).find("\"pixel\" or \"point\""),
+            std::string::npos);
+  EXPECT_NE(error_text([] { ScriptPlayer::parse(R"([{"at": 1, "do": "press", "pixel": [1]}])"); }).find("wrong type"),
+            std::string::npos);
+  EXPECT_NE(error_text([] { ScriptPlayer::parse("/no/such/script.json"); }).find("/no/such/script.json"),
+            std::string::npos);
 }
 
 TEST(PhysicsOptions, PinsSubspaceAndStrictValues) {
@@ -119,12 +125,16 @@ TEST(PhysicsOptions, PinsSubspaceAndStrictValues) {
   const PhysicsOptions defaults = parse({"--physics"});
   for (const ParameterDescription& p : physics::physics_description().parameters)
     EXPECT_EQ(p.get(&defaults.settings.physics), p.default_value) << p.key;
-  const PhysicsOptions edge = parse({"--poisson", "0.4999", "--handles", "256", "--fps", "120", "--drag-stiffness", "50"});
+  const PhysicsOptions edge =
+      parse({"--poisson", "0.4999", "--handles", "256", "--fps", "120", "--drag-stiffness", "50"});
   EXPECT_EQ(edge.settings.physics.poisson_ratio, 0.4999);
   EXPECT_EQ(edge.settings.physics.handles, 256);
   EXPECT_EQ(edge.settings.physics.fps, 120);
   EXPECT_EQ(edge.settings.physics.drag_stiffness, 50);
-  EXPECT_NE(error_text([] { parse({"--handles", "257"}); }).find("--handles: 257 is out of range [1, 256]"), std::string::npos);
+  EXPECT_NE(error_text([] {
+              parse({"--handles", "257"});
+            }).find("--handles: 257 is out of range [1, 256]"),
+            std::string::npos);
   EXPECT_NE(error_text([] { parse({"--subspace", "magic"}); }).find("magic"), std::string::npos);
 }
 
@@ -167,7 +177,7 @@ TEST(PhysicsSessionLogic, TheDroppedBallLandsOnTheShapeAndTheShapeOnTheFloor) {
   float ball_lowest = 1e30f;
   for (const Vec3f& v : session.ball_vertices()) ball_lowest = std::min(ball_lowest, v.y());
   EXPECT_LT(session.ball_vertices().front().y(), start - 0.1f);  // it fell...
-  EXPECT_GT(ball_lowest, 0.25f - 0.05f);                          // ...onto the box's top (y = 0.25), not through it
+  EXPECT_GT(ball_lowest, 0.25f - 0.05f);                         // ...onto the box's top (y = 0.25), not through it
   EXPECT_GT(session.lowest_height(), session.floor_origin().y() - 0.01);
   session.remove_ball();
   EXPECT_FALSE(session.has_ball());

@@ -49,9 +49,9 @@ TEST(ViewerScreenshots, CylinderShowsTheEffectAndRepeats) {
   const RgbaImage dynamic = screenshot("dynamic", common + " --deformer lbs,dynamic");
   ASSERT_EQ(lbs.width, 480);
   ASSERT_EQ(lbs.height, 320);
-  EXPECT_GT(non_background_share(lbs), 0.02);       // the cylinder (and grid) are there
-  EXPECT_EQ(changed_share(lbs, again, 0), 0.0);     // fixed time steps: the same picture
-  EXPECT_GT(changed_share(lbs, dynamic), 0.003);   // the effect moves the cylinder visibly
+  EXPECT_GT(non_background_share(lbs), 0.02);     // the cylinder (and grid) are there
+  EXPECT_EQ(changed_share(lbs, again, 0), 0.0);   // fixed time steps: the same picture
+  EXPECT_GT(changed_share(lbs, dynamic), 0.003);  // the effect moves the cylinder visibly
 }
 
 TEST(ViewerScreenshots, GpuPathMatchesCpuPathAndShowsTheEffect) {
@@ -69,7 +69,10 @@ TEST(ViewerScreenshots, BundledCharacterWithInterface) {
   const fs::path png = viewer_scratch("clonk_ui.png");
   fs::remove(png);
   std::string log;
-  ASSERT_EQ(run_viewer("'" WOBBLE_BUNDLED_ASSETS "/clonk.glb' --size 800x600 --frame 20 --screenshot '" + png.string() + "'", log), 0)
+  ASSERT_EQ(
+      run_viewer("'" WOBBLE_BUNDLED_ASSETS "/clonk.glb' --size 800x600 --frame 20 --screenshot '" + png.string() + "'",
+                 log),
+      0)
       << log;
   const std::string bytes = read_text(png);
   const RgbaImage image = wobble::decode_image(std::vector<std::uint8_t>(bytes.begin(), bytes.end()), png.string());

@@ -18,7 +18,8 @@
 namespace wobble::test {
 
 inline std::filesystem::path viewer_scratch(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("wobble_viewer_test_" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("wobble_viewer_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir / name;
 }

@@ -73,26 +73,33 @@ std::vector<Vec3d> load_points(const fs::path& file) {
 std::vector<Vec3d> metric_points(const Mesh& mesh, const physics::Normalization& n, std::size_t limit = 5000) {
   std::vector<Vec3d> out;
   const std::size_t stride = std::max<std::size_t>(1, mesh.vertex_count() / limit);
-  for (std::size_t v = 0; v < mesh.vertex_count(); v += stride) out.push_back(n.to_normalized(mesh.positions[v].cast<double>()));
+  for (std::size_t v = 0; v < mesh.vertex_count(); v += stride)
+    out.push_back(n.to_normalized(mesh.positions[v].cast<double>()));
   return out;
 }
 
 Runner add_train(CLI::App& app) {
-  struct Options { std::string config, config_option; bool resume = false, quiet = false; std::optional<int> steps, processes; };
+  struct Options {
+    std::string config, config_option;
+    bool resume = false, quiet = false;
+    std::optional<int> steps, processes;
+  };
   auto o = std::make_shared<Options>();
   app.add_option("CONFIG", o->config, "training configuration (JSON, see include/wobble/neural/training.hpp)");
   app.add_option("--config", o->config_option, "the same, as an option");
   app.add_flag("--resume", o->resume, "continue from OUTPUT/checkpoint.pt");
   add_integer_option(app, "--steps", o->steps,
-                     "override the configuration's step count (0: write the network as initialised, no optimizer step)", 0,
-                     100'000'000);
-  add_integer_option(app, "--processes", o->processes,
-                     "start N local ranks of a data-parallel job (otherwise the torchrun environment decides: WORLD_SIZE, RANK, "
-                     "LOCAL_RANK, MASTER_ADDR, MASTER_PORT)",
-                     1, 256);
+                     "override the configuration's step count (0: write the network as initialised, no optimizer step)",
+                     0, 100'000'000);
+  add_integer_option(
+      app, "--processes", o->processes,
+      "start N local ranks of a data-parallel job (otherwise the torchrun environment decides: WORLD_SIZE, RANK, "
+      "LOCAL_RANK, MASTER_ADDR, MASTER_PORT)",
+      1, 256);
   app.add_flag("-q,--quiet", o->quiet, "no progress");
   return [o] {
-    if (o->config.empty() == o->config_option.empty()) fail_plain("fields train: give the configuration once (CONFIG or --config)");
+    if (o->config.empty() == o->config_option.empty())
+      fail_plain("fields train: give the configuration once (CONFIG or --config)");
     const std::string file = o->config.empty() ? o->config_option : o->config;
     TrainingConfig config = TrainingConfig::load(file);  // checked here, before any rank starts
     const TorchrunEnvironment environment = TorchrunEnvironment::from_environment();
@@ -125,22 +132,27 @@ Runner add_train(CLI::App& app) {
     }
     std::string losses;
     for (const auto& [k, v] : report.final_losses) losses += fmt::format(" {} {:.5g}", k, v);
-    fmt::print("model {}\nparameters {}\nranks {}\nsteps {}\nseconds {:.1f} ({:.3f} s/step, {:.3f} shapes/s)\nfinal losses{}\n"
-               "validation loss {:.5g}\nvalidation quality ratio {:.4g}\nskipped items {}\ncsv {}\nplot {}\n",
-               report.model.string(), report.parameters, report.ranks, report.steps, report.seconds, report.seconds_per_step,
-               report.shapes_per_second, losses, report.validation_loss, report.validation_quality, report.skipped_items,
-               report.csv.string(),
-               report.plot.string());
+    fmt::print(
+        "model {}\nparameters {}\nranks {}\nsteps {}\nseconds {:.1f} ({:.3f} s/step, {:.3f} shapes/s)\nfinal losses{}\n"
+        "validation loss {:.5g}\nvalidation quality ratio {:.4g}\nskipped items {}\ncsv {}\nplot {}\n",
+        report.model.string(), report.parameters, report.ranks, report.steps, report.seconds, report.seconds_per_step,
+        report.shapes_per_second, losses, report.validation_loss, report.validation_quality, report.skipped_items,
+        report.csv.string(), report.plot.string());
     return 0;
   };
 }
 
 Runner add_infer(CLI::App& app) {
-  struct Options { std::string model, shape, points, output; bool no_constant = false; };
+  struct Options {
+    std::string model, shape, points, output;
+    bool no_constant = false;
+  };
   auto o = std::make_shared<Options>();
   app.add_option("--model", o->model, "model file, .pt or .wfield (default: the shipped models/physskin_small.pt)");
   app.add_option("SHAPE", o->shape, "the shape (OFF, OBJ, glTF, ...)")->required();
-  app.add_option("--points", o->points, "query points instead of SHAPE's vertices: a mesh file's vertices or a 3DGS PLY's centres (SHAPE's coordinates)");
+  app.add_option(
+      "--points", o->points,
+      "query points instead of SHAPE's vertices: a mesh file's vertices or a 3DGS PLY's centres (SHAPE's coordinates)");
   app.add_option("-o,--output", o->output, "OUT.npy: float32, one row per point, one column per field")->required();
   app.add_flag("--no-constant", o->no_constant, "leave out the constant (rigid) first column");
   return [o] {
@@ -150,8 +162,10 @@ Runner add_infer(CLI::App& app) {
     const ShapeSample sample = make_shape_sample(mesh, fs::path(o->shape).filename().string(), ShapeSampleOptions{}, 1);
     const auto field = model.fields_for(sample, !o->no_constant);
     std::vector<Vec3d> points;
-    if (o->points.empty()) for (const Vec3f& p : mesh.positions) points.push_back(p.cast<double>());
-    else points = load_points(o->points);
+    if (o->points.empty())
+      for (const Vec3f& p : mesh.positions) points.push_back(p.cast<double>());
+    else
+      points = load_points(o->points);
     for (auto& p : points) p = sample.normalization.to_normalized(p);
     const physics::FieldValues values = field->evaluate(points, false);
     const double seconds = seconds_since(start);
@@ -204,9 +218,10 @@ class MetricsTable {
  public:
   MetricsTable(bool json, bool fidelity) : json_(json) {
     if (!json_)
-      fmt::print("{:<22} {:<28} {:>3} {:>10} {:>10} {:>8} {:>10} {:>8} {:>5} {:>9}{}\n", "shape", "method", "K", "Omega_orth",
-                 "kappa_log", "H_spec", "Dirichlet", "quality", "parts", "seconds",
-                 fidelity ? fmt::format(" {:>7} {:>7} {:>7} {:>7} {:>10}", "sag", "poke", "f1 err", "f err", "1st step") : "");
+      fmt::print(
+          "{:<22} {:<28} {:>3} {:>10} {:>10} {:>8} {:>10} {:>8} {:>5} {:>9}{}\n", "shape", "method", "K", "Omega_orth",
+          "kappa_log", "H_spec", "Dirichlet", "quality", "parts", "seconds",
+          fidelity ? fmt::format(" {:>7} {:>7} {:>7} {:>7} {:>10}", "sag", "poke", "f1 err", "f err", "1st step") : "");
   }
 
   // The current shape's full-space reference (--fidelity) and its own columns.
@@ -220,11 +235,19 @@ class MetricsTable {
            double seconds, double first_step = std::nan("")) {
     const FieldMetrics metrics = field_metrics(field.evaluate(s.points, false).W);
     const double dirichlet = dirichlet_trace(field.evaluate(s.cubature, true), s.volumes);
-    const double quality = constant_first ? subspace_quality(s.surface_operator, field.evaluate(s.surface, false).W, true, s.bound).ratio
-                                          : std::nan("");
-    rows_.push_back({{"shape", s.name}, {"method", method}, {"fields", field.handle_count()}, {"omega_orth", metrics.orthogonality},
-                     {"kappa_log", metrics.log_condition}, {"h_spec", metrics.spectral_entropy}, {"dirichlet_trace", dirichlet},
-                     {"quality_ratio", quality}, {"components", s.surface_operator.components}, {"seconds", seconds}});
+    const double quality =
+        constant_first ? subspace_quality(s.surface_operator, field.evaluate(s.surface, false).W, true, s.bound).ratio
+                       : std::nan("");
+    rows_.push_back({{"shape", s.name},
+                     {"method", method},
+                     {"fields", field.handle_count()},
+                     {"omega_orth", metrics.orthogonality},
+                     {"kappa_log", metrics.log_condition},
+                     {"h_spec", metrics.spectral_entropy},
+                     {"dirichlet_trace", dirichlet},
+                     {"quality_ratio", quality},
+                     {"components", s.surface_operator.components},
+                     {"seconds", seconds}});
     std::string physics;
     if (reference_) {
       const nlohmann::json columns = fidelity_columns(*reference_, field);
@@ -234,9 +257,9 @@ class MetricsTable {
       physics = fidelity_text(columns) + fmt::format(" {:>10.2f}", first_step);
     }
     if (!json_)
-      fmt::print("{:<22} {:<28} {:>3} {:>10.4f} {:>10.3f} {:>8.4f} {:>10.2f} {:>8.3f} {:>5} {:>9.2f}{}\n", s.name, method,
-                 field.handle_count(), metrics.orthogonality, metrics.log_condition, metrics.spectral_entropy, dirichlet, quality,
-                 s.surface_operator.components, seconds, physics);
+      fmt::print("{:<22} {:<28} {:>3} {:>10.4f} {:>10.3f} {:>8.4f} {:>10.2f} {:>8.3f} {:>5} {:>9.2f}{}\n", s.name,
+                 method, field.handle_count(), metrics.orthogonality, metrics.log_condition, metrics.spectral_entropy,
+                 dirichlet, quality, s.surface_operator.components, seconds, physics);
     std::fflush(stdout);
   }
 
@@ -288,11 +311,12 @@ void add_reference(const MetricsOptions& o, const std::string& file, const Chara
 
 // The skinning eigenmodes of the shape's surface and cubature points (and the FEM's nodes: grid
 // fields vanish outside the cells their cover reaches), the constant as mode 0.
-std::shared_ptr<const physics::SkinningField> metric_eigenmodes(const MetricShape& s, const MetricsTable& table, int handles,
-                                                                int eigen_grid) {
+std::shared_ptr<const physics::SkinningField> metric_eigenmodes(const MetricShape& s, const MetricsTable& table,
+                                                                int handles, int eigen_grid) {
   std::vector<Vec3d> cover = s.surface;
   cover.insert(cover.end(), s.cubature.begin(), s.cubature.end());
-  if (table.reference()) cover.insert(cover.end(), table.reference()->mesh.nodes.begin(), table.reference()->mesh.nodes.end());
+  if (table.reference())
+    cover.insert(cover.end(), table.reference()->mesh.nodes.begin(), table.reference()->mesh.nodes.end());
   physics::EigenmodeOptions eigen;
   eigen.handles = handles + 1;
   eigen.grid_resolution = eigen_grid;
@@ -301,7 +325,8 @@ std::shared_ptr<const physics::SkinningField> metric_eigenmodes(const MetricShap
 
 // Every method's rows for one shape: the model, eigenmodes, quadratic polynomials, the
 // per-object MLP baseline and (a rig) its own skin weights.
-void add_shape_rows(const MetricsOptions& o, const MetricsContext& c, const std::string& file, bool rigged, MetricsTable& table) {
+void add_shape_rows(const MetricsOptions& o, const MetricsContext& c, const std::string& file, bool rigged,
+                    MetricsTable& table) {
   const Character character = load_character(file);
   if (character.mesh.triangles.empty()) fail(file, "has no triangles");
   auto start = Clock::now();
@@ -309,7 +334,9 @@ void add_shape_rows(const MetricsOptions& o, const MetricsContext& c, const std:
   const double preparation = seconds_since(start);
   if (o.fidelity) add_reference(o, file, character, s, table);
   // The time to a first step, when asked: the subspace from `fields` (empty: eigenmodes).
-  auto first_step = [&](const physics::MeshFields& fields) { return o.fidelity ? seconds_to_first_step(file, fields, c.handles + 1) : std::nan(""); };
+  auto first_step = [&](const physics::MeshFields& fields) {
+    return o.fidelity ? seconds_to_first_step(file, fields, c.handles + 1) : std::nan("");
+  };
   start = Clock::now();
   const auto neural = c.model.fields_for(s.sample, true);
   neural->evaluate(s.points, false);
@@ -338,13 +365,17 @@ Runner add_metrics(CLI::App& app) {
   app.add_option("--rig", o->rigs, "rigged characters: also their own skin weights as a baseline");
   add_integer_option(app, "--baseline-steps", o->baseline_steps, "steps of the per-object MLP baseline (0: skip it)", 0,
                      100'000'000);
-  app.add_option("--config", o->config, "training configuration whose losses and batch sizes the per-object baseline uses (default: built-in defaults with the model's batch size)");
+  app.add_option("--config", o->config,
+                 "training configuration whose losses and batch sizes the per-object baseline uses (default: built-in "
+                 "defaults with the model's batch size)");
   add_integer_option(app, "--eigen-grid", o->eigen_grid, "eigenmode grid cells along the longest side", 2, 256);
   app.add_flag("--json", o->json, "JSON rows instead of a table");
-  app.add_flag("--fidelity", o->fidelity,
-               "also the physics fidelity against full-space FEM (sag, poke, frequency errors) and the seconds from reading the "
-               "shape to its first simulation step");
-  add_integer_option(app, "--fidelity-grid", o->fidelity_grid, "cells along the longest side of the FEM's tetrahedral mesh", 4, 96);
+  app.add_flag(
+      "--fidelity", o->fidelity,
+      "also the physics fidelity against full-space FEM (sag, poke, frequency errors) and the seconds from reading the "
+      "shape to its first simulation step");
+  add_integer_option(app, "--fidelity-grid", o->fidelity_grid,
+                     "cells along the longest side of the FEM's tetrahedral mesh", 4, 96);
   return [o] {
     const FieldsModel model(model_path(o->model));
     const physics::MeshFields runtime_fields = o->fidelity ? mesh_fields(model.file(), false) : physics::MeshFields{};
@@ -361,7 +392,9 @@ Runner add_metrics(CLI::App& app) {
 }
 
 Runner add_render(CLI::App& app) {
-  struct Options { std::string model, shape, output; };
+  struct Options {
+    std::string model, shape, output;
+  };
   auto o = std::make_shared<Options>();
   app.add_option("--model", o->model, "model file, .pt or .wfield (default: the shipped model)");
   app.add_option("SHAPE", o->shape, "the shape")->required();

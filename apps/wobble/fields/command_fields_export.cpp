@@ -11,7 +11,9 @@
 namespace wobble::cli {
 
 Runner add_fields_export(CLI::App& app) {
-  struct Options { std::string model, output; };
+  struct Options {
+    std::string model, output;
+  };
   auto o = std::make_shared<Options>();
   app.add_option("MODEL", o->model, "a trained model (.pt, from wobble fields train)")->required();
   app.add_option("-o,--output", o->output, "OUT.wfield")->required();
@@ -19,8 +21,8 @@ Runner add_fields_export(CLI::App& app) {
     const physics::FieldNetworkFile file = neural::export_field_network(o->model);
     physics::write_field_network_file(o->output, file);
     const auto network = physics::FieldNetwork::load(o->output);  // the evaluator accepts what was written
-    fmt::print("wrote {} ({} handles, {} parameters in {} tensors)\n", o->output, network->handles(), network->parameters(),
-               file.tensors.size());
+    fmt::print("wrote {} ({} handles, {} parameters in {} tensors)\n", o->output, network->handles(),
+               network->parameters(), file.tensors.size());
     return 0;
   };
 }

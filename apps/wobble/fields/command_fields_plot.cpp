@@ -14,11 +14,16 @@
 namespace wobble::cli {
 
 Runner add_fields_plot(CLI::App& app) {
-  struct Options { std::string csv, output; std::vector<std::string> series; int width = 800, height = 480; };
+  struct Options {
+    std::string csv, output;
+    std::vector<std::string> series;
+    int width = 800, height = 480;
+  };
   auto o = std::make_shared<Options>();
   app.add_option("LOSSES", o->csv, "a training run's losses.csv")->required();
   app.add_option("-o,--output", o->output, "OUT.png")->required();
-  app.add_option("--series", o->series, "columns to draw (default: every column but lr, blend, seconds and skipped)")->delimiter(',');
+  app.add_option("--series", o->series, "columns to draw (default: every column but lr, blend, seconds and skipped)")
+      ->delimiter(',');
   app.add_option("--width", o->width, "pixels")->check(CLI::Range(200, 8000));
   app.add_option("--height", o->height, "pixels")->check(CLI::Range(150, 8000));
   return [o] {

@@ -7,8 +7,10 @@
 namespace wobble::cli {
 
 FieldsModel::FieldsModel(const std::filesystem::path& file) : file_(file) {
-  if (file.extension() == ".wfield") network_ = physics::FieldNetwork::load(file);
-  else torch_ = std::make_unique<neural::NeuralFieldModel>(file);
+  if (file.extension() == ".wfield")
+    network_ = physics::FieldNetwork::load(file);
+  else
+    torch_ = std::make_unique<neural::NeuralFieldModel>(file);
 }
 
 FieldsModel::~FieldsModel() = default;
@@ -19,7 +21,8 @@ nlohmann::json FieldsModel::metadata() const {
   return network_ ? network_->description().value("metadata", nlohmann::json::object()) : torch_->metadata();
 }
 
-std::shared_ptr<const physics::SkinningField> FieldsModel::fields_for(const physics::ShapeSample& shape, bool constant_column) const {
+std::shared_ptr<const physics::SkinningField> FieldsModel::fields_for(const physics::ShapeSample& shape,
+                                                                      bool constant_column) const {
   if (network_) return network_->fields_for(shape, constant_column);
   return torch_->fields_for(shape, constant_column);
 }

@@ -28,7 +28,8 @@ class FieldsModel {
   int handles() const;
   nlohmann::json metadata() const;  // how it was trained (batch_points, z_samples, ...)
   const std::filesystem::path& file() const { return file_; }
-  std::shared_ptr<const physics::SkinningField> fields_for(const physics::ShapeSample& shape, bool constant_column) const;
+  std::shared_ptr<const physics::SkinningField> fields_for(const physics::ShapeSample& shape,
+                                                           bool constant_column) const;
 
  private:
   std::filesystem::path file_;

@@ -14,7 +14,8 @@ namespace {
 
 nlohmann::json finite_or_null(const Eigen::VectorXd& values) {
   nlohmann::json out = nlohmann::json::array();
-  for (Eigen::Index i = 0; i < values.size(); ++i) out.push_back(std::isfinite(values[i]) ? nlohmann::json(values[i]) : nlohmann::json());
+  for (Eigen::Index i = 0; i < values.size(); ++i)
+    out.push_back(std::isfinite(values[i]) ? nlohmann::json(values[i]) : nlohmann::json());
   return out;
 }
 
@@ -39,8 +40,8 @@ nlohmann::json reference_columns(const physics::FullSpaceReference& reference, d
 
 std::string fidelity_text(const nlohmann::json& c) {
   const double first = c["frequency_errors"][0].is_number() ? c["frequency_errors"][0].get<double>() : std::nan("");
-  return fmt::format(" {:>7.3f} {:>7.3f} {:>7.3f} {:>7.3f}", c["sag_error"].get<double>(), c["poke_error"].get<double>(), first,
-                     c["largest_frequency_error"].get<double>());
+  return fmt::format(" {:>7.3f} {:>7.3f} {:>7.3f} {:>7.3f}", c["sag_error"].get<double>(),
+                     c["poke_error"].get<double>(), first, c["largest_frequency_error"].get<double>());
 }
 
 double seconds_to_first_step(const std::filesystem::path& shape, const physics::MeshFields& fields, int handles) {

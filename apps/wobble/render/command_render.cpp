@@ -72,8 +72,9 @@ std::vector<float> heat_field(const Character& character, const std::string& spe
   const std::string joint_name = spec.substr(colon + 1);
   const int joint = character.rig.find(joint_name);
   if (joint < 0) fail(character.source, "--heat-map: no joint named '{}'", joint_name);
-  return kind == "weight" ? render::skin_weight_field(character.skin, static_cast<std::uint32_t>(joint))
-                          : render::hierarchical_weight_field(character.rig, character.skin, static_cast<std::uint32_t>(joint));
+  return kind == "weight"
+             ? render::skin_weight_field(character.skin, static_cast<std::uint32_t>(joint))
+             : render::hierarchical_weight_field(character.rig, character.skin, static_cast<std::uint32_t>(joint));
 }
 
 // Where the character is, the same for CPU and GPU skinning and cheap: the box of the skinned
@@ -259,8 +260,9 @@ Runner add_render_command(CLI::App& app) {
   options->deformers.add_to(app);
   options->loop.add_to(app);
   options->loop.add_pre_roll_to(app);
-  app.add_option("--compare", options->compare,
-                 "stacks rendered side by side, each STACK[:flag=value...] (e.g. lbs lbs,dynamic:amplitude=0 lbs,dynamic)")
+  app.add_option(
+         "--compare", options->compare,
+         "stacks rendered side by side, each STACK[:flag=value...] (e.g. lbs lbs,dynamic:amplitude=0 lbs,dynamic)")
       ->expected(1, -1);
   app.add_option("--label", options->labels, "panel labels, one per panel (default: the stack)")->expected(1, -1);
   app.add_option("--size", options->size, "size of each panel, WIDTHxHEIGHT")->capture_default_str();

@@ -41,7 +41,8 @@ void RenderPanel::update(const FrameInput& frame) {
   if (!gpu_) {
     stack_->evaluate(frame, positions_, normals_);
     for (const Vec3f& p : positions_) {
-      if (!p.allFinite()) fail(character_.source, "deformer stack produced a non-finite position at t = {} s", frame.time);
+      if (!p.allFinite())
+        fail(character_.source, "deformer stack produced a non-finite position at t = {} s", frame.time);
     }
     renderer_->set_positions(positions_, normals_);
     return;

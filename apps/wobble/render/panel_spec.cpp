@@ -49,8 +49,8 @@ std::vector<StackSettings> panel_settings(const DeformerOptions& shared, const s
     for (const auto& [flag, value] : panel.overrides) {
       const FlagTarget target = flag_target(flag);  // parse_panel_spec has refused unknown flags by name
       if (!panel.stack.contains(target.deformer->name)) {
-        fail_plain("--compare '{}': --{} sets a parameter of deformer '{}', which is not in the panel's stack", panel.text,
-                   flag, target.deformer->name);
+        fail_plain("--compare '{}': --{} sets a parameter of deformer '{}', which is not in the panel's stack",
+                   panel.text, flag, target.deformer->name);
       }
       settings.set_flag(flag, target, value);
     }

@@ -13,8 +13,8 @@
 namespace wobble::cli {
 
 struct PanelSpec {
-  std::string text;   // as given (the default label)
-  StackDescription stack;  // "lbs,dynamic"
+  std::string text;                                            // as given (the default label)
+  StackDescription stack;                                      // "lbs,dynamic"
   std::vector<std::pair<std::string, std::string>> overrides;  // flag, value
 };
 

@@ -32,8 +32,8 @@ Character read_obj(const std::filesystem::path& path);
 // With `baked` the character's clip `clip_index` is written with the skeleton and the baked
 // deformation as per-frame morph targets in bind space, driven by a weights animation, so that
 // any glTF viewer plays it; without it the character and all its clips are written.
-void write_gltf(const std::filesystem::path& path, const Character& character,
-                const BakedFrames* baked = nullptr, std::size_t clip_index = 0);
+void write_gltf(const std::filesystem::path& path, const Character& character, const BakedFrames* baked = nullptr,
+                std::size_t clip_index = 0);
 
 // PC2 point cache: world-space positions per frame.
 void write_pc2(const std::filesystem::path& path, const BakedFrames& baked, float frame_rate);

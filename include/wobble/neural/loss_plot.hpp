@@ -16,7 +16,7 @@ class LossCurves {
   const std::vector<std::string>& columns() const { return columns_; }
   std::vector<double> series(const std::string& column) const;  // empty if unknown
 
-  void write_csv(const std::filesystem::path& file) const;       // atomic
+  void write_csv(const std::filesystem::path& file) const;  // atomic
   // The named series (those present) on one log-scaled plot; width x height pixels.
   void write_plot(const std::filesystem::path& file, const std::vector<std::string>& names, int width = 800,
                   int height = 480) const;

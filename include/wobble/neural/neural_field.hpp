@@ -20,10 +20,10 @@ class NeuralFieldModel {
   explicit NeuralFieldModel(const std::filesystem::path& file);
   ~NeuralFieldModel();
 
-  int handles() const;                      // learned fields m (the constant column comes on top)
+  int handles() const;  // learned fields m (the constant column comes on top)
   std::int64_t parameters() const;
-  const nlohmann::json& metadata() const;   // how it was trained
-  nlohmann::json network() const;           // its sizes
+  const nlohmann::json& metadata() const;  // how it was trained
+  nlohmann::json network() const;          // its sizes
   const std::filesystem::path& file() const;
 
   // Fields of one shape: the constant column 1 first (when asked), then the m learned fields,

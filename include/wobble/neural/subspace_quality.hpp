@@ -20,7 +20,7 @@ namespace wobble::neural {
 // The surface operators of a mesh after welding coincident vertices and dropping vertices that
 // touch no triangle of positive area.
 struct SurfaceOperator {
-  std::vector<Vec3d> vertices;   // the kept vertices, in the mesh's coordinates
+  std::vector<Vec3d> vertices;            // the kept vertices, in the mesh's coordinates
   Eigen::SparseMatrix<double> laplacian;  // L: positive semi-definite cotangent stiffness
   Eigen::VectorXd mass;                   // diagonal of M: a third of the incident triangles' areas
   int components = 0;                     // connected pieces (over the kept triangles)

@@ -45,9 +45,9 @@ namespace wobble::neural {
 struct LossOptions {
   bool smooth = true, potential = true, orthogonality = true, normalize = true, config = true;
   double weight_smooth = 1, weight_potential = 1, weight_orthogonality = 100;
-  double weight_complementarity = 1;                 // L_comp (III-E), with a rig only
+  double weight_complementarity = 1;                // L_comp (III-E), with a rig only
   double youngs_modulus = 1, poisson_ratio = 0.45;  // energy scales with E: E only rescales lambda_pot
-  double blend_fraction = 0.5;                       // linear -> Neo-Hookean over this part of training
+  double blend_fraction = 0.5;                      // linear -> Neo-Hookean over this part of training
   // With ConFIG: L_orth's gradient added to the ConFIG update of the other losses (a penalty of
   // weight weight_orthogonality); false: L_orth takes an equal share of the ConFIG direction, as
   // the paper words it, which lets the fields drift into collapse (docs/neural.md, "ConFIG and L_orth").
@@ -68,7 +68,7 @@ struct TrainingConfig {
   double learning_rate = 5e-4, min_learning_rate = 5e-5, warmup = 0.01;
   int batch_points = 256, z_samples = 16;
   double z_sigma = 0.2;
-  int shapes_per_step = 1;  // per rank
+  int shapes_per_step = 1;           // per rank
   double distributed_timeout = 300;  // seconds
   LossOptions losses;
   nlohmann::json network = nlohmann::json::object();
@@ -94,12 +94,12 @@ struct TrainingConfig {
 struct TrainingReport {
   int steps = 0, ranks = 1;
   double seconds = 0, seconds_per_step = 0;
-  double shapes_per_second = 0;                     // over all ranks
-  std::map<std::string, double> final_losses;      // mean over the last log interval (and all ranks)
-  double validation_loss = 0;                       // mean total loss on the validation shapes
-  double validation_quality = 0;                    // median subspace quality ratio, connected validation meshes
-  bool wrote_outputs = false;                       // rank 0 writes; the other ranks write nothing
-  std::int64_t skipped_items = 0;                   // items whose fields could not be orthonormalised
+  double shapes_per_second = 0;                // over all ranks
+  std::map<std::string, double> final_losses;  // mean over the last log interval (and all ranks)
+  double validation_loss = 0;                  // mean total loss on the validation shapes
+  double validation_quality = 0;               // median subspace quality ratio, connected validation meshes
+  bool wrote_outputs = false;                  // rank 0 writes; the other ranks write nothing
+  std::int64_t skipped_items = 0;              // items whose fields could not be orthonormalised
   std::filesystem::path model, csv, plot;
   std::int64_t parameters = 0;
 };

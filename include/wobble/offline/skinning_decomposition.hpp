@@ -30,16 +30,16 @@ class ThreadPool;
 // The settings of a decomposition, described once (decomposition_description(): keys, flags,
 // ranges, help); `wobble decompose` and `wobble bake --helper-bones` derive their flags from it.
 struct DecompositionParameters {
-  int bones = 16;                    // free bones to find
-  int influences = 4;                // K: non-zero weights per vertex, fixed and free bones together
-  int iterations = 100;              // most alternations of transforms and weights
-  double tolerance = 1e-3;           // stop when the RMSE falls by less than this fraction ...
-  int patience = 3;                  // ... in this many iterations in a row,
-  double target_error = 1e-3;        // or as soon as the RMSE is at most this fraction of the motion's size
-  int transform_sweeps = 2;          // Gauss-Seidel sweeps over the bones per transform update
-  int clustering_iterations = 10;    // reassignments after each split of the initial clustering
-  double smoothness = 1e-4;          // weight of the Laplacian term, in squared motion sizes per frame (the
-                                     // rest diagonal; with fixed bones, the RMS of what they miss)
+  int bones = 16;                  // free bones to find
+  int influences = 4;              // K: non-zero weights per vertex, fixed and free bones together
+  int iterations = 100;            // most alternations of transforms and weights
+  double tolerance = 1e-3;         // stop when the RMSE falls by less than this fraction ...
+  int patience = 3;                // ... in this many iterations in a row,
+  double target_error = 1e-3;      // or as soon as the RMSE is at most this fraction of the motion's size
+  int transform_sweeps = 2;        // Gauss-Seidel sweeps over the bones per transform update
+  int clustering_iterations = 10;  // reassignments after each split of the initial clustering
+  double smoothness = 1e-4;        // weight of the Laplacian term, in squared motion sizes per frame (the
+                                   // rest diagonal; with fixed bones, the RMS of what they miss)
 
   // The first problem ("'influences': 9 is out of range ..."), or empty.
   std::string validate() const;
@@ -53,9 +53,9 @@ const DeformerDescription& decomposition_description();
 using BoneTransform = Eigen::Matrix<double, 3, 4>;
 
 struct DecompositionInput {
-  std::span<const Vec3f> rest;                        // p_i, bind space
-  std::span<const Triangle> triangles;                // neighbours for the smoothness term (may be empty)
-  std::span<const std::vector<Vec3f>> frames;         // y_i(f): [frame][vertex], world space
+  std::span<const Vec3f> rest;                 // p_i, bind space
+  std::span<const Triangle> triangles;         // neighbours for the smoothness term (may be empty)
+  std::span<const std::vector<Vec3f>> frames;  // y_i(f): [frame][vertex], world space
   // Fixed bones (empty for a plain decomposition): [frame][bone] transforms, which of them may
   // take weight, and the weights the vertices start from (a Skin over the fixed bones).
   std::vector<std::vector<BoneTransform>> fixed;
@@ -66,9 +66,9 @@ struct DecompositionInput {
 };
 
 struct DecompositionProgress {
-  std::size_t iteration = 0, iterations = 0;   // done, most
-  double rmse = 0;                             // after this iteration, in scene units
-  const char* stage = "";                      // "clustering", "fitting"
+  std::size_t iteration = 0, iterations = 0;  // done, most
+  double rmse = 0;                            // after this iteration, in scene units
+  const char* stage = "";                     // "clustering", "fitting"
 };
 
 struct Decomposition {
@@ -79,9 +79,9 @@ struct Decomposition {
   std::vector<Vec3f> centres;
   // Weights over fixed bones [0, fixed_bones) then free bones [fixed_bones, ...), at most K a vertex.
   Skin weights;
-  std::vector<double> rmse_history;   // after each iteration
+  std::vector<double> rmse_history;  // after each iteration
   std::size_t iterations = 0;
-  double rmse = 0;                    // of the result, every frame and vertex
+  double rmse = 0;  // of the result, every frame and vertex
 };
 
 // Throws Error (naming no file; callers add it) when counts disagree, a position is not finite,

@@ -33,15 +33,15 @@ namespace wobble::physics {
 
 struct BodyDescription {
   std::string name;
-  SamplePoints samples;                                   // normalised frame
-  std::shared_ptr<const SkinningField> field;             // evaluated in the normalised frame
+  SamplePoints samples;                        // normalised frame
+  std::shared_ptr<const SkinningField> field;  // evaluated in the normalised frame
   Material material;
   EnergyModel model = EnergyModel::NeoHookean;
-  DirichletRegion pins;                                   // normalised frame; empty: free
-  Vec3d pin_velocity = Vec3d::Zero();                     // prescribed motion of the pinned region (m/s)
-  double scale = 1.0;                                     // scene = scale * normalised + translation
+  DirichletRegion pins;                // normalised frame; empty: free
+  Vec3d pin_velocity = Vec3d::Zero();  // prescribed motion of the pinned region (m/s)
+  double scale = 1.0;                  // scene = scale * normalised + translation
   Vec3d translation = Vec3d::Zero();
-  Vec3d initial_velocity = Vec3d::Zero();                 // m/s, applied to the free part (z-space)
+  Vec3d initial_velocity = Vec3d::Zero();  // m/s, applied to the free part (z-space)
   // Points (normalised frame) that meet planes and other objects; empty: the sample points.
   // Mesh vertices here keep the visible surface out of the floor between sample points.
   std::vector<Vec3d> collision_points;
@@ -50,10 +50,10 @@ struct BodyDescription {
 // A rigid obstacle moved by a prescribed rigid motion: x(t) = c + v t + R(w t)(X - c).
 struct KinematicBody {
   std::string name;
-  std::vector<Vec3d> points;                              // scene frame at t = 0 (contact samples)
+  std::vector<Vec3d> points;  // scene frame at t = 0 (contact samples)
   Vec3d center = Vec3d::Zero();
   Vec3d velocity = Vec3d::Zero();
-  Vec3d angular_velocity = Vec3d::Zero();                 // rad/s about `center`
+  Vec3d angular_velocity = Vec3d::Zero();  // rad/s about `center`
   Eigen::Matrix3d rotation(double t) const;
   Vec3d position(const Vec3d& rest, double t) const;
 };
@@ -66,13 +66,13 @@ struct KinematicBody {
 struct Plane {
   Vec3d origin = Vec3d::Zero();
   Vec3d normal = Vec3d::UnitY();
-  Vec3d axis_u = Vec3d::UnitX();                          // in-plane axis for the rectangle
+  Vec3d axis_u = Vec3d::UnitX();  // in-plane axis for the rectangle
   double half_u = 0, half_v = 0;
-  double stiffness = 1e7;                                 // 1/s^2 (per unit mass)
-  double friction = 20;                                   // 1/s: viscous damping of tangential motion in contact
-  double thickness = 0.5;                                 // m; points deeper than this are ignored
-  Vec3d velocity = Vec3d::Zero();                         // m/s
-  Vec3d angular_velocity = Vec3d::Zero();                 // rad/s about `origin`
+  double stiffness = 1e7;                  // 1/s^2 (per unit mass)
+  double friction = 20;                    // 1/s: viscous damping of tangential motion in contact
+  double thickness = 0.5;                  // m; points deeper than this are ignored
+  Vec3d velocity = Vec3d::Zero();          // m/s
+  Vec3d angular_velocity = Vec3d::Zero();  // rad/s about `origin`
   // Moves the plane by one time step (translation, then rotation of normal and axis).
   void advance(double dt);
 };
@@ -80,9 +80,9 @@ struct Plane {
 // The IPC-style point-pair barrier of eq. 15 between different bodies.
 struct ContactOptions {
   bool enabled = true;
-  double radius = 0.1;              // r_c (m)
-  double min_gap = 0.25;            // r_p, normalised minimum gap, in [0, 1)
-  double stiffness = 1e4;           // k_c per unit mass and r_c^2 (1/s^2)
+  double radius = 0.1;     // r_c (m)
+  double min_gap = 0.25;   // r_p, normalised minimum gap, in [0, 1)
+  double stiffness = 1e4;  // k_c per unit mass and r_c^2 (1/s^2)
 };
 
 // A Gaussian-kernel drag force around a rest point of a body toward a target (Fig. 4b):
@@ -96,7 +96,7 @@ struct Drag {
 };
 
 struct SolverOptions {
-  double time_step = 1.0 / 60.0;     // s
+  double time_step = 1.0 / 60.0;  // s
   int max_iterations = 20;
   // Stop when the Newton update u is below this in the energy norm, as a length (m):
   // sqrt(u^T H u h^2 / total mass), the mass-weighted RMS point displacement where inertia dominates.
@@ -113,8 +113,8 @@ struct StepStats {
   int iterations = 0;
   double energy = 0;
   std::size_t contacts = 0;
-  int hessian_refreshes = 0;     // Hessians assembled and factorised during the step
-  int cg_iterations = 0;         // preconditioned conjugate-gradient iterations, all Newton iterations together
+  int hessian_refreshes = 0;  // Hessians assembled and factorised during the step
+  int cg_iterations = 0;      // preconditioned conjugate-gradient iterations, all Newton iterations together
 };
 
 // Values precomputed at points: the (d-modulated) basis B and the derivative matrices D_c
@@ -133,7 +133,7 @@ class Body {
   int handle_count() const { return m_; }
   int dofs() const { return 12 * m_; }
   std::size_t point_count() const { return rest_.size(); }
-  const std::vector<Vec3d>& rest_points() const { return rest_; }      // scene frame
+  const std::vector<Vec3d>& rest_points() const { return rest_; }                 // scene frame
   const std::vector<Vec3d>& collision_points() const { return collision_rest_; }  // scene frame, rest
   // Current positions of the collision points (scene frame).
   std::vector<Vec3d> collision_positions() const;
@@ -144,13 +144,13 @@ class Body {
   std::vector<Vec3d> positions() const;
   const Material& material() const { return material_; }
   EnergyModel model() const { return model_; }
-  const Eigen::MatrixXd& mass_block() const { return mass_; }         // 4m x 4m; M = I3 (x) mass_block
+  const Eigen::MatrixXd& mass_block() const { return mass_; }  // 4m x 4m; M = I3 (x) mass_block
   double total_mass() const;
   double scale() const { return scale_; }
   const Vec3d& translation() const { return translation_; }
   const DirichletRegion& pins() const { return pins_; }
   const SkinningField& field() const { return *field_; }
-  const PointBasis& basis() const { return basis_; }             // at the sample points
+  const PointBasis& basis() const { return basis_; }                   // at the sample points
   const Eigen::VectorXd& point_masses() const { return point_mass_; }  // kg
   const Eigen::VectorXd& point_volumes() const { return volume_; }     // m^3
 
@@ -177,22 +177,22 @@ class Body {
   Vec3d pin_velocity_;
   double scale_ = 1;
   Vec3d translation_;
-  std::vector<Vec3d> rest_;                 // scene frame
-  Eigen::VectorXd volume_, point_mass_;     // m^3, kg
-  Eigen::VectorXd d_;                       // d(X) at the points
-  Eigen::MatrixXd grad_d_;                  // N x 3
+  std::vector<Vec3d> rest_;              // scene frame
+  Eigen::VectorXd volume_, point_mass_;  // m^3, kg
+  Eigen::VectorXd d_;                    // d(X) at the points
+  Eigen::MatrixXd grad_d_;               // N x 3
   PointBasis basis_;
-  Eigen::MatrixXf dall_;                    // q x 3N, column 3p + c = D_c[p]^T (single precision, for the Hessian products)
-  Eigen::MatrixXd dstack_;                  // the same in double precision (F and the elastic gradient)
-  Eigen::MatrixXd mass_;                    // 4m x 4m
-  Eigen::MatrixXd x0_, F0_;                 // N x 3, N x 9
-  Eigen::MatrixXd start_;                   // collision points at the start of the step, C x 3
-  std::vector<Vec3d> collision_rest_;       // scene frame
+  Eigen::MatrixXf dall_;               // q x 3N, column 3p + c = D_c[p]^T (single precision, for the Hessian products)
+  Eigen::MatrixXd dstack_;             // the same in double precision (F and the elastic gradient)
+  Eigen::MatrixXd mass_;               // 4m x 4m
+  Eigen::MatrixXd x0_, F0_;            // N x 3, N x 9
+  Eigen::MatrixXd start_;              // collision points at the start of the step, C x 3
+  std::vector<Vec3d> collision_rest_;  // scene frame
   PointBasis collision_basis_;
-  Eigen::VectorXd collision_mass_;          // total mass spread evenly over the collision points
+  Eigen::VectorXd collision_mass_;  // total mass spread evenly over the collision points
   Eigen::VectorXd collision_d_;
-  Eigen::MatrixXd collision_x0_;            // C x 3
-  Eigen::VectorXd base_force_;              // 12m
+  Eigen::MatrixXd collision_x0_;  // C x 3
+  Eigen::VectorXd base_force_;    // 12m
   bool driven_ = false;
   double time_ = 0;
   Eigen::VectorXd z_, z_prev_, initial_velocity_z_;
@@ -224,12 +224,12 @@ class World {
  private:
   struct Contact {
     int body_a, point_a;
-    int body_b, point_b;   // body_b < 0: kinematic obstacle -1 - index
+    int body_b, point_b;  // body_b < 0: kinematic obstacle -1 - index
     Vec3d normal;
     double radius;
     double stiffness;
   };
-  struct HessianTerms;  // what the Hessian at a state is made of (dynamics.cpp)
+  struct HessianTerms;    // what the Hessian at a state is made of (dynamics.cpp)
   struct Preconditioner;  // the factorised Hessian kept between iterations and steps
   struct Direction;
   struct Evaluation;  // the energy, gradient and Hessian terms evaluate() sums
@@ -242,7 +242,8 @@ class World {
   void add_drag_forces(std::size_t b, Eigen::MatrixXd& forces) const;
   double admissible_start(Eigen::VectorXd& z);
   StepStats minimise(Eigen::VectorXd& z, double& energy, int total);
-  Search search_direction(const HessianTerms& terms, const Eigen::VectorXd& gradient, double negligible, StepStats& stats);
+  Search search_direction(const HessianTerms& terms, const Eigen::VectorXd& gradient, double negligible,
+                          StepStats& stats);
   void commit_state(const Eigen::VectorXd& z, double t1);
   // The step's objective at z, and its stages (each adds its terms to `out`).
   double evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, HessianTerms* terms);

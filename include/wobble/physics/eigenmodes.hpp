@@ -26,8 +26,8 @@
 namespace wobble::physics {
 
 struct EigenmodeOptions {
-  int handles = 16;           // number of modes m
-  int grid_resolution = 20;   // cells along the longest side of [-1, 1]^3
+  int handles = 16;          // number of modes m
+  int grid_resolution = 20;  // cells along the longest side of [-1, 1]^3
 };
 
 // Complementarity constraint: rig weights (N x joints) at N points (normalised frame).

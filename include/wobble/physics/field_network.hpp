@@ -65,8 +65,10 @@ class FieldNetwork : public std::enable_shared_from_this<FieldNetwork> {
   static std::shared_ptr<const FieldNetwork> load(const std::filesystem::path& path, std::size_t threads = 0);
   ~FieldNetwork();
 
-  int handles() const { return handles_; }            // learned fields m (the constant column comes on top)
-  int raw_field_count() const { return raw_fields_; }  // the field stage's columns: m, or more candidates (rayleigh_ritz)
+  int handles() const { return handles_; }  // learned fields m (the constant column comes on top)
+  int raw_field_count() const {
+    return raw_fields_;
+  }  // the field stage's columns: m, or more candidates (rayleigh_ritz)
   const std::string& source() const { return source_; }
   const nlohmann::json& description() const { return description_; }
   std::int64_t parameters() const { return parameters_; }

@@ -16,19 +16,19 @@
 namespace wobble::physics {
 
 namespace input_limits {
-inline constexpr double kAcceleration = 1e4;     // m/s^2, gravity and per-object accelerations
-inline constexpr double kDistance = 1e4;         // m, positions, plane origins and sizes
-inline constexpr double kSpeed = 1e4;            // m/s
-inline constexpr double kAngularSpeed = 1e4;     // rad/s
-inline constexpr double kMinYoungs = 1e-3, kMaxYoungs = 1e13;  // Pa (steel: 2e11)
+inline constexpr double kAcceleration = 1e4;                    // m/s^2, gravity and per-object accelerations
+inline constexpr double kDistance = 1e4;                        // m, positions, plane origins and sizes
+inline constexpr double kSpeed = 1e4;                           // m/s
+inline constexpr double kAngularSpeed = 1e4;                    // rad/s
+inline constexpr double kMinYoungs = 1e-3, kMaxYoungs = 1e13;   // Pa (steel: 2e11)
 inline constexpr double kMaxPoisson = 0.4999;                   // [0, 0.5): 0.5 is incompressible
 inline constexpr double kMinDensity = 1e-3, kMaxDensity = 1e6;  // kg/m^3 (osmium: 22590)
-inline constexpr double kMaxStiffness = 1e12;    // 1/s^2 (per unit mass), planes, drags, contact
+inline constexpr double kMaxStiffness = 1e12;                   // 1/s^2 (per unit mass), planes, drags, contact
 // The sizes of a simulation (what they make the solver allocate is bounded by them).
-inline constexpr int kMaxHandles = 256;                           // subspace: 12 x handles coordinates
-inline constexpr std::int64_t kMinPoints = 10, kMaxPoints = 1'000'000;  // cubature points
+inline constexpr int kMaxHandles = 256;                                        // subspace: 12 x handles coordinates
+inline constexpr std::int64_t kMinPoints = 10, kMaxPoints = 1'000'000;         // cubature points
 inline constexpr int kMinGrid = 2, kMaxSampleGrid = 512, kMaxFieldGrid = 256;  // cells along the longest side
-inline constexpr double kMaxPinBlend = 10;                        // normalised units
+inline constexpr double kMaxPinBlend = 10;                                     // normalised units
 inline constexpr int kMaxFrames = 10'000'000, kMaxSubsteps = 1000;
 inline constexpr double kMinFps = 1e-3, kMaxFps = 1e4;
 }  // namespace input_limits

@@ -16,10 +16,10 @@
 namespace wobble::physics {
 
 struct LinearFem {
-  Eigen::SparseMatrix<double> stiffness;   // 3F x 3F over the free nodes
-  Eigen::VectorXd mass;                    // 3F: each free node's lumped mass, once per coordinate
-  std::vector<int> free_index;             // node -> its free-node index, -1 when pinned
-  std::vector<int> free_nodes;             // free-node index -> node
+  Eigen::SparseMatrix<double> stiffness;  // 3F x 3F over the free nodes
+  Eigen::VectorXd mass;                   // 3F: each free node's lumped mass, once per coordinate
+  std::vector<int> free_index;            // node -> its free-node index, -1 when pinned
+  std::vector<int> free_nodes;            // free-node index -> node
 
   Eigen::Index dofs() const { return mass.size(); }
 };

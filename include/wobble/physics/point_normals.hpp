@@ -17,12 +17,12 @@ namespace wobble::physics {
 // cloud: all points; at: the indices to give normals for; interior: enclosed cell centres, cells
 // of size `spacing`. Returns |at| x 3 unit normals. Throws Error for an empty cloud or an index
 // out of range.
-Eigen::MatrixX3d outward_normals(std::span<const Vec3d> cloud, std::span<const std::size_t> at, std::span<const Vec3d> interior,
-                                 double spacing, int neighbours = 16);
+Eigen::MatrixX3d outward_normals(std::span<const Vec3d> cloud, std::span<const std::size_t> at,
+                                 std::span<const Vec3d> interior, double spacing, int neighbours = 16);
 
 // Whether each query point lies behind the outward normal of its nearest cloud point (inside the
 // surface the cloud samples, Hoppe et al. 1992's sign of the distance to oriented points).
-std::vector<bool> behind_nearest_normal(std::span<const Vec3d> cloud, std::span<const Vec3d> queries, std::span<const Vec3d> interior,
-                                        double spacing);
+std::vector<bool> behind_nearest_normal(std::span<const Vec3d> cloud, std::span<const Vec3d> queries,
+                                        std::span<const Vec3d> interior, double spacing);
 
 }  // namespace wobble::physics

@@ -34,7 +34,7 @@ struct RigComplementaryOptions {
   Material material = default_settings().material();
   EnergyModel model = default_settings().model;
   bool rig_inertia = default_settings().rig_inertia;
-  Vec3d gravity = Vec3d::Zero();   // m/s^2 in the normalised frame
+  Vec3d gravity = Vec3d::Zero();  // m/s^2 in the normalised frame
   // Empty: constrained skinning eigenmodes. Otherwise fields in the physics frame, which depends
   // on the mesh alone (Normalization::of_points of its bind positions; the neural samplers'
   // frame too), so callers build them up front.
@@ -80,8 +80,8 @@ class RigComplementary {
   World& world() { return world_; }
   const Body& body() const { return world_.body(0); }
   const Normalization& normalization() const { return normalization_; }
-  const std::vector<Vec3d>& samples() const { return samples_; }            // normalised frame
-  const Eigen::MatrixXd& rig_weights() const { return rig_weights_.W; }     // samples x joints
+  const std::vector<Vec3d>& samples() const { return samples_; }         // normalised frame
+  const Eigen::MatrixXd& rig_weights() const { return rig_weights_.W; }  // samples x joints
 
  private:
   // Rig positions (normalised frame, N x 3) and deformation gradients (N x 9) at the sample points.
@@ -93,11 +93,11 @@ class RigComplementary {
   const Character& character_;
   RigComplementaryOptions options_;
   Normalization normalization_;
-  std::vector<Vec3d> samples_;           // normalised frame
-  FieldValues rig_weights_;              // at the samples
+  std::vector<Vec3d> samples_;  // normalised frame
+  FieldValues rig_weights_;     // at the samples
   World world_;
   PointBasis vertex_basis_;
-  std::vector<Vec3d> vertices_;          // normalised bind positions
+  std::vector<Vec3d> vertices_;  // normalised bind positions
   Eigen::MatrixXd rig_previous_, rig_current_;
   bool started_ = false;
 };

@@ -12,8 +12,8 @@
 namespace wobble::physics {
 
 struct RigWeightsOptions {
-  int grid_resolution = 24;   // cells along the longest side of [-1, 1]^3
-  int neighbours = 6;         // vertices blended per grid node
+  int grid_resolution = 24;  // cells along the longest side of [-1, 1]^3
+  int neighbours = 6;        // vertices blended per grid node
 };
 
 // Throws Error naming the character's source if it has no skin.

@@ -18,7 +18,6 @@
 
 namespace wobble::physics {
 
-
 // The similarity between a file's coordinates and the normalised frame: n = (x - center) * scale.
 struct Normalization {
   Vec3d center = Vec3d::Zero();
@@ -40,19 +39,19 @@ std::vector<double> winding_numbers(std::span<const Vec3d> vertices, std::span<c
                                     std::span<const Vec3d> points);
 
 struct SampleOptions {
-  int grid_resolution = 24;          // grid cells along the longest side of [-1, 1]^3
-  int surface_samples = 600;         // random area-weighted surface samples
-  int edge_samples = 200;            // samples along sharp and boundary edges (split by length)
-  double sharp_angle_degrees = 40;   // dihedral angle above which an edge counts as sharp
-  double inside_threshold = 0.5;     // winding number above which a grid point is inside
-  std::uint64_t seed = 1;            // results are deterministic for a given seed
+  int grid_resolution = 24;         // grid cells along the longest side of [-1, 1]^3
+  int surface_samples = 600;        // random area-weighted surface samples
+  int edge_samples = 200;           // samples along sharp and boundary edges (split by length)
+  double sharp_angle_degrees = 40;  // dihedral angle above which an edge counts as sharp
+  double inside_threshold = 0.5;    // winding number above which a grid point is inside
+  std::uint64_t seed = 1;           // results are deterministic for a given seed
 };
 
 struct SamplePoints {
-  std::vector<Vec3d> points;         // normalised frame; interior grid points first
-  std::vector<double> volumes;       // per point; sums to the estimated volume of the shape
-  std::size_t interior_count = 0;    // points[0, interior_count) are grid points
-  double grid_spacing = 0;           // spacing of the interior grid (normalised units)
+  std::vector<Vec3d> points;       // normalised frame; interior grid points first
+  std::vector<double> volumes;     // per point; sums to the estimated volume of the shape
+  std::size_t interior_count = 0;  // points[0, interior_count) are grid points
+  double grid_spacing = 0;         // spacing of the interior grid (normalised units)
   Normalization normalization;
 
   std::size_t size() const { return points.size(); }

@@ -43,15 +43,15 @@ namespace wobble::physics {
 
 struct SceneObject {
   std::filesystem::path file;
-  Character character;                    // mesh objects
-  std::optional<GaussianCloud> gaussians; // splat objects
-  int body = -1;                          // deformable body index, or
-  int kinematic = -1;                     // kinematic obstacle index
-  Normalization normalization;            // file -> normalised
-  double scale = 1;                       // normalised -> scene
+  Character character;                     // mesh objects
+  std::optional<GaussianCloud> gaussians;  // splat objects
+  int body = -1;                           // deformable body index, or
+  int kinematic = -1;                      // kinematic obstacle index
+  Normalization normalization;             // file -> normalised
+  double scale = 1;                        // normalised -> scene
   Vec3d position = Vec3d::Zero();
-  std::vector<Vec3d> rest;                // bound points (vertices or Gaussian centres), scene frame
-  PointBasis basis;                       // at `rest` (deformable objects)
+  std::vector<Vec3d> rest;  // bound points (vertices or Gaussian centres), scene frame
+  PointBasis basis;         // at `rest` (deformable objects)
 };
 
 struct Scene {
@@ -60,7 +60,7 @@ struct Scene {
   double fps = 30;
   int frames = 120;
   int substeps = 2;
-  bool file_frame_output = false;         // quick scenes: outputs in the input file's frame
+  bool file_frame_output = false;  // quick scenes: outputs in the input file's frame
 
   // Current positions of an object's bound points (output frame).
   std::vector<Vec3d> positions(std::size_t object) const;
@@ -81,8 +81,8 @@ Scene scene_from_json(const nlohmann::json& json, const std::filesystem::path& s
 Scene build_scene(const SceneDescription& description, const std::filesystem::path& scene_file);
 
 struct QuickSceneOptions {
-  Settings settings;                      // settings.hpp (contact and drags: a single shape has none)
-  std::optional<double> floor;            // height in normalised coordinates
+  Settings settings;            // settings.hpp (contact and drags: a single shape has none)
+  std::optional<double> floor;  // height in normalised coordinates
   // When set, gives the subspace (with the constant column) instead of eigenmodes (e.g. neural
   // fields; the mesh in file coordinates).
   MeshFields field_source;

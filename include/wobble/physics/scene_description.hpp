@@ -17,14 +17,14 @@
 namespace wobble::physics {
 
 struct ObjectDescription {
-  std::filesystem::path file;             // resolved against the scene file's folder
-  std::string where;                      // "scene.json: objects[2]", for messages
+  std::filesystem::path file;  // resolved against the scene file's folder
+  std::string where;           // "scene.json: objects[2]", for messages
   bool kinematic = false;
   int handles = default_settings().handles;  // the defaults: settings.hpp
   std::size_t points = static_cast<std::size_t>(default_settings().points);
   int sample_grid = default_settings().sample_grid, field_grid = default_settings().field_grid;
-  std::string source = "eigenmodes";      // or "skin"
-  MeshFields field_source;                // overrides `source` (quick scenes: learned fields)
+  std::string source = "eigenmodes";  // or "skin"
+  MeshFields field_source;            // overrides `source` (quick scenes: learned fields)
   Material material = default_settings().material();
   EnergyModel model = default_settings().model;
   std::string pin;
@@ -36,8 +36,8 @@ struct ObjectDescription {
 };
 
 struct DragDescription {
-  std::size_t object = 0;                 // index into SceneDescription::objects (deformable)
-  Drag drag;                              // drag.body is set when the scene is built
+  std::size_t object = 0;  // index into SceneDescription::objects (deformable)
+  Drag drag;               // drag.body is set when the scene is built
 };
 
 struct SceneDescription {

@@ -19,10 +19,10 @@ namespace wobble::physics {
 
 struct Settings {
   // The subspace and its sampling.
-  int handles = 16;                  // skinning eigenmodes (neural fields bring their own count)
-  int points = 1000;                 // cubature points
-  int sample_grid = 24;              // sampling grid cells along the longest side
-  int field_grid = 20;               // eigenmode grid cells along the longest side
+  int handles = 16;      // skinning eigenmodes (neural fields bring their own count)
+  int points = 1000;     // cubature points
+  int sample_grid = 24;  // sampling grid cells along the longest side
+  int field_grid = 20;   // eigenmode grid cells along the longest side
   // The material.
   double youngs_modulus = Material{}.youngs_modulus;
   double poisson_ratio = Material{}.poisson_ratio;

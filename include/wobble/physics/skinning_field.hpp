@@ -21,7 +21,6 @@ struct Mesh;
 
 namespace wobble::physics {
 
-
 // Values at N points: W (N x m) and the three partial derivatives dW/dx, dW/dy, dW/dz (N x m each).
 struct FieldValues {
   Eigen::MatrixXd W;

@@ -31,16 +31,16 @@
 namespace wobble::physics {
 
 struct FidelityOptions {
-  Material material;                  // the runtime's default
-  int grid_resolution = 20;           // tetrahedral mesh: cells along the longest side of [-1, 1]
-  double pinned_fraction = 0.1;       // the top share of the height (normalised y) held fixed
-  double pin_blend = 0.2;             // the runtime's d(X) blend width (normalised units), as `--pin-blend`
-  double gravity = 9.81;              // m/s^2, along -y
-  double poke_radius = 0.2;           // normalised units
-  double poke_acceleration = 10;      // m/s^2 at the kernel's centre
-  double poke_duration = 0.1;         // s
-  double response_time = 0.5;         // s after the poke starts
-  double time_step = 1.0 / 60.0;     // s
+  Material material;              // the runtime's default
+  int grid_resolution = 20;       // tetrahedral mesh: cells along the longest side of [-1, 1]
+  double pinned_fraction = 0.1;   // the top share of the height (normalised y) held fixed
+  double pin_blend = 0.2;         // the runtime's d(X) blend width (normalised units), as `--pin-blend`
+  double gravity = 9.81;          // m/s^2, along -y
+  double poke_radius = 0.2;       // normalised units
+  double poke_acceleration = 10;  // m/s^2 at the kernel's centre
+  double poke_duration = 0.1;     // s
+  double response_time = 0.5;     // s after the poke starts
+  double time_step = 1.0 / 60.0;  // s
   int frequencies = 6;
 };
 
@@ -48,31 +48,32 @@ struct FidelityOptions {
 struct FullSpaceReference {
   FidelityOptions options;
   TetMesh mesh;
-  std::vector<bool> pinned;           // per node
-  DirichletRegion pins;               // the same region for the subspace's modulation d(X)
+  std::vector<bool> pinned;  // per node
+  DirichletRegion pins;      // the same region for the subspace's modulation d(X)
   LinearFem fem;
   Vec3d poke_point = Vec3d::Zero();
   Eigen::VectorXd gravity_load, poke_load;  // N per free dof
-  Eigen::VectorXd sag, poke;          // full-space displacements (free dofs, 3F)
-  Eigen::VectorXd frequencies;        // Hz, lowest first
-  std::size_t dropped_tets = 0;       // pieces the pins do not hold, left out
+  Eigen::VectorXd sag, poke;                // full-space displacements (free dofs, 3F)
+  Eigen::VectorXd frequencies;              // Hz, lowest first
+  std::size_t dropped_tets = 0;             // pieces the pins do not hold, left out
 };
 
 // Throws Error naming what is wrong (no tetrahedron, a solver failure).
 FullSpaceReference full_space_reference(const TetMesh& mesh, const FidelityOptions& options = {});
 // A surface mesh in its file coordinates, meshed in the frame of `normalization`.
-FullSpaceReference full_space_reference(const Mesh& mesh, const Normalization& normalization, const FidelityOptions& options = {});
+FullSpaceReference full_space_reference(const Mesh& mesh, const Normalization& normalization,
+                                        const FidelityOptions& options = {});
 
 // The runtime's subspace at the reference's free nodes: 3F x 12m, column c q + 4 i + a (q = 4m)
 // moves coordinate c by d(X) W_i(X) [X; 1]_a, the order of dynamics.hpp's z.
 Eigen::MatrixXd subspace_basis(const FullSpaceReference& reference, const SkinningField& field);
 
 struct SubspaceFidelity {
-  double sag_error = 0;               // (a)
-  double poke_error = 0;              // (b)
-  Eigen::VectorXd frequencies;        // (c), Hz (NaN where the subspace has fewer directions)
-  Eigen::VectorXd frequency_errors;   // (f_reduced - f_full) / f_full
-  int dofs = 0;                       // independent directions of the basis (after dropping dependent ones)
+  double sag_error = 0;              // (a)
+  double poke_error = 0;             // (b)
+  Eigen::VectorXd frequencies;       // (c), Hz (NaN where the subspace has fewer directions)
+  Eigen::VectorXd frequency_errors;  // (f_reduced - f_full) / f_full
+  int dofs = 0;                      // independent directions of the basis (after dropping dependent ones)
   double largest_frequency_error() const { return frequency_errors.size() ? frequency_errors.maxCoeff() : 0.0; }
 };
 

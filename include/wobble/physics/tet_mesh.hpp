@@ -15,9 +15,9 @@
 namespace wobble::physics {
 
 struct TetMesh {
-  std::vector<Vec3d> nodes;                 // normalised frame
-  std::vector<std::array<int, 4>> tets;     // node indices (either orientation)
-  double spacing = 0;                       // grid cell size (normalised units)
+  std::vector<Vec3d> nodes;              // normalised frame
+  std::vector<std::array<int, 4>> tets;  // node indices (either orientation)
+  double spacing = 0;                    // grid cell size (normalised units)
 
   std::size_t node_count() const { return nodes.size(); }
   // Volume of each tetrahedron (normalised units^3).

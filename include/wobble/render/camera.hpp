@@ -6,12 +6,12 @@ namespace wobble::render {
 
 struct OrbitCamera {
   Vec3f target = Vec3f::Zero();
-  float yaw = 0.6f;         // radians about +Y; 0 looks along -Z (from +Z)
-  float pitch = 0.25f;      // radians above the horizon, clamped to (-1.5, 1.5)
-  float distance = 3.0f;    // from the target, scene units
-  float fov_y = 0.7f;       // vertical field of view, radians
-  float near_ratio = 0.01f; // near plane = distance * near_ratio
-  float far_ratio = 100.0f; // far plane = distance * far_ratio
+  float yaw = 0.6f;          // radians about +Y; 0 looks along -Z (from +Z)
+  float pitch = 0.25f;       // radians above the horizon, clamped to (-1.5, 1.5)
+  float distance = 3.0f;     // from the target, scene units
+  float fov_y = 0.7f;        // vertical field of view, radians
+  float near_ratio = 0.01f;  // near plane = distance * near_ratio
+  float far_ratio = 100.0f;  // far plane = distance * far_ratio
 
   Vec3f eye() const;
   Mat4f view() const;

@@ -45,14 +45,14 @@ struct DrawOptions {
   bool mesh = true;
   bool grid = true;
   bool skeleton = false;
-  bool textures = true;      // base-colour textures when the mesh has them
-  bool heat_map = false;     // colour by the scalar field given to set_scalars()
+  bool textures = true;                  // base-colour textures when the mesh has them
+  bool heat_map = false;                 // colour by the scalar field given to set_scalars()
   float scalar_min = 0, scalar_max = 1;  // the heat map's colour range
-  int selected_joint = -1;   // highlighted in the skeleton overlay
+  int selected_joint = -1;               // highlighted in the skeleton overlay
   Vec4f background = Vec4f(0.20f, 0.21f, 0.24f, 1.0f);
   // Height (y) of the ground grid; NaN: the lowest point of the rest mesh.
   float ground_height = std::numeric_limits<float>::quiet_NaN();
-  float grid_spacing = 0;    // 0: a tenth of the character size, rounded to 1, 2 or 5 x 10^k
+  float grid_spacing = 0;  // 0: a tenth of the character size, rounded to 1, 2 or 5 x 10^k
 };
 
 class Renderer {

@@ -398,14 +398,25 @@ void PhysicsMode::draw(const PhysicsFrame& f) {
   overlay_->draw(f.camera, f.width, f.height, 12.0f, /*on_top=*/true);
 }
 
-// Rows for the described settings `keys` of settings_.physics (physics_description(): the
-// flags' ranges and help); true when one changed.
-bool PhysicsMode::setting_rows(std::initializer_list<const char*> keys) {
+namespace {
+
+// Settings the panel shows otherwise: the pin modes, gravity's switch and direction; the viewer
+// runs until stopped (no frame count).
+bool viewer_owned(const ParameterDescription& p) { return p.key == "pin" || p.key == "gravity" || p.key == "frames"; }
+// Settings of the eigenmodes (neural fields bring their own).
+bool eigenmodes_only(const ParameterDescription& p) { return p.key == "handles" || p.key == "field_grid"; }
+
+}  // namespace
+
+// A row for each described setting of settings_.physics that `shown` accepts, in description
+// order (physics_description(): ranges, help): a setting added there appears here. True when one changed.
+bool PhysicsMode::setting_rows(const std::function<bool(const ParameterDescription&)>& shown) {
   const DeformerDescription& description = physics::physics_description();
   DeformerSettings edited(description);
   for (const ParameterDescription& p : description.parameters) edited.set(p.key, p.get(&settings_.physics), p.key);
   bool changed = false;
-  for (const char* key : keys) changed |= parameter_row(description.at(key, "physics"), edited, error_);
+  for (const ParameterDescription& p : description.parameters)
+    if (shown(p)) changed |= parameter_row(p, edited, error_);
   if (changed) settings_.physics = edited.as<physics::Settings>();
   return changed;
 }
@@ -418,10 +429,11 @@ bool PhysicsMode::panel_rebuild_settings() {
   changed |= ImGui::RadioButton("neural fields (.wfield)", &subspace, 1);
   settings_.subspace = subspace ? Subspace::Neural : Subspace::Eigenmodes;
   ImGui::BeginDisabled(settings_.subspace == Subspace::Neural);
-  changed |= setting_rows({"handles", "field_grid"});
+  changed |= setting_rows(eigenmodes_only);
   ImGui::EndDisabled();
-  changed |= setting_rows({"points", "sample_grid", "youngs_modulus", "poisson_ratio", "density", "model", "fps",
-                           "substeps", "max_iterations", "tolerance", "pin_blend"});
+  changed |= setting_rows([](const ParameterDescription& p) {
+    return p.lifetime == Lifetime::Bind && !viewer_owned(p) && !eigenmodes_only(p);
+  });
   return changed;
 }
 
@@ -465,7 +477,7 @@ void PhysicsMode::panel_live_settings() {
   live |= ImGui::SliderFloat("ramp about x (deg)", &tilt_x, -45.0f, 45.0f);
   live |= ImGui::SliderFloat("ramp about z (deg)", &tilt_z, -45.0f, 45.0f);
   settings_.floor_offset = offset, settings_.floor_tilt_x = tilt_x, settings_.floor_tilt_z = tilt_z;
-  live |= setting_rows({"drag_stiffness", "drag_radius"});
+  live |= setting_rows([](const ParameterDescription& p) { return p.lifetime == Lifetime::Live && !viewer_owned(p); });
   if (live) live_changed();
 }
 

@@ -7,7 +7,7 @@
 // deformers when it returns true, handle_mouse() before its own mouse handling, draw() after the
 // renderer, draw_panel() in its window.
 #include <filesystem>
-#include <initializer_list>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -77,7 +77,7 @@ class PhysicsMode {
   Vec3d drag_target_at_pixel(const PhysicsFrame& f, const Vec2f& pixel) const;
   void live_changed();
   void record_step(const PhysicsStats& stats);
-  bool setting_rows(std::initializer_list<const char*> keys);
+  bool setting_rows(const std::function<bool(const ParameterDescription&)>& shown);
   bool panel_rebuild_settings();
   bool panel_pins();
   void panel_live_settings();

@@ -124,6 +124,8 @@ void PhysicsSession::build_world() {
   world_.solver.time_step = settings_.physics.time_step();
   world_.solver.max_iterations = settings_.physics.max_iterations;
   world_.solver.tolerance = settings_.physics.tolerance;
+  const physics::Settings& s = settings_.physics;
+  world_.contact = {s.contact, s.contact_radius, s.contact_min_gap, s.contact_stiffness};  // the dropped ball
   physics::BodyDescription d;
   d.name = "shape";
   d.samples = samples_;

@@ -412,8 +412,7 @@ bool eigenmodes_only(const ParameterDescription& p) { return p.key == "handles" 
 // order (physics_description(): ranges, help): a setting added there appears here. True when one changed.
 bool PhysicsMode::setting_rows(const std::function<bool(const ParameterDescription&)>& shown) {
   const DeformerDescription& description = physics::physics_description();
-  DeformerSettings edited(description);
-  for (const ParameterDescription& p : description.parameters) edited.set(p.key, p.get(&settings_.physics), p.key);
+  DeformerSettings edited = physics::described_settings(settings_.physics);
   bool changed = false;
   for (const ParameterDescription& p : description.parameters)
     if (shown(p)) changed |= parameter_row(p, edited, error_);

@@ -44,8 +44,7 @@ bool parse_described_setting(const std::string& flag, const std::function<const 
   const DeformerDescription& description = physics::physics_description();
   for (const ParameterDescription& p : description.parameters) {
     if (flag != "--" + p.flag || p.key == "pin") continue;  // --pin: the panel's pin modes (parse_pin)
-    DeformerSettings edited(description);
-    for (const ParameterDescription& q : description.parameters) edited.set(q.key, q.get(&settings), q.key);
+    DeformerSettings edited = physics::described_settings(settings);
     edited.set(p.key, parse_parameter_text(p, value(), flag), flag);
     settings = edited.as<physics::Settings>();
     return true;

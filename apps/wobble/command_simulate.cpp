@@ -209,19 +209,15 @@ struct SimulateCommon {
   MeshFields learned;
 };
 
-// The settings a scene file holds: contact and drags act between objects (SCENE.json's
-// "contact" and "drags"), never on a single shape or a rig.
-bool scene_only(const ParameterDescription& p) {
-  return p.key.rfind("contact", 0) == 0 || p.key.rfind("drag_", 0) == 0;
-}
+// A setting `simulate` takes as a flag: one that acts on a shape or on a rig (settings.hpp).
+bool simulate_flag(const ParameterDescription& p) { return acts_on_shape(p.key) || acts_on_rig(p.key); }
 
 void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   app.add_option(
       "INPUT", o.input,
       "SCENE.json, a shape (OFF, OBJ, glTF, ...), a 3DGS PLY, or a PLY of points alone (no mesh; write it to .pc2)");
   app.add_option("-o,--output", o.output, "output: .pc2, .glb/.gltf, or folder/ (OBJ or PLY sequence); required");
-  o.settings.add_to(app, "Settings (docs/physics-parameters.md; a SCENE.json sets them in the file)",
-                    [](const ParameterDescription& p) { return !scene_only(p); });
+  o.settings.add_to(app, "Settings (docs/physics-parameters.md; a SCENE.json sets them in the file)", simulate_flag);
   using namespace physics::input_limits;
   add_real_option(app, "--floor", o.floor, "floor height (normalised units)", -kDistance, kDistance);
   app.add_flag("--no-gravity", o.no_gravity, "no gravity (the same as --gravity [0,0,0])");
@@ -287,10 +283,10 @@ int simulate_clip_once(const SimulateOptions& o, const physics::Settings& s, Out
 // --rig CHARACTER: rig-complementary dynamics on its clip, looped or once.
 int simulate_rig(const SimulateOptions& o, const SimulateCommon& common) {
   if (!o.input.empty()) fail(o.input, "give either INPUT or --rig, not both");
-  // The rig carries the body and the clip sets the frames: these settings would be ignored.
-  for (const char* key : {"pin", "pin_blend", "frames", "gravity"})
-    if (o.settings.given(key))
-      fail_plain("{}: not with --rig (the rig carries the body; the clip sets the frames)", o.settings.flag(key));
+  // The rig carries the body and the clip sets the frames: other settings would be ignored.
+  for (const ParameterDescription& p : physics_description().parameters)
+    if (o.settings.given(p.key) && !acts_on_rig(p.key))
+      fail_plain("{}: not with --rig (the rig carries the body; the clip sets the frames)", o.settings.flag(p.key));
   if (o.floor || o.no_gravity) fail_plain("{}: not with --rig", o.floor ? "--floor" : "--no-gravity");
   if (o.loop_tolerance && !o.loop.enabled()) fail_plain("{}: needs --loop", kLoopTolerance);
   const OutputKind kind = output_kind(o.output);
@@ -324,6 +320,8 @@ int simulate_shape_or_scene(const SimulateOptions& o, const SimulateCommon& comm
     Scene scene = load_scene(o.input);
     return run_scene(scene, o.output, o.quiet);
   }
+  for (const ParameterDescription& p : physics_description().parameters)
+    if (o.settings.given(p.key) && !acts_on_shape(p.key)) fail_plain("{}: only with --rig", o.settings.flag(p.key));
   QuickSceneOptions q;
   q.settings = common.settings;
   q.floor = o.floor;
@@ -341,7 +339,7 @@ int describe_settings(const SimulateOptions& o) {
   } else {
     fmt::print("physics: {}\n", physics_description().summary);
     for (const ParameterDescription& p : physics_description().parameters)
-      fmt::print("  {:<18} {:<20} {}\n", p.key, scene_only(p) ? "(SCENE.json)" : "--" + p.flag, p.describe());
+      fmt::print("  {:<18} {:<20} {}\n", p.key, simulate_flag(p) ? "--" + p.flag : "(SCENE.json)", p.describe());
   }
   return 0;
 }

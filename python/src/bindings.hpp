@@ -75,9 +75,9 @@ py::object helper_bones_object(const Character& character, std::size_t clip, con
 // physics_description() or the CLI's flag spellings (youngs, poisson), those `allowed` accepts;
 // gravity also a number along -y or None. Errors name `where` and the keyword.
 physics::Settings physics_settings(const py::kwargs& kwargs, const std::string& where,
-                                   const std::function<bool(const std::string& key)>& allowed);
+                                   const std::function<bool(std::string_view key)>& allowed);
 // The accepted keywords with their units, defaults and ranges, for a docstring.
-std::string physics_settings_doc(const std::function<bool(const std::string& key)>& allowed);
+std::string physics_settings_doc(const std::function<bool(std::string_view key)>& allowed);
 
 void bind_character(py::module_& m);
 void bind_pose(py::module_& m);

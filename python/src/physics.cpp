@@ -60,18 +60,13 @@ bool is_json(const std::filesystem::path& path) {
   return e == ".json";
 }
 
-// A single shape has no contact and no drags (a scene's).
-bool shape_setting(const std::string& key) {
-  return key.rfind("contact", 0) != 0 && key.rfind("drag_", 0) != 0 && key != "rig_inertia";
-}
-
 std::unique_ptr<Simulation> from_shape(const std::filesystem::path& input, std::optional<double> floor,
                                        const std::string& subspace,
                                        const std::optional<std::filesystem::path>& neural_model,
                                        const py::kwargs& settings) {
   if (is_json(input)) fail(input, "is a scene: use wobble.Simulation.from_scene (a scene carries its own settings)");
   QuickSceneOptions q;
-  q.settings = physics_settings(settings, "Simulation", shape_setting);
+  q.settings = physics_settings(settings, "Simulation", physics::acts_on_shape);
   q.floor = floor;
   q.field_source = subspace_fields(subspace, neural_model, false, "Simulation");
   auto sim = std::make_unique<Simulation>();
@@ -121,7 +116,7 @@ void bind_physics(py::module_& m) {
             "along -y (m/s^2), or None for none. Builds the skinning eigenmodes (handles modes on a field_grid voxel "
             "grid), or with subspace='neural' the learned fields of neural_model (a .wfield file, or .pt with "
             "wobble.has_neural; default: the shipped model). Settings:" +
-            physics_settings_doc(shape_setting))
+            physics_settings_doc(physics::acts_on_shape))
                .c_str())
       .def_static("from_scene", &from_scene, py::arg("scene"), py::arg("base") = std::filesystem::path("."),
                   "A SCENE.json path, or a dict with the same keys (files relative to `base`).")

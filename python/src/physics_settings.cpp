@@ -31,8 +31,8 @@ nlohmann::json gravity_json(py::handle g, const std::string& where) {
 }  // namespace
 
 physics::Settings physics_settings(const py::kwargs& kwargs, const std::string& where,
-                                   const std::function<bool(const std::string& key)>& allowed) {
-  DeformerSettings settings(physics::physics_description());
+                                   const std::function<bool(std::string_view key)>& allowed) {
+  DeformerSettings settings(physics::physics_description());  // the defaults
   for (auto [name_object, value] : kwargs) {
     const std::string name = py::str(name_object).cast<std::string>(), at = where + ": " + name;
     const ParameterDescription* p = setting_named(name);
@@ -43,7 +43,7 @@ physics::Settings physics_settings(const py::kwargs& kwargs, const std::string& 
   return settings.as<physics::Settings>();
 }
 
-std::string physics_settings_doc(const std::function<bool(const std::string& key)>& allowed) {
+std::string physics_settings_doc(const std::function<bool(std::string_view key)>& allowed) {
   std::string text;
   for (const ParameterDescription& p : physics::physics_description().parameters)
     if (allowed(p.key)) text += "\n  " + p.key + (p.flag != p.key ? " (or " + p.flag + ")" : "") + ": " + p.describe();

@@ -62,14 +62,6 @@ std::shared_ptr<Character> character_from(py::handle given) {
   return std::make_shared<Character>(load_character(path));
 }
 
-// The settings a rig's simulation reads (`wobble simulate --rig` refuses the others).
-bool rig_setting(const std::string& key) {
-  for (const char* k : {"handles", "points", "sample_grid", "field_grid", "youngs_modulus", "poisson_ratio", "density",
-                        "model", "fps", "substeps", "rig_inertia"})
-    if (key == k) return true;
-  return false;
-}
-
 std::unique_ptr<RigSimulation> make_rig_simulation(py::handle character_in, py::handle clip,
                                                    const std::string& subspace,
                                                    const std::optional<std::filesystem::path>& neural_model,
@@ -78,7 +70,7 @@ std::unique_ptr<RigSimulation> make_rig_simulation(py::handle character_in, py::
   const std::shared_ptr<Character> character = character_from(character_in);
   sim->character = character;
   sim->clip = clip_index(*character, clip);
-  const physics::Settings settings = physics_settings(kwargs, "RigSimulation", rig_setting);
+  const physics::Settings settings = physics_settings(kwargs, "RigSimulation", physics::acts_on_rig);
   sim->fps = settings.fps;
   sim->substeps = settings.substeps;
   physics::RigComplementaryOptions options = physics::rig_options(settings);
@@ -106,7 +98,7 @@ void bind_rig_simulation(py::module_& m) {
             "complementary subspace on construction: constrained skinning eigenmodes, or with subspace='neural' "
             "learned rig-complementary fields (neural_model: a .wfield file, or .pt with wobble.has_neural; default: "
             "the one trained on clonk). Settings:" +
-            physics_settings_doc(rig_setting))
+            physics_settings_doc(physics::acts_on_rig))
                .c_str())
       .def(
           "advance",

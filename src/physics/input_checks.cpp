@@ -49,14 +49,6 @@ void check_subspace_sizes(int handles, std::size_t points, int sample_grid, int 
   check_integer_range(field_grid, name + ": field_grid", kMinGrid, kMaxFieldGrid);
 }
 
-void check_timing(double fps, int frames, int substeps, std::string_view what) {
-  using namespace input_limits;
-  const std::string name(what);
-  check_real(fps, name + ": fps", kMinFps, kMaxFps);
-  check_integer_range(frames, name + ": frames", 1, kMaxFrames);
-  check_integer_range(substeps, name + ": substeps", 1, kMaxSubsteps);
-}
-
 void check_world_inputs(const World& world, std::string_view what) {
   using namespace input_limits;
   const std::string name(what);

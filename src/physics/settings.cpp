@@ -106,6 +106,24 @@ const DeformerDescription& physics_description() {
   return description;
 }
 
+DeformerSettings described_settings(const Settings& settings) {
+  const DeformerDescription& description = physics_description();
+  DeformerSettings described(description);
+  for (const ParameterDescription& p : description.parameters) described.set(p.key, p.get(&settings), p.key);
+  return described;
+}
+
+bool acts_on_shape(std::string_view key) {
+  return !key.starts_with("contact") && !key.starts_with("drag_") && key != "rig_inertia";
+}
+
+bool acts_on_rig(std::string_view key) {
+  for (std::string_view k : {"handles", "points", "sample_grid", "field_grid", "youngs_modulus", "poisson_ratio",
+                             "density", "model", "fps", "substeps", "rig_inertia"})
+    if (key == k) return true;
+  return false;
+}
+
 std::string physics_parameters_markdown() {
   return "# Physics parameters\n\n"
          "Generated from the physics settings' own description (`wobble simulate --describe --markdown`); a test\n"

@@ -42,7 +42,5 @@ void check_world_inputs(const World& world, std::string_view what);
 // The sizes of a subspace and its sampling (input_limits above); throws Error naming `what` and
 // the size ("shape.off: handles: 300 is out of range [1, 256]").
 void check_subspace_sizes(int handles, std::size_t points, int sample_grid, int field_grid, std::string_view what);
-// Frames, substeps and frame rate of a simulation.
-void check_timing(double fps, int frames, int substeps, std::string_view what);
 
 }  // namespace wobble::physics

@@ -9,6 +9,7 @@
 // Defaults that belong to a solver struct are declared there (Material, SolverOptions,
 // ContactOptions, Drag) and read here, so that a World built by hand has them too.
 #include <string>
+#include <string_view>
 
 #include <wobble/math.hpp>
 #include <wobble/parameters.hpp>
@@ -74,6 +75,17 @@ const Settings& default_settings();
 // The description of Settings: a DeformerDescription named "physics" whose parameters are the
 // fields above, in order (not a deformer: not in the registry).
 const DeformerDescription& physics_description();
+
+// `settings` as a DeformerSettings of physics_description() (for widgets and flag parsers that
+// edit one setting through the description and read the struct back with as<Settings>()).
+DeformerSettings described_settings(const Settings& settings);
+
+// Where a setting acts: a single shape (`simulate SHAPE`, Python's Simulation) has no contact,
+// drags or rig coupling; a rig (`simulate --rig`, RigSimulation) is carried by its clip, so it
+// takes the subspace, material, clock and rig coupling only. Contact and drags act between the
+// objects of a scene (SCENE.json) and on the viewer's mouse.
+bool acts_on_shape(std::string_view key);
+bool acts_on_rig(std::string_view key);
 
 // docs/physics-parameters.md (`wobble simulate --describe --markdown`).
 std::string physics_parameters_markdown();

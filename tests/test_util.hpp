@@ -7,6 +7,8 @@
 #include <wobble/error.hpp>
 #include <wobble/math.hpp>
 
+#include "runtime/error_of.hpp"  // error_of
+
 namespace wobble::test {
 
 // ../shared/assets/<relative> (the workplace's shared test assets).
@@ -38,17 +40,6 @@ CommandResult run_command(const std::string& command_line);
 CommandResult run_wobble(const std::string& arguments);
 // Runs the Khronos glTF validator on a file; exit_code 0 means no errors.
 CommandResult validate_gltf(const std::filesystem::path& file);
-
-// The message of the wobble::Error that `call` throws; empty when it throws none.
-template <typename Call>
-std::string error_of(Call&& call) {
-  try {
-    call();
-  } catch (const wobble::Error& error) {
-    return error.what();
-  }
-  return {};
-}
 
 std::vector<char> read_bytes(const std::filesystem::path& file);
 void write_bytes(const std::filesystem::path& file, const std::string& bytes);

@@ -4,7 +4,7 @@
 #include <wobble/error.hpp>
 #include <wobble/parse.hpp>
 
-#include "test_util.hpp"
+#include "error_of.hpp"
 
 namespace wobble {
 namespace {

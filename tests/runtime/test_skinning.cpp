@@ -17,6 +17,7 @@ using namespace wobble;
 namespace {
 
 constexpr float kPi = std::numbers::pi_v<float>;
+using test::volume;
 
 PackedSkin packed(std::uint32_t width, std::vector<std::uint16_t> joints, std::vector<float> weights) {
   PackedSkin skin;
@@ -54,14 +55,6 @@ std::vector<Vec3f> run_dqs(const std::vector<Mat4f>& matrices, const PackedSkin&
   EXPECT_EQ(job.Validate(), "");
   job.Run();
   return out;
-}
-
-// Signed volume by the divergence theorem.
-double volume(const std::vector<Vec3f>& p, const std::vector<std::array<std::uint32_t, 3>>& triangles) {
-  double v = 0;
-  for (const auto& t : triangles)
-    v += p[t[0]].cast<double>().dot(p[t[1]].cast<double>().cross(p[t[2]].cast<double>())) / 6;
-  return v;
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
-// Procedural fixtures shared by the skinning and Delta Mush tests: a rotation about a centre, and a
+// Procedural fixtures shared by the skinning and Delta Mush tests: a rotation about a centre, a
 // closed cylinder along x (radius 1, optional bumps: detail to keep), skinned to two joints with a
-// linear ramp over the middle third.
+// linear ramp over the middle third, and the volume a closed mesh encloses.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -70,6 +70,14 @@ inline Cylinder make_cylinder(int rings, int sides, float length, float bumps = 
     c.triangles.push_back({cap0 + 1, at(rings - 1, s), at(rings - 1, s + 1)});
   }
   return c;
+}
+
+// Signed volume by the divergence theorem.
+inline double volume(const std::vector<Vec3f>& p, const std::vector<Triangle>& triangles) {
+  double v = 0;
+  for (const auto& t : triangles)
+    v += p[t[0]].cast<double>().dot(p[t[1]].cast<double>().cross(p[t[2]].cast<double>())) / 6;
+  return v;
 }
 
 }  // namespace wobble::test

@@ -2,6 +2,7 @@
 // Small synthetic characters for the Dynamic Skinning and delayed LBS tests: chains and forks of
 // joints along +Y with rings of vertices rigidly bound to each bone, and clips that turn one
 // joint by a known angle curve. The runtime alone (tests/synthetic_rigs.hpp adds baking them).
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -66,6 +67,13 @@ inline void add_rotation(Character& c, int joint, const Vec3f& axis, float durat
     channel.values.insert(channel.values.end(), {q.x(), q.y(), q.z(), q.w()});
   }
   c.clips[0].channels.push_back(std::move(channel));
+}
+
+// A 3-joint chain (bone 1) whose root turns about Z at 2 rad/s and stops dead at t = 0.5 s.
+inline Character stopping_chain() {
+  Character c = chain_character(3, 1.0f);
+  add_rotation(c, 0, Vec3f::UnitZ(), 3.0f, [](double t) { return 2.0 * std::min(t, 0.5); });
+  return c;
 }
 
 // The same character with every length multiplied by s.

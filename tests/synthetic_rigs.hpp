@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/character.hpp>
 
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/delayed_lbs.hpp>
 #include <wobble/dynamic_skinning.hpp>

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/delta_mush.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
@@ -18,7 +18,7 @@
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
-#include <wobble/quality_measures.hpp>
+#include <wobble/offline/quality_measures.hpp>
 
 #include "synthetic_rigs.hpp"
 #include "two_joint_cylinder.hpp"
@@ -41,7 +41,7 @@ std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const Cylinder& c
                    .in_normals = {},
                    .out_positions = out,
                    .out_normals = {}};
-  job.Run();
+  job.run();
   return out;
 }
 
@@ -453,7 +453,7 @@ TEST(DeltaMushFold, EqualsIteratingOnLbsInputForAnySettings) {
       for (const std::vector<Mat4f>& pose : c.poses) {
         std::vector<Vec3f> lbs(c.positions.size());
         LbsJob job{pose, &c.skin, c.positions, {}, lbs, {}, false};
-        job.Run();
+        job.run();
         std::vector<Vec3f> iterated = lbs, folded = lbs;
         mush.evaluate(iterated);
         mush.evaluate_skinned(pose, folded);
@@ -499,7 +499,7 @@ TEST(DeltaMushFold, PruningMergesSmallSharesExactlyAtRestWithAMeasuredError) {
     evaluate_pose(figure.rig, &clip, clip.start() + clip.duration() * k / 6.0f, pose);
     std::vector<Vec3f> lbs(mesh.vertex_count());
     LbsJob job{pose.skinning, &skin, mesh.positions, {}, lbs, {}, false};
-    job.Run();
+    job.run();
     std::vector<Vec3f> a = lbs, b = lbs, threaded = lbs;
     exact.evaluate_skinned(pose.skinning, a);
     pruned.evaluate_skinned(pose.skinning, b);

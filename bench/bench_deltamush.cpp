@@ -102,7 +102,7 @@ Rig make_rig(std::size_t target_vertices) {
   rig.matrices = {Mat4f::Identity(), bend1, bend2};
   rig.lbs.resize(rig.positions.size());
   LbsJob job{rig.matrices, &rig.packed, rig.positions, {}, rig.lbs, {}, false};
-  job.Run();
+  job.run();
   return rig;
 }
 
@@ -137,7 +137,7 @@ void BM_Lbs(benchmark::State& state) {
   std::vector<Vec3f> out(r.positions.size());
   LbsJob job{r.matrices, &r.packed, r.positions, {}, out, {}, false};
   for (auto _ : state) {
-    job.Run(&pool);
+    job.run(&pool);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
@@ -373,7 +373,7 @@ void BM_LbsDeltaMush10Stack(benchmark::State& state) {
   std::vector<Vec3f> positions(r.positions.size());
   LbsJob job{r.matrices, &r.packed, r.positions, {}, positions, {}, false};
   for (auto _ : state) {
-    job.Run(&pool);
+    job.run(&pool);
     if (kFolded) {
       folded.mush.evaluate_skinned(r.matrices, positions, &pool);
     } else {

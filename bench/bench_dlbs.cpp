@@ -63,7 +63,7 @@ void lbs(benchmark::State& state, Scene& scene) {
   for (auto _ : state) {
     evaluate_pose(c.rig, &clip, static_cast<float>(frame_time(clip, frame++)), pose);
     LbsJob job{pose.skinning, &scene.skin, c.mesh.positions, c.mesh.normals, positions, normals, true};
-    job.Run(&pool);
+    job.run(&pool);
     benchmark::DoNotOptimize(positions.data());
   }
   state.counters["vertices"] = static_cast<double>(c.mesh.vertex_count());

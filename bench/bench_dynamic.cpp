@@ -45,7 +45,7 @@ struct Scene {
                      .in_normals = {},
                      .out_positions = base,
                      .out_normals = {}};
-    job.Run();
+    job.run();
   }
 };
 

@@ -87,7 +87,7 @@ void BM_LbsPositionsNormals(benchmark::State& state) {
   ThreadPool pool(static_cast<std::size_t>(state.range(0)));
   LbsJob job = s.job();
   for (auto _ : state) {
-    job.Run(&pool);
+    job.run(&pool);
     benchmark::DoNotOptimize(s.out_positions.data());
     benchmark::ClobberMemory();
   }
@@ -102,7 +102,7 @@ void BM_LbsPositionsOnly(benchmark::State& state) {
   job.in_normals = {};
   job.out_normals = {};
   for (auto _ : state) {
-    job.Run(&pool);
+    job.run(&pool);
     benchmark::DoNotOptimize(s.out_positions.data());
     benchmark::ClobberMemory();
   }

@@ -5,7 +5,7 @@
 // - training step time (the project's own train_fields: losses, ConFIG, Adam) against width,
 //   handles and batch points, on one fixed mesh and on procedural shapes drawn every step;
 // - the shipped model's feed-forward time per validation mesh (target: at most 1 s per shape);
-// - the torch-free evaluator (.wfield, physics::FieldNetwork) against LibTorch on the shipped
+// - the torch-free evaluator (.wfield, fields::FieldNetwork) against LibTorch on the shipped
 //   models, W and W + grad W per point, one thread each, in the same run.
 // Parameter counts are counters. On a shared machine wall time includes waiting for a core, so the
 // report uses CPU time (one thread) and shows wall time beside it. bench/report_neural.py prints
@@ -24,15 +24,16 @@
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/neural_field.hpp>
 #include <wobble/neural/shape_generator.hpp>
-#include <wobble/neural/shape_sample.hpp>
+#include <wobble/fields/shape_sample.hpp>
 #include <wobble/neural/training.hpp>
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 
 #include "neural/field_export.hpp"
 #include "neural/network.hpp"
 
 using namespace wobble;
 using namespace wobble::neural;
+using namespace wobble::fields;
 namespace fs = std::filesystem;
 
 namespace {
@@ -197,12 +198,12 @@ void BM_EvaluatorPerPoint(benchmark::State& state) {
   const fs::path file =
       default_model_path().parent_path() / (state.range(0) ? "physskin_clonk_rig.pt" : "physskin_small.pt");
   const NeuralFieldModel model(file);
-  std::shared_ptr<const physics::SkinningField> field;
+  std::shared_ptr<const fields::SkinningField> field;
   if (state.range(1)) {
     nlohmann::json metadata;
     SkinningNetwork network = load_network(file.string(), &metadata);
     const auto evaluator =
-        std::make_shared<const physics::FieldNetwork>(export_field_network(network, metadata, "bench"), "bench", 1);
+        std::make_shared<const fields::FieldNetwork>(export_field_network(network, metadata, "bench"), "bench", 1);
     field = evaluator->fields_for(shape());
   } else {
     field = model.fields_for(shape());

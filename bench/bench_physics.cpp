@@ -16,10 +16,11 @@
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/linear_fem.hpp>
 #include <wobble/physics/tet_mesh.hpp>
-#include <wobble/physics/sampling.hpp>
+#include <wobble/fields/sampling.hpp>
 
 using namespace wobble;
 using namespace wobble::physics;
+using namespace wobble::fields;
 
 namespace {
 

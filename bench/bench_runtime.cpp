@@ -121,7 +121,7 @@ void BM_KernelLbs(benchmark::State& state) {
   const LbsJob job{
       s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, positions, normals, false};
   for (auto _ : state) {
-    job.Run();
+    job.run();
     benchmark::DoNotOptimize(positions.data());
   }
 }
@@ -138,7 +138,7 @@ void BM_KernelLbsBefore(benchmark::State& state) {
       s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, positions, normals, false};
   LbsJob{s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, today,
          today_normals,       false}
-      .Run();
+      .run();
   bench::lbs_before_simd_layer(job);
   for (std::size_t v = 0; v < positions.size(); ++v) {
     if ((positions[v] - today[v]).norm() > 1e-4f * (1 + today[v].norm())) {
@@ -160,7 +160,7 @@ void BM_KernelDynamic(benchmark::State& state) {
   DynamicSkinningState dynamic;
   dynamic.initialize(s.character, parameters);
   std::vector<Vec3f> base(s.character.mesh.vertex_count()), positions(base.size());
-  LbsJob{s.poses[0].skinning, &s.skin, s.character.mesh.positions, {}, base, {}, false}.Run();
+  LbsJob{s.poses[0].skinning, &s.skin, s.character.mesh.positions, {}, base, {}, false}.run();
   std::size_t frame = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -178,7 +178,7 @@ void BM_KernelDeltaMush(benchmark::State& state) {
   DeltaMush mush;
   mush.bind(s.character.mesh.positions, s.character.mesh.triangles, DeltaMushSettings{});
   std::vector<Vec3f> base(s.character.mesh.vertex_count()), positions(base.size());
-  LbsJob{s.poses[7].skinning, &s.skin, s.character.mesh.positions, {}, base, {}, false}.Run();
+  LbsJob{s.poses[7].skinning, &s.skin, s.character.mesh.positions, {}, base, {}, false}.run();
   for (auto _ : state) {
     state.PauseTiming();
     std::copy(base.begin(), base.end(), positions.begin());

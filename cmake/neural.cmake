@@ -7,11 +7,11 @@ find_package(Torch REQUIRED)
 # it and its target defines USE_C10D_GLOO; the header includes Gloo's own headers, libgloo-dev).
 find_library(WOBBLE_GLOO_LIBRARY gloo REQUIRED)
 
-wobble_sources(WOBBLE_NEURAL_SOURCES WOBBLE_NEURAL_KERNELS neural)
+wobble_library_sources(WOBBLE_NEURAL_SOURCES WOBBLE_NEURAL_KERNELS neural)
 wobble_headers(WOBBLE_NEURAL_HEADERS wobble/neural/*.hpp)
 separate_arguments(WOBBLE_TORCH_FLAGS UNIX_COMMAND "${TORCH_CXX_FLAGS}")
 wobble_add_library(neural
-  SOURCES ${WOBBLE_NEURAL_SOURCES} HEADERS ${WOBBLE_NEURAL_HEADERS} DEPENDS runtime io physics
+  SOURCES ${WOBBLE_NEURAL_SOURCES} HEADERS ${WOBBLE_NEURAL_HEADERS} DEPENDS runtime io fields physics
   PUBLIC nlohmann_json::nlohmann_json
   PRIVATE fmt::fmt ${TORCH_LIBRARIES} ${WOBBLE_GLOO_LIBRARY}
   REQUIRES "nlohmann_json|3" "fmt" "Torch"
@@ -30,16 +30,7 @@ target_compile_definitions(wobble PRIVATE WOBBLE_HAVE_NEURAL)
 if(WOBBLE_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
-  file(GLOB WOBBLE_NEURAL_TEST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/neural/test_*.cpp)
-  add_executable(wobble_neural_tests ${WOBBLE_NEURAL_TEST_SOURCES})
-  target_link_libraries(wobble_neural_tests PRIVATE wobble_neural wobble_core ${TORCH_LIBRARIES} GTest::gtest GTest::gtest_main)
-  target_include_directories(wobble_neural_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  include(cmake/test_binaries.cmake)
+  wobble_add_test_binary(wobble_neural_tests neural LINK wobble_neural wobble_core ${TORCH_LIBRARIES})
   target_precompile_headers(wobble_neural_tests PRIVATE <torch/torch.h>)
-  target_compile_definitions(wobble_neural_tests PRIVATE
-    WOBBLE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    WOBBLE_SHARED_ASSETS="${PROJECT_SOURCE_DIR}/../shared/assets"
-    WOBBLE_BUNDLED_ASSETS="${WOBBLE_BUNDLED_ASSETS}"
-    WOBBLE_CLI="$<TARGET_FILE:wobble>")
-  add_dependencies(wobble_neural_tests bundled_assets wobble)
-  gtest_discover_tests(wobble_neural_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

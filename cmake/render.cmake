@@ -10,7 +10,7 @@ pkg_check_modules(EGL REQUIRED IMPORTED_TARGET egl)
 set(WOBBLE_RENDER_DESKTOP_ONLY_SOURCES
   ${PROJECT_SOURCE_DIR}/src/render/headless_context.cpp
   ${PROJECT_SOURCE_DIR}/src/render/video_writer.cpp)
-wobble_sources(WOBBLE_RENDER_SOURCES WOBBLE_RENDER_KERNELS render)
+wobble_library_sources(WOBBLE_RENDER_SOURCES WOBBLE_RENDER_KERNELS render)
 wobble_headers(WOBBLE_RENDER_HEADERS wobble/render/*.hpp)
 wobble_add_library(render
   SOURCES ${WOBBLE_RENDER_SOURCES} HEADERS ${WOBBLE_RENDER_HEADERS} DEPENDS runtime io
@@ -29,18 +29,9 @@ target_compile_definitions(wobble PRIVATE WOBBLE_HAVE_RENDER)
 if(WOBBLE_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
-  file(GLOB WOBBLE_RENDER_TEST_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/render/test_*.cpp)
-  add_executable(wobble_render_tests ${WOBBLE_RENDER_TEST_SOURCES} ${PROJECT_SOURCE_DIR}/tests/test_util.cpp)
-  target_link_libraries(wobble_render_tests PRIVATE wobble_render wobble_core GTest::gtest GTest::gtest_main PkgConfig::EPOXY
-                                                    PkgConfig::STB)
-  target_include_directories(wobble_render_tests PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
-  target_compile_definitions(wobble_render_tests PRIVATE
-    WOBBLE_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    WOBBLE_SHARED_ASSETS="${PROJECT_SOURCE_DIR}/../shared/assets"
-    WOBBLE_BUNDLED_ASSETS="${WOBBLE_BUNDLED_ASSETS}"
-    WOBBLE_CLI="$<TARGET_FILE:wobble>")
-  add_dependencies(wobble_render_tests wobble bundled_assets)
-  gtest_discover_tests(wobble_render_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+  include(cmake/test_binaries.cmake)
+  wobble_add_test_binary(wobble_render_tests render SOURCES ${PROJECT_SOURCE_DIR}/tests/test_util.cpp
+                         LINK wobble_render wobble_core PkgConfig::EPOXY PkgConfig::STB)
 endif()
 
 if(WOBBLE_BUILD_BENCH AND EXISTS ${PROJECT_SOURCE_DIR}/bench/render/bench_render.cpp)

@@ -6,7 +6,7 @@
 #include <wobble/io/files.hpp>
 #include <wobble/physics/dynamics.hpp>
 #include <wobble/physics/eigenmodes.hpp>
-#include <wobble/physics/sampling.hpp>
+#include <wobble/fields/sampling.hpp>
 
 #include "test_util.hpp"
 
@@ -14,19 +14,19 @@ namespace wobble::test {
 
 struct PhysicsShape {
   Character character;
-  physics::SamplePoints samples;
+  fields::SamplePoints samples;
   std::vector<Vec3d> vertices;  // normalised frame
-  std::shared_ptr<physics::GridField> field;
+  std::shared_ptr<fields::GridField> field;
 };
 
 inline PhysicsShape physics_shape(const std::string& name, int handles, std::size_t points, int grid = 14) {
   PhysicsShape s;
   s.character = read_off(shared_asset("shapes/" + name));
-  physics::SampleOptions options;
+  fields::SampleOptions options;
   options.grid_resolution = grid;
   options.surface_samples = 300;
   options.edge_samples = 60;
-  s.samples = physics::subsample(physics::sample_mesh(s.character.mesh, options), points);
+  s.samples = fields::subsample(fields::sample_mesh(s.character.mesh, options), points);
   for (const auto& p : s.character.mesh.positions)
     s.vertices.push_back(s.samples.normalization.to_normalized(p.cast<double>()));
   std::vector<Vec3d> cover = s.samples.points;

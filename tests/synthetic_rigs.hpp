@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/character.hpp>
 
 #include <nlohmann/json.hpp>

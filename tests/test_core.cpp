@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <wobble/io/atomic_file.hpp>
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/error.hpp>
 
 #include "synthetic_rigs.hpp"

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>

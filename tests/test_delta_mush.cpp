@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/delta_mush.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
@@ -17,7 +17,7 @@
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
-#include <wobble/quality_measures.hpp>
+#include <wobble/offline/quality_measures.hpp>
 
 #include "runtime/mush_cases.hpp"
 #include "synthetic_rigs.hpp"
@@ -213,7 +213,7 @@ TEST(DeltaMushFold, EqualsIteratingOnLbsInputForAnySettings) {
       for (const std::vector<Mat4f>& pose : c.poses) {
         std::vector<Vec3f> lbs(c.positions.size());
         LbsJob job{pose, &c.skin, c.positions, {}, lbs, {}, false};
-        job.Run();
+        job.run();
         std::vector<Vec3f> iterated = lbs, folded = lbs;
         mush.evaluate(iterated);
         mush.evaluate_skinned(pose, folded);
@@ -259,7 +259,7 @@ TEST(DeltaMushFold, PruningMergesSmallSharesExactlyAtRestWithAMeasuredError) {
     evaluate_pose(figure.rig, &clip, clip.start() + clip.duration() * k / 6.0f, pose);
     std::vector<Vec3f> lbs(mesh.vertex_count());
     LbsJob job{pose.skinning, &skin, mesh.positions, {}, lbs, {}, false};
-    job.Run();
+    job.run();
     std::vector<Vec3f> a = lbs, b = lbs, threaded = lbs;
     exact.evaluate_skinned(pose.skinning, a);
     pruned.evaluate_skinned(pose.skinning, b);

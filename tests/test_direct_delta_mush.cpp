@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/delta_mush.hpp>
 #include <wobble/direct_delta_mush.hpp>
 #include <wobble/error.hpp>

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/io/image.hpp>

@@ -1,4 +1,4 @@
-// The torch-free neural fields evaluator (wobble/physics/field_network.hpp) without LibTorch: a
+// The torch-free neural fields evaluator (wobble/fields/field_network.hpp) without LibTorch: a
 // hand-built network against its closed form, forward-mode gradients of the shipped model against
 // central differences, the shipped model's output orthonormal over the cubature points, clear
 // errors for bad files, and the neural subspace simulating in a build without LibTorch.
@@ -11,7 +11,7 @@
 
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 #include <wobble/physics/scene.hpp>
 
 #include "box_mesh.hpp"
@@ -19,6 +19,7 @@
 
 using namespace wobble;
 using namespace wobble::physics;
+using namespace wobble::fields;
 using wobble::test::error_text;
 namespace fs = std::filesystem;
 

@@ -7,15 +7,15 @@
 
 #include <gtest/gtest.h>
 
-#include <wobble/bake.hpp>
-#include <wobble/bake_motion.hpp>
-#include <wobble/cycle.hpp>
+#include <wobble/offline/bake.hpp>
+#include <wobble/offline/bake_motion.hpp>
+#include <wobble/offline/cycle.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/physics/rig_loop.hpp>
 #include <wobble/pose.hpp>
-#include <wobble/seam.hpp>
+#include <wobble/offline/seam.hpp>
 
 #include "synthetic_rigs.hpp"
 #include "test_util.hpp"

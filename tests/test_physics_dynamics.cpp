@@ -9,6 +9,7 @@
 
 using namespace wobble;
 using namespace wobble::physics;
+using namespace wobble::fields;
 
 namespace {
 

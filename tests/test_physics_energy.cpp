@@ -69,6 +69,6 @@ TEST(PhysicsEnergy, RestIsStressFreeAndRotationsCostNothing) {
     EXPECT_NEAR(psi, 0.0, 1e-9 * material.mu());
     EXPECT_LT(P.cwiseAbs().maxCoeff(), 1e-9 * material.mu());
   }
-  EXPECT_THROW((Material{-1, 0.3, 1}.validate()), wobble::Error);
-  EXPECT_THROW((Material{1, 0.5, 1}.validate()), wobble::Error);
+  EXPECT_THROW((Material{-1, 0.3, 1}.check()), wobble::Error);
+  EXPECT_THROW((Material{1, 0.5, 1}.check()), wobble::Error);
 }

@@ -11,6 +11,7 @@
 
 using namespace wobble;
 using namespace wobble::physics;
+using namespace wobble::fields;
 
 TEST(PhysicsSampling, WindingNumberSeparatesInsideAndOutside) {
   const Mesh box = test::box_mesh(1, 1, 1);

@@ -9,16 +9,17 @@
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/physics/body_frequencies.hpp>
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 #include <wobble/physics/gaussians.hpp>
-#include <wobble/physics/point_normals.hpp>
+#include <wobble/fields/point_normals.hpp>
 #include <wobble/physics/scene.hpp>
-#include <wobble/physics/shape_sample.hpp>
+#include <wobble/fields/shape_sample.hpp>
 
 #include "test_util.hpp"
 
 using namespace wobble;
 using namespace wobble::physics;
+using namespace wobble::fields;
 namespace fs = std::filesystem;
 
 namespace {

@@ -96,7 +96,7 @@ Character make_cylinder_character(long vertices) {
     clip.channels.push_back(std::move(channel));
   }
   c.clips.push_back(std::move(clip));
-  c.validate();
+  c.check();
   return c;
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include <wobble/clip.hpp>
-#include <wobble/cycle.hpp>
+#include <wobble/offline/cycle.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/rig.hpp>
 

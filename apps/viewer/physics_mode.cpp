@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/error.hpp>
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 
 #include "bend_weight_brush.hpp"
 #include "deformer_panel.hpp"
@@ -107,8 +107,8 @@ PhysicsMode::PhysicsMode(const PhysicsOptions& options)
 
 PhysicsMode::~PhysicsMode() = default;
 
-physics::MeshFields PhysicsMode::neural_fields() {
-  if (!neural_) neural_ = physics::field_network_mesh_fields(settings_.neural_model, rig_mode_);
+fields::MeshFields PhysicsMode::neural_fields() {
+  if (!neural_) neural_ = fields::field_network_mesh_fields(settings_.neural_model, rig_mode_);
   return neural_;
 }
 
@@ -136,14 +136,14 @@ void PhysicsMode::rebuild(const Character& character, render::Renderer& renderer
     const bool rig = rig_mode_ && character.is_skinned();
     if (rig) {
       session_.reset();
-      std::shared_ptr<const physics::SkinningField> fields;
+      std::shared_ptr<const fields::SkinningField> fields;
       if (settings_.subspace == Subspace::Neural) fields = neural_fields()(character.mesh, false);
       rig_session_ = std::make_unique<RigPhysicsSession>(character, settings_, fields);
     } else {
       rig_session_.reset();
       const bool keep_ball = options_.ball || (session_ && session_->has_ball());
       options_.ball = false;
-      physics::MeshFields neural;
+      fields::MeshFields neural;
       if (settings_.subspace == Subspace::Neural) neural = neural_fields();
       if (session_) {
         session_->set_neural_fields(neural);

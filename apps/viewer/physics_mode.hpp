@@ -81,7 +81,7 @@ class PhysicsMode {
   bool panel_rebuild_settings();
   bool panel_pins();
   void panel_live_settings();
-  physics::MeshFields neural_fields();
+  fields::MeshFields neural_fields();
 
   PhysicsOptions options_;
   PhysicsSettings settings_;
@@ -91,7 +91,7 @@ class PhysicsMode {
   std::unique_ptr<RigPhysicsSession> rig_session_;
   std::unique_ptr<SplatView> splats_;
   std::unique_ptr<render::Overlay> overlay_;
-  physics::MeshFields neural_;
+  fields::MeshFields neural_;
   bool rebuild_pending_ = false, pins_dirty_ = true, mesh_has_ball_ = false;
   std::vector<float> pin_values_;  // per shown vertex: 1 pinned, 0 free
 

@@ -5,7 +5,7 @@ namespace wobble::viewer {
 namespace {
 
 physics::RigComplementaryOptions rig_session_options(const PhysicsSettings& s,
-                                                     std::shared_ptr<const physics::SkinningField> fields) {
+                                                     std::shared_ptr<const fields::SkinningField> fields) {
   physics::RigComplementaryOptions o = physics::rig_options(s.physics);
   // No gravity: the rig is the primary motion (as wobble simulate --rig), the subspace only adds to it.
   o.fields = std::move(fields);
@@ -15,7 +15,7 @@ physics::RigComplementaryOptions rig_session_options(const PhysicsSettings& s,
 }  // namespace
 
 RigPhysicsSession::RigPhysicsSession(const Character& character, const PhysicsSettings& settings,
-                                     std::shared_ptr<const physics::SkinningField> fields)
+                                     std::shared_ptr<const fields::SkinningField> fields)
     : rig_(character, rig_session_options(settings, std::move(fields))), settings_(settings) {
   rig_.world().solver.max_iterations = settings.physics.max_iterations;
   rig_.world().solver.tolerance = settings.physics.tolerance;

@@ -18,7 +18,7 @@ class RigPhysicsSession {
   // `fields`: learned complementary fields without the constant column (null: eigenmodes).
   // The character must outlive the session. Throws Error if it is not skinned.
   RigPhysicsSession(const Character& character, const PhysicsSettings& settings,
-                    std::shared_ptr<const physics::SkinningField> fields);
+                    std::shared_ptr<const fields::SkinningField> fields);
   // Runs the fixed steps due after `seconds` of real time toward `pose` (at most a few).
   int advance(double seconds, const Pose& pose);
   std::vector<Vec3f> vertices(const Pose& pose) const { return rig_.vertex_positions(pose); }

@@ -40,11 +40,11 @@ Mesh unit_sphere(int rings = 12, int segments = 20) {
 
 }  // namespace
 
-PhysicsSession::PhysicsSession(const Mesh& shape, const PhysicsSettings& settings, physics::MeshFields neural)
+PhysicsSession::PhysicsSession(const Mesh& shape, const PhysicsSettings& settings, fields::MeshFields neural)
     : shape_(shape), settings_(settings), neural_(std::move(neural)) {
   if (shape_.positions.empty()) fail_plain("physics: the shape has no vertices");
-  const std::vector<Vec3d> file_points = physics::to_double(shape_.positions);
-  normalization_ = physics::Normalization::of_points(file_points);
+  const std::vector<Vec3d> file_points = fields::to_double(shape_.positions);
+  normalization_ = fields::Normalization::of_points(file_points);
   size_ = shape_.size();
   for (const Vec3d& p : file_points) {
     rest_.push_back(to_normalized(p));
@@ -59,11 +59,11 @@ void PhysicsSession::build_fields() {
   const physics::Settings& s = settings_.physics;
   const FieldKey key{settings_.subspace, s.handles, s.points, s.sample_grid, s.field_grid};
   if (field_key_ == key) return;
-  physics::SampleOptions sampling;
+  fields::SampleOptions sampling;
   sampling.grid_resolution = settings_.physics.sample_grid;
   samples_ =
-      shape_.triangles.empty() ? physics::sample_point_cloud(rest_, sampling) : physics::sample_mesh(shape_, sampling);
-  samples_ = physics::subsample(samples_, static_cast<std::size_t>(settings_.physics.points));
+      shape_.triangles.empty() ? fields::sample_point_cloud(rest_, sampling) : fields::sample_mesh(shape_, sampling);
+  samples_ = fields::subsample(samples_, static_cast<std::size_t>(settings_.physics.points));
   if (settings_.subspace == Subspace::Neural) {
     if (!neural_) fail_plain("physics: no neural fields model (export one with `wobble fields export`)");
     field_ = neural_(shape_, true);  // a point cloud (no triangles) is encoded from its points (shape_sample.hpp)
@@ -270,12 +270,12 @@ void PhysicsSession::paint_pins(const Vec3d& rest_point, bool erase) {
 void PhysicsSession::drop_ball() {
   if (ball_body_ >= 0) return;
   const Vec3d top(rest_box_.center().x(), rest_box_.max().y() + kBallRadius + 0.2, rest_box_.center().z());
-  physics::SampleOptions sampling;
+  fields::SampleOptions sampling;
   sampling.grid_resolution = 12;
   physics::BodyDescription d;
   d.name = "ball";
-  d.samples = physics::subsample(physics::sample_mesh(ball_mesh_, sampling), 300);
-  std::vector<Vec3d> sphere = physics::to_double(ball_mesh_.positions);
+  d.samples = fields::subsample(fields::sample_mesh(ball_mesh_, sampling), 300);
+  std::vector<Vec3d> sphere = fields::to_double(ball_mesh_.positions);
   std::vector<Vec3d> cover = d.samples.points;
   cover.insert(cover.end(), sphere.begin(), sphere.end());
   physics::EigenmodeOptions eigen;

@@ -15,7 +15,7 @@
 
 #include <wobble/mesh.hpp>
 #include <wobble/physics/dynamics.hpp>
-#include <wobble/physics/sampling.hpp>
+#include <wobble/fields/sampling.hpp>
 
 #include "physics_clock.hpp"
 #include "physics_settings.hpp"
@@ -27,10 +27,10 @@ class PhysicsSession {
   // `shape`: the mesh (file frame; no triangles: a point cloud, e.g. Gaussian centres).
   // `neural`: the learned fields for Subspace::Neural (empty: not available). Throws Error when
   // the subspace cannot be built.
-  PhysicsSession(const Mesh& shape, const PhysicsSettings& settings, physics::MeshFields neural);
+  PhysicsSession(const Mesh& shape, const PhysicsSettings& settings, fields::MeshFields neural);
 
   // The learned fields for Subspace::Neural (empty: not available); takes effect at apply().
-  void set_neural_fields(physics::MeshFields neural) { neural_ = std::move(neural); }
+  void set_neural_fields(fields::MeshFields neural) { neural_ = std::move(neural); }
   // New settings: rebuilds the body (the fields are kept while subspace, handles and points are
   // unchanged) and starts at rest.
   void apply(const PhysicsSettings& settings);
@@ -79,7 +79,7 @@ class PhysicsSession {
   double lowest_height() const;
 
   const PhysicsStats& stats() const { return meter_.stats(); }
-  const physics::Normalization& normalization() const { return normalization_; }
+  const fields::Normalization& normalization() const { return normalization_; }
   int handles() const { return world_.body(0).handle_count(); }
   const PhysicsSettings& settings() const { return settings_; }
 
@@ -95,13 +95,13 @@ class PhysicsSession {
 
   Mesh shape_;
   PhysicsSettings settings_;
-  physics::MeshFields neural_;
-  physics::Normalization normalization_;
+  fields::MeshFields neural_;
+  fields::Normalization normalization_;
   double size_ = 1;
   std::vector<Vec3d> rest_;       // vertices, normalised frame
   Eigen::AlignedBox3d rest_box_;  // normalised frame
-  physics::SamplePoints samples_;
-  std::shared_ptr<const physics::SkinningField> field_;
+  fields::SamplePoints samples_;
+  std::shared_ptr<const fields::SkinningField> field_;
   struct FieldKey {
     Subspace subspace;
     int handles, points, sample_grid, field_grid;

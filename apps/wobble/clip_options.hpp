@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/parallel.hpp>
 
 namespace wobble::cli {

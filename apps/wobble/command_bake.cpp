@@ -5,12 +5,12 @@
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/atomic_file.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
-#include <wobble/seam.hpp>
+#include <wobble/offline/seam.hpp>
 #include <wobble/io/usd_write.hpp>
 
 #include "clip_options.hpp"

@@ -1,5 +1,5 @@
 // wobble measure IN --clip NAME --deformer STACK [--against STACK] [--json] [--fps N]
-// Quality figures per frame and in total (see include/wobble/quality_measures.hpp for the
+// Quality figures per frame and in total (see include/wobble/offline/quality_measures.hpp for the
 // definitions): volume change, detail error, edge error, maximum edge stretch, flipped triangles.
 #include <cmath>
 #include <limits>
@@ -7,12 +7,12 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>
-#include <wobble/quality_measures.hpp>
+#include <wobble/offline/quality_measures.hpp>
 
 #include "clip_options.hpp"
 #include "commands.hpp"

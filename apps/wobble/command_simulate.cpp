@@ -21,7 +21,7 @@
 #include <wobble/io/files.hpp>
 #include <wobble/pose.hpp>
 #include <wobble/physics/input_checks.hpp>
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 #include <wobble/physics/rig_complementary.hpp>
 #include <wobble/physics/rig_loop.hpp>
 #include <wobble/physics/scene.hpp>
@@ -45,6 +45,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace wobble::physics;
+using namespace wobble::fields;
 
 constexpr double kDefaultLoopTolerance = 1e-4;  // --loop-tolerance, a share of the character size
 constexpr const char* kLoopTolerance = "--loop-tolerance";
@@ -190,7 +191,7 @@ MeshFields neural_fields(const std::string& subspace, const std::string& model_f
 #ifdef WOBBLE_HAVE_NEURAL
   return neural::mesh_fields(model_file, rig);  // the torch-free evaluator; .pt files are exported in memory
 #else
-  return physics::field_network_mesh_fields(model_file, rig);  // .wfield models, no LibTorch
+  return fields::field_network_mesh_fields(model_file, rig);  // .wfield models, no LibTorch
 #endif
 }
 

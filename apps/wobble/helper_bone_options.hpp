@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include <wobble/baked_frames.hpp>
+#include <wobble/offline/baked_frames.hpp>
 #include <wobble/character.hpp>
 #include <wobble/offline/skinning_decomposition.hpp>
 

@@ -9,9 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <wobble/bake_motion.hpp>
+#include <wobble/offline/bake_motion.hpp>
 #include <wobble/character.hpp>
-#include <wobble/cycle.hpp>
+#include <wobble/offline/cycle.hpp>
 
 namespace wobble::cli {
 

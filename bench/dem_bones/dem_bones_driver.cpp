@@ -13,7 +13,7 @@
 
 #include <DemBones/DemBones.h>
 
-#include <wobble/baked_frames.hpp>
+#include <wobble/offline/baked_frames.hpp>
 #include <wobble/character.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/parse.hpp>

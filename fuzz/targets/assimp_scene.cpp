@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   wobble::fuzz::expect_clean(
       [&] {
         const wobble::Character character = wobble::character_from_assimp(*scene, "scene.x");
-        character.validate();
+        character.check();
         const std::string bytes = wobble::encode_character(character);
         if (wobble::encode_character(wobble::decode_character(bytes, "scene.x")) != bytes)
           wobble::fuzz::finding("a character does not survive the isolated importer's wire format");

@@ -5,7 +5,7 @@
 #include <array>
 #include <span>
 
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 
 #include "../fuzz_support.hpp"
 
@@ -13,8 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string source = "model.wfield";
   wobble::fuzz::expect_clean(
       [&] {
-        const wobble::physics::FieldNetworkFile file = wobble::physics::parse_field_network_file({data, size}, source);
-        const wobble::physics::FieldNetwork network(file, source, 1);
+        const wobble::fields::FieldNetworkFile file = wobble::fields::parse_field_network_file({data, size}, source);
+        const wobble::fields::FieldNetwork network(file, source, 1);
         Eigen::MatrixXf surface(8, 6);
         for (int i = 0; i < 8; ++i)  // a cube's corners with outward normals
           surface.row(i) << (i & 1 ? 1.f : -1.f), (i & 2 ? 1.f : -1.f), (i & 4 ? 1.f : -1.f), (i & 1 ? .577f : -.577f),

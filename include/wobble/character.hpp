@@ -27,7 +27,7 @@ struct Character {
   // As find_clip, but throws Error naming the source and listing the clips it has.
   std::size_t require_clip(const std::string& name_or_index) const;
   // Throws Error naming the source if the pieces do not fit together (sizes, indices, NaN).
-  void validate() const;
+  void check() const;
 };
 
 }  // namespace wobble

@@ -35,9 +35,9 @@ struct DqsJob {
   std::span<Vec3f> out_positions;
   std::span<Vec3f> out_normals;  // empty iff in_normals is empty
 
-  std::string Validate() const;
-  void Run(std::size_t begin, std::size_t end) const;
-  void Run(ThreadPool* pool = nullptr) const;
+  std::string validate() const;
+  void run(std::size_t begin, std::size_t end) const;
+  void run(ThreadPool* pool = nullptr) const;
 };
 
 }  // namespace wobble

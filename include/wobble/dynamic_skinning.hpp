@@ -18,14 +18,12 @@
 //
 // Units: f in Hz, tau in seconds, A and D in seconds (angle per angular velocity), max_angle in
 // radians here (degrees in the settings file), lengths in scene units.
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <wobble/math.hpp>
@@ -143,9 +141,16 @@ struct DynamicSkinningParameters {
 // the rest (f, tau, A, D, scales, enabled, origins' centres, max_angle) may change every frame.
 class DynamicSkinningState {
  public:
+  DynamicSkinningState();
+  ~DynamicSkinningState();
+  DynamicSkinningState(const DynamicSkinningState& other);
+  DynamicSkinningState& operator=(const DynamicSkinningState& other);
+  DynamicSkinningState(DynamicSkinningState&& other) noexcept;
+  DynamicSkinningState& operator=(DynamicSkinningState&& other) noexcept;
+
   void initialize(const Rig& rig, const Mesh& mesh, const Skin& skin, const DynamicSkinningParameters& parameters);
   void initialize(const Character& character, const DynamicSkinningParameters& parameters);
-  bool initialized() const { return initialized_; }
+  bool initialized() const;
   // Forgets the history: the next apply() starts afresh (steady state at that time).
   void reset();
   // positions: the base-skinned positions (world space) in, with the offsets added out.
@@ -168,17 +173,17 @@ class DynamicSkinningState {
   // The sampling grid, t = origin + n period (s): 1/60 s from 0 unless start_periodic set it.
   // Set it by hand only to reproduce a loop's sampling (tests); the history restarts.
   void set_sample_grid(double period_s, double origin_s);
-  double sample_period() const { return grid_period_; }
+  double sample_period() const;
 
   // Introspection (tests, benchmarks, viewers).
-  float character_size() const { return size_; }
-  const HierarchicalWeights& hierarchical_weights() const { return weights_; }
-  std::size_t pair_count() const;                                            // pairs kept (beta gamma != 0)
-  std::size_t dense_lane_count() const;                                      // lanes of dense segments (gaps included)
-  std::size_t active_pair_count() const { return active_pairs_; }            // pairs evaluated last apply
-  std::span<const Vec3d> filtered() const { return frame_filtered_; }        // F_j of the last apply, radians
-  std::span<const Vec3d> angular_velocities() const { return last_omega_; }  // Omega_j, last sample, rad/s
-  std::span<const float> bend_weights() const { return gamma_; }
+  float character_size() const;
+  const HierarchicalWeights& hierarchical_weights() const;
+  std::size_t pair_count() const;                     // pairs kept (beta gamma != 0)
+  std::size_t dense_lane_count() const;               // lanes of dense segments (gaps included)
+  std::size_t active_pair_count() const;              // pairs evaluated last apply
+  std::span<const Vec3d> filtered() const;            // F_j of the last apply, radians
+  std::span<const Vec3d> angular_velocities() const;  // Omega_j, last sample, rad/s
+  std::span<const float> bend_weights() const;
   // The kernel's scalar reference (std::sin/std::cos): offsets for the last apply's joint data.
   void reference_offsets(std::span<const Vec3f> base, std::span<Vec3f> offsets) const;
 
@@ -189,74 +194,31 @@ class DynamicSkinningState {
   static constexpr std::size_t kJointTableStride = 16;
   void advance(const DynamicSkinningParameters& parameters, const Pose& pose, double t,
                const PoseSampler& pose_at = {});
-  std::span<const float> joint_table() const { return joint_data_; }
+  std::span<const float> joint_table() const;
   float inverse_max_angle_squared() const;  // 1 / max_angle^2 of the last apply/advance
   // The (vertex, joint, beta) pairs the kernel evaluates, rows in mesh order: radius falloffs
   // folded into beta, vertices with bend weight 0 left out (gamma: bend_weights()).
   HierarchicalWeights kernel_weights() const;
 
  private:
-  struct JointParameters {
-    OscillationCoefficients coefficients;
-    std::array<double, 3> values{};  // the (f, tau, A) the coefficients were made from
-    bool values_valid = false;
-    double drag = 0;
-    bool enabled = true;
-  };
+  // Bind data, the filter history on its sampling grid, per-frame joint data and scratch
+  // (src/deform/dynamic_skinning_state.hpp): out of this header, so that the kernel's layout and
+  // buffers can change without changing the library's interface. A copy continues the same motion.
+  struct State;
+  std::unique_ptr<State> s_;
+
   void resolve_parameters(const DynamicSkinningParameters& parameters);
   void sample_pose(const Pose& pose, std::vector<Quatf>& rotations, std::vector<Vec3f>& translations) const;
   void velocities(const Pose& pose, std::span<const Quatf> previous_rotations,
                   std::span<const Vec3f> previous_translations, double step, std::vector<Vec3d>& omega,
                   std::vector<Vec3d>& velocity);
   void restart(const Pose& pose, double t, const PoseSampler& pose_at);
-  double sample_position(double t) const { return (t - grid_origin_) / grid_period_; }  // t in samples
-  double sample_time(std::int64_t n) const { return grid_origin_ + static_cast<double>(n) * grid_period_; }
+  double sample_position(double t) const;  // t in samples of the grid
+  double sample_time(std::int64_t n) const;
   void commit_sample(const std::vector<Vec3d>& omega, const std::vector<Vec3d>& velocity);
   void fill_joint_table(const Pose& pose);
   void run_kernel(std::span<Vec3f> positions, ThreadPool* pool);
   void clear_history(std::size_t joint_count);
-
-  bool initialized_ = false;
-  std::size_t vertex_count_ = 0;
-  float size_ = 1;
-  std::vector<int> parents_;
-  std::unordered_map<std::string, int> joint_index_;
-  HierarchicalWeights weights_;
-  std::vector<float> gamma_;
-  float max_abs_gamma_ = 1;
-
-  // The pairs as the bend kernel reads them (src/deform/dynamic_skinning_layout.hpp): made at
-  // initialize, read-only after, shared by copies.
-  std::shared_ptr<const dynamic_kernels::PairLayout> layout_;
-
-  // Resolved per-joint parameters (for the current apply).
-  std::vector<JointParameters> joint_parameters_;
-  std::vector<Vec3f> joint_origin_;  // per joint, in the joint's frame
-  double max_angle_ = 1, linear_drag_ = 0, max_time_step_ = 0.25, skip_below_ = 1e-5;
-
-  // History, and the grid it is sampled on.
-  double grid_period_ = 1.0 / kDynamicSampleRate, grid_origin_ = 0;
-  bool started_ = false;
-  bool periodic_start_ = false;   // start_periodic() ran and no apply() since
-  std::int64_t last_sample_ = 0;  // index n of the last sample pushed (time n dt)
-  double last_time_ = 0;          // time of the last apply
-  std::vector<OscillationFilter> filters_;
-  std::vector<Vec3d> last_omega_, last_velocity_;     // Omega_n, v_n
-  std::vector<Vec3d> filtered_last_, filtered_prev_;  // F_n, F_{n-1}
-  std::vector<Vec3d> linear_last_, linear_prev_;      // linear drag offsets at n, n-1
-  std::vector<Quatf> sample_rotations_;               // local rotations at the last sample / frame
-  std::vector<Vec3f> sample_translations_;
-  std::vector<Vec3d> interval_omega_, interval_velocity_;  // interactive: velocity over the last frame step
-  Pose scratch_pose_;
-  std::vector<Vec3d> scratch_omega_, scratch_velocity_;
-  std::vector<Eigen::Quaterniond> scratch_world_;
-  std::vector<std::array<double, 3>> scratch_values_;
-
-  // Per-frame joint data for the kernel (float, structure of arrays).
-  std::vector<Vec3d> frame_filtered_, frame_linear_;
-  std::vector<std::uint8_t> active_;
-  std::vector<float> joint_data_;  // per joint: q(3), G = F/L (3), n = F/|F| (3), 1/|G|, linear offset (3)
-  std::size_t active_pairs_ = 0;
 };
 
 void dynamic_skinning_initialize(DynamicSkinningState& state, const Rig& rig, const Mesh& mesh, const Skin& skin,

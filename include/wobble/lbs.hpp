@@ -1,6 +1,6 @@
 #pragma once
 // Linear blend skinning as a runtime job: p' = sum_j w_j M_j p, n' = sum_j w_j M_j n (the
-// blended matrix's linear part; normals are renormalised only when asked). Run() never allocates.
+// blended matrix's linear part; normals are renormalised only when asked). run() never allocates.
 #include <span>
 #include <string>
 
@@ -21,11 +21,11 @@ struct LbsJob {
   bool normalize_normals = true;
 
   // Empty string if the job can run; otherwise what is wrong.
-  std::string Validate() const;
+  std::string validate() const;
   // Processes vertices [begin, end) with the SIMD layer's best instruction set for this processor.
-  void Run(std::size_t begin, std::size_t end) const;
+  void run(std::size_t begin, std::size_t end) const;
   // All vertices, on the pool's threads when given (identical results for any thread count).
-  void Run(ThreadPool* pool = nullptr) const;
+  void run(ThreadPool* pool = nullptr) const;
 };
 
 }  // namespace wobble

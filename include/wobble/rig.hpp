@@ -27,7 +27,7 @@ struct Rig {
   // Children lists, built on demand.
   std::vector<std::vector<int>> children() const;
   // Checks sizes, topological order and finite values; throws Error naming `source` and the joint.
-  void validate(const std::filesystem::path& source) const;
+  void check(const std::filesystem::path& source) const;
   // Appends a joint and returns its index (parent must already exist).
   int add_joint(const std::string& name, int parent, const Transform& rest, const Mat4f& inverse_bind, bool skinned);
 };

@@ -12,7 +12,7 @@
 
 #include <optional>
 
-#include <wobble/baked_frames.hpp>
+#include <wobble/offline/baked_frames.hpp>
 #include <wobble/character.hpp>
 #include <wobble/math.hpp>
 #include <wobble/offline/helper_bones.hpp>

@@ -92,7 +92,7 @@ CharacterPtr from_arrays(py::handle positions_in, py::handle triangles_in, const
     skin.normalize(names.size(), 0, character->diagnostics, character->source);
     character->skin = std::move(skin);
   }
-  character->validate();
+  character->check();
   return character;
 }
 

@@ -1,7 +1,7 @@
 #include "neural_subspace.hpp"
 
 #include <wobble/error.hpp>
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 #ifdef WOBBLE_HAVE_NEURAL
 #include <wobble/neural/neural_field.hpp>
 #endif
@@ -20,7 +20,7 @@ MeshFields subspace_fields(const std::string& subspace, const std::optional<std:
 #ifdef WOBBLE_HAVE_NEURAL
   return neural::mesh_fields(model.value_or(std::filesystem::path()), rig);  // also reads .pt models
 #else
-  return physics::field_network_mesh_fields(model.value_or(std::filesystem::path()), rig);  // .wfield, no LibTorch
+  return fields::field_network_mesh_fields(model.value_or(std::filesystem::path()), rig);  // .wfield, no LibTorch
 #endif
 }
 

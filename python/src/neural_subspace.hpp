@@ -9,11 +9,11 @@
 #include <string>
 
 #include <wobble/mesh.hpp>
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 namespace wobble::python {
 
-using physics::MeshFields;
+using fields::MeshFields;
 
 // Empty for "eigenmodes"; for "neural" the model's fields (default model: the shipped one, or
 // with `rig` the rig-complementary one). `who` names the caller in errors.

@@ -9,8 +9,8 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
-#include <wobble/bake.hpp>
-#include <wobble/bake_motion.hpp>
+#include <wobble/offline/bake.hpp>
+#include <wobble/offline/bake_motion.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>

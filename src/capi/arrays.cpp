@@ -120,7 +120,7 @@ Character character_from_arrays(const wobble_skinned_mesh& mesh) {
   }
   c.rig = read_rig(mesh);
   c.skin = read_skin(mesh, c.diagnostics);
-  c.validate();
+  c.check();
   c.diagnostics.log_warnings(kSource.string());
   return c;
 }

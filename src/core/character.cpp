@@ -27,7 +27,7 @@ std::size_t Character::require_clip(const std::string& name_or_index) const {
   fail(source, "no clip '{}' (clips: {})", name_or_index, names.empty() ? "none" : names);
 }
 
-void Character::validate() const {
+void Character::check() const {
   const std::size_t n = mesh.vertex_count();
   if (!mesh.normals.empty() && mesh.normals.size() != n)
     fail(source, "{} normals for {} vertices", mesh.normals.size(), n);
@@ -44,7 +44,7 @@ void Character::validate() const {
   for (const auto& [name, values] : mesh.vertex_scalars) {
     if (values.size() != n) fail(source, "vertex attribute {} has {} values for {} vertices", name, values.size(), n);
   }
-  rig.validate(source);
+  rig.check(source);
   if (!skin.empty()) {
     if (skin.vertex_count() != n) fail(source, "skin has {} vertices, mesh has {}", skin.vertex_count(), n);
     for (std::uint32_t j : skin.joints) {

@@ -37,7 +37,7 @@ std::vector<std::vector<int>> Rig::children() const {
   return result;
 }
 
-void Rig::validate(const std::filesystem::path& source) const {
+void Rig::check(const std::filesystem::path& source) const {
   const std::size_t n = parents.size();
   if (names.size() != n || rest_local.size() != n || inverse_bind.size() != n || skinned.size() != n) {
     fail(source, "rig arrays disagree in size ({} parents, {} names, {} rest transforms, {} inverse binds)", n,

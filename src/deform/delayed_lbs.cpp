@@ -484,7 +484,7 @@ void DelayedLbs::evaluate(const Pose& pose, double t, const PoseSampler& pose_at
     job.in_normals = rest_normals_;
     job.out_normals = normals;
   }
-  job.Run(pool);
+  job.run(pool);
 }
 
 // Per vertex: its chain's delayed rotations composed from the root, then the LBS blend.

@@ -294,8 +294,8 @@ class DirectDeltaMushDeformer final : public Deformer {
     job.skin = &skin_;
     job.in_positions = mesh.positions;
     job.out_positions = lbs_positions_;
-    if (std::string problem = job.Validate(); !problem.empty()) fail_plain("ddm: {}", problem);
-    job.Run(pool);
+    if (std::string problem = job.validate(); !problem.empty()) fail_plain("ddm: {}", problem);
+    job.run(pool);
     for (std::size_t v = 0; v < positions.size(); ++v)
       positions[v] = ddm_positions_[v] + (positions[v] - lbs_positions_[v]);
     if (!normals.empty() && normals.size() == positions.size()) {

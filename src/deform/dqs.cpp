@@ -54,7 +54,7 @@ void DqsJoints::set(std::span<const Mat4f> skinning_matrices) {
   }
 }
 
-std::string DqsJob::Validate() const {
+std::string DqsJob::validate() const {
   if (!skin || !joints) return "no skin or no joint transforms";
   const std::size_t n = in_positions.size();
   if (skin->vertex_count() != n) return fmt::format("skin has {} vertices, positions {}", skin->vertex_count(), n);
@@ -70,7 +70,7 @@ std::string DqsJob::Validate() const {
   return {};
 }
 
-void DqsJob::Run(std::size_t begin, std::size_t end) const {
+void DqsJob::run(std::size_t begin, std::size_t end) const {
   const std::uint32_t width = skin->width;
   const bool with_normals = !in_normals.empty();
   const bool with_stretch = !joints->stretch.empty();
@@ -108,9 +108,9 @@ void DqsJob::Run(std::size_t begin, std::size_t end) const {
   }
 }
 
-void DqsJob::Run(ThreadPool* pool) const {
+void DqsJob::run(ThreadPool* pool) const {
   const std::size_t n = in_positions.size();
-  parallel_chunks(pool, n, kGrain, [this](std::size_t begin, std::size_t end) { Run(begin, end); });
+  parallel_chunks(pool, n, kGrain, [this](std::size_t begin, std::size_t end) { run(begin, end); });
 }
 
 namespace {

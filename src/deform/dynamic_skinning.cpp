@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <utility>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@
 #include "deform/describe.hpp"
 #include "deform/dynamic_skinning_kernels.hpp"
 #include "deform/dynamic_skinning_layout.hpp"
+#include "deform/dynamic_skinning_state.hpp"
 
 namespace wobble {
 
@@ -68,6 +70,36 @@ WOBBLE_SIMD_DEFINE_TABLE_FOR
 
 std::string DynamicSkinningParameters::validate() const { return dynamic_description().problems(this); }
 
+DynamicSkinningState::DynamicSkinningState() : s_(std::make_unique<State>()) {}
+DynamicSkinningState::~DynamicSkinningState() = default;
+DynamicSkinningState::DynamicSkinningState(const DynamicSkinningState& other)
+    : s_(std::make_unique<State>(*other.s_)) {}
+DynamicSkinningState& DynamicSkinningState::operator=(const DynamicSkinningState& other) {
+  if (this != &other) s_ = std::make_unique<State>(*other.s_);
+  return *this;
+}
+// A moved-from state stays usable (a fresh one, or the assigned-to one's old state).
+DynamicSkinningState::DynamicSkinningState(DynamicSkinningState&& other) noexcept
+    : s_(std::exchange(other.s_, std::make_unique<State>())) {}
+DynamicSkinningState& DynamicSkinningState::operator=(DynamicSkinningState&& other) noexcept {
+  std::swap(s_, other.s_);
+  return *this;
+}
+
+bool DynamicSkinningState::initialized() const { return s_->initialized; }
+double DynamicSkinningState::sample_period() const { return s_->grid_period; }
+float DynamicSkinningState::character_size() const { return s_->size; }
+const HierarchicalWeights& DynamicSkinningState::hierarchical_weights() const { return s_->weights; }
+std::size_t DynamicSkinningState::active_pair_count() const { return s_->active_pairs; }
+std::span<const Vec3d> DynamicSkinningState::filtered() const { return s_->frame_filtered; }
+std::span<const Vec3d> DynamicSkinningState::angular_velocities() const { return s_->last_omega; }
+std::span<const float> DynamicSkinningState::bend_weights() const { return s_->gamma; }
+std::span<const float> DynamicSkinningState::joint_table() const { return s_->joint_data; }
+double DynamicSkinningState::sample_position(double t) const { return (t - s_->grid_origin) / s_->grid_period; }
+double DynamicSkinningState::sample_time(std::int64_t n) const {
+  return s_->grid_origin + static_cast<double>(n) * s_->grid_period;
+}
+
 void DynamicSkinningState::initialize(const Character& character, const DynamicSkinningParameters& parameters) {
   initialize(character.rig, character.mesh, character.skin, parameters);
 }
@@ -115,49 +147,49 @@ void DynamicSkinningState::initialize(const Rig& rig, const Mesh& mesh, const Sk
   const std::size_t n = mesh.vertex_count();
   if (rig.joint_count() == 0) fail_plain("dynamic: the character has no skeleton");
   if (skin.vertex_count() != n) fail_plain("dynamic: the skin has {} vertices, the mesh {}", skin.vertex_count(), n);
-  initialized_ = false;
-  vertex_count_ = n;
-  size_ = mesh.size();
-  if (!(size_ > 0) || !std::isfinite(size_)) size_ = 1;
-  parents_ = rig.parents;
-  joint_index_.clear();
-  for (std::size_t j = 0; j < rig.joint_count(); ++j) joint_index_.emplace(rig.names[j], static_cast<int>(j));
-  weights_ = HierarchicalWeights::from(rig, skin);
-  gamma_ = bend_weights_of(mesh, parameters);
-  max_abs_gamma_ = 0;
-  for (float g : gamma_) max_abs_gamma_ = std::max(max_abs_gamma_, std::abs(g));
-  layout_ = std::make_shared<const dynamic_kernels::PairLayout>(dynamic_kernels::pair_layout(
-      rig, mesh, skin, weights_, gamma_, restricted_origins(rig, parameters, joint_index_)));
+  s_->initialized = false;
+  s_->vertex_count = n;
+  s_->size = mesh.size();
+  if (!(s_->size > 0) || !std::isfinite(s_->size)) s_->size = 1;
+  s_->parents = rig.parents;
+  s_->joint_index.clear();
+  for (std::size_t j = 0; j < rig.joint_count(); ++j) s_->joint_index.emplace(rig.names[j], static_cast<int>(j));
+  s_->weights = HierarchicalWeights::from(rig, skin);
+  s_->gamma = bend_weights_of(mesh, parameters);
+  s_->max_abs_gamma = 0;
+  for (float g : s_->gamma) s_->max_abs_gamma = std::max(s_->max_abs_gamma, std::abs(g));
+  s_->layout = std::make_shared<const dynamic_kernels::PairLayout>(dynamic_kernels::pair_layout(
+      rig, mesh, skin, s_->weights, s_->gamma, restricted_origins(rig, parameters, s_->joint_index)));
   clear_history(rig.joint_count());
-  initialized_ = true;
+  s_->initialized = true;
 }
 
 void DynamicSkinningState::clear_history(std::size_t joint_count) {
-  joint_parameters_.assign(joint_count, {});
-  joint_origin_.assign(joint_count, Vec3f::Zero());
-  filters_.assign(joint_count, {});
-  last_omega_.assign(joint_count, Vec3d::Zero());
-  last_velocity_.assign(joint_count, Vec3d::Zero());
-  filtered_last_.assign(joint_count, Vec3d::Zero());
-  filtered_prev_.assign(joint_count, Vec3d::Zero());
-  linear_last_.assign(joint_count, Vec3d::Zero());
-  linear_prev_.assign(joint_count, Vec3d::Zero());
-  interval_omega_.assign(joint_count, Vec3d::Zero());
-  interval_velocity_.assign(joint_count, Vec3d::Zero());
-  frame_filtered_.assign(joint_count, Vec3d::Zero());
-  frame_linear_.assign(joint_count, Vec3d::Zero());
-  active_.assign(joint_count, 0);
-  joint_data_.assign(joint_count * kJointStride, 0.0f);
-  scratch_pose_.resize(joint_count);
-  started_ = false;
+  s_->joint_parameters.assign(joint_count, {});
+  s_->joint_origin.assign(joint_count, Vec3f::Zero());
+  s_->filters.assign(joint_count, {});
+  s_->last_omega.assign(joint_count, Vec3d::Zero());
+  s_->last_velocity.assign(joint_count, Vec3d::Zero());
+  s_->filtered_last.assign(joint_count, Vec3d::Zero());
+  s_->filtered_prev.assign(joint_count, Vec3d::Zero());
+  s_->linear_last.assign(joint_count, Vec3d::Zero());
+  s_->linear_prev.assign(joint_count, Vec3d::Zero());
+  s_->interval_omega.assign(joint_count, Vec3d::Zero());
+  s_->interval_velocity.assign(joint_count, Vec3d::Zero());
+  s_->frame_filtered.assign(joint_count, Vec3d::Zero());
+  s_->frame_linear.assign(joint_count, Vec3d::Zero());
+  s_->active.assign(joint_count, 0);
+  s_->joint_data.assign(joint_count * kJointStride, 0.0f);
+  s_->scratch_pose.resize(joint_count);
+  s_->started = false;
 }
 
-std::size_t DynamicSkinningState::pair_count() const { return layout_ ? layout_->stored_pairs : 0; }
-std::size_t DynamicSkinningState::dense_lane_count() const { return layout_ ? layout_->dense_pairs : 0; }
+std::size_t DynamicSkinningState::pair_count() const { return s_->layout ? s_->layout->stored_pairs : 0; }
+std::size_t DynamicSkinningState::dense_lane_count() const { return s_->layout ? s_->layout->dense_pairs : 0; }
 
 void DynamicSkinningState::reset() {
-  started_ = false;
-  if (grid_period_ != 1.0 / kDynamicSampleRate || grid_origin_ != 0) set_sample_grid(1.0 / kDynamicSampleRate, 0);
+  s_->started = false;
+  if (s_->grid_period != 1.0 / kDynamicSampleRate || s_->grid_origin != 0) set_sample_grid(1.0 / kDynamicSampleRate, 0);
 }
 
 void DynamicSkinningState::set_sample_grid(double period_s, double origin_s) {
@@ -165,27 +197,28 @@ void DynamicSkinningState::set_sample_grid(double period_s, double origin_s) {
     fail_plain("dynamic: the sampling grid needs a positive period and a finite origin (got {} s from {} s)", period_s,
                origin_s);
   }
-  grid_period_ = period_s;
-  grid_origin_ = origin_s;
-  for (JointParameters& p : joint_parameters_) p.values_valid = false;  // the coefficients depend on the period
-  started_ = false;
+  s_->grid_period = period_s;
+  s_->grid_origin = origin_s;
+  for (State::JointParameters& p : s_->joint_parameters)
+    p.values_valid = false;  // the coefficients depend on the period
+  s_->started = false;
 }
 
 // The parameters were checked when they were set (validate()); nothing is checked per frame.
 void DynamicSkinningState::resolve_parameters(const DynamicSkinningParameters& parameters) {
-  const std::size_t joint_count = parents_.size();
+  const std::size_t joint_count = s_->parents.size();
   // Per joint (f, tau, A, D); coefficients are recomputed only for joints whose values changed.
-  std::vector<JointParameters>& resolved = joint_parameters_;
-  std::vector<std::array<double, 3>>& wanted = scratch_values_;
+  std::vector<State::JointParameters>& resolved = s_->joint_parameters;
+  std::vector<std::array<double, 3>>& wanted = s_->scratch_values;
   wanted.assign(joint_count, {parameters.frequency, parameters.damping, parameters.amplitude});
   for (std::size_t j = 0; j < joint_count; ++j) {
     resolved[j].drag = parameters.drag;
     resolved[j].enabled = true;
-    joint_origin_[j].setZero();
+    s_->joint_origin[j].setZero();
   }
   for (const JointDynamics& joint : parameters.joints) {
-    auto found = joint_index_.find(joint.joint);
-    if (found == joint_index_.end())
+    auto found = s_->joint_index.find(joint.joint);
+    if (found == s_->joint_index.end())
       fail_plain("dynamic: settings name joint '{}', which is not in the rig", joint.joint);
     const int j = found->second;
     wanted[j] = {joint.frequency.value_or(parameters.frequency) * joint.frequency_scale,
@@ -193,23 +226,23 @@ void DynamicSkinningState::resolve_parameters(const DynamicSkinningParameters& p
                  joint.amplitude.value_or(parameters.amplitude) * joint.amplitude_scale};
     resolved[j].drag = joint.drag.value_or(parameters.drag) * joint.drag_scale;
     resolved[j].enabled = joint.enabled;
-    joint_origin_[j] = joint.origin;
+    s_->joint_origin[j] = joint.origin;
   }
   for (std::size_t j = 0; j < joint_count; ++j) {
     if (resolved[j].values_valid && resolved[j].values == wanted[j]) continue;
-    resolved[j].coefficients = OscillationCoefficients::from(wanted[j][0], wanted[j][1], wanted[j][2], grid_period_);
+    resolved[j].coefficients = OscillationCoefficients::from(wanted[j][0], wanted[j][1], wanted[j][2], s_->grid_period);
     resolved[j].values = wanted[j];
     resolved[j].values_valid = true;
   }
-  max_angle_ = parameters.max_angle;
-  linear_drag_ = parameters.linear_drag;
-  max_time_step_ = parameters.max_time_step;
-  skip_below_ = parameters.skip_below;
+  s_->max_angle = parameters.max_angle;
+  s_->linear_drag = parameters.linear_drag;
+  s_->max_time_step = parameters.max_time_step;
+  s_->skip_below = parameters.skip_below;
 }
 
 void DynamicSkinningState::sample_pose(const Pose& pose, std::vector<Quatf>& rotations,
                                        std::vector<Vec3f>& translations) const {
-  const std::size_t joint_count = parents_.size();
+  const std::size_t joint_count = s_->parents.size();
   rotations.resize(joint_count);
   translations.resize(joint_count);
   for (std::size_t j = 0; j < joint_count; ++j) {
@@ -224,16 +257,16 @@ void DynamicSkinningState::sample_pose(const Pose& pose, std::vector<Quatf>& rot
 void DynamicSkinningState::velocities(const Pose& pose, std::span<const Quatf> previous_rotations,
                                       std::span<const Vec3f> previous_translations, double step,
                                       std::vector<Vec3d>& omega, std::vector<Vec3d>& velocity) {
-  const std::size_t joint_count = parents_.size();
+  const std::size_t joint_count = s_->parents.size();
   omega.resize(joint_count);
   velocity.resize(joint_count);
-  std::vector<Eigen::Quaterniond>& world = scratch_world_;
+  std::vector<Eigen::Quaterniond>& world = s_->scratch_world;
   world.resize(joint_count);
   const double inv_step = 1.0 / step;
   for (std::size_t j = 0; j < joint_count; ++j) {
     const Eigen::Quaterniond current = pose.local[j].rotation.cast<double>().normalized();
     const Eigen::Quaterniond previous = previous_rotations[j].cast<double>().normalized();
-    const int parent = parents_[j];
+    const int parent = s_->parents[j];
     const Eigen::Quaterniond parent_world = parent < 0 ? Eigen::Quaterniond::Identity() : world[parent];
     world[j] = (parent_world * current).normalized();
     const Vec3d local_omega = rotation_log(current * previous.conjugate()) * inv_step;
@@ -244,56 +277,56 @@ void DynamicSkinningState::velocities(const Pose& pose, std::span<const Quatf> p
 }
 
 void DynamicSkinningState::commit_sample(const std::vector<Vec3d>& omega, const std::vector<Vec3d>& velocity) {
-  for (std::size_t j = 0; j < parents_.size(); ++j) {
-    const JointParameters& p = joint_parameters_[j];
-    const Vec3d y = filters_[j].push(p.coefficients, omega[j]);
-    filtered_prev_[j] = filtered_last_[j];
-    filtered_last_[j] = p.drag * omega[j] + y;
-    linear_prev_[j] = linear_last_[j];
-    linear_last_[j] = velocity[j];
-    last_omega_[j] = omega[j];
-    last_velocity_[j] = velocity[j];
+  for (std::size_t j = 0; j < s_->parents.size(); ++j) {
+    const State::JointParameters& p = s_->joint_parameters[j];
+    const Vec3d y = s_->filters[j].push(p.coefficients, omega[j]);
+    s_->filtered_prev[j] = s_->filtered_last[j];
+    s_->filtered_last[j] = p.drag * omega[j] + y;
+    s_->linear_prev[j] = s_->linear_last[j];
+    s_->linear_last[j] = velocity[j];
+    s_->last_omega[j] = omega[j];
+    s_->last_velocity[j] = velocity[j];
   }
-  ++last_sample_;
+  ++s_->last_sample;
 }
 
 void DynamicSkinningState::restart(const Pose& pose, double t, const PoseSampler& pose_at) {
-  const std::size_t joint_count = parents_.size();
-  last_sample_ = floor_sample(sample_position(t));
+  const std::size_t joint_count = s_->parents.size();
+  s_->last_sample = floor_sample(sample_position(t));
   std::int64_t n;
   const bool grid = on_grid(sample_position(t), n);
-  std::vector<Vec3d>& omega = scratch_omega_;
-  std::vector<Vec3d>& velocity = scratch_velocity_;
+  std::vector<Vec3d>& omega = s_->scratch_omega;
+  std::vector<Vec3d>& velocity = s_->scratch_velocity;
   if (pose_at) {
-    const double s = sample_time(last_sample_);
+    const double s = sample_time(s_->last_sample);
     std::vector<Quatf> previous_rotations;
     std::vector<Vec3f> previous_translations;
-    pose_at(s - grid_period_, scratch_pose_);
-    sample_pose(scratch_pose_, previous_rotations, previous_translations);
+    pose_at(s - s_->grid_period, s_->scratch_pose);
+    sample_pose(s_->scratch_pose, previous_rotations, previous_translations);
     const Pose* current = &pose;
     if (!grid) {
-      pose_at(s, scratch_pose_);
-      current = &scratch_pose_;
+      pose_at(s, s_->scratch_pose);
+      current = &s_->scratch_pose;
     }
-    velocities(*current, previous_rotations, previous_translations, grid_period_, omega, velocity);
-    sample_pose(*current, sample_rotations_, sample_translations_);
+    velocities(*current, previous_rotations, previous_translations, s_->grid_period, omega, velocity);
+    sample_pose(*current, s_->sample_rotations, s_->sample_translations);
   } else {
     omega.assign(joint_count, Vec3d::Zero());
     velocity.assign(joint_count, Vec3d::Zero());
-    sample_pose(pose, sample_rotations_, sample_translations_);
+    sample_pose(pose, s_->sample_rotations, s_->sample_translations);
   }
   for (std::size_t j = 0; j < joint_count; ++j) {
     // Steady state: as if the joint had always moved at its current velocity (no wobble pending).
-    filters_[j].reset(omega[j]);
-    filtered_last_[j] = filtered_prev_[j] = joint_parameters_[j].drag * omega[j];
-    linear_last_[j] = linear_prev_[j] = velocity[j];
-    last_omega_[j] = omega[j];
-    last_velocity_[j] = velocity[j];
-    interval_omega_[j] = omega[j];
-    interval_velocity_[j] = velocity[j];
+    s_->filters[j].reset(omega[j]);
+    s_->filtered_last[j] = s_->filtered_prev[j] = s_->joint_parameters[j].drag * omega[j];
+    s_->linear_last[j] = s_->linear_prev[j] = velocity[j];
+    s_->last_omega[j] = omega[j];
+    s_->last_velocity[j] = velocity[j];
+    s_->interval_omega[j] = omega[j];
+    s_->interval_velocity[j] = velocity[j];
   }
-  last_time_ = t;
-  started_ = true;
+  s_->last_time = t;
+  s_->started = true;
 }
 
 // The periodic steady state of the oscillation filter, exactly.
@@ -313,7 +346,7 @@ void DynamicSkinningState::restart(const Pose& pose, double t, const PoseSampler
 // The drag term D H and the linear-drag velocity have no memory: at sample 0 they are the cycle's.
 void DynamicSkinningState::start_periodic(const DynamicSkinningParameters& parameters, const PoseSampler& pose_at,
                                           double cycle_start, double period) {
-  if (!initialized_) fail_plain("dynamic: start_periodic() before initialize()");
+  if (!s_->initialized) fail_plain("dynamic: start_periodic() before initialize()");
   if (!pose_at) fail_plain("dynamic: a seamless loop needs the clip's poses (a pose sampler)");
   if (!(period > 0) || !std::isfinite(period) || !std::isfinite(cycle_start)) {
     fail_plain("dynamic: a loop needs a positive period and a finite start (got {} s from {} s)", period, cycle_start);
@@ -324,18 +357,18 @@ void DynamicSkinningState::start_periodic(const DynamicSkinningParameters& param
   resolve_parameters(parameters);
   // H_n and V_n over one cycle, n = 0..M (index 0 from sample -1 to 0; H_0 = H_M up to rounding).
   std::vector<std::vector<Vec3d>> omega(m + 1), velocity(m + 1);
-  pose_at(sample_time(-1), scratch_pose_);
-  sample_pose(scratch_pose_, sample_rotations_, sample_translations_);
+  pose_at(sample_time(-1), s_->scratch_pose);
+  sample_pose(s_->scratch_pose, s_->sample_rotations, s_->sample_translations);
   for (std::size_t n = 0; n <= m; ++n) {
-    pose_at(sample_time(static_cast<std::int64_t>(n)), scratch_pose_);
-    velocities(scratch_pose_, sample_rotations_, sample_translations_, grid_period_, omega[n], velocity[n]);
-    sample_pose(scratch_pose_, sample_rotations_, sample_translations_);
+    pose_at(sample_time(static_cast<std::int64_t>(n)), s_->scratch_pose);
+    velocities(s_->scratch_pose, s_->sample_rotations, s_->sample_translations, s_->grid_period, omega[n], velocity[n]);
+    sample_pose(s_->scratch_pose, s_->sample_rotations, s_->sample_translations);
   }
-  pose_at(sample_time(0), scratch_pose_);  // the next sample measures its motion from sample 0
-  sample_pose(scratch_pose_, sample_rotations_, sample_translations_);
+  pose_at(sample_time(0), s_->scratch_pose);  // the next sample measures its motion from sample 0
+  sample_pose(s_->scratch_pose, s_->sample_rotations, s_->sample_translations);
 
-  for (std::size_t j = 0; j < parents_.size(); ++j) {
-    const JointParameters& p = joint_parameters_[j];
+  for (std::size_t j = 0; j < s_->parents.size(); ++j) {
+    const State::JointParameters& p = s_->joint_parameters[j];
     const OscillationCoefficients& c = p.coefficients;
     // H_k for k in [0, M), wrapped: H_0 is taken as H_M so that the cycle's inputs repeat exactly.
     auto input = [&](std::int64_t k) -> const Vec3d& {
@@ -352,29 +385,29 @@ void DynamicSkinningState::start_periodic(const DynamicSkinningParameters& param
       power = a * power;
     }
     const Eigen::Matrix<double, 2, 3> y = (Eigen::Matrix2d::Identity() - power).fullPivLu().solve(z);
-    OscillationFilter& filter = filters_[j];
+    OscillationFilter& filter = s_->filters[j];
     filter.last_input = input(0);
     filter.last_step = input(0) - input(-1);
     filter.y1 = y.row(0).transpose();
     filter.y2 = y.row(1).transpose();
-    filtered_last_[j] = p.drag * input(0) + filter.y1;
-    filtered_prev_[j] = p.drag * input(-1) + filter.y2;
-    linear_last_[j] = velocity[m][j];
-    linear_prev_[j] = velocity[m - 1 == 0 ? m : m - 1][j];
-    last_omega_[j] = interval_omega_[j] = input(0);
-    last_velocity_[j] = interval_velocity_[j] = velocity[m][j];
+    s_->filtered_last[j] = p.drag * input(0) + filter.y1;
+    s_->filtered_prev[j] = p.drag * input(-1) + filter.y2;
+    s_->linear_last[j] = velocity[m][j];
+    s_->linear_prev[j] = velocity[m - 1 == 0 ? m : m - 1][j];
+    s_->last_omega[j] = s_->interval_omega[j] = input(0);
+    s_->last_velocity[j] = s_->interval_velocity[j] = velocity[m][j];
   }
-  last_sample_ = 0;
-  last_time_ = cycle_start;
-  started_ = true;
-  periodic_start_ = true;
+  s_->last_sample = 0;
+  s_->last_time = cycle_start;
+  s_->started = true;
+  s_->periodic_start = true;
 }
 
 void DynamicSkinningState::apply(const DynamicSkinningParameters& parameters, const Pose& pose,
                                  std::span<Vec3f> positions, double t, const PoseSampler& pose_at, ThreadPool* pool) {
-  if (!initialized_) fail_plain("dynamic: apply() before initialize()");
-  if (positions.size() != vertex_count_) {
-    fail_plain("dynamic: {} positions given, the character has {} vertices", positions.size(), vertex_count_);
+  if (!s_->initialized) fail_plain("dynamic: apply() before initialize()");
+  if (positions.size() != s_->vertex_count) {
+    fail_plain("dynamic: {} positions given, the character has {} vertices", positions.size(), s_->vertex_count);
   }
   advance(parameters, pose, t, pose_at);
   run_kernel(positions, pool);
@@ -382,94 +415,95 @@ void DynamicSkinningState::apply(const DynamicSkinningParameters& parameters, co
 
 void DynamicSkinningState::advance(const DynamicSkinningParameters& parameters, const Pose& pose, double t,
                                    const PoseSampler& pose_at) {
-  if (!initialized_) fail_plain("dynamic: advance() before initialize()");
-  if (pose.local.size() != parents_.size() || pose.world.size() != parents_.size()) {
-    fail_plain("dynamic: the pose has {} joints, the rig {}", pose.local.size(), parents_.size());
+  if (!s_->initialized) fail_plain("dynamic: advance() before initialize()");
+  if (pose.local.size() != s_->parents.size() || pose.world.size() != s_->parents.size()) {
+    fail_plain("dynamic: the pose has {} joints, the rig {}", pose.local.size(), s_->parents.size());
   }
   if (!std::isfinite(t)) fail_plain("dynamic: time must be finite (got {})", t);
   resolve_parameters(parameters);
-  const std::size_t joint_count = parents_.size();
+  const std::size_t joint_count = s_->parents.size();
 
   // A long step is a jump, except the first after start_periodic with the cycle's poses at hand.
-  const bool long_step = t - last_time_ > max_time_step_ && !(periodic_start_ && pose_at);
-  periodic_start_ = false;
-  if (!started_ || t < last_time_ - 1e-9 || long_step) restart(pose, t, pose_at);
+  const bool long_step = t - s_->last_time > s_->max_time_step && !(s_->periodic_start && pose_at);
+  s_->periodic_start = false;
+  if (!s_->started || t < s_->last_time - 1e-9 || long_step) restart(pose, t, pose_at);
 
   std::int64_t grid_index;
   const bool grid = on_grid(sample_position(t), grid_index);
   if (pose_at) {
     // Sub-sample the clip on the 60 Hz grid up to the first sample at or after t.
     const std::int64_t target = ceil_sample(sample_position(t));
-    while (last_sample_ < target) {
-      const std::int64_t next = last_sample_ + 1;
+    while (s_->last_sample < target) {
+      const std::int64_t next = s_->last_sample + 1;
       const Pose* sample = &pose;
       if (!(grid && next == grid_index)) {
-        pose_at(sample_time(next), scratch_pose_);
-        sample = &scratch_pose_;
+        pose_at(sample_time(next), s_->scratch_pose);
+        sample = &s_->scratch_pose;
       }
-      velocities(*sample, sample_rotations_, sample_translations_, grid_period_, scratch_omega_, scratch_velocity_);
-      sample_pose(*sample, sample_rotations_, sample_translations_);
-      commit_sample(scratch_omega_, scratch_velocity_);
+      velocities(*sample, s_->sample_rotations, s_->sample_translations, s_->grid_period, s_->scratch_omega,
+                 s_->scratch_velocity);
+      sample_pose(*sample, s_->sample_rotations, s_->sample_translations);
+      commit_sample(s_->scratch_omega, s_->scratch_velocity);
     }
     if (grid) {
-      frame_filtered_ = filtered_last_;
-      frame_linear_ = linear_last_;
+      s_->frame_filtered = s_->filtered_last;
+      s_->frame_linear = s_->linear_last;
     } else {
-      const double alpha = sample_position(t) - static_cast<double>(last_sample_ - 1);
+      const double alpha = sample_position(t) - static_cast<double>(s_->last_sample - 1);
       for (std::size_t j = 0; j < joint_count; ++j) {
-        frame_filtered_[j] = filtered_prev_[j] + alpha * (filtered_last_[j] - filtered_prev_[j]);
-        frame_linear_[j] = linear_prev_[j] + alpha * (linear_last_[j] - linear_prev_[j]);
+        s_->frame_filtered[j] = s_->filtered_prev[j] + alpha * (s_->filtered_last[j] - s_->filtered_prev[j]);
+        s_->frame_linear[j] = s_->linear_prev[j] + alpha * (s_->linear_last[j] - s_->linear_prev[j]);
       }
     }
   } else {
     // Interactive: the velocity over the last frame step holds for the samples inside it.
-    const double step = t - last_time_;
+    const double step = t - s_->last_time;
     if (step > 0) {
-      velocities(pose, sample_rotations_, sample_translations_, step, interval_omega_, interval_velocity_);
-      sample_pose(pose, sample_rotations_, sample_translations_);
+      velocities(pose, s_->sample_rotations, s_->sample_translations, step, s_->interval_omega, s_->interval_velocity);
+      sample_pose(pose, s_->sample_rotations, s_->sample_translations);
     }
     const std::int64_t target = floor_sample(sample_position(t));
-    while (last_sample_ < target) commit_sample(interval_omega_, interval_velocity_);
+    while (s_->last_sample < target) commit_sample(s_->interval_omega, s_->interval_velocity);
     if (grid) {
-      frame_filtered_ = filtered_last_;
-      frame_linear_ = linear_last_;
+      s_->frame_filtered = s_->filtered_last;
+      s_->frame_linear = s_->linear_last;
     } else {
       // Between samples: toward the next sample, whose oscillation term is already known.
-      const double alpha = sample_position(t) - static_cast<double>(last_sample_);
+      const double alpha = sample_position(t) - static_cast<double>(s_->last_sample);
       for (std::size_t j = 0; j < joint_count; ++j) {
-        const JointParameters& p = joint_parameters_[j];
-        const Vec3d next = p.drag * interval_omega_[j] + filters_[j].next_oscillation(p.coefficients);
-        frame_filtered_[j] = filtered_last_[j] + alpha * (next - filtered_last_[j]);
-        frame_linear_[j] = linear_last_[j] + alpha * (interval_velocity_[j] - linear_last_[j]);
+        const State::JointParameters& p = s_->joint_parameters[j];
+        const Vec3d next = p.drag * s_->interval_omega[j] + s_->filters[j].next_oscillation(p.coefficients);
+        s_->frame_filtered[j] = s_->filtered_last[j] + alpha * (next - s_->filtered_last[j]);
+        s_->frame_linear[j] = s_->linear_last[j] + alpha * (s_->interval_velocity[j] - s_->linear_last[j]);
       }
     }
   }
-  last_time_ = t;
+  s_->last_time = t;
   fill_joint_table(pose);
 }
 
 void DynamicSkinningState::fill_joint_table(const Pose& pose) {
-  const std::size_t joint_count = parents_.size();
-  const float inv_size = 1.0f / size_;
-  const double gamma_scale = std::max(max_abs_gamma_, 1e-30f);
+  const std::size_t joint_count = s_->parents.size();
+  const float inv_size = 1.0f / s_->size;
+  const double gamma_scale = std::max(s_->max_abs_gamma, 1e-30f);
   for (std::size_t j = 0; j < joint_count; ++j) {
-    float* row = joint_data_.data() + j * kJointStride;
+    float* row = s_->joint_data.data() + j * kJointStride;
     std::fill(row, row + kJointStride, 0.0f);
-    const Vec3d& f = frame_filtered_[j];
-    const Vec3d linear = -linear_drag_ * frame_linear_[j];
+    const Vec3d& f = s_->frame_filtered[j];
+    const Vec3d linear = -s_->linear_drag * s_->frame_linear[j];
     const double angle = f.norm();
-    const bool bend = angle * gamma_scale >= skip_below_;
-    const bool push = linear.norm() * gamma_scale * inv_size >= skip_below_;
-    active_[j] = joint_parameters_[j].enabled && std::isfinite(angle) && (bend || push);
-    if (!active_[j]) continue;
-    const Vec3f q = (pose.world[j] * joint_origin_[j].homogeneous()).head<3>();
+    const bool bend = angle * gamma_scale >= s_->skip_below;
+    const bool push = linear.norm() * gamma_scale * inv_size >= s_->skip_below;
+    s_->active[j] = s_->joint_parameters[j].enabled && std::isfinite(angle) && (bend || push);
+    if (!s_->active[j]) continue;
+    const Vec3f q = (pose.world[j] * s_->joint_origin[j].homogeneous()).head<3>();
     row[0] = q.x(), row[1] = q.y(), row[2] = q.z();
     if (bend) {
       const Vec3f g = (f * inv_size).cast<float>();
       const Vec3f axis = (f / angle).cast<float>();
       row[3] = g.x(), row[4] = g.y(), row[5] = g.z();
       row[6] = axis.x(), row[7] = axis.y(), row[8] = axis.z();
-      row[9] = static_cast<float>(size_ / angle);
+      row[9] = static_cast<float>(s_->size / angle);
     }
     if (push)
       row[10] = static_cast<float>(linear.x()), row[11] = static_cast<float>(linear.y()),
@@ -478,26 +512,26 @@ void DynamicSkinningState::fill_joint_table(const Pose& pose) {
 }
 
 void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* pool) {
-  const dynamic_kernels::PairLayout& L = *layout_;
+  const dynamic_kernels::PairLayout& L = *s_->layout;
   std::size_t active_pairs = 0;
   for (const dynamic_kernels::Segment& segment : L.segments) {
-    if (!active_[segment.joint]) continue;
+    if (!s_->active[segment.joint]) continue;
     active_pairs += segment.pairs;
   }
-  active_pairs_ = active_pairs;
+  s_->active_pairs = active_pairs;
   if (active_pairs == 0) return;
 
-  const float inv_max_angle2 = static_cast<float>(1.0 / (max_angle_ * max_angle_));
+  const float inv_max_angle2 = static_cast<float>(1.0 / (s_->max_angle * s_->max_angle));
   const dynamic_kernels::Table& kernels = dynamic_kernels::table();
-  const std::size_t chunks = (vertex_count_ + kChunk - 1) / kChunk;
+  const std::size_t chunks = (s_->vertex_count + kChunk - 1) / kChunk;
   auto body = [&](std::size_t chunk_begin, std::size_t chunk_end) {
     alignas(32) float px[kChunk], py[kChunk], pz[kChunk], dx[kChunk], dy[kChunk], dz[kChunk];
     for (std::size_t c = chunk_begin; c < chunk_end; ++c) {
       const std::uint32_t first_segment = L.chunk_segments[c], last_segment = L.chunk_segments[c + 1];
       bool any = false;
-      for (std::uint32_t s = first_segment; s < last_segment && !any; ++s) any = active_[L.segments[s].joint];
+      for (std::uint32_t s = first_segment; s < last_segment && !any; ++s) any = s_->active[L.segments[s].joint];
       if (!any) continue;
-      const std::size_t first = c * kChunk, count = std::min(kChunk, vertex_count_ - first);
+      const std::size_t first = c * kChunk, count = std::min(kChunk, s_->vertex_count - first);
       const std::uint16_t* order = L.chunk_order.data() + first;
       const bool identity = L.chunk_identity[c];
       std::fill(dx, dx + count, 0.0f);
@@ -516,8 +550,8 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
       }
       for (std::uint32_t s = first_segment; s < last_segment; ++s) {
         const dynamic_kernels::Segment& segment = L.segments[s];
-        if (!active_[segment.joint]) continue;
-        const float* joint = joint_data_.data() + segment.joint * kJointStride;
+        if (!s_->active[segment.joint]) continue;
+        const float* joint = s_->joint_data.data() + segment.joint * kJointStride;
         if (segment.dense) {
           kernels.dense(joint, segment.first, L.pair_beta.data(), L.pair_gamma.data(), segment.begin, segment.end, px,
                         py, pz, dx, dy, dz, inv_max_angle2);
@@ -537,15 +571,15 @@ void DynamicSkinningState::run_kernel(std::span<Vec3f> positions, ThreadPool* po
 }
 
 void DynamicSkinningState::reference_offsets(std::span<const Vec3f> base, std::span<Vec3f> offsets) const {
-  const dynamic_kernels::PairLayout& L = *layout_;
-  const float inv_max_angle2 = static_cast<float>(1.0 / (max_angle_ * max_angle_));
+  const dynamic_kernels::PairLayout& L = *s_->layout;
+  const float inv_max_angle2 = static_cast<float>(1.0 / (s_->max_angle * s_->max_angle));
   std::fill(offsets.begin(), offsets.end(), Vec3f::Zero());
   for (std::size_t c = 0; c + 1 < L.chunk_segments.size(); ++c) {
     const std::size_t first = c * kChunk;
     for (std::uint32_t s = L.chunk_segments[c]; s < L.chunk_segments[c + 1]; ++s) {
       const dynamic_kernels::Segment& segment = L.segments[s];
-      if (!active_[segment.joint]) continue;
-      const float* joint = joint_data_.data() + segment.joint * kJointStride;
+      if (!s_->active[segment.joint]) continue;
+      const float* joint = s_->joint_data.data() + segment.joint * kJointStride;
       for (std::uint32_t k = segment.begin; k < segment.end; ++k) {
         if (L.pair_beta[k] == 0) continue;  // a gap of a dense segment
         const std::size_t v = first + L.chunk_order[first + L.pair_vertex[k]];
@@ -557,12 +591,12 @@ void DynamicSkinningState::reference_offsets(std::span<const Vec3f> base, std::s
 }
 
 float DynamicSkinningState::inverse_max_angle_squared() const {
-  return static_cast<float>(1.0 / (max_angle_ * max_angle_));
+  return static_cast<float>(1.0 / (s_->max_angle * s_->max_angle));
 }
 
 HierarchicalWeights DynamicSkinningState::kernel_weights() const {
-  const dynamic_kernels::PairLayout& L = *layout_;
-  std::vector<std::vector<std::pair<std::uint32_t, float>>> rows(vertex_count_);
+  const dynamic_kernels::PairLayout& L = *s_->layout;
+  std::vector<std::vector<std::pair<std::uint32_t, float>>> rows(s_->vertex_count);
   for (std::size_t c = 0; c + 1 < L.chunk_segments.size(); ++c) {
     const std::size_t first = c * kChunk;
     for (std::uint32_t s = L.chunk_segments[c]; s < L.chunk_segments[c + 1]; ++s) {

@@ -44,7 +44,7 @@ void run_scalar(const LbsJob& job, std::size_t begin, std::size_t end) {
 
 }  // namespace
 
-std::string LbsJob::Validate() const {
+std::string LbsJob::validate() const {
   if (!skin) return "no skin";
   const std::size_t n = in_positions.size();
   if (skin->vertex_count() != n) return fmt::format("skin has {} vertices, positions {}", skin->vertex_count(), n);
@@ -60,14 +60,14 @@ std::string LbsJob::Validate() const {
   return {};
 }
 
-void LbsJob::Run(std::size_t begin, std::size_t end) const {
+void LbsJob::run(std::size_t begin, std::size_t end) const {
   if (begin >= end) return;
   lbs_kernels::table().run(*this, begin, end);
 }
 
-void LbsJob::Run(ThreadPool* pool) const {
+void LbsJob::run(ThreadPool* pool) const {
   const std::size_t n = in_positions.size();
-  parallel_chunks(pool, n, kGrain, [this](std::size_t begin, std::size_t end) { Run(begin, end); });
+  parallel_chunks(pool, n, kGrain, [this](std::size_t begin, std::size_t end) { run(begin, end); });
 }
 
 namespace lbs_kernels {

@@ -10,7 +10,7 @@
 namespace wobble::lbs_kernels {
 
 struct Table {
-  // Vertices [begin, end) of a job that passed Validate().
+  // Vertices [begin, end) of a job that passed validate().
   void (*run)(const LbsJob& job, std::size_t begin, std::size_t end);
 };
 WOBBLE_SIMD_TABLES

@@ -22,8 +22,8 @@ void run_skinning_frame(Job& job, const FrameInput& frame, std::span<Vec3f> posi
     job.in_normals = rest.normals;
     job.out_normals = normals;
   }
-  if (std::string problem = job.Validate(); !problem.empty()) fail_plain("{}: {}", deformer, problem);
-  job.Run(pool_worth_using(frame.pool, positions.size(), nanoseconds_per_vertex));
+  if (std::string problem = job.validate(); !problem.empty()) fail_plain("{}: {}", deformer, problem);
+  job.run(pool_worth_using(frame.pool, positions.size(), nanoseconds_per_vertex));
 }
 
 }  // namespace wobble::deform

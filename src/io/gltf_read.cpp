@@ -1216,7 +1216,7 @@ Character read_gltf_file(const std::filesystem::path& path, MorphTargetAnimation
   Character character;
   character.source = path;
   GltfReader(path, model, character, budget, morphs).read();
-  character.validate();
+  character.check();
   return character;
 }
 

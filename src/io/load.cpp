@@ -71,7 +71,7 @@ Character read_by_extension(const fs::path& path) {
     character = read_with_assimp(path);
   }
   character.source = path;
-  character.validate();
+  character.check();
   return character;
 }
 

@@ -88,9 +88,9 @@ BakedFrames from_gltf_bake(const fs::path& path) {
     evaluate_pose(character.rig, &character.clips[*morphs.clip], morphs.times[k], pose);
     std::vector<Vec3f>& world = baked.positions.emplace_back(bind.size());
     const LbsJob job{pose.skinning, &skin, bind, {}, world, {}};
-    if (const std::string problem = job.Validate(); !problem.empty())
+    if (const std::string problem = job.validate(); !problem.empty())
       fail(path, "cannot skin frame {}: {}", k, problem);
-    job.Run();
+    job.run();
   }
   return baked;
 }

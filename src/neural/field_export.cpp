@@ -4,7 +4,7 @@
 
 #include <wobble/error.hpp>
 #include <wobble/neural/field_export.hpp>
-#include <wobble/physics/shape_sample.hpp>
+#include <wobble/fields/shape_sample.hpp>
 
 #include "output_transform.hpp"
 #include "core/fail.hpp"
@@ -29,12 +29,12 @@ class TensorWriter {
   }
   std::string add(const std::string& name, const torch::Tensor& tensor) {
     const torch::Tensor t = tensor.detach().to(torch::kFloat32).contiguous();
-    physics::FieldTensor& out = file.tensors[name];
+    fields::FieldTensor& out = file.tensors[name];
     out.shape.assign(t.sizes().begin(), t.sizes().end());
     out.values.assign(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
     return name;
   }
-  physics::FieldNetworkFile file;
+  fields::FieldNetworkFile file;
 
  private:
   std::map<std::string, torch::Tensor> parameters_;
@@ -118,7 +118,7 @@ json field_layers(TensorWriter& w, SkinningNetworkImpl& net) {
   return layers;
 }
 
-// The output map of output_transform.cpp in the evaluator's terms (src/physics/field_output.hpp).
+// The output map of output_transform.cpp in the evaluator's terms (src/fields/field_output.hpp).
 json output_normalization_json(const OutputOptions& output) {
   if (output.keep > 0) return {{"kind", "rayleigh_ritz"}, {"keep", output.keep}};
   if (output.normalization == ColumnNormalization::orthonormal) return {{"kind", "orthonormal"}};
@@ -127,11 +127,11 @@ json output_normalization_json(const OutputOptions& output) {
 
 }  // namespace
 
-physics::FieldNetworkFile export_field_network(SkinningNetwork& network, const json& metadata,
-                                               const std::string& source_name) {
+fields::FieldNetworkFile export_field_network(SkinningNetwork& network, const json& metadata,
+                                              const std::string& source_name) {
   TensorWriter writer(network);
   const NetworkConfig& c = network->config;
-  const physics::ShapeSampleOptions sampling;  // what NeuralFieldModel::fields_for(mesh) samples, seed 1
+  const fields::ShapeSampleOptions sampling;  // what NeuralFieldModel::fields_for(mesh) samples, seed 1
   json description = {
       {"format", "wobble-field"},
       {"version", 1},
@@ -141,7 +141,7 @@ physics::FieldNetworkFile export_field_network(SkinningNetwork& network, const j
       {"metadata", metadata},
       {"shape_sample",
        {{"surface_points", sampling.surface_points},
-        {"cubature_points", sampling.cubature_points},
+        {"fields::cubature_points", sampling.cubature_points},
         {"grid_resolution", sampling.grid_resolution},
         {"seed", 1}}},
       {"output_normalization", output_normalization_json(output_options(c))},
@@ -151,7 +151,7 @@ physics::FieldNetworkFile export_field_network(SkinningNetwork& network, const j
   return std::move(writer.file);
 }
 
-physics::FieldNetworkFile export_field_network(const std::filesystem::path& model) {
+fields::FieldNetworkFile export_field_network(const std::filesystem::path& model) {
   nlohmann::json metadata;
   SkinningNetwork network = load_network(model.string(), &metadata);
   return export_field_network(network, metadata, model.filename().string());

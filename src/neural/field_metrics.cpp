@@ -37,7 +37,7 @@ FieldMetrics field_metrics(const Eigen::MatrixXd& W) {
   return m;
 }
 
-double dirichlet_trace(const physics::FieldValues& fields, const Eigen::VectorXd& volumes) {
+double dirichlet_trace(const fields::FieldValues& fields, const Eigen::VectorXd& volumes) {
   const Eigen::MatrixXd& W = fields.W;
   if (W.rows() != volumes.size() || fields.dW[0].rows() != W.rows())
     fail_plain("dirichlet_trace: {} points, {} volumes and {} gradient rows differ", W.rows(), volumes.size(),

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include <wobble/neural/field_export.hpp>
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 
 #include "network.hpp"
 #include "torch_field.hpp"
@@ -38,8 +38,8 @@ const nlohmann::json& NeuralFieldModel::metadata() const { return impl_->metadat
 nlohmann::json NeuralFieldModel::network() const { return impl_->network->config.to_json(); }
 const std::filesystem::path& NeuralFieldModel::file() const { return impl_->file; }
 
-std::shared_ptr<physics::SkinningField> NeuralFieldModel::fields_for(const ShapeSample& shape,
-                                                                     bool constant_column) const {
+std::shared_ptr<fields::SkinningField> NeuralFieldModel::fields_for(const fields::ShapeSample& shape,
+                                                                    bool constant_column) const {
   torch::NoGradGuard no_grad;
   const torch::Tensor surface = torch::from_blob(const_cast<float*>(shape.surface.data()),
                                                  {shape.surface.cols(), shape.surface.rows()}, torch::kFloat32)
@@ -56,9 +56,9 @@ std::shared_ptr<physics::SkinningField> NeuralFieldModel::fields_for(const Shape
                                       "neural fields (" + impl_->file.filename().string() + ", " + shape.name + ")");
 }
 
-std::shared_ptr<physics::SkinningField> NeuralFieldModel::fields_for(const Mesh& mesh, bool constant_column,
-                                                                     std::uint64_t seed) const {
-  return fields_for(make_shape_sample(mesh, "shape", ShapeSampleOptions{}, seed), constant_column);
+std::shared_ptr<fields::SkinningField> NeuralFieldModel::fields_for(const Mesh& mesh, bool constant_column,
+                                                                    std::uint64_t seed) const {
+  return fields_for(fields::make_shape_sample(mesh, "shape", fields::ShapeSampleOptions{}, seed), constant_column);
 }
 
 namespace {
@@ -74,11 +74,11 @@ std::filesystem::path default_rig_model_path() {
   return model_path("WOBBLE_NEURAL_RIG_MODEL", WOBBLE_DEFAULT_RIG_MODEL);
 }
 
-physics::MeshFields mesh_fields(const std::filesystem::path& file, bool rig) {
-  const std::filesystem::path chosen = !file.empty() ? file : physics::default_field_network_path(rig);
-  if (chosen.extension() != ".pt") return physics::field_network_mesh_fields(chosen, rig);
+fields::MeshFields mesh_fields(const std::filesystem::path& file, bool rig) {
+  const std::filesystem::path chosen = !file.empty() ? file : fields::default_field_network_path(rig);
+  if (chosen.extension() != ".pt") return fields::field_network_mesh_fields(chosen, rig);
   // A LibTorch model: exported in memory, then evaluated like a .wfield file.
-  auto network = std::make_shared<const physics::FieldNetwork>(export_field_network(chosen), chosen.string());
+  auto network = std::make_shared<const fields::FieldNetwork>(export_field_network(chosen), chosen.string());
   return [network](const Mesh& mesh, bool constant_column) { return network->fields_for(mesh, constant_column); };
 }
 

@@ -3,9 +3,9 @@
 
 namespace wobble::neural {
 
-physics::FieldValues QuadraticPolynomialField::evaluate(std::span<const Vec3d> points, bool with_gradient) const {
+fields::FieldValues QuadraticPolynomialField::evaluate(std::span<const Vec3d> points, bool with_gradient) const {
   const auto n = static_cast<Eigen::Index>(points.size());
-  physics::FieldValues out;
+  fields::FieldValues out;
   out.W.resize(n, 9);
   if (with_gradient)
     for (auto& d : out.dW) d.setZero(n, 9);

@@ -6,16 +6,16 @@
 #include <functional>
 #include <numbers>
 
-#include <wobble/physics/sampling.hpp>
+#include <wobble/fields/sampling.hpp>
 
 namespace wobble::neural {
 
 namespace {
 
-using physics::Random;
+using fields::Random;
 constexpr double kPi = std::numbers::pi;
 
-double uniform(Random& random, double lo, double hi) { return lo + (hi - lo) * random.uniform(); }
+double uniform(fields::Random& random, double lo, double hi) { return lo + (hi - lo) * random.uniform(); }
 
 // Signed power keeps the superquadric's octant symmetry: sign(x) |x|^e.
 double signed_power(double x, double e) { return std::copysign(std::pow(std::abs(x), e), x); }
@@ -54,7 +54,7 @@ std::function<Vec3d(double, double)> superquadric(double e1, double e2, Vec3d ra
 }
 
 // A sphere whose radius varies with direction by a few random smooth bumps.
-std::function<Vec3d(double, double)> blob(Random& random) {
+std::function<Vec3d(double, double)> blob(fields::Random& random) {
   struct Bump {
     Vec3d axis;
     double amplitude, sharpness;
@@ -75,7 +75,7 @@ std::function<Vec3d(double, double)> blob(Random& random) {
 }
 
 // A prism over a star-shaped profile, its caps rounded just enough to stay closed.
-std::function<Vec3d(double, double)> extrusion(Random& random) {
+std::function<Vec3d(double, double)> extrusion(fields::Random& random) {
   const int lobes = 3 + static_cast<int>(random.next() % 4);
   const double depth = uniform(random, 0.1, 0.5), height = uniform(random, 0.3, 1.2),
                phase = uniform(random, 0, 2 * kPi);
@@ -87,7 +87,7 @@ std::function<Vec3d(double, double)> extrusion(Random& random) {
 }
 
 // A capsule-like tube of varying radius along a planar arc.
-std::function<Vec3d(double, double)> tube(Random& random) {
+std::function<Vec3d(double, double)> tube(fields::Random& random) {
   const double length = uniform(random, 1.2, 2.0), radius = uniform(random, 0.12, 0.35);
   const double curvature = uniform(random, -1.2, 1.2), taper = uniform(random, -0.5, 0.5);
   return [=](double u, double v) {
@@ -107,7 +107,7 @@ std::function<Vec3d(double, double)> tube(Random& random) {
   };
 }
 
-Eigen::Matrix3d random_rotation(Random& random) {
+Eigen::Matrix3d random_rotation(fields::Random& random) {
   Eigen::Vector4d q(uniform(random, -1, 1), uniform(random, -1, 1), uniform(random, -1, 1), uniform(random, -1, 1));
   if (q.norm() < 1e-6) q = Eigen::Vector4d(1, 0, 0, 0);
   q.normalize();
@@ -132,7 +132,7 @@ void bend(Mesh& mesh, double curvature) {
   }
 }
 
-std::function<Vec3d(double, double)> part(ShapeKind kind, Random& random) {
+std::function<Vec3d(double, double)> part(ShapeKind kind, fields::Random& random) {
   switch (kind) {
     case ShapeKind::Superquadric:
       return superquadric(uniform(random, 0.2, 1.8), uniform(random, 0.2, 1.8), Vec3d(1, 1, 1));
@@ -158,7 +158,7 @@ const char* to_string(ShapeKind kind) {
 }
 
 Mesh procedural_shape(ShapeKind kind, std::uint64_t seed) {
-  Random random(seed * 0x9E3779B97F4A7C15ull + 17);
+  fields::Random random(seed * 0x9E3779B97F4A7C15ull + 17);
   Mesh mesh;
   constexpr int kLongitudes = 32, kLatitudes = 20;
   if (kind == ShapeKind::Composition) {
@@ -184,9 +184,9 @@ Mesh procedural_shape(ShapeKind kind, std::uint64_t seed) {
     append_closed_surface(mesh, kLongitudes, kLatitudes, part(kind, random));
   }
   // Into [-1, 1]^3 first so that the bend radius (>= 1.25) stays outside the shape (no folds).
-  const physics::Normalization unit = physics::Normalization::of_points(physics::to_double(mesh.positions));
+  const fields::Normalization unit = fields::Normalization::of_points(fields::to_double(mesh.positions));
   for (Vec3f& q : mesh.positions) q = unit.to_normalized(q.cast<double>()).cast<float>();
-  // Random non-uniform scaling, a random bend and a random orientation.
+  // fields::Random non-uniform scaling, a random bend and a random orientation.
   transform_part(mesh, 0, Eigen::Matrix3d::Identity(),
                  Vec3d(uniform(random, 0.4, 1.0), uniform(random, 0.4, 1.0), uniform(random, 0.4, 1.0)), Vec3d::Zero());
   if (random.uniform() < 0.5) bend(mesh, uniform(random, -0.8, 0.8));
@@ -196,7 +196,7 @@ Mesh procedural_shape(ShapeKind kind, std::uint64_t seed) {
 }
 
 Mesh procedural_shape(std::uint64_t seed) {
-  Random random(seed ^ 0xA5A5A5A5ull);
+  fields::Random random(seed ^ 0xA5A5A5A5ull);
   return procedural_shape(static_cast<ShapeKind>(random.next() % kShapeKindCount), seed);
 }
 

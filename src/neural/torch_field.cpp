@@ -15,10 +15,10 @@ TorchField::TorchField(RawFields raw, const torch::Tensor& calibration, const Ou
   normalize_ = output_transform(raw_, calibration, output);
 }
 
-physics::FieldValues TorchField::evaluate(std::span<const Vec3d> points, bool with_gradient) const {
+fields::FieldValues TorchField::evaluate(std::span<const Vec3d> points, bool with_gradient) const {
   const auto n = static_cast<std::int64_t>(points.size());
   const int K = handle_count(), offset = constant_column_ ? 1 : 0;
-  physics::FieldValues out;
+  fields::FieldValues out;
   out.W.resize(n, K);
   if (with_gradient)
     for (auto& d : out.dW) d.setZero(n, K);

@@ -1,18 +1,18 @@
 #pragma once
-// A SkinningField backed by a torch function of the points (internal: LibTorch).
+// A fields::SkinningField backed by a torch function of the points (internal: LibTorch).
 #include <functional>
 #include <string>
 
 #include <torch/torch.h>
 
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 #include "losses.hpp"
 #include "output_transform.hpp"
 
 namespace wobble::neural {
 
-class TorchField : public physics::SkinningField {
+class TorchField : public fields::SkinningField {
  public:
   using RawFields = std::function<torch::Tensor(const torch::Tensor&)>;  // N x 3 -> N x m
   // The learned fields mapped by output_transform over the `calibration` points (N x 3; the
@@ -25,7 +25,7 @@ class TorchField : public physics::SkinningField {
     return static_cast<int>(normalize_.transform.size(1)) + (constant_column_ ? 1 : 0);
   }
   std::string description() const override { return description_; }
-  physics::FieldValues evaluate(std::span<const Vec3d> points, bool with_gradient = true) const override;
+  fields::FieldValues evaluate(std::span<const Vec3d> points, bool with_gradient = true) const override;
 
  private:
   RawFields raw_;

@@ -248,7 +248,7 @@ std::vector<ValidationShape> validation_set(const TrainingConfig& config, int ha
     SurfaceOperator op = surface_operator(character.mesh);
     if (op.components != 1) continue;  // the ratio's bound holds for connected meshes only
     ValidationShape& v = out[first_real + k];
-    const physics::Normalization n = make_shape_sample(character.mesh, "", config.sample, 5).normalization;
+    const fields::Normalization n = fields::make_shape_sample(character.mesh, "", config.sample, 5).normalization;
     v.surface_points = torch::empty({static_cast<std::int64_t>(op.vertices.size()), 3}, torch::kFloat32);
     for (std::size_t p = 0; p < op.vertices.size(); ++p)
       for (int c = 0; c < 3; ++c)
@@ -676,13 +676,13 @@ void read_data(const json& section, const fs::path& base, const fs::path& source
   const json& d = checked_section(
       section, "data",
       {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation", "corpus",
-       "surface_points", "cubature_points", "grid_resolution", "augment_rotation", "augment_scaling"},
+       "surface_points", "fields::cubature_points", "grid_resolution", "augment_rotation", "augment_scaling"},
       source);
   read(d, "procedural_shapes", c.procedural_shapes, source);
   read(d, "validation_procedural", c.validation_procedural, source);
   read(d, "real_fraction", c.real_fraction, source);
   read(d, "surface_points", c.sample.surface_points, source);
-  read(d, "cubature_points", c.sample.cubature_points, source);
+  read(d, "fields::cubature_points", c.sample.cubature_points, source);
   read(d, "grid_resolution", c.sample.grid_resolution, source);
   read(d, "augment_rotation", c.augment_rotation, source);
   read(d, "augment_scaling", c.augment_scaling, source);
@@ -809,7 +809,7 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   return report;
 }
 
-PerObjectResult train_per_object(const ShapeSample& shape, int handles, int steps, const TrainingConfig& config,
+PerObjectResult train_per_object(const fields::ShapeSample& shape, int handles, int steps, const TrainingConfig& config,
                                  std::uint64_t seed) {
   torch::set_num_threads(1);
   torch::manual_seed(seed);

@@ -35,16 +35,17 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-double gaussian(physics::Random& random) {  // Box-Muller
+double gaussian(fields::Random& random) {  // Box-Muller
   const double u = 1.0 - random.uniform(), v = random.uniform();
   return std::sqrt(-2.0 * std::log(u)) * std::cos(2 * std::numbers::pi * v);
 }
 
-ShapeSample load_real(const fs::path& file, const ShapeSampleOptions& options, std::uint64_t seed, Mesh* mesh) {
+fields::ShapeSample load_real(const fs::path& file, const fields::ShapeSampleOptions& options, std::uint64_t seed,
+                              Mesh* mesh) {
   Character character = load_character(file);
   if (character.mesh.triangles.empty()) fail(file, "has no triangles");
   try {
-    ShapeSample sample = make_shape_sample(character.mesh, file.stem().string(), options, seed);
+    fields::ShapeSample sample = fields::make_shape_sample(character.mesh, file.stem().string(), options, seed);
     *mesh = std::move(character.mesh);
     return sample;
   } catch (const Error& e) {
@@ -54,12 +55,12 @@ ShapeSample load_real(const fs::path& file, const ShapeSampleOptions& options, s
 
 }  // namespace
 
-ShapeTensors::ShapeTensors(const ShapeSample& s)
+ShapeTensors::ShapeTensors(const fields::ShapeSample& s)
     : surface(to_tensor(s.surface)), cubature(to_tensor(s.cubature)), volumes(to_tensor(s.volumes)) {
   if (s.rig_weights.size() > 0) rig_weights = to_tensor(s.rig_weights);
 }
 
-ShapeTensors::ShapeTensors(const ShapeSample& s, const Mesh& mesh) : ShapeTensors(s) {
+ShapeTensors::ShapeTensors(const fields::ShapeSample& s, const Mesh& mesh) : ShapeTensors(s) {
   Eigen::MatrixXf v(static_cast<Eigen::Index>(mesh.positions.size()), 3);
   for (std::size_t i = 0; i < mesh.positions.size(); ++i)
     v.row(static_cast<Eigen::Index>(i)) =
@@ -71,7 +72,7 @@ ItemRandom::ItemRandom(std::uint64_t seed, int step, std::int64_t item)
     : random(mix(mix(mix(seed) ^ static_cast<std::uint64_t>(step)) ^ static_cast<std::uint64_t>(item))),
       generator(at::detail::createCPUGenerator(mix(random.next()))) {}
 
-ShapeTensors augmented(const ShapeTensors& shape, physics::Random& random, bool rotate, double scaling) {
+ShapeTensors augmented(const ShapeTensors& shape, fields::Random& random, bool rotate, double scaling) {
   if (!shape.vertices.defined()) fail_plain("augmented: the shape carries no vertices");
   Eigen::Matrix3d A = Eigen::Matrix3d::Identity();
   if (rotate) {
@@ -105,20 +106,22 @@ TrainingShapes::TrainingShapes(const TrainingConfig& config) : config_(config) {
   if (!config.rig.empty()) {
     const Character character = load_character(config.rig);
     if (!character.is_skinned()) fail(config.rig, "rig-complementary training needs a rigged file with skin weights");
-    ShapeSample rig = make_shape_sample(character.mesh, config.rig.stem().string(), config.sample, config.seed);
-    rig.rig_weights =
-        physics::rig_weights_field(character, rig.normalization)->evaluate(cubature_points(rig), false).W.cast<float>();
+    fields::ShapeSample rig =
+        fields::make_shape_sample(character.mesh, config.rig.stem().string(), config.sample, config.seed);
+    rig.rig_weights = physics::rig_weights_field(character, rig.normalization)
+                          ->evaluate(fields::cubature_points(rig), false)
+                          .W.cast<float>();
     rig_.emplace(rig);
     return;
   }
   for (const fs::path& file : config.real_train) {
     Mesh mesh;
-    const ShapeSample sample = load_real(file, config.sample, config.seed, &mesh);
+    const fields::ShapeSample sample = load_real(file, config.sample, config.seed, &mesh);
     real_.emplace_back(sample, mesh);
   }
 }
 
-ShapeTensors TrainingShapes::draw(physics::Random& random) const {
+ShapeTensors TrainingShapes::draw(fields::Random& random) const {
   if (rig_) return *rig_;
   if (!real_.empty() && (config_.procedural_shapes == 0 || random.uniform() < config_.real_fraction)) {
     const ShapeTensors& shape = real_[random.next() % real_.size()];
@@ -127,15 +130,16 @@ ShapeTensors TrainingShapes::draw(physics::Random& random) const {
   }
   const std::uint64_t seed = random.next() % static_cast<std::uint64_t>(std::max(1, config_.procedural_shapes));
   return ShapeTensors(
-      make_shape_sample(procedural_shape(seed), fmt::format("procedural {}", seed), config_.sample, seed + 11));
+      fields::make_shape_sample(procedural_shape(seed), fmt::format("procedural {}", seed), config_.sample, seed + 11));
 }
 
-std::vector<ShapeSample> validation_shapes(const TrainingConfig& config) {
-  std::vector<ShapeSample> out;
+std::vector<fields::ShapeSample> validation_shapes(const TrainingConfig& config) {
+  std::vector<fields::ShapeSample> out;
   // Validation seeds start far above any training seed.
   for (int k = 0; k < config.validation_procedural; ++k) {
     const std::uint64_t seed = 1'000'000'000ull + static_cast<std::uint64_t>(k);
-    out.push_back(make_shape_sample(procedural_shape(seed), fmt::format("validation {}", k), config.sample, seed));
+    out.push_back(
+        fields::make_shape_sample(procedural_shape(seed), fmt::format("validation {}", k), config.sample, seed));
   }
   Mesh mesh;
   for (const fs::path& file : config.real_validation) out.push_back(load_real(file, config.sample, 5, &mesh));
@@ -144,7 +148,7 @@ std::vector<ShapeSample> validation_shapes(const TrainingConfig& config) {
 
 std::vector<ShapeTensors> validation_tensors(const TrainingConfig& config) {
   std::vector<ShapeTensors> out;
-  for (const ShapeSample& s : validation_shapes(config)) out.emplace_back(s);
+  for (const fields::ShapeSample& s : validation_shapes(config)) out.emplace_back(s);
   return out;
 }
 

@@ -9,9 +9,9 @@
 
 #include <torch/torch.h>
 
-#include <wobble/neural/shape_sample.hpp>
+#include <wobble/fields/shape_sample.hpp>
 #include <wobble/neural/training.hpp>
-#include <wobble/physics/sampling.hpp>
+#include <wobble/fields/sampling.hpp>
 
 namespace wobble::neural {
 
@@ -19,14 +19,14 @@ namespace wobble::neural {
 struct ShapeTensors {
   torch::Tensor surface, cubature, volumes, rig_weights;  // N x 6, C x 3, C, C x joints (or undefined)
   torch::Tensor vertices;  // V x 3, the mesh's vertices (normalised frame): the frame of an augmented copy
-  explicit ShapeTensors(const ShapeSample& s);
-  ShapeTensors(const ShapeSample& s, const Mesh& mesh);
+  explicit ShapeTensors(const fields::ShapeSample& s);
+  ShapeTensors(const fields::ShapeSample& s, const Mesh& mesh);
 };
 
 // The random sources of one item of one step: the shape it draws and its augmentation
-// (physics::Random), its batch points and z (a torch generator).
+// (fields::Random), its batch points and z (a torch generator).
 struct ItemRandom {
-  physics::Random random;
+  fields::Random random;
   at::Generator generator;
   ItemRandom(std::uint64_t seed, int step, std::int64_t item);
 };
@@ -34,7 +34,7 @@ struct ItemRandom {
 // `shape` rotated by a uniformly random rotation, then stretched by random factors in
 // [1/scaling, scaling] (log-uniform) along x, y and z, then put back into the normalised frame (centred
 // on its vertices' bounding box, longest side 2): points, normals and volumes alike.
-ShapeTensors augmented(const ShapeTensors& shape, physics::Random& random, bool rotate, double scaling);
+ShapeTensors augmented(const ShapeTensors& shape, fields::Random& random, bool rotate, double scaling);
 
 // Training shapes: procedural ones from seeds [0, procedural_shapes), generated when drawn, and
 // the real training meshes (sampled and converted once), augmented when drawn; or, for
@@ -42,7 +42,7 @@ ShapeTensors augmented(const ShapeTensors& shape, physics::Random& random, bool 
 class TrainingShapes {
  public:
   explicit TrainingShapes(const TrainingConfig& config);
-  ShapeTensors draw(physics::Random& random) const;
+  ShapeTensors draw(fields::Random& random) const;
   std::size_t real_count() const { return real_.size(); }
 
  private:

@@ -13,6 +13,7 @@
 #include <wobble/error.hpp>
 
 #include "core/fail.hpp"
+#include "physics/body_state.hpp"
 #include "physics/reduced_hessian.hpp"
 
 namespace wobble::physics {
@@ -69,115 +70,140 @@ std::vector<Eigen::Matrix<double, 3, 4>> handle_matrices(const Eigen::VectorXd& 
 // Body
 
 Body::Body(BodyDescription description)
-    : name_(std::move(description.name)),
-      field_(std::move(description.field)),
-      material_(description.material),
-      model_(description.model),
-      pins_(std::move(description.pins)),
-      pin_velocity_(description.pin_velocity),
-      scale_(description.scale),
-      translation_(description.translation) {
-  if (!field_) fail_plain("body '{}': no skinning field", name_);
-  if (description.samples.points.empty()) fail_plain("body '{}': no sample points", name_);
-  if (!(scale_ > 0) || !std::isfinite(scale_)) fail_plain("body '{}': scale must be positive", name_);
-  material_.validate();
-  m_ = field_->handle_count();
-  if (m_ < 1) fail_plain("body '{}': the skinning field has no handles", name_);
+    : s_(std::make_unique<State>(State{.name = std::move(description.name),
+                                       .field = std::move(description.field),
+                                       .material = description.material,
+                                       .model = description.model,
+                                       .pins = std::move(description.pins),
+                                       .pin_velocity = description.pin_velocity,
+                                       .scale = description.scale,
+                                       .translation = description.translation})) {
+  if (!s_->field) fail_plain("body '{}': no skinning field", s_->name);
+  if (description.samples.points.empty()) fail_plain("body '{}': no sample points", s_->name);
+  if (!(s_->scale > 0) || !std::isfinite(s_->scale)) fail_plain("body '{}': scale must be positive", s_->name);
+  s_->material.check();
+  s_->m = s_->field->handle_count();
+  if (s_->m < 1) fail_plain("body '{}': the skinning field has no handles", s_->name);
   const std::size_t N = description.samples.points.size();
-  rest_.resize(N);
-  volume_.resize(static_cast<Eigen::Index>(N));
-  const double s3 = scale_ * scale_ * scale_;
+  s_->rest.resize(N);
+  s_->volume.resize(static_cast<Eigen::Index>(N));
+  const double s3 = s_->scale * s_->scale * s_->scale;
   for (std::size_t p = 0; p < N; ++p) {
-    rest_[p] = scale_ * description.samples.points[p] + translation_;
-    volume_[static_cast<Eigen::Index>(p)] = description.samples.volumes[p] * s3;
+    s_->rest[p] = s_->scale * description.samples.points[p] + s_->translation;
+    s_->volume[static_cast<Eigen::Index>(p)] = description.samples.volumes[p] * s3;
   }
-  point_mass_ = material_.density * volume_;
-  basis_ = basis_at(rest_, true);
-  dall_.resize(4 * m_, static_cast<Eigen::Index>(3 * N));
-  dstack_.resize(4 * m_, static_cast<Eigen::Index>(3 * N));
+  s_->point_mass = s_->material.density * s_->volume;
+  s_->basis = basis_at(s_->rest, true);
+  s_->dall.resize(4 * s_->m, static_cast<Eigen::Index>(3 * N));
+  s_->dstack.resize(4 * s_->m, static_cast<Eigen::Index>(3 * N));
   for (Eigen::Index p = 0; p < static_cast<Eigen::Index>(N); ++p)
     for (int c = 0; c < 3; ++c) {
-      dall_.col(3 * p + c) = basis_.D[c].row(p).transpose().cast<float>();
-      dstack_.col(3 * p + c) = basis_.D[c].row(p).transpose();
+      s_->dall.col(3 * p + c) = s_->basis.D[c].row(p).transpose().cast<float>();
+      s_->dstack.col(3 * p + c) = s_->basis.D[c].row(p).transpose();
     }
-  d_.resize(static_cast<Eigen::Index>(N));
-  grad_d_.resize(static_cast<Eigen::Index>(N), 3);
+  s_->d.resize(static_cast<Eigen::Index>(N));
+  s_->grad_d.resize(static_cast<Eigen::Index>(N), 3);
   for (std::size_t p = 0; p < N; ++p) {
     Vec3d g;
-    d_[static_cast<Eigen::Index>(p)] = pins_.modulation((rest_[p] - translation_) / scale_, &g);
-    grad_d_.row(static_cast<Eigen::Index>(p)) = g.transpose() / scale_;
+    s_->d[static_cast<Eigen::Index>(p)] = s_->pins.modulation((s_->rest[p] - s_->translation) / s_->scale, &g);
+    s_->grad_d.row(static_cast<Eigen::Index>(p)) = g.transpose() / s_->scale;
   }
-  mass_ = basis_.B.transpose() * point_mass_.asDiagonal() * basis_.B;
+  s_->mass = s_->basis.B.transpose() * s_->point_mass.asDiagonal() * s_->basis.B;
   // A small regulariser keeps M invertible for handles that no free point uses (fully pinned) and
   // the Hessian well enough conditioned for its single-precision assembly, which preconditions
   // Newton's solves (at 1e-10, 64 handles needed a refresh and 20 solver iterations per solve).
-  mass_.diagonal().array() += 1e-7 * std::max(mass_.diagonal().maxCoeff(), 1e-300);
-  x0_.resize(static_cast<Eigen::Index>(N), 3);
-  F0_.setZero(static_cast<Eigen::Index>(N), 9);
-  for (std::size_t p = 0; p < N; ++p) x0_.row(static_cast<Eigen::Index>(p)) = rest_[p].transpose();
-  F0_.col(0).setOnes();
-  F0_.col(4).setOnes();
-  F0_.col(8).setOnes();
+  s_->mass.diagonal().array() += 1e-7 * std::max(s_->mass.diagonal().maxCoeff(), 1e-300);
+  s_->x0.resize(static_cast<Eigen::Index>(N), 3);
+  s_->F0.setZero(static_cast<Eigen::Index>(N), 9);
+  for (std::size_t p = 0; p < N; ++p) s_->x0.row(static_cast<Eigen::Index>(p)) = s_->rest[p].transpose();
+  s_->F0.col(0).setOnes();
+  s_->F0.col(4).setOnes();
+  s_->F0.col(8).setOnes();
   if (description.collision_points.empty()) {
-    collision_rest_ = rest_;
+    s_->collision_rest = s_->rest;
   } else {
-    for (const Vec3d& p : description.collision_points) collision_rest_.push_back(scale_ * p + translation_);
+    for (const Vec3d& p : description.collision_points) s_->collision_rest.push_back(s_->scale * p + s_->translation);
   }
-  collision_basis_ = basis_at(collision_rest_, false);
-  collision_mass_ = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(collision_rest_.size()),
-                                              point_mass_.sum() / static_cast<double>(collision_rest_.size()));
-  collision_d_.resize(static_cast<Eigen::Index>(collision_rest_.size()));
-  collision_x0_.resize(static_cast<Eigen::Index>(collision_rest_.size()), 3);
-  for (std::size_t p = 0; p < collision_rest_.size(); ++p) {
-    collision_d_[static_cast<Eigen::Index>(p)] =
-        pins_.modulation((collision_rest_[p] - translation_) / scale_, nullptr);
-    collision_x0_.row(static_cast<Eigen::Index>(p)) = collision_rest_[p].transpose();
+  s_->collision_basis = basis_at(s_->collision_rest, false);
+  s_->collision_mass = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(s_->collision_rest.size()),
+                                                 s_->point_mass.sum() / static_cast<double>(s_->collision_rest.size()));
+  s_->collision_d.resize(static_cast<Eigen::Index>(s_->collision_rest.size()));
+  s_->collision_x0.resize(static_cast<Eigen::Index>(s_->collision_rest.size()), 3);
+  for (std::size_t p = 0; p < s_->collision_rest.size(); ++p) {
+    s_->collision_d[static_cast<Eigen::Index>(p)] =
+        s_->pins.modulation((s_->collision_rest[p] - s_->translation) / s_->scale, nullptr);
+    s_->collision_x0.row(static_cast<Eigen::Index>(p)) = s_->collision_rest[p].transpose();
   }
-  base_force_.setZero(dofs());
-  z_.setZero(dofs());
-  z_prev_.setZero(dofs());
+  s_->base_force.setZero(dofs());
+  s_->z.setZero(dofs());
+  s_->z_prev.setZero(dofs());
   if (description.initial_velocity.squaredNorm() > 0) {
     // Mass-weighted least-squares velocity in z-space; applied as z_prev = -h v at the first step.
-    Eigen::LDLT<Eigen::MatrixXd> solve(mass_);
-    const int q = 4 * m_;
-    initial_velocity_z_.setZero(dofs());
+    Eigen::LDLT<Eigen::MatrixXd> solve(s_->mass);
+    const int q = 4 * s_->m;
+    s_->initial_velocity_z.setZero(dofs());
     for (int d = 0; d < 3; ++d)
-      initial_velocity_z_.segment(d * q, q) =
-          solve.solve(basis_.B.transpose() * (point_mass_ * description.initial_velocity[d]));
+      s_->initial_velocity_z.segment(d * q, q) =
+          solve.solve(s_->basis.B.transpose() * (s_->point_mass * description.initial_velocity[d]));
   }
 }
 
-double Body::total_mass() const { return point_mass_.sum(); }
+Body::~Body() = default;
+Body::Body(const Body& other) : s_(std::make_unique<State>(*other.s_)) {}
+Body& Body::operator=(const Body& other) {
+  if (this != &other) s_ = std::make_unique<State>(*other.s_);
+  return *this;
+}
+
+const std::string& Body::name() const { return s_->name; }
+int Body::handle_count() const { return s_->m; }
+std::size_t Body::point_count() const { return s_->rest.size(); }
+const std::vector<Vec3d>& Body::rest_points() const { return s_->rest; }
+const std::vector<Vec3d>& Body::collision_points() const { return s_->collision_rest; }
+const Eigen::VectorXd& Body::z() const { return s_->z; }
+const Eigen::VectorXd& Body::previous_z() const { return s_->z_prev; }
+const Material& Body::material() const { return s_->material; }
+EnergyModel Body::model() const { return s_->model; }
+const Eigen::MatrixXd& Body::mass_block() const { return s_->mass; }
+double Body::scale() const { return s_->scale; }
+const Vec3d& Body::translation() const { return s_->translation; }
+const DirichletRegion& Body::pins() const { return s_->pins; }
+const fields::SkinningField& Body::field() const { return *s_->field; }
+const PointBasis& Body::basis() const { return s_->basis; }
+const Eigen::VectorXd& Body::point_masses() const { return s_->point_mass; }
+const Eigen::VectorXd& Body::point_volumes() const { return s_->volume; }
+
+double Body::total_mass() const { return s_->point_mass.sum(); }
 
 void Body::set_state(const Eigen::VectorXd& z, const Eigen::VectorXd& z_prev) {
-  if (z.size() != dofs() || z_prev.size() != dofs()) fail_plain("body '{}': state has the wrong size", name_);
-  z_ = z;
-  z_prev_ = z_prev;
-  initial_velocity_z_.resize(0);
+  if (z.size() != dofs() || z_prev.size() != dofs()) fail_plain("body '{}': state has the wrong size", s_->name);
+  s_->z = z;
+  s_->z_prev = z_prev;
+  s_->initial_velocity_z.resize(0);
 }
 
 PointBasis Body::basis_at(std::span<const Vec3d> scene_points, bool with_derivatives) const {
-  const Eigen::Index N = static_cast<Eigen::Index>(scene_points.size()), q = 4 * m_;
+  const Eigen::Index N = static_cast<Eigen::Index>(scene_points.size()), q = 4 * s_->m;
   std::vector<Vec3d> normalised(scene_points.size());
-  for (std::size_t p = 0; p < scene_points.size(); ++p) normalised[p] = (scene_points[p] - translation_) / scale_;
-  const FieldValues values = field_->evaluate(normalised, with_derivatives);
+  for (std::size_t p = 0; p < scene_points.size(); ++p) normalised[p] = (scene_points[p] - s_->translation) / s_->scale;
+  const fields::FieldValues values = s_->field->evaluate(normalised, with_derivatives);
   PointBasis out;
   out.B.resize(N, q);
-  out.modulated_W.resize(N, m_);
+  out.modulated_W.resize(N, s_->m);
   if (with_derivatives)
     for (auto& D : out.D) D.resize(N, q);
   for (Eigen::Index p = 0; p < N; ++p) {
     Vec3d grad_d;
-    const double d = pins_.modulation(normalised[static_cast<std::size_t>(p)], &grad_d);
+    const double d = s_->pins.modulation(normalised[static_cast<std::size_t>(p)], &grad_d);
     const Vec3d& X = scene_points[static_cast<std::size_t>(p)];
     const double x4[4] = {X.x(), X.y(), X.z(), 1.0};
-    for (int i = 0; i < m_; ++i) {
+    for (int i = 0; i < s_->m; ++i) {
       const double w = d * values.W(p, i);
       out.modulated_W(p, i) = w;
       for (int a = 0; a < 4; ++a) out.B(p, 4 * i + a) = w * x4[a];
       if (!with_derivatives) continue;
       for (int c = 0; c < 3; ++c) {
-        const double gw = (d * values.dW[c](p, i) + values.W(p, i) * grad_d[c]) / scale_;
+        const double gw = (d * values.dW[c](p, i) + values.W(p, i) * grad_d[c]) / s_->scale;
         for (int a = 0; a < 4; ++a) out.D[c](p, 4 * i + a) = gw * x4[a] + (a == c ? w : 0.0);
       }
     }
@@ -186,15 +212,15 @@ PointBasis Body::basis_at(std::span<const Vec3d> scene_points, bool with_derivat
 }
 
 std::vector<Vec3d> Body::bound_positions(const PointBasis& basis, std::span<const Vec3d> scene_points) const {
-  const int q = 4 * m_;
+  const int q = 4 * s_->m;
   std::vector<Vec3d> out(scene_points.size());
   Eigen::MatrixXd u(basis.B.rows(), 3);
-  for (int d = 0; d < 3; ++d) u.col(d).noalias() = basis.B * z_.segment(d * q, q);
+  for (int d = 0; d < 3; ++d) u.col(d).noalias() = basis.B * s_->z.segment(d * q, q);
   for (std::size_t p = 0; p < scene_points.size(); ++p) {
     Vec3d x = scene_points[p] + u.row(static_cast<Eigen::Index>(p)).transpose();
-    if (pin_velocity_.squaredNorm() > 0 && !driven_) {
-      const double d = pins_.modulation((scene_points[p] - translation_) / scale_, nullptr);
-      x += (1.0 - d) * pin_velocity_ * time_;
+    if (s_->pin_velocity.squaredNorm() > 0 && !s_->driven) {
+      const double d = s_->pins.modulation((scene_points[p] - s_->translation) / s_->scale, nullptr);
+      x += (1.0 - d) * s_->pin_velocity * s_->time;
     }
     out[p] = x;
   }
@@ -202,46 +228,47 @@ std::vector<Vec3d> Body::bound_positions(const PointBasis& basis, std::span<cons
 }
 
 std::vector<Vec3d> Body::collision_positions() const {
-  const int q = 4 * m_;
-  std::vector<Vec3d> out(collision_rest_.size());
-  Eigen::MatrixXd u(collision_basis_.B.rows(), 3);
-  for (int d = 0; d < 3; ++d) u.col(d).noalias() = collision_basis_.B * z_.segment(d * q, q);
+  const int q = 4 * s_->m;
+  std::vector<Vec3d> out(s_->collision_rest.size());
+  Eigen::MatrixXd u(s_->collision_basis.B.rows(), 3);
+  for (int d = 0; d < 3; ++d) u.col(d).noalias() = s_->collision_basis.B * s_->z.segment(d * q, q);
   for (std::size_t p = 0; p < out.size(); ++p)
-    out[p] =
-        collision_x0_.row(static_cast<Eigen::Index>(p)).transpose() + u.row(static_cast<Eigen::Index>(p)).transpose();
+    out[p] = s_->collision_x0.row(static_cast<Eigen::Index>(p)).transpose() +
+             u.row(static_cast<Eigen::Index>(p)).transpose();
   return out;
 }
 
 std::vector<Vec3d> Body::positions() const {
-  const int q = 4 * m_;
-  std::vector<Vec3d> out(rest_.size());
-  Eigen::MatrixXd u(basis_.B.rows(), 3);
-  for (int d = 0; d < 3; ++d) u.col(d).noalias() = basis_.B * z_.segment(d * q, q);
-  for (std::size_t p = 0; p < rest_.size(); ++p)
-    out[p] = x0_.row(static_cast<Eigen::Index>(p)).transpose() + u.row(static_cast<Eigen::Index>(p)).transpose();
+  const int q = 4 * s_->m;
+  std::vector<Vec3d> out(s_->rest.size());
+  Eigen::MatrixXd u(s_->basis.B.rows(), 3);
+  for (int d = 0; d < 3; ++d) u.col(d).noalias() = s_->basis.B * s_->z.segment(d * q, q);
+  for (std::size_t p = 0; p < s_->rest.size(); ++p)
+    out[p] = s_->x0.row(static_cast<Eigen::Index>(p)).transpose() + u.row(static_cast<Eigen::Index>(p)).transpose();
   return out;
 }
 
 void Body::set_base(Eigen::MatrixXd x0, Eigen::MatrixXd F0, Eigen::VectorXd force) {
-  const Eigen::Index N = static_cast<Eigen::Index>(rest_.size());
+  const Eigen::Index N = static_cast<Eigen::Index>(s_->rest.size());
   if (x0.rows() != N || x0.cols() != 3 || F0.rows() != N || F0.cols() != 9 || force.size() != dofs())
-    fail_plain("body '{}': base state has the wrong size", name_);
-  x0_ = std::move(x0);
-  F0_ = std::move(F0);
-  base_force_ = std::move(force);
-  driven_ = true;
+    fail_plain("body '{}': base state has the wrong size", s_->name);
+  s_->x0 = std::move(x0);
+  s_->F0 = std::move(F0);
+  s_->base_force = std::move(force);
+  s_->driven = true;
 }
 
 void Body::update_pins(double t) {
-  time_ = t;
-  if (driven_ || pin_velocity_.squaredNorm() == 0) return;
-  const Vec3d shift = pin_velocity_ * t;
-  for (Eigen::Index p = 0; p < collision_x0_.rows(); ++p)
-    collision_x0_.row(p) = (collision_rest_[static_cast<std::size_t>(p)] + (1.0 - collision_d_[p]) * shift).transpose();
-  for (Eigen::Index p = 0; p < x0_.rows(); ++p) {
-    x0_.row(p) = (rest_[static_cast<std::size_t>(p)] + (1.0 - d_[p]) * shift).transpose();
+  s_->time = t;
+  if (s_->driven || s_->pin_velocity.squaredNorm() == 0) return;
+  const Vec3d shift = s_->pin_velocity * t;
+  for (Eigen::Index p = 0; p < s_->collision_x0.rows(); ++p)
+    s_->collision_x0.row(p) =
+        (s_->collision_rest[static_cast<std::size_t>(p)] + (1.0 - s_->collision_d[p]) * shift).transpose();
+  for (Eigen::Index p = 0; p < s_->x0.rows(); ++p) {
+    s_->x0.row(p) = (s_->rest[static_cast<std::size_t>(p)] + (1.0 - s_->d[p]) * shift).transpose();
     for (int a = 0; a < 3; ++a)
-      for (int c = 0; c < 3; ++c) F0_(p, 3 * a + c) = (a == c ? 1.0 : 0.0) - shift[a] * grad_d_(p, c);
+      for (int c = 0; c < 3; ++c) s_->F0(p, 3 * a + c) = (a == c ? 1.0 : 0.0) - shift[a] * s_->grad_d(p, c);
   }
 }
 
@@ -278,7 +305,7 @@ void World::build_contacts() {
     now[b] = body.collision_positions();
     const int q = 4 * body.handle_count();
     for (int d = 0; d < 3; ++d) {
-      const Eigen::VectorXd delta = body.collision_basis_.B * (body.z_ - body.z_prev_).segment(d * q, q);
+      const Eigen::VectorXd delta = body.s_->collision_basis.B * (body.s_->z - body.s_->z_prev).segment(d * q, q);
       motion = std::max(motion, delta.cwiseAbs().maxCoeff());
     }
   }
@@ -313,8 +340,8 @@ void World::build_contacts() {
   double mean_point_mass = 0;
   std::size_t count = 0;
   for (const auto& body : bodies_) {
-    mean_point_mass += body->collision_mass_.sum();
-    count += body->collision_rest_.size();
+    mean_point_mass += body->s_->collision_mass.sum();
+    count += body->s_->collision_rest.size();
   }
   mean_point_mass /= static_cast<double>(std::max<std::size_t>(count, 1));
   const double stiffness = contact.stiffness * mean_point_mass * radius * radius;
@@ -348,10 +375,10 @@ void World::build_contacts() {
 template <class Visit>
 void World::for_each_contact_side(const Contact& c, Visit&& visit) const {
   const Body& a = *bodies_[static_cast<std::size_t>(c.body_a)];
-  visit(offsets_[static_cast<std::size_t>(c.body_a)], 4 * a.m_, a.collision_basis_.B.row(c.point_a), 1.0);
+  visit(offsets_[static_cast<std::size_t>(c.body_a)], 4 * a.s_->m, a.s_->collision_basis.B.row(c.point_a), 1.0);
   if (c.body_b < 0) return;
   const Body& b = *bodies_[static_cast<std::size_t>(c.body_b)];
-  visit(offsets_[static_cast<std::size_t>(c.body_b)], 4 * b.m_, b.collision_basis_.B.row(c.point_b), -1.0);
+  visit(offsets_[static_cast<std::size_t>(c.body_b)], 4 * b.s_->m, b.s_->collision_basis.B.row(c.point_b), -1.0);
 }
 
 // What the Hessian at one state is made of, kept by evaluate() for products and assembly.
@@ -388,7 +415,7 @@ double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Hess
   }
   std::vector<Eigen::MatrixXd> positions(bodies_.size());
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
-    const Eigen::VectorXd zb = z.segment(offsets_[b], 12 * bodies_[b]->m_);
+    const Eigen::VectorXd zb = z.segment(offsets_[b], 12 * bodies_[b]->s_->m);
     add_inertia_and_loads(b, zb, out);
     positions[b] = collision_positions_at(*bodies_[b], zb);
     if (!add_elasticity(b, zb, out)) return kInfinity;
@@ -401,50 +428,50 @@ double World::evaluate(const Eigen::VectorXd& z, Eigen::VectorXd* gradient, Hess
 // Inertia (the distance to the inertial prediction in the mass norm over h^2) and linear forces.
 void World::add_inertia_and_loads(std::size_t b, const Eigen::VectorXd& zb, Evaluation& out) const {
   const Body& body = *bodies_[b];
-  const int o = offsets_[b], q = 4 * body.m_;
+  const int o = offsets_[b], q = 4 * body.s_->m;
   const double h = solver.time_step;
   const double inv_h2 = 1.0 / (h * h);
   const Eigen::VectorXd r = zb - predicted_[b];
   for (int d = 0; d < 3; ++d) {
-    const Eigen::VectorXd Mr = body.mass_ * r.segment(d * q, q);
+    const Eigen::VectorXd Mr = body.s_->mass * r.segment(d * q, q);
     out.energy += 0.5 * inv_h2 * r.segment(d * q, q).dot(Mr);
     if (out.gradient) out.gradient->segment(o + d * q, q) += inv_h2 * Mr;
   }
   out.energy -= linear_force_[b].dot(zb);
-  if (out.gradient) out.gradient->segment(o, 12 * body.m_) -= linear_force_[b];
+  if (out.gradient) out.gradient->segment(o, 12 * body.s_->m) -= linear_force_[b];
 }
 
 // The body's collision points at state zb (C x 3).
 Eigen::MatrixXd World::collision_positions_at(const Body& body, const Eigen::VectorXd& zb) {
-  const Eigen::Map<const Eigen::MatrixXd> Zb(zb.data(), 4 * body.m_, 3);
-  Eigen::MatrixXd xc = body.collision_x0_;
+  const Eigen::Map<const Eigen::MatrixXd> Zb(zb.data(), 4 * body.s_->m, 3);
+  Eigen::MatrixXd xc = body.s_->collision_x0;
   for (int d = 0; d < 3; ++d)
-    xc.col(d).noalias() += body.collision_basis_.B * Zb.col(d);  // products with a vector: nothing packed
+    xc.col(d).noalias() += body.s_->collision_basis.B * Zb.col(d);  // products with a vector: nothing packed
   return xc;
 }
 
 // Elastic energy at the sample points; false where a point's energy is not finite (inverted).
 bool World::add_elasticity(std::size_t b, const Eigen::VectorXd& zb, Evaluation& out) const {
   const Body& body = *bodies_[b];
-  const int o = offsets_[b], q = 4 * body.m_;
+  const int o = offsets_[b], q = 4 * body.s_->m;
   const Eigen::Index N = static_cast<Eigen::Index>(body.point_count());
   // Deformation gradients, affine in z: Fz(d, 3p + c) = D_c[p] . z_d = F_p(d, c) - F0_p(d, c).
   const Eigen::Map<const Eigen::MatrixXd> Zb(zb.data(), q, 3);
   Eigen::Matrix<double, 3, Eigen::Dynamic> Fz;  // Fz(d, 3p + c)
-  thin_transposed_product(body.dstack_, Zb, Fz);
+  thin_transposed_product(body.s_->dstack, Zb, Fz);
   // stress(d, 3p + c) = v_p P_p(d, c).
-  const double mu = body.material_.mu(), lambda = body.material_.lambda();
+  const double mu = body.s_->material.mu(), lambda = body.s_->material.lambda();
   Eigen::Matrix<double, 3, Eigen::Dynamic> stress(3, 3 * N);
   if (out.terms) out.terms->bodies[b].points.resize(81, N);
   for (Eigen::Index p = 0; p < N; ++p) {
     Mat3d Fp;
     for (int d = 0; d < 3; ++d)
-      for (int c = 0; c < 3; ++c) Fp(d, c) = body.F0_(p, 3 * d + c) + Fz(d, 3 * p + c);
+      for (int c = 0; c < 3; ++c) Fp(d, c) = body.s_->F0(p, 3 * d + c) + Fz(d, 3 * p + c);
     Mat3d P;
     Mat9d H;
-    const double psi = energy_derivatives(body.model_, mu, lambda, Fp, P, out.terms ? &H : nullptr);
+    const double psi = energy_derivatives(body.s_->model, mu, lambda, Fp, P, out.terms ? &H : nullptr);
     if (!std::isfinite(psi)) return false;
-    const double v = body.volume_[p];
+    const double v = body.s_->volume[p];
     out.energy += v * psi;
     for (int d = 0; d < 3; ++d)
       for (int c = 0; c < 3; ++c) stress(d, 3 * p + c) = v * P(d, c);
@@ -456,7 +483,7 @@ bool World::add_elasticity(std::size_t b, const Eigen::VectorXd& zb, Evaluation&
   }
   if (out.gradient) {
     Eigen::Matrix<double, Eigen::Dynamic, 3> g = Eigen::Matrix<double, Eigen::Dynamic, 3>::Zero(q, 3);
-    add_thin_product(body.dstack_, stress, g);
+    add_thin_product(body.s_->dstack, stress, g);
     for (int d = 0; d < 3; ++d) out.gradient->segment(o + d * q, q) += g.col(d);
   }
   return true;
@@ -466,7 +493,7 @@ bool World::add_elasticity(std::size_t b, const Eigen::VectorXd& zb, Evaluation&
 // on their slip since the start of the step.
 void World::add_plane_penalties(std::size_t b, const Eigen::MatrixXd& xc, Evaluation& out) {
   const Body& body = *bodies_[b];
-  const int o = offsets_[b], q = 4 * body.m_;
+  const int o = offsets_[b], q = 4 * body.s_->m;
   const double h = solver.time_step;
   if (out.terms) out.terms->bodies[b].planes.clear();
   for (const Plane& plane : planes) {
@@ -474,7 +501,7 @@ void World::add_plane_penalties(std::size_t b, const Eigen::MatrixXd& xc, Evalua
     const Vec3d u = plane.axis_u;
     const Vec3d w = n.cross(u);
     const Eigen::Index C = xc.rows();
-    const Eigen::MatrixXd& Bc = body.collision_basis_.B;
+    const Eigen::MatrixXd& Bc = body.s_->collision_basis.B;
     HessianTerms::PlaneTerm term;
     term.normal = n;
     for (Eigen::Index p = 0; p < C; ++p) {
@@ -483,11 +510,11 @@ void World::add_plane_penalties(std::size_t b, const Eigen::MatrixXd& xc, Evalua
       if (s >= 0 || s < -plane.thickness) continue;
       if (plane.half_u > 0 && std::abs(u.dot(rel)) > plane.half_u) continue;
       if (plane.half_v > 0 && std::abs(w.dot(rel)) > plane.half_v) continue;
-      const double k = plane.stiffness * body.collision_mass_[p];
-      const double c = plane.friction * body.collision_mass_[p] / h;
-      const Vec3d slip =
-          rel - s * n -
-          (body.start_.row(p).transpose() - plane.origin - n.dot(body.start_.row(p).transpose() - plane.origin) * n);
+      const double k = plane.stiffness * body.s_->collision_mass[p];
+      const double c = plane.friction * body.s_->collision_mass[p] / h;
+      const Vec3d slip = rel - s * n -
+                         (body.s_->start.row(p).transpose() - plane.origin -
+                          n.dot(body.s_->start.row(p).transpose() - plane.origin) * n);
       out.energy += k * s * s + 0.5 * c * slip.squaredNorm();
       if (out.gradient)
         for (int d = 0; d < 3; ++d)
@@ -536,10 +563,10 @@ void World::assemble_hessian(const HessianTerms& terms, Eigen::MatrixXd& hessian
   hessian.setZero(total, total);
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
     const Body& body = *bodies_[b];
-    const int o = offsets_[b], q = 4 * body.m_;
-    for (int d = 0; d < 3; ++d) hessian.block(o + d * q, o + d * q, q, q) += inv_h2 * body.mass_;
-    add_elastic_hessian(body.dall_, terms.bodies[b].points, hessian.block(o, o, 3 * q, 3 * q));
-    const Eigen::MatrixXd& Bc = body.collision_basis_.B;
+    const int o = offsets_[b], q = 4 * body.s_->m;
+    for (int d = 0; d < 3; ++d) hessian.block(o + d * q, o + d * q, q, q) += inv_h2 * body.s_->mass;
+    add_elastic_hessian(body.s_->dall, terms.bodies[b].points, hessian.block(o, o, 3 * q, 3 * q));
+    const Eigen::MatrixXd& Bc = body.s_->collision_basis.B;
     for (const auto& plane : terms.bodies[b].planes) {
       const Vec3d& n = plane.normal;
       Eigen::MatrixXd rows(static_cast<Eigen::Index>(plane.points.size()), q);
@@ -577,11 +604,11 @@ Eigen::VectorXd World::hessian_product(const HessianTerms& terms, const Eigen::V
   Eigen::VectorXd out = Eigen::VectorXd::Zero(v.size());
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
     const Body& body = *bodies_[b];
-    const int o = offsets_[b], q = 4 * body.m_;
+    const int o = offsets_[b], q = 4 * body.s_->m;
     const Eigen::Map<const Eigen::MatrixXd> V(v.data() + o, q, 3);
-    for (int d = 0; d < 3; ++d) out.segment(o + d * q, q).noalias() += inv_h2 * (body.mass_ * V.col(d));
-    add_elastic_hessian_product(body.dall_, terms.bodies[b].points, v.segment(o, 3 * q), out.segment(o, 3 * q));
-    const Eigen::MatrixXd& Bc = body.collision_basis_.B;
+    for (int d = 0; d < 3; ++d) out.segment(o + d * q, q).noalias() += inv_h2 * (body.s_->mass * V.col(d));
+    add_elastic_hessian_product(body.s_->dall, terms.bodies[b].points, v.segment(o, 3 * q), out.segment(o, 3 * q));
+    const Eigen::MatrixXd& Bc = body.s_->collision_basis.B;
     for (const auto& plane : terms.bodies[b].planes) {
       const Vec3d& n = plane.normal;
       for (std::size_t k = 0; k < plane.points.size(); ++k) {
@@ -730,9 +757,9 @@ int World::lay_out_bodies(double h) {
   int total = 0;
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
     Body& body = *bodies_[b];
-    if (body.initial_velocity_z_.size() == body.dofs()) {
-      body.z_prev_ = body.z_ - h * body.initial_velocity_z_;
-      body.initial_velocity_z_.resize(0);
+    if (body.s_->initial_velocity_z.size() == body.dofs()) {
+      body.s_->z_prev = body.s_->z - h * body.s_->initial_velocity_z;
+      body.s_->initial_velocity_z.resize(0);
     }
     offsets_[b] = total;
     total += body.dofs();
@@ -748,11 +775,11 @@ Eigen::VectorXd World::predict_bodies(double t1, int total) {
   Eigen::VectorXd z(total);
   for (std::size_t b = 0; b < bodies_.size(); ++b) {
     Body& body = *bodies_[b];
-    const int q = 4 * body.m_;
-    body.start_ = body.collision_x0_;
-    for (int d = 0; d < 3; ++d) body.start_.col(d) += body.collision_basis_.B * body.z_.segment(d * q, q);
+    const int q = 4 * body.s_->m;
+    body.s_->start = body.s_->collision_x0;
+    for (int d = 0; d < 3; ++d) body.s_->start.col(d) += body.s_->collision_basis.B * body.s_->z.segment(d * q, q);
     body.update_pins(t1);
-    predicted_[b] = 2.0 * body.z_ - body.z_prev_;
+    predicted_[b] = 2.0 * body.s_->z - body.s_->z_prev;
     linear_force_[b] = linear_force(b);
     z.segment(offsets_[b], body.dofs()) = predicted_[b];
   }
@@ -762,13 +789,13 @@ Eigen::VectorXd World::predict_bodies(double t1, int total) {
 // The body's constant force on z: its base force plus gravity, point forces and drags through the basis.
 Eigen::VectorXd World::linear_force(std::size_t b) const {
   const Body& body = *bodies_[b];
-  const int q = 4 * body.m_;
-  Eigen::VectorXd f = body.base_force_;
+  const int q = 4 * body.s_->m;
+  Eigen::VectorXd f = body.s_->base_force;
   Eigen::MatrixXd forces = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(body.point_count()), 3);
-  for (int d = 0; d < 3; ++d) forces.col(d) = body.point_mass_ * solver.gravity[d];
+  for (int d = 0; d < 3; ++d) forces.col(d) = body.s_->point_mass * solver.gravity[d];
   if (point_forces_[b].size() > 0) forces += point_forces_[b];
   add_drag_forces(b, forces);
-  for (int d = 0; d < 3; ++d) f.segment(d * q, q) += body.basis_.B.transpose() * forces.col(d);
+  for (int d = 0; d < 3; ++d) f.segment(d * q, q) += body.s_->basis.B.transpose() * forces.col(d);
   return f;
 }
 
@@ -776,18 +803,18 @@ Eigen::VectorXd World::linear_force(std::size_t b) const {
 // the sample points by a Gaussian of the rest distance.
 void World::add_drag_forces(std::size_t b, Eigen::MatrixXd& forces) const {
   const Body& body = *bodies_[b];
-  const int q = 4 * body.m_;
+  const int q = 4 * body.s_->m;
   for (const Drag& drag : drags) {
     if (drag.body != static_cast<int>(b)) continue;
     const Vec3d rest[1] = {drag.rest_point};
     const PointBasis at = body.basis_at(rest, false);
     Vec3d grabbed = drag.rest_point;
-    for (int d = 0; d < 3; ++d) grabbed[d] += at.B.row(0).dot(body.z_.segment(d * q, q));
+    for (int d = 0; d < 3; ++d) grabbed[d] += at.B.row(0).dot(body.s_->z.segment(d * q, q));
     const Vec3d pull = drag.target - grabbed;
     for (Eigen::Index p = 0; p < forces.rows(); ++p) {
-      const double r2 = (body.rest_[static_cast<std::size_t>(p)] - drag.rest_point).squaredNorm();
+      const double r2 = (body.s_->rest[static_cast<std::size_t>(p)] - drag.rest_point).squaredNorm();
       const double kernel = std::exp(-r2 / (2.0 * drag.radius * drag.radius));
-      forces.row(p) += (drag.stiffness * body.point_mass_[p] * kernel) * pull.transpose();
+      forces.row(p) += (drag.stiffness * body.s_->point_mass[p] * kernel) * pull.transpose();
     }
   }
 }
@@ -797,7 +824,7 @@ void World::add_drag_forces(std::size_t b, Eigen::MatrixXd& forces) const {
 double World::admissible_start(Eigen::VectorXd& z) {
   double energy = evaluate(z, nullptr, nullptr);
   if (!std::isfinite(energy)) {
-    for (std::size_t b = 0; b < bodies_.size(); ++b) z.segment(offsets_[b], bodies_[b]->dofs()) = bodies_[b]->z_;
+    for (std::size_t b = 0; b < bodies_.size(); ++b) z.segment(offsets_[b], bodies_[b]->dofs()) = bodies_[b]->s_->z;
     energy = evaluate(z, nullptr, nullptr);
     if (!std::isfinite(energy))
       fail_plain("physics: the state at time {} s is not admissible (contacts overlap)", time_);
@@ -915,8 +942,8 @@ void World::commit_state(const Eigen::VectorXd& z, double t1) {
     Body& body = *bodies_[b];
     const Eigen::VectorXd next = z.segment(offsets_[b], body.dofs());
     if (!next.allFinite()) fail_plain("physics: body '{}' diverged at time {} s", body.name(), t1);
-    body.z_prev_ = body.z_;
-    body.z_ = next;
+    body.s_->z_prev = body.s_->z;
+    body.s_->z = next;
   }
 }
 

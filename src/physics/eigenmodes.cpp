@@ -3,7 +3,7 @@
 #include <wobble/physics/eigenmodes.hpp>
 
 #include "core/fail.hpp"
-#include "physics/grid_flood_fill.hpp"
+#include "fields/grid_flood_fill.hpp"
 
 #include <algorithm>
 #include <array>
@@ -140,7 +140,7 @@ std::vector<std::uint8_t> occupied_cells(const CellGrid& grid, std::span<const V
   std::vector<std::uint8_t> state(grid.cell_count(), kUnknown);
   mark_cells_with_points(grid, cover, state);
   if (constraint) mark_cells_with_points(grid, constraint->points, state);
-  flood_fill_outside(grid.cells, state, kUnknown, kOutside);  // from the corner: the margin is empty
+  fields::flood_fill_outside(grid.cells, state, kUnknown, kOutside);  // from the corner: the margin is empty
   return state;
 }
 
@@ -207,8 +207,9 @@ Eigen::MatrixXd rig_constraint_matrix(const RigConstraint& constraint, const Cel
   if (W.rows() != static_cast<Eigen::Index>(constraint.points.size()))
     fail_plain("skinning eigenmodes: {} rig weight rows for {} constraint points", W.rows(), constraint.points.size());
   const std::array<int, 3> dims = grid.node_dims();
-  const GridField layout(grid.origin, grid.h, dims,
-                         Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(numbering.compact.size()), 1), "layout");
+  const fields::GridField layout(grid.origin, grid.h, dims,
+                                 Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(numbering.compact.size()), 1),
+                                 "layout");
   Eigen::MatrixXd A = Eigen::MatrixXd::Zero(numbering.active, W.cols() * 10);
   int nodes[8];
   double w[8], g[8][3];
@@ -270,8 +271,8 @@ Eigen::MatrixXd node_values(const Eigen::MatrixXd& vectors, int nev, const SpMat
 
 }  // namespace
 
-std::shared_ptr<GridField> skinning_eigenmodes(std::span<const Vec3d> cover, const EigenmodeOptions& options,
-                                               const RigConstraint* constraint) {
+std::shared_ptr<fields::GridField> skinning_eigenmodes(std::span<const Vec3d> cover, const EigenmodeOptions& options,
+                                                       const RigConstraint* constraint) {
   check_options(cover, options);
   const CellGrid grid = cell_grid(bounds_of(cover, constraint), options.grid_resolution);
   const ActiveNodes nodes = active_nodes(grid, occupied_cells(grid, cover, constraint));
@@ -284,10 +285,10 @@ std::shared_ptr<GridField> skinning_eigenmodes(std::span<const Vec3d> cover, con
   Eigen::MatrixXd A;
   if (constraint) A = rig_constraint_matrix(*constraint, grid, nodes);
   const Eigen::MatrixXd vectors = lowest_modes(ops, constraint ? &A : nullptr, options.handles);
-  return std::make_shared<GridField>(grid.origin, grid.h, grid.node_dims(),
-                                     node_values(vectors, options.handles, ops.M, nodes.compact),
-                                     fmt::format("skinning eigenmodes ({} modes, {} grid nodes{})", options.handles,
-                                                 nodes.active, constraint ? ", rig-complementary" : ""));
+  return std::make_shared<fields::GridField>(
+      grid.origin, grid.h, grid.node_dims(), node_values(vectors, options.handles, ops.M, nodes.compact),
+      fmt::format("skinning eigenmodes ({} modes, {} grid nodes{})", options.handles, nodes.active,
+                  constraint ? ", rig-complementary" : ""));
 }
 
 }  // namespace wobble::physics

@@ -12,7 +12,7 @@
 
 namespace wobble::physics {
 
-void Material::validate() const {
+void Material::check() const {
   if (!(youngs_modulus > 0) || !std::isfinite(youngs_modulus))
     fail_plain("Young's modulus must be positive and finite (got {})", youngs_modulus);
   if (!(poisson_ratio >= 0 && poisson_ratio < 0.5))

@@ -21,7 +21,7 @@ Eigen::Matrix<double, 9, 12> tet_deformation_jacobian(const Mat3d& Dm_inverse) {
 }
 
 LinearFem linear_fem(const TetMesh& mesh, const Material& material, const std::vector<bool>& pinned) {
-  material.validate();
+  material.check();
   if (pinned.size() != mesh.node_count())
     fail_plain("linear FEM: {} pin flags for {} nodes", pinned.size(), mesh.node_count());
   LinearFem fem;

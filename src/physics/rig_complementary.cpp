@@ -17,10 +17,10 @@ namespace {
 
 // Skinning eigenmodes under J_rig^T B = 0 at the samples, over the joints that carry weight there,
 // on a grid covering the samples and the mesh vertices.
-std::shared_ptr<const SkinningField> constrained_eigenmodes(const std::vector<Vec3d>& samples,
-                                                            const std::vector<Vec3d>& vertices,
-                                                            const Eigen::MatrixXd& rig_weights,
-                                                            const RigComplementaryOptions& options) {
+std::shared_ptr<const fields::SkinningField> constrained_eigenmodes(const std::vector<Vec3d>& samples,
+                                                                    const std::vector<Vec3d>& vertices,
+                                                                    const Eigen::MatrixXd& rig_weights,
+                                                                    const RigComplementaryOptions& options) {
   std::vector<int> used;
   for (Eigen::Index j = 0; j < rig_weights.cols(); ++j)
     if (rig_weights.col(j).cwiseAbs().maxCoeff() > 1e-8) used.push_back(static_cast<int>(j));
@@ -47,9 +47,9 @@ RigComplementary::RigComplementary(const Character& character, const RigCompleme
                        character.source.string());
   check_material(options.material, character.source.string());
   check_vector(options.gravity, character.source.string() + ": gravity", input_limits::kAcceleration, "m/s^2");
-  SampleOptions sampling;
+  fields::SampleOptions sampling;
   sampling.grid_resolution = options.sample_grid;
-  SamplePoints samples = subsample(sample_mesh(character.mesh, sampling), options.points);
+  fields::SamplePoints samples = fields::subsample(fields::sample_mesh(character.mesh, sampling), options.points);
   normalization_ = samples.normalization;
   samples_ = samples.points;
   for (const Vec3f& v : character.mesh.positions) vertices_.push_back(normalization_.to_normalized(v.cast<double>()));

@@ -14,8 +14,9 @@
 
 namespace wobble::physics {
 
-std::shared_ptr<GridField> rig_weights_field(const Character& character, const Normalization& normalization,
-                                             const RigWeightsOptions& options) {
+std::shared_ptr<fields::GridField> rig_weights_field(const Character& character,
+                                                     const fields::Normalization& normalization,
+                                                     const RigWeightsOptions& options) {
   if (!character.is_skinned()) fail(character.source, "has no skin weights to use as a skinning field");
   const Mesh& mesh = character.mesh;
   const std::size_t V = mesh.vertex_count();
@@ -71,7 +72,7 @@ std::shared_ptr<GridField> rig_weights_field(const Character& character, const N
       if (total > 0) values.row(static_cast<Eigen::Index>(n)) /= total;
     }
   });
-  return std::make_shared<GridField>(
+  return std::make_shared<fields::GridField>(
       origin, h, dims, std::move(values),
       fmt::format("skin weights of {} ({} joints)", character.source.filename().string(), joints));
 }

@@ -25,12 +25,12 @@ namespace {
 // What an object's file gives: the simulator's sample points and the points that are shown and
 // bound to the body (mesh vertices, point-cloud points or Gaussian centres), in the file's frame.
 struct ObjectGeometry {
-  SamplePoints samples;
+  fields::SamplePoints samples;
   std::vector<Vec3d> bound;
 };
 
 ObjectGeometry read_object_geometry(const ObjectDescription& spec, SceneObject& object) {
-  SampleOptions sampling;
+  fields::SampleOptions sampling;
   sampling.grid_resolution = spec.sample_grid;
   ObjectGeometry g;
   std::string extension = spec.file.extension().string();
@@ -39,24 +39,24 @@ ObjectGeometry read_object_geometry(const ObjectDescription& spec, SceneObject& 
     object.gaussians = read_gaussian_ply(spec.file);
     for (std::size_t i = 0; i < object.gaussians->count(); ++i) g.bound.push_back(object.gaussians->center(i));
     if (g.bound.empty()) fail(spec.file, "holds no Gaussians");
-    g.samples = sample_point_cloud(g.bound, sampling);
+    g.samples = fields::sample_point_cloud(g.bound, sampling);
   } else if (extension == ".ply" && is_point_cloud_ply(spec.file)) {
     // Points without a surface: a mesh of positions only (written out as such, e.g. to .pc2).
     g.bound = read_ply_points(spec.file);
     for (const Vec3d& p : g.bound) object.character.mesh.positions.push_back(p.cast<float>());
     object.character.source = spec.file;
-    g.samples = sample_point_cloud(g.bound, sampling);
+    g.samples = fields::sample_point_cloud(g.bound, sampling);
   } else {
     object.character = load_character(spec.file);
     if (object.character.mesh.triangles.empty()) fail(spec.file, "has no triangles to simulate");
     for (const Vec3f& p : object.character.mesh.positions) g.bound.push_back(p.cast<double>());
-    g.samples = sample_mesh(object.character.mesh, sampling);
+    g.samples = fields::sample_mesh(object.character.mesh, sampling);
   }
-  g.samples = subsample(g.samples, spec.points);
+  g.samples = fields::subsample(g.samples, spec.points);
   return g;
 }
 
-KinematicBody kinematic_body(const ObjectDescription& spec, const SamplePoints& samples) {
+KinematicBody kinematic_body(const ObjectDescription& spec, const fields::SamplePoints& samples) {
   KinematicBody k;
   k.name = spec.file.filename().string();
   for (const Vec3d& p : samples.points) k.points.push_back(spec.scale * p + spec.position);
@@ -68,8 +68,9 @@ KinematicBody kinematic_body(const ObjectDescription& spec, const SamplePoints& 
 
 // The object's skinning fields: from the field source (learned fields), its eigenmodes over
 // `cover` (normalised frame), or its own skin weights.
-std::shared_ptr<const SkinningField> object_field(const ObjectDescription& spec, const SceneObject& object,
-                                                  const std::vector<Vec3d>& bound, const std::vector<Vec3d>& cover) {
+std::shared_ptr<const fields::SkinningField> object_field(const ObjectDescription& spec, const SceneObject& object,
+                                                          const std::vector<Vec3d>& bound,
+                                                          const std::vector<Vec3d>& cover) {
   if (spec.field_source) {
     // Splats and point clouds have no surface mesh: their points go to the field source as a mesh
     // of positions only (the neural fields then encode the points, shape_sample.hpp).
@@ -115,7 +116,7 @@ BodyDescription body_description(const ObjectDescription& spec, const SceneObjec
   if (!spec.pin.empty()) d.pins = pin_region(spec, cover);
   d.collision_points = collision_points(geometry.samples, bound_normalised);
   d.samples = std::move(geometry.samples);
-  spec.material.validate();
+  spec.material.check();
   d.material = spec.material;
   d.model = spec.model;
   d.pin_velocity = spec.pin_velocity;
@@ -245,7 +246,7 @@ ObjectDescription object_of(const fs::path& shape, const Settings& s) {
 
 }  // namespace
 
-std::vector<Vec3d> collision_points(const SamplePoints& samples, const std::vector<Vec3d>& bound_normalised) {
+std::vector<Vec3d> collision_points(const fields::SamplePoints& samples, const std::vector<Vec3d>& bound_normalised) {
   std::vector<Vec3d> points = samples.points;
   const std::size_t stride = std::max<std::size_t>(1, bound_normalised.size() / 4000);
   for (std::size_t i = 0; i < bound_normalised.size(); i += stride) points.push_back(bound_normalised[i]);

@@ -47,7 +47,7 @@ void check(const FidelityOptions& o) {
     fail_plain(
         "fidelity: options out of range (grid >= 2, 0 < pinned fraction < 1, positive blend, radius, times and "
         "frequency count)");
-  o.material.validate();
+  o.material.check();
 }
 
 // Lumped nodal forces m_i a(X_i) over the free dofs.
@@ -173,13 +173,13 @@ FullSpaceReference full_space_reference(const TetMesh& mesh, const FidelityOptio
   return r;
 }
 
-FullSpaceReference full_space_reference(const Mesh& mesh, const Normalization& normalization,
+FullSpaceReference full_space_reference(const Mesh& mesh, const fields::Normalization& normalization,
                                         const FidelityOptions& options) {
   check(options);
   return full_space_reference(voxel_tet_mesh(mesh, normalization, options.grid_resolution), options);
 }
 
-Eigen::MatrixXd subspace_basis(const FullSpaceReference& reference, const SkinningField& field) {
+Eigen::MatrixXd subspace_basis(const FullSpaceReference& reference, const fields::SkinningField& field) {
   const auto F = static_cast<Eigen::Index>(reference.fem.free_nodes.size());
   std::vector<Vec3d> points;
   points.reserve(static_cast<std::size_t>(F));

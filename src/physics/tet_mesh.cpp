@@ -50,7 +50,7 @@ std::vector<double> TetMesh::volumes() const {
   return out;
 }
 
-TetMesh voxel_tet_mesh(const Mesh& mesh, const Normalization& normalization, int resolution) {
+TetMesh voxel_tet_mesh(const Mesh& mesh, const fields::Normalization& normalization, int resolution) {
   if (mesh.triangles.empty()) fail_plain("voxel tetrahedra: the shape has no triangles");
   if (resolution < 2 || resolution > 256)
     fail_plain("voxel tetrahedra: grid resolution {} out of range [2, 256]", resolution);
@@ -66,7 +66,7 @@ TetMesh voxel_tet_mesh(const Mesh& mesh, const Normalization& normalization, int
         candidates.push_back({i, j, k});
         centres.push_back(h * Vec3d(i + 0.5, j + 0.5, k + 0.5));
       }
-  const std::vector<double> inside = winding_numbers(vertices, mesh.triangles, centres);
+  const std::vector<double> inside = fields::winding_numbers(vertices, mesh.triangles, centres);
   std::vector<Cell> cells;
   for (std::size_t c = 0; c < candidates.size(); ++c)
     if (inside[c] > 0.5) cells.push_back(candidates[c]);

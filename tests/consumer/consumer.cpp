@@ -83,11 +83,11 @@ int main(int argc, char** argv) {
     const double t = frame / 60.0;
     animate(tube.rig, t, pose);
     const wobble::LbsJob lbs{pose.skinning, &skin, tube.mesh.positions, {}, skinned, {}, true};
-    if (const std::string problem = lbs.Validate(); !problem.empty()) {
+    if (const std::string problem = lbs.validate(); !problem.empty()) {
       std::fprintf(stderr, "wobble_consumer: lbs: %s\n", problem.c_str());
       return 1;
     }
-    lbs.Run();
+    lbs.run();
     moving = skinned;
     dynamic.apply(parameters, pose, moving, t);
     out.write(reinterpret_cast<const char*>(moving.data()),

@@ -1,4 +1,4 @@
-// The torch-free evaluator (.wfield, wobble/physics/field_network.hpp) against LibTorch: the same
+// The torch-free evaluator (.wfield, wobble/fields/field_network.hpp) against LibTorch: the same
 // fields and spatial gradients within 1e-5 relative, on random networks of several configurations
 // and on the shipped models at every shared shape; the committed .wfield files are exports of the
 // committed .pt files; a simulation gives the same trajectory with either.
@@ -12,7 +12,7 @@
 #include <wobble/neural/field_export.hpp>
 #include <wobble/neural/neural_field.hpp>
 #include <wobble/neural/training.hpp>
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 #include <wobble/physics/scene.hpp>
 
 #include "../box_mesh.hpp"
@@ -49,9 +49,9 @@ struct Difference {
   double W = 0, dW = 0;
 };
 
-Difference compare(const physics::SkinningField& torch_field, const physics::SkinningField& ours,
+Difference compare(const fields::SkinningField& torch_field, const fields::SkinningField& ours,
                    const std::vector<Vec3d>& points) {
-  const physics::FieldValues a = ours.evaluate(points, true), b = torch_field.evaluate(points, true);
+  const fields::FieldValues a = ours.evaluate(points, true), b = torch_field.evaluate(points, true);
   Difference d{relative_difference(a.W, b.W), 0};
   for (int c = 0; c < 3; ++c) d.dW = std::max(d.dW, relative_difference(a.dW[c], b.dW[c]));
   return d;
@@ -68,13 +68,13 @@ double span_difference(const Eigen::MatrixXd& actual, const Eigen::MatrixXd& exp
   return worst;
 }
 
-std::shared_ptr<const physics::FieldNetwork> exported(const fs::path& model) {
-  return std::make_shared<const physics::FieldNetwork>(export_field_network(model), model.string(), 1);
+std::shared_ptr<const fields::FieldNetwork> exported(const fs::path& model) {
+  return std::make_shared<const fields::FieldNetwork>(export_field_network(model), model.string(), 1);
 }
 
 // The cubature points and up to `limit` vertices (normalised frame).
-std::vector<Vec3d> query_points(const Mesh& mesh, const physics::ShapeSample& sample, std::size_t limit) {
-  std::vector<Vec3d> points = physics::cubature_points(sample);
+std::vector<Vec3d> query_points(const Mesh& mesh, const fields::ShapeSample& sample, std::size_t limit) {
+  std::vector<Vec3d> points = fields::cubature_points(sample);
   const std::size_t stride = std::max<std::size_t>(1, mesh.vertex_count() / limit);
   for (std::size_t v = 0; v < mesh.vertex_count(); v += stride)
     points.push_back(sample.normalization.to_normalized(mesh.positions[v].cast<double>()));
@@ -128,9 +128,9 @@ TEST(FieldExport, RandomNetworksOfSeveralConfigurationsMatchTorch) {
        {"orthonormal_output", true},
        {"candidate_fields", 10}},
   };
-  const physics::ShapeSample sample = physics::make_shape_sample(box(), "box", {256, 300, 12}, 3);
-  std::vector<Vec3d> points = physics::cubature_points(sample);
-  physics::Random random(11);
+  const fields::ShapeSample sample = fields::make_shape_sample(box(), "box", {256, 300, 12}, 3);
+  std::vector<Vec3d> points = fields::cubature_points(sample);
+  fields::Random random(11);
   for (int p = 0; p < 200; ++p)
     points.emplace_back(2 * random.uniform() - 1, 2 * random.uniform() - 1, 2 * random.uniform() - 1);
   for (std::size_t k = 0; k < configs.size(); ++k) {
@@ -148,7 +148,7 @@ TEST(FieldExport, RandomNetworksOfSeveralConfigurationsMatchTorch) {
     if (configs[k].contains("candidate_fields")) {
       // The same subspace, and its fields the same unless eigenvalues nearly coincide.
       EXPECT_EQ(ours->raw_field_count(), 10);
-      const physics::FieldValues a = our_field->evaluate(points, false), b = torch_field->evaluate(points, false);
+      const fields::FieldValues a = our_field->evaluate(points, false), b = torch_field->evaluate(points, false);
       const double span = span_difference(a.W, b.W), fields = relative_difference(a.W, b.W);
       EXPECT_LT(span, kCandidateTolerance) << configs[k].dump();
       std::printf("Rayleigh-Ritz output: span difference %.2e, field difference %.2e\n", span, fields);
@@ -165,7 +165,7 @@ TEST(FieldExport, ShippedModelsMatchTorchOnEverySharedShape) {
   if (!fs::is_directory(shapes)) GTEST_SKIP() << "no shared shapes at " << shapes;
   const std::vector<fs::path> models = {kModels / "physskin_small.pt", kModels / "physskin_clonk_rig.pt"};
   std::vector<std::unique_ptr<NeuralFieldModel>> torch_models;
-  std::vector<std::shared_ptr<const physics::FieldNetwork>> networks;
+  std::vector<std::shared_ptr<const fields::FieldNetwork>> networks;
   for (const fs::path& m : models) {
     torch_models.push_back(std::make_unique<NeuralFieldModel>(m));
     networks.push_back(exported(m));
@@ -179,7 +179,7 @@ TEST(FieldExport, ShippedModelsMatchTorchOnEverySharedShape) {
   for (const fs::path& file : files) {
     const Mesh mesh = load_character(file).mesh;
     // What NeuralFieldModel::fields_for(mesh) samples.
-    const physics::ShapeSample sample = physics::make_shape_sample(mesh, file.stem().string(), {}, 1);
+    const fields::ShapeSample sample = fields::make_shape_sample(mesh, file.stem().string(), {}, 1);
     const std::vector<Vec3d> points = query_points(mesh, sample, 500);
     for (std::size_t m = 0; m < models.size(); ++m) {
       const auto torch_field = torch_models[m]->fields_for(sample);
@@ -204,14 +204,14 @@ TEST(FieldExport, ShippedModelsMatchTorchOnEverySharedShape) {
 
 // The committed `wfield` holds what a fresh export holds, up to float rounding (the ONI product
 // may round differently with another BLAS).
-void expect_committed_export(const fs::path& wfield, const physics::FieldNetworkFile& fresh, const std::string& how) {
+void expect_committed_export(const fs::path& wfield, const fields::FieldNetworkFile& fresh, const std::string& how) {
   ASSERT_TRUE(fs::exists(wfield)) << wfield << " is missing: " << how;
-  const physics::FieldNetworkFile committed = physics::read_field_network_file(wfield);
+  const fields::FieldNetworkFile committed = fields::read_field_network_file(wfield);
   EXPECT_EQ(committed.description, fresh.description) << wfield << " is stale: " << how;
   ASSERT_EQ(committed.tensors.size(), fresh.tensors.size()) << wfield;
   for (const auto& [tensor, values] : fresh.tensors) {
     ASSERT_TRUE(committed.tensors.count(tensor)) << wfield << " lacks " << tensor;
-    const physics::FieldTensor& c = committed.tensors.at(tensor);
+    const fields::FieldTensor& c = committed.tensors.at(tensor);
     ASSERT_EQ(c.shape, values.shape) << tensor;
     double scale = 1, worst = 0;
     for (std::size_t i = 0; i < c.values.size(); ++i) {
@@ -238,7 +238,7 @@ TEST(FieldExport, CommittedUntrainedModelIsTheShippedConfigurationAsInitialised)
   train_fields(config, false);
   const fs::path pt = config.output / "physskin_small_untrained.pt";  // the name the export records as its source
   fs::rename(config.output / "model.pt", pt);
-  const physics::FieldNetworkFile fresh = export_field_network(pt);
+  const fields::FieldNetworkFile fresh = export_field_network(pt);
   fs::remove_all(config.output);
   expect_committed_export(kModels / "physskin_small_untrained.wfield", fresh,
                           "wobble fields train configs/small.json --steps 0, then export runs/small/model.pt renamed "

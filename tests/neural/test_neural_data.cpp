@@ -13,12 +13,13 @@
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/npy_writer.hpp>
 #include <wobble/neural/shape_generator.hpp>
-#include <wobble/neural/shape_sample.hpp>
+#include <wobble/fields/shape_sample.hpp>
 
 #include "neural/training_shapes.hpp"
 
 using namespace wobble;
 using namespace wobble::neural;
+using namespace wobble::fields;
 
 namespace {
 
@@ -95,7 +96,7 @@ TEST(NeuralMetrics, DirichletTraceIsTheInverseVarianceOfALinearFieldAndBasisFree
   // Fields 1 and x at points x_p with volumes v_p: D = diag(0, sum v), and trace(G^-1 D) works out
   // to 1 / Var_v(x), the volume-weighted variance of x.
   const int n = 7;
-  physics::FieldValues f;
+  fields::FieldValues f;
   f.W.resize(n, 2);
   for (auto& g : f.dW) g.setZero(n, 2);
   Eigen::VectorXd volumes(n);
@@ -111,7 +112,7 @@ TEST(NeuralMetrics, DirichletTraceIsTheInverseVarianceOfALinearFieldAndBasisFree
   // Any invertible recombination of the fields spans the same subspace: the same trace.
   Eigen::Matrix2d A;
   A << 2, -1, 0.5, 3;
-  physics::FieldValues g{f.W * A, {f.dW[0] * A, f.dW[1] * A, f.dW[2] * A}};
+  fields::FieldValues g{f.W * A, {f.dW[0] * A, f.dW[1] * A, f.dW[2] * A}};
   EXPECT_NEAR(dirichlet_trace(g, volumes), 1 / variance, 1e-10);
   // Dependent fields: infinite.
   g.W.col(1) = 2 * g.W.col(0);
@@ -209,7 +210,7 @@ TEST(NeuralShapes, AugmentedCopiesStayInTheNormalisedFrameWithConsistentVolumesA
   const ShapeTensors shape(sample, mesh);
   // Rotations keep every distance; a stretch by (a, b, c) scales volumes by abc; both then get the
   // frame's uniform rescaling, which shows in the surface points' mutual distances.
-  physics::Random random(9);
+  fields::Random random(9);
   for (int k = 0; k < 6; ++k) {
     const bool stretch = k % 2 == 1;
     const ShapeTensors t = augmented(shape, random, true, stretch ? 1.8 : 1.0);

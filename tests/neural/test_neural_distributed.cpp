@@ -23,6 +23,7 @@
 #include <wobble/neural/torchrun.hpp>
 
 #include "neural/network.hpp"
+#include "tiny_training.hpp"
 
 extern char** environ;
 
@@ -44,20 +45,8 @@ fs::path write_config(const fs::path& folder, int shapes_per_step, int steps, do
                             {"min_learning_rate", 1e-3},
                             {"shapes_per_step", shapes_per_step},
                             {"distributed_timeout", timeout},
-                            {"network",
-                             {{"width", 16},
-                              {"latents", 8},
-                              {"encoder_layers", 1},
-                              {"heads", 2},
-                              {"handles", 4},
-                              {"octaves", 3},
-                              {"mlp_blocks", 1}}},
-                            {"data",
-                             {{"procedural_shapes", 50},
-                              {"validation_procedural", 0},
-                              {"surface_points", 96},
-                              {"cubature_points", 150},
-                              {"grid_resolution", 8}}},
+                            {"network", wobble::test::tiny_network()},
+                            {"data", wobble::test::tiny_data(50, 0, 96, 150, 8)},
                             {"output", "out"},
                             {"checkpoint_every", 2},
                             {"log_every", 2},

@@ -22,6 +22,7 @@
 #include "../child_process.hpp"
 #include "../private_tmpfs.hpp"
 #include "neural/network.hpp"
+#include "tiny_training.hpp"
 
 namespace {
 
@@ -47,20 +48,8 @@ fs::path write_config(const fs::path& folder, const fs::path& output, int steps)
                             {"steps", steps},
                             {"batch_points", 64},
                             {"z_samples", 4},
-                            {"network",
-                             {{"width", 16},
-                              {"latents", 8},
-                              {"encoder_layers", 1},
-                              {"heads", 2},
-                              {"handles", 4},
-                              {"octaves", 3},
-                              {"mlp_blocks", 1}}},
-                            {"data",
-                             {{"procedural_shapes", 1},
-                              {"validation_procedural", 1},
-                              {"surface_points", 128},
-                              {"cubature_points", 200},
-                              {"grid_resolution", 10}}},
+                            {"network", wobble::test::tiny_network()},
+                            {"data", wobble::test::tiny_data(1, 1)},
                             {"output", output.string()},
                             {"checkpoint_every", 5},
                             {"log_every", 5},

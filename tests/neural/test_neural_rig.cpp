@@ -9,7 +9,7 @@
 #include <wobble/io/files.hpp>
 #include <wobble/lbs.hpp>
 #include <wobble/neural/neural_field.hpp>
-#include <wobble/neural/shape_sample.hpp>
+#include <wobble/fields/shape_sample.hpp>
 #include <wobble/physics/rig_complementary.hpp>
 
 #include "neural/losses.hpp"
@@ -17,6 +17,7 @@
 
 using namespace wobble;
 using namespace wobble::neural;
+using namespace wobble::fields;
 namespace fs = std::filesystem;
 
 namespace {
@@ -60,7 +61,7 @@ std::vector<Vec3f> skin_lbs(const Character& c, const Pose& pose) {
                    .in_normals = {},
                    .out_positions = out,
                    .out_normals = {}};
-  job.Run();
+  job.run();
   return out;
 }
 

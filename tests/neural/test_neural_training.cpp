@@ -15,9 +15,11 @@
 #include <wobble/neural/polynomial_field.hpp>
 #include <wobble/neural/shape_generator.hpp>
 #include <wobble/neural/training.hpp>
+#include "tiny_training.hpp"
 
 using namespace wobble;
 using namespace wobble::neural;
+using namespace wobble::fields;
 namespace fs = std::filesystem;
 
 namespace {
@@ -29,20 +31,8 @@ TrainingConfig tiny(const fs::path& output, int steps) {
                       {"z_samples", 4},
                       {"learning_rate", 3e-3},
                       {"min_learning_rate", 1e-3},
-                      {"network",
-                       {{"width", 16},
-                        {"latents", 8},
-                        {"encoder_layers", 1},
-                        {"heads", 2},
-                        {"handles", 4},
-                        {"octaves", 3},
-                        {"mlp_blocks", 1}}},
-                      {"data",
-                       {{"procedural_shapes", 1},
-                        {"validation_procedural", 1},
-                        {"surface_points", 128},
-                        {"cubature_points", 200},
-                        {"grid_resolution", 10}}},
+                      {"network", wobble::test::tiny_network()},
+                      {"data", wobble::test::tiny_data(1, 1)},
                       {"losses", {{"blend_fraction", 0}}},
                       {"output", output.string()},
                       {"checkpoint_every", 10},
@@ -78,7 +68,7 @@ TEST(NeuralTraining, TinyRunLowersTheLossAndResumes) {
   const auto field = model.fields_for(shape);
   ASSERT_EQ(field->handle_count(), 5);
   std::vector<Vec3d> points{{0, 0, 0}, {0.3, -0.2, 0.1}, {-0.5, 0.5, 0.2}};
-  const physics::FieldValues values = field->evaluate(points, true);
+  const fields::FieldValues values = field->evaluate(points, true);
   EXPECT_TRUE(values.W.allFinite());
   EXPECT_TRUE(values.dW[0].allFinite() && values.dW[1].allFinite() && values.dW[2].allFinite());
   EXPECT_EQ(values.W.col(0), Eigen::VectorXd::Ones(3));
@@ -156,7 +146,7 @@ TEST(NeuralInference, ShippedModelSpansASmootherSubspaceThanQuadraticsOnAnUnseen
   const std::vector<Vec3d> points = cubature_points(sample);
   // The Dirichlet trace judges the subspace, whatever basis the network's output layer picks.
   auto roughness = [&](const NeuralFieldModel& m) {
-    const physics::FieldValues v = m.fields_for(sample)->evaluate(points, true);
+    const fields::FieldValues v = m.fields_for(sample)->evaluate(points, true);
     EXPECT_TRUE(v.W.allFinite());
     return dirichlet_trace(v, sample.volumes.cast<double>());
   };

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/direct_delta_mush.hpp>
 #include <wobble/io/files.hpp>

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/dynamic_skinning.hpp>
 #include <wobble/io/files.hpp>

@@ -1,7 +1,7 @@
 // Off-screen pictures: non-blank, textured, framed, changed by the effect; camera and picking.
 #include <gtest/gtest.h>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/render/framing.hpp>

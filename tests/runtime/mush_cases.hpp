@@ -26,7 +26,7 @@ inline std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const Cyli
                    .in_normals = {},
                    .out_positions = out,
                    .out_normals = {}};
-  job.Run();
+  job.run();
   return out;
 }
 

@@ -68,14 +68,14 @@ TEST(Skin, PackedLayoutKeepsTheStrongestInfluencesRenormalised) {
   EXPECT_EQ(padded.weights[5], 0.0f);
 }
 
-TEST(Rig, ValidateRejectsAParentThatComesLater) {
+TEST(Rig, CheckRejectsAParentThatComesLater) {
   Rig rig;
   rig.add_joint("a", -1, Transform{}, Mat4f::Identity(), true);
   rig.add_joint("b", 0, Transform{}, Mat4f::Identity(), true);
   rig.parents[0] = 1;  // a cycle a <-> b
-  EXPECT_THROW(rig.validate("cycle.glb"), Error);
+  EXPECT_THROW(rig.check("cycle.glb"), Error);
   rig.parents[0] = -1;
-  EXPECT_NO_THROW(rig.validate("ok.glb"));
+  EXPECT_NO_THROW(rig.check("ok.glb"));
   EXPECT_EQ(rig.depth(1), 1);
   EXPECT_EQ(rig.max_depth(), 1);
 }

@@ -131,7 +131,7 @@ TEST(RuntimeKernels, DynamicSkinningMatchesItsReferenceOnEveryInstructionSet) {
       LbsJob lbs{pose.skinning, nullptr, tube.mesh.positions, {}, base, {}, true};
       const PackedSkin skin = PackedSkin::from(tube.skin);
       lbs.skin = &skin;
-      lbs.Run();
+      lbs.run();
       std::vector<Vec3f> a = base, b = base, reference(base.size());
       single.apply(parameters, pose, a, t);
       threaded.apply(parameters, pose, b, t, {}, &pool);
@@ -149,7 +149,7 @@ TEST(RuntimeKernels, DynamicSkinningMatchesItsReferenceOnEveryInstructionSet) {
 std::vector<Vec3f> skinned(const Character& c, const Pose& pose) {
   const PackedSkin skin = PackedSkin::from(c.skin);
   std::vector<Vec3f> out(c.mesh.vertex_count());
-  LbsJob{pose.skinning, &skin, c.mesh.positions, {}, out, {}, true}.Run();
+  LbsJob{pose.skinning, &skin, c.mesh.positions, {}, out, {}, true}.run();
   return out;
 }
 

@@ -36,8 +36,8 @@ std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const PackedSkin&
                    .in_normals = {},
                    .out_positions = out,
                    .out_normals = {}};
-  EXPECT_EQ(job.Validate(), "");
-  job.Run();
+  EXPECT_EQ(job.validate(), "");
+  job.run();
   return out;
 }
 
@@ -52,8 +52,8 @@ std::vector<Vec3f> run_dqs(const std::vector<Mat4f>& matrices, const PackedSkin&
                    .in_normals = {},
                    .out_positions = out,
                    .out_normals = {}};
-  EXPECT_EQ(job.Validate(), "");
-  job.Run();
+  EXPECT_EQ(job.validate(), "");
+  job.run();
   return out;
 }
 
@@ -86,7 +86,7 @@ TEST(Lbs, NormalsFollowTheBlendedRotationAndStayUnit) {
   const PackedSkin skin = packed(1, {0}, {1});
   std::vector<Vec3f> points = {Vec3f(1, 0, 0)}, normals = {Vec3f(1, 0, 0)}, out_p(1), out_n(1);
   LbsJob job{matrices, &skin, points, normals, out_p, out_n, true};
-  job.Run();
+  job.run();
   EXPECT_TRUE(out_n[0].isApprox(Vec3f(0, 1, 0), 1e-6f));
 }
 
@@ -95,10 +95,10 @@ TEST(Lbs, ResultsAreIdenticalBytesForAnyThreadCount) {
   const std::vector<Mat4f> matrices = {Mat4f::Identity(), test::rotation_about(Vec3f::UnitY(), 0.7f, Vec3f(2, 0, 0))};
   std::vector<Vec3f> single(c.positions.size()), multi(c.positions.size());
   LbsJob job{matrices, &c.skin, c.positions, {}, single, {}, true};
-  job.Run();
+  job.run();
   ThreadPool pool(4);
   job.out_positions = multi;
-  job.Run(&pool);
+  job.run(&pool);
   EXPECT_EQ(0, std::memcmp(single.data(), multi.data(), single.size() * sizeof(Vec3f)));
 }
 
@@ -107,7 +107,7 @@ TEST(Lbs, ValidateNamesTheProblem) {
   const PackedSkin skin = packed(1, {3}, {1});
   std::vector<Vec3f> points = {Vec3f::Zero()}, out(1);
   LbsJob job{matrices, &skin, points, {}, out, {}, true};
-  EXPECT_NE(job.Validate().find("joint 3"), std::string::npos);
+  EXPECT_NE(job.validate().find("joint 3"), std::string::npos);
 }
 
 TEST(Dqs, SingleJointIsTheRigidTransform) {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <vector>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/io/files.hpp>
 

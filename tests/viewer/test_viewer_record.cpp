@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/io/files.hpp>
 
 #include "viewer_runs.hpp"

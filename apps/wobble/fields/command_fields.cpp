@@ -44,6 +44,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace wobble::neural;
+using namespace wobble::fields;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -70,7 +71,7 @@ std::vector<Vec3d> load_points(const fs::path& file) {
 }
 
 // Every `stride`-th vertex, normalised: the points the metrics are computed at.
-std::vector<Vec3d> metric_points(const Mesh& mesh, const physics::Normalization& n, std::size_t limit = 5000) {
+std::vector<Vec3d> metric_points(const Mesh& mesh, const fields::Normalization& n, std::size_t limit = 5000) {
   std::vector<Vec3d> out;
   const std::size_t stride = std::max<std::size_t>(1, mesh.vertex_count() / limit);
   for (std::size_t v = 0; v < mesh.vertex_count(); v += stride)
@@ -167,7 +168,7 @@ Runner add_infer(CLI::App& app) {
     else
       points = load_points(o->points);
     for (auto& p : points) p = sample.normalization.to_normalized(p);
-    const physics::FieldValues values = field->evaluate(points, false);
+    const fields::FieldValues values = field->evaluate(points, false);
     const double seconds = seconds_since(start);
     write_npy(o->output, values.W);
     spdlog::info("{} fields at {} points in {:.3f} s -> {}", values.W.cols(), points.size(), seconds, o->output);
@@ -231,7 +232,7 @@ class MetricsTable {
   }
   const std::optional<physics::FullSpaceReference>& reference() const { return reference_; }
 
-  void add(const MetricShape& s, const std::string& method, const physics::SkinningField& field, bool constant_first,
+  void add(const MetricShape& s, const std::string& method, const fields::SkinningField& field, bool constant_first,
            double seconds, double first_step = std::nan("")) {
     const FieldMetrics metrics = field_metrics(field.evaluate(s.points, false).W);
     const double dirichlet = dirichlet_trace(field.evaluate(s.cubature, true), s.volumes);
@@ -281,7 +282,7 @@ struct MetricsContext {
   const FieldsModel& model;
   int handles;
   TrainingConfig config;
-  physics::MeshFields runtime_fields;
+  fields::MeshFields runtime_fields;
 };
 
 TrainingConfig baseline_config(const MetricsOptions& o, const FieldsModel& model) {
@@ -311,8 +312,8 @@ void add_reference(const MetricsOptions& o, const std::string& file, const Chara
 
 // The skinning eigenmodes of the shape's surface and cubature points (and the FEM's nodes: grid
 // fields vanish outside the cells their cover reaches), the constant as mode 0.
-std::shared_ptr<const physics::SkinningField> metric_eigenmodes(const MetricShape& s, const MetricsTable& table,
-                                                                int handles, int eigen_grid) {
+std::shared_ptr<const fields::SkinningField> metric_eigenmodes(const MetricShape& s, const MetricsTable& table,
+                                                               int handles, int eigen_grid) {
   std::vector<Vec3d> cover = s.surface;
   cover.insert(cover.end(), s.cubature.begin(), s.cubature.end());
   if (table.reference())
@@ -334,7 +335,7 @@ void add_shape_rows(const MetricsOptions& o, const MetricsContext& c, const std:
   const double preparation = seconds_since(start);
   if (o.fidelity) add_reference(o, file, character, s, table);
   // The time to a first step, when asked: the subspace from `fields` (empty: eigenmodes).
-  auto first_step = [&](const physics::MeshFields& fields) {
+  auto first_step = [&](const fields::MeshFields& fields) {
     return o.fidelity ? seconds_to_first_step(file, fields, c.handles + 1) : std::nan("");
   };
   start = Clock::now();
@@ -378,7 +379,7 @@ Runner add_metrics(CLI::App& app) {
                      "cells along the longest side of the FEM's tetrahedral mesh", 4, 96);
   return [o] {
     const FieldsModel model(model_path(o->model));
-    const physics::MeshFields runtime_fields = o->fidelity ? mesh_fields(model.file(), false) : physics::MeshFields{};
+    const fields::MeshFields runtime_fields = o->fidelity ? mesh_fields(model.file(), false) : fields::MeshFields{};
     MetricsTable table(o->json, o->fidelity);
     std::vector<std::pair<std::string, bool>> inputs;
     for (const auto& s : o->shapes) inputs.emplace_back(s, false);

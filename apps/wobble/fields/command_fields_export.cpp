@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include <wobble/neural/field_export.hpp>
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 
 #include "fields_commands.hpp"
 
@@ -18,9 +18,9 @@ Runner add_fields_export(CLI::App& app) {
   app.add_option("MODEL", o->model, "a trained model (.pt, from wobble fields train)")->required();
   app.add_option("-o,--output", o->output, "OUT.wfield")->required();
   return [o] {
-    const physics::FieldNetworkFile file = neural::export_field_network(o->model);
-    physics::write_field_network_file(o->output, file);
-    const auto network = physics::FieldNetwork::load(o->output);  // the evaluator accepts what was written
+    const fields::FieldNetworkFile file = neural::export_field_network(o->model);
+    fields::write_field_network_file(o->output, file);
+    const auto network = fields::FieldNetwork::load(o->output);  // the evaluator accepts what was written
     fmt::print("wrote {} ({} handles, {} parameters in {} tensors)\n", o->output, network->handles(),
                network->parameters(), file.tensors.size());
     return 0;

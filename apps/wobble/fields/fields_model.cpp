@@ -2,13 +2,13 @@
 #include "fields_model.hpp"
 
 #include <wobble/neural/neural_field.hpp>
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 
 namespace wobble::cli {
 
 FieldsModel::FieldsModel(const std::filesystem::path& file) : file_(file) {
   if (file.extension() == ".wfield")
-    network_ = physics::FieldNetwork::load(file);
+    network_ = fields::FieldNetwork::load(file);
   else
     torch_ = std::make_unique<neural::NeuralFieldModel>(file);
 }
@@ -21,8 +21,8 @@ nlohmann::json FieldsModel::metadata() const {
   return network_ ? network_->description().value("metadata", nlohmann::json::object()) : torch_->metadata();
 }
 
-std::shared_ptr<const physics::SkinningField> FieldsModel::fields_for(const physics::ShapeSample& shape,
-                                                                      bool constant_column) const {
+std::shared_ptr<const fields::SkinningField> FieldsModel::fields_for(const fields::ShapeSample& shape,
+                                                                     bool constant_column) const {
   if (network_) return network_->fields_for(shape, constant_column);
   return torch_->fields_for(shape, constant_column);
 }

@@ -1,19 +1,19 @@
 #pragma once
 // The model a `wobble fields` command reads with --model: a LibTorch .pt (neural::NeuralFieldModel)
-// or its torch-free export, a .wfield (physics::FieldNetwork), e.g. the shipped untrained control
+// or its torch-free export, a .wfield (fields::FieldNetwork), e.g. the shipped untrained control
 // models/physskin_small_untrained.wfield. Both give the same fields (docs/neural.md, "Agreement").
 #include <filesystem>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
-#include <wobble/physics/shape_sample.hpp>
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/shape_sample.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 namespace wobble::neural {
 class NeuralFieldModel;
 }
-namespace wobble::physics {
+namespace wobble::fields {
 class FieldNetwork;
 }
 
@@ -28,13 +28,12 @@ class FieldsModel {
   int handles() const;
   nlohmann::json metadata() const;  // how it was trained (batch_points, z_samples, ...)
   const std::filesystem::path& file() const { return file_; }
-  std::shared_ptr<const physics::SkinningField> fields_for(const physics::ShapeSample& shape,
-                                                           bool constant_column) const;
+  std::shared_ptr<const fields::SkinningField> fields_for(const fields::ShapeSample& shape, bool constant_column) const;
 
  private:
   std::filesystem::path file_;
   std::unique_ptr<neural::NeuralFieldModel> torch_;
-  std::shared_ptr<const physics::FieldNetwork> network_;
+  std::shared_ptr<const fields::FieldNetwork> network_;
 };
 
 }  // namespace wobble::cli

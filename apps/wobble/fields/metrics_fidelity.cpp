@@ -21,7 +21,7 @@ nlohmann::json finite_or_null(const Eigen::VectorXd& values) {
 
 }  // namespace
 
-nlohmann::json fidelity_columns(const physics::FullSpaceReference& reference, const physics::SkinningField& field) {
+nlohmann::json fidelity_columns(const physics::FullSpaceReference& reference, const fields::SkinningField& field) {
   const physics::SubspaceFidelity f = physics::subspace_fidelity(reference, physics::subspace_basis(reference, field));
   return {{"sag_error", f.sag_error},
           {"poke_error", f.poke_error},
@@ -44,7 +44,7 @@ std::string fidelity_text(const nlohmann::json& c) {
                      c["poke_error"].get<double>(), first, c["largest_frequency_error"].get<double>());
 }
 
-double seconds_to_first_step(const std::filesystem::path& shape, const physics::MeshFields& fields, int handles) {
+double seconds_to_first_step(const std::filesystem::path& shape, const fields::MeshFields& fields, int handles) {
   physics::QuickSceneOptions options;
   options.settings.handles = handles;
   options.field_source = fields;
@@ -55,7 +55,7 @@ double seconds_to_first_step(const std::filesystem::path& shape, const physics::
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-physics::MeshFields fixed_fields(std::shared_ptr<const physics::SkinningField> field) {
+fields::MeshFields fixed_fields(std::shared_ptr<const fields::SkinningField> field) {
   return [field](const Mesh&, bool) { return field; };
 }
 

@@ -8,14 +8,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/skinning_field.hpp>
 #include <wobble/physics/subspace_fidelity.hpp>
 
 namespace wobble::cli {
 
 // The JSON columns of one subspace: sag_error, poke_error, frequencies, frequency_errors,
 // largest_frequency_error, subspace_dofs.
-nlohmann::json fidelity_columns(const physics::FullSpaceReference& reference, const physics::SkinningField& field);
+nlohmann::json fidelity_columns(const physics::FullSpaceReference& reference, const fields::SkinningField& field);
 // The full-space columns of a shape: full_frequencies, tet_nodes, dropped_tets, reference_seconds.
 nlohmann::json reference_columns(const physics::FullSpaceReference& reference, double seconds);
 // " sag poke f1 fmax" as the table prints them.
@@ -24,8 +24,8 @@ std::string fidelity_text(const nlohmann::json& columns);
 // Seconds from reading `shape` to the end of its first implicit step (sampling, the subspace from
 // `fields`, or eigenmodes with `handles` modes when empty, the body's precomputation, one step),
 // free under gravity, with the default material and time step of `wobble simulate`.
-double seconds_to_first_step(const std::filesystem::path& shape, const physics::MeshFields& fields, int handles);
+double seconds_to_first_step(const std::filesystem::path& shape, const fields::MeshFields& fields, int handles);
 // A MeshFields that gives one field whatever the mesh (a subspace computed beforehand).
-physics::MeshFields fixed_fields(std::shared_ptr<const physics::SkinningField> field);
+fields::MeshFields fixed_fields(std::shared_ptr<const fields::SkinningField> field);
 
 }  // namespace wobble::cli

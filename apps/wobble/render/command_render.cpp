@@ -8,7 +8,7 @@
 #include <fmt/core.h>
 #include <spdlog/spdlog.h>
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/parallel.hpp>

@@ -1,6 +1,6 @@
 #include "render/panel.hpp"
 
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 #include <wobble/error.hpp>
 
 #include "core/fail.hpp"

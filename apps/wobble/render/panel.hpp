@@ -8,7 +8,7 @@
 #include <wobble/parameters.hpp>
 #include <wobble/stack.hpp>
 
-#include <wobble/bake_motion.hpp>
+#include <wobble/offline/bake_motion.hpp>
 #include <wobble/deformer.hpp>
 #include <wobble/io/image.hpp>
 #include <wobble/render/gpu_skinning.hpp>

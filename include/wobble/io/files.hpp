@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <wobble/baked_frames.hpp>
+#include <wobble/offline/baked_frames.hpp>
 #include <wobble/character.hpp>
 #include <wobble/pose.hpp>
 

@@ -3,7 +3,7 @@
 // from a PC2 point cache, a folder of OBJ frames or a morph-target glTF bake.
 #include <filesystem>
 
-#include <wobble/baked_frames.hpp>
+#include <wobble/offline/baked_frames.hpp>
 
 namespace wobble {
 

@@ -6,7 +6,7 @@
 //   H_spec     = -sum p_i log p_i / log K, p_i = lambda_i / sum   (1 best)
 #include <Eigen/Core>
 
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 namespace wobble::neural {
 
@@ -27,6 +27,6 @@ FieldMetrics field_metrics(const Eigen::MatrixXd& W);
 // volume v_p. It is the sum of the Rayleigh quotients of any volume-orthonormal basis of the span,
 // unchanged by any invertible recombination of the fields; lower is smoother, and the lowest
 // Laplacian eigenfunctions minimise it. Infinite when the fields are linearly dependent.
-double dirichlet_trace(const physics::FieldValues& fields, const Eigen::VectorXd& volumes);
+double dirichlet_trace(const fields::FieldValues& fields, const Eigen::VectorXd& volumes);
 
 }  // namespace wobble::neural

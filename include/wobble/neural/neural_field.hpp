@@ -1,6 +1,6 @@
 #pragma once
 // A trained neural skinning fields model (PhysSkin++ III-B) and the skinning fields it predicts
-// for a new shape in one feed-forward pass: a physics::SkinningField (W and its spatial gradient
+// for a new shape in one feed-forward pass: a fields::SkinningField (W and its spatial gradient
 // at any points of the normalised frame), usable by the runtime like eigenmodes.
 #include <filesystem>
 #include <memory>
@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/mesh.hpp>
-#include <wobble/neural/shape_sample.hpp>
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/shape_sample.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 namespace wobble::neural {
 
@@ -28,10 +28,11 @@ class NeuralFieldModel {
 
   // Fields of one shape: the constant column 1 first (when asked), then the m learned fields,
   // each scaled to mean square 1 over the shape's cubature points (as in training).
-  std::shared_ptr<physics::SkinningField> fields_for(const ShapeSample& shape, bool constant_column = true) const;
+  std::shared_ptr<fields::SkinningField> fields_for(const fields::ShapeSample& shape,
+                                                    bool constant_column = true) const;
   // The same from a mesh in its file coordinates (sampled with the training defaults).
-  std::shared_ptr<physics::SkinningField> fields_for(const Mesh& mesh, bool constant_column = true,
-                                                     std::uint64_t seed = 1) const;
+  std::shared_ptr<fields::SkinningField> fields_for(const Mesh& mesh, bool constant_column = true,
+                                                    std::uint64_t seed = 1) const;
 
   struct Impl;
 
@@ -47,9 +48,9 @@ std::filesystem::path default_model_path();
 // WOBBLE_NEURAL_RIG_MODEL.
 std::filesystem::path default_rig_model_path();
 // The fields of the model in `file` for any mesh, evaluated without LibTorch (the .wfield
-// evaluator, wobble/physics/field_network.hpp); a .pt file is exported in memory first. An empty
+// evaluator, wobble/fields/field_network.hpp); a .pt file is exported in memory first. An empty
 // `file` means the shipped .wfield model (with `rig`, the rig-complementary one). Loads the model
 // once, now: throws Error naming a bad file.
-physics::MeshFields mesh_fields(const std::filesystem::path& file, bool rig);
+fields::MeshFields mesh_fields(const std::filesystem::path& file, bool rig);
 
 }  // namespace wobble::neural

@@ -13,7 +13,7 @@
 #include <Eigen/SparseCore>
 
 #include <wobble/mesh.hpp>
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 namespace wobble::neural {
 

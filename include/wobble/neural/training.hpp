@@ -19,7 +19,7 @@
 //   "data": {"procedural_shapes": 5000, "validation_procedural": 6, "real_fraction": 0.2,
 //            "real_train": ["../shared/assets/shapes/cow.off"], "real_validation": [...],
 //            "corpus": "corpus.json",   (more of both: {"train": [...], "validation": [...]})
-//            "surface_points": 1024, "cubature_points": 1000, "grid_resolution": 16,
+//            "surface_points": 1024, "fields::cubature_points": 1000, "grid_resolution": 16,
 //            "augment_rotation": false, "augment_scaling": 1},   (real meshes, when drawn)
 //   "output": "runs/small", "checkpoint_every": 100, "log_every": 10, "validate_every": 100,
 //   "distributed_timeout": 300,      (seconds a rank waits for the others before giving up)
@@ -36,9 +36,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <wobble/neural/shape_sample.hpp>
+#include <wobble/fields/shape_sample.hpp>
 #include <wobble/neural/torchrun.hpp>
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 namespace wobble::neural {
 
@@ -79,7 +79,7 @@ struct TrainingConfig {
   bool augment_rotation = false;
   double augment_scaling = 1;
   std::vector<std::filesystem::path> real_train, real_validation;
-  ShapeSampleOptions sample;
+  fields::ShapeSampleOptions sample;
   std::filesystem::path output = "runs/fields";
   int checkpoint_every = 100, log_every = 10, validate_every = 100;
   // A rigged character: train its rig-complementary fields (III-E: + lambda_comp L_comp, the
@@ -128,15 +128,15 @@ void prepare_training_output(const TrainingConfig& config);
 
 // The validation split of a configuration (fixed procedural seeds disjoint from training, plus
 // the real meshes never used for training).
-std::vector<ShapeSample> validation_shapes(const TrainingConfig& config);
+std::vector<fields::ShapeSample> validation_shapes(const TrainingConfig& config);
 
 // The per-object baseline (Simplicits-style MLP 3 -> 64 x 6, ELU) trained on one shape with the
 // same losses for `steps` steps; its fields carry the constant column first.
 struct PerObjectResult {
-  std::shared_ptr<physics::SkinningField> field;
+  std::shared_ptr<fields::SkinningField> field;
   double seconds = 0;
 };
-PerObjectResult train_per_object(const ShapeSample& shape, int handles, int steps, const TrainingConfig& config,
+PerObjectResult train_per_object(const fields::ShapeSample& shape, int handles, int steps, const TrainingConfig& config,
                                  std::uint64_t seed);
 
 }  // namespace wobble::neural

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <functional>
 
-#include <wobble/baked_frames.hpp>
+#include <wobble/offline/baked_frames.hpp>
 #include <wobble/character.hpp>
 #include <wobble/offline/skinning_decomposition.hpp>
 

@@ -26,15 +26,15 @@
 
 #include <wobble/physics/dirichlet.hpp>
 #include <wobble/physics/elasticity.hpp>
-#include <wobble/physics/sampling.hpp>
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/sampling.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 namespace wobble::physics {
 
 struct BodyDescription {
   std::string name;
-  SamplePoints samples;                        // normalised frame
-  std::shared_ptr<const SkinningField> field;  // evaluated in the normalised frame
+  fields::SamplePoints samples;                        // normalised frame
+  std::shared_ptr<const fields::SkinningField> field;  // evaluated in the normalised frame
   Material material;
   EnergyModel model = EnergyModel::NeoHookean;
   DirichletRegion pins;                // normalised frame; empty: free
@@ -128,31 +128,34 @@ struct PointBasis {
 class Body {
  public:
   explicit Body(BodyDescription description);
+  ~Body();
+  Body(const Body& other);
+  Body& operator=(const Body& other);
 
-  const std::string& name() const { return name_; }
-  int handle_count() const { return m_; }
-  int dofs() const { return 12 * m_; }
-  std::size_t point_count() const { return rest_.size(); }
-  const std::vector<Vec3d>& rest_points() const { return rest_; }                 // scene frame
-  const std::vector<Vec3d>& collision_points() const { return collision_rest_; }  // scene frame, rest
+  const std::string& name() const;
+  int handle_count() const;
+  int dofs() const { return 12 * handle_count(); }
+  std::size_t point_count() const;
+  const std::vector<Vec3d>& rest_points() const;       // scene frame
+  const std::vector<Vec3d>& collision_points() const;  // scene frame, rest
   // Current positions of the collision points (scene frame).
   std::vector<Vec3d> collision_positions() const;
-  const Eigen::VectorXd& z() const { return z_; }
-  const Eigen::VectorXd& previous_z() const { return z_prev_; }
+  const Eigen::VectorXd& z() const;
+  const Eigen::VectorXd& previous_z() const;
   void set_state(const Eigen::VectorXd& z, const Eigen::VectorXd& z_prev);
   // Current positions of the sample points (scene frame).
   std::vector<Vec3d> positions() const;
-  const Material& material() const { return material_; }
-  EnergyModel model() const { return model_; }
-  const Eigen::MatrixXd& mass_block() const { return mass_; }  // 4m x 4m; M = I3 (x) mass_block
+  const Material& material() const;
+  EnergyModel model() const;
+  const Eigen::MatrixXd& mass_block() const;  // 4m x 4m; M = I3 (x) mass_block
   double total_mass() const;
-  double scale() const { return scale_; }
-  const Vec3d& translation() const { return translation_; }
-  const DirichletRegion& pins() const { return pins_; }
-  const SkinningField& field() const { return *field_; }
-  const PointBasis& basis() const { return basis_; }                   // at the sample points
-  const Eigen::VectorXd& point_masses() const { return point_mass_; }  // kg
-  const Eigen::VectorXd& point_volumes() const { return volume_; }     // m^3
+  double scale() const;
+  const Vec3d& translation() const;
+  const DirichletRegion& pins() const;
+  const fields::SkinningField& field() const;
+  const PointBasis& basis() const;               // at the sample points
+  const Eigen::VectorXd& point_masses() const;   // kg
+  const Eigen::VectorXd& point_volumes() const;  // m^3
 
   // The basis at any points given in the scene frame (binding mesh vertices, Gaussians).
   PointBasis basis_at(std::span<const Vec3d> scene_points, bool with_derivatives) const;
@@ -168,34 +171,11 @@ class Body {
   friend class World;
   void update_pins(double t);
 
-  std::string name_;
-  int m_ = 0;
-  std::shared_ptr<const SkinningField> field_;
-  Material material_;
-  EnergyModel model_;
-  DirichletRegion pins_;
-  Vec3d pin_velocity_;
-  double scale_ = 1;
-  Vec3d translation_;
-  std::vector<Vec3d> rest_;              // scene frame
-  Eigen::VectorXd volume_, point_mass_;  // m^3, kg
-  Eigen::VectorXd d_;                    // d(X) at the points
-  Eigen::MatrixXd grad_d_;               // N x 3
-  PointBasis basis_;
-  Eigen::MatrixXf dall_;               // q x 3N, column 3p + c = D_c[p]^T (single precision, for the Hessian products)
-  Eigen::MatrixXd dstack_;             // the same in double precision (F and the elastic gradient)
-  Eigen::MatrixXd mass_;               // 4m x 4m
-  Eigen::MatrixXd x0_, F0_;            // N x 3, N x 9
-  Eigen::MatrixXd start_;              // collision points at the start of the step, C x 3
-  std::vector<Vec3d> collision_rest_;  // scene frame
-  PointBasis collision_basis_;
-  Eigen::VectorXd collision_mass_;  // total mass spread evenly over the collision points
-  Eigen::VectorXd collision_d_;
-  Eigen::MatrixXd collision_x0_;  // C x 3
-  Eigen::VectorXd base_force_;    // 12m
-  bool driven_ = false;
-  double time_ = 0;
-  Eigen::VectorXd z_, z_prev_, initial_velocity_z_;
+  // The body's bind data (basis, masses, collision points), its drive and its state
+  // (src/physics/body_state.hpp): out of this header, so that the solver's layout can change
+  // without changing the library's interface.
+  struct State;
+  std::unique_ptr<State> s_;
 };
 
 class World {

@@ -7,7 +7,7 @@
 // contain a point of `cover` (sample points, mesh vertices, Gaussian centres: everything that
 // will be evaluated) plus the cells they enclose (the outside is flood-filled from the border).
 // K is the trilinear (Q1) finite-element Laplacian assembled over active cells, M the lumped
-// mass (h^3/8 per cell corner). Weights are trilinear in each cell (a GridField), so W and
+// mass (h^3/8 per cell corner). Weights are trilinear in each cell (a fields::GridField), so W and
 // grad W exist anywhere. The first mode of an unconstrained problem is the constant, which with
 // the affine handles of eq. 1 spans every affine (hence rigid) motion. Each mode is scaled so
 // that its mass-weighted mean square is 1, and signed so that its largest entry is positive.
@@ -21,7 +21,7 @@
 
 #include <Eigen/Core>
 
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 namespace wobble::physics {
 
@@ -37,7 +37,7 @@ struct RigConstraint {
 };
 
 // Throws Error when there are fewer active nodes than modes (plus constraints) or the solver fails.
-std::shared_ptr<GridField> skinning_eigenmodes(std::span<const Vec3d> cover, const EigenmodeOptions& options,
-                                               const RigConstraint* constraint = nullptr);
+std::shared_ptr<fields::GridField> skinning_eigenmodes(std::span<const Vec3d> cover, const EigenmodeOptions& options,
+                                                       const RigConstraint* constraint = nullptr);
 
 }  // namespace wobble::physics

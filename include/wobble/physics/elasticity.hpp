@@ -29,7 +29,7 @@ struct Material {
     return youngs_modulus * poisson_ratio / ((1.0 + poisson_ratio) * (1.0 - 2.0 * poisson_ratio));
   }
   // Throws Error naming the bad parameter.
-  void validate() const;
+  void check() const;
 };
 
 enum class EnergyModel { Linear, NeoHookean };

@@ -36,9 +36,9 @@ struct RigComplementaryOptions {
   bool rig_inertia = default_settings().rig_inertia;
   Vec3d gravity = Vec3d::Zero();  // m/s^2 in the normalised frame
   // Empty: constrained skinning eigenmodes. Otherwise fields in the physics frame, which depends
-  // on the mesh alone (Normalization::of_points of its bind positions; the neural samplers'
+  // on the mesh alone (fields::Normalization::of_points of its bind positions; the neural samplers'
   // frame too), so callers build them up front.
-  std::shared_ptr<const SkinningField> fields;
+  std::shared_ptr<const fields::SkinningField> fields;
 };
 
 // The options of a rig's simulation with the settings' subspace, material and rig coupling.
@@ -79,7 +79,7 @@ class RigComplementary {
 
   World& world() { return world_; }
   const Body& body() const { return world_.body(0); }
-  const Normalization& normalization() const { return normalization_; }
+  const fields::Normalization& normalization() const { return normalization_; }
   const std::vector<Vec3d>& samples() const { return samples_; }         // normalised frame
   const Eigen::MatrixXd& rig_weights() const { return rig_weights_.W; }  // samples x joints
 
@@ -92,9 +92,9 @@ class RigComplementary {
 
   const Character& character_;
   RigComplementaryOptions options_;
-  Normalization normalization_;
-  std::vector<Vec3d> samples_;  // normalised frame
-  FieldValues rig_weights_;     // at the samples
+  fields::Normalization normalization_;
+  std::vector<Vec3d> samples_;       // normalised frame
+  fields::FieldValues rig_weights_;  // at the samples
   World world_;
   PointBasis vertex_basis_;
   std::vector<Vec3d> vertices_;  // normalised bind positions

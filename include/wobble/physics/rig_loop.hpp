@@ -7,7 +7,7 @@
 #include <functional>
 #include <limits>
 
-#include <wobble/cycle.hpp>
+#include <wobble/offline/cycle.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/physics/rig_complementary.hpp>
 

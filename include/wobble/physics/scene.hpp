@@ -47,7 +47,7 @@ struct SceneObject {
   std::optional<GaussianCloud> gaussians;  // splat objects
   int body = -1;                           // deformable body index, or
   int kinematic = -1;                      // kinematic obstacle index
-  Normalization normalization;             // file -> normalised
+  fields::Normalization normalization;     // file -> normalised
   double scale = 1;                        // normalised -> scene
   Vec3d position = Vec3d::Zero();
   std::vector<Vec3d> rest;  // bound points (vertices or Gaussian centres), scene frame
@@ -85,7 +85,7 @@ struct QuickSceneOptions {
   std::optional<double> floor;  // height in normalised coordinates
   // When set, gives the subspace (with the constant column) instead of eigenmodes (e.g. neural
   // fields; the mesh in file coordinates).
-  MeshFields field_source;
+  fields::MeshFields field_source;
 };
 Scene quick_scene(const std::filesystem::path& shape, const QuickSceneOptions& options);
 
@@ -93,6 +93,6 @@ Scene quick_scene(const std::filesystem::path& shape, const QuickSceneOptions& o
 // points and its bound points (vertices or Gaussian centres; every k-th, at most 4,000), so that
 // the visible surface, not only the cubature points, stays out of a floor. The viewer's bodies
 // use the same rule, so that its preview is what `wobble simulate` computes.
-std::vector<Vec3d> collision_points(const SamplePoints& samples, const std::vector<Vec3d>& bound_normalised);
+std::vector<Vec3d> collision_points(const fields::SamplePoints& samples, const std::vector<Vec3d>& bound_normalised);
 
 }  // namespace wobble::physics

@@ -12,7 +12,7 @@
 #include <wobble/physics/dynamics.hpp>
 #include <wobble/physics/elasticity.hpp>
 #include <wobble/physics/settings.hpp>
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 namespace wobble::physics {
 
@@ -24,7 +24,7 @@ struct ObjectDescription {
   std::size_t points = static_cast<std::size_t>(default_settings().points);
   int sample_grid = default_settings().sample_grid, field_grid = default_settings().field_grid;
   std::string source = "eigenmodes";  // or "skin"
-  MeshFields field_source;            // overrides `source` (quick scenes: learned fields)
+  fields::MeshFields field_source;    // overrides `source` (quick scenes: learned fields)
   Material material = default_settings().material();
   EnergyModel model = default_settings().model;
   std::string pin;

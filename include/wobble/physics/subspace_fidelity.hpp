@@ -25,7 +25,7 @@
 #include <wobble/mesh.hpp>
 #include <wobble/physics/dirichlet.hpp>
 #include <wobble/physics/linear_fem.hpp>
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/skinning_field.hpp>
 #include <wobble/physics/tet_mesh.hpp>
 
 namespace wobble::physics {
@@ -61,12 +61,12 @@ struct FullSpaceReference {
 // Throws Error naming what is wrong (no tetrahedron, a solver failure).
 FullSpaceReference full_space_reference(const TetMesh& mesh, const FidelityOptions& options = {});
 // A surface mesh in its file coordinates, meshed in the frame of `normalization`.
-FullSpaceReference full_space_reference(const Mesh& mesh, const Normalization& normalization,
+FullSpaceReference full_space_reference(const Mesh& mesh, const fields::Normalization& normalization,
                                         const FidelityOptions& options = {});
 
 // The runtime's subspace at the reference's free nodes: 3F x 12m, column c q + 4 i + a (q = 4m)
 // moves coordinate c by d(X) W_i(X) [X; 1]_a, the order of dynamics.hpp's z.
-Eigen::MatrixXd subspace_basis(const FullSpaceReference& reference, const SkinningField& field);
+Eigen::MatrixXd subspace_basis(const FullSpaceReference& reference, const fields::SkinningField& field);
 
 struct SubspaceFidelity {
   double sag_error = 0;              // (a)

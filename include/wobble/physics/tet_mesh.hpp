@@ -10,7 +10,7 @@
 
 #include <wobble/math.hpp>
 #include <wobble/mesh.hpp>
-#include <wobble/physics/sampling.hpp>
+#include <wobble/fields/sampling.hpp>
 
 namespace wobble::physics {
 
@@ -27,7 +27,7 @@ struct TetMesh {
 // Cells of `resolution` along [-1, 1] whose centre has a generalized winding number above 0.5
 // (sampling.hpp) with respect to the mesh; positions in the mesh's file coordinates, mapped by
 // `normalization`. Throws Error when no cell centre is inside (a shape thinner than one cell).
-TetMesh voxel_tet_mesh(const Mesh& mesh, const Normalization& normalization, int resolution);
+TetMesh voxel_tet_mesh(const Mesh& mesh, const fields::Normalization& normalization, int resolution);
 // The same for a solid box [lo, hi] (normalised frame) meshed with cells of size `spacing`
 // (tests: bars with known frequencies).
 TetMesh box_tet_mesh(const Vec3d& lo, const Vec3d& hi, double spacing);

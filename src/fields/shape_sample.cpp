@@ -1,14 +1,14 @@
 // Surface clouds and cubature samples of one shape: a mesh, or a point cloud without one.
-#include <wobble/physics/shape_sample.hpp>
+#include <wobble/fields/shape_sample.hpp>
 
 #include <algorithm>
 
 #include <wobble/error.hpp>
-#include <wobble/physics/point_normals.hpp>
+#include <wobble/fields/point_normals.hpp>
 
 #include "core/fail.hpp"
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 Eigen::MatrixXf surface_point_cloud(const Mesh& mesh, const Normalization& normalization, int count,
                                     std::uint64_t seed) {
@@ -115,4 +115,4 @@ std::vector<Vec3d> cubature_points(const ShapeSample& sample) {
   return points;
 }
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

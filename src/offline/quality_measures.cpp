@@ -1,4 +1,4 @@
-#include <wobble/quality_measures.hpp>
+#include <wobble/offline/quality_measures.hpp>
 
 #include <algorithm>
 #include <cmath>

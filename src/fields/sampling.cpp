@@ -1,7 +1,7 @@
 // Sample points: generalized winding number (with a bounding-volume hierarchy whose far clusters
 // are replaced by their dipole term, after Barill et al. 2018), grid interior points, and surface
 // samples with extra samples along sharp and boundary edges.
-#include <wobble/physics/sampling.hpp>
+#include <wobble/fields/sampling.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -11,12 +11,12 @@
 
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
-#include <wobble/physics/point_normals.hpp>
+#include <wobble/fields/point_normals.hpp>
 
 #include "core/fail.hpp"
-#include "physics/grid_flood_fill.hpp"
+#include "fields/grid_flood_fill.hpp"
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 std::uint64_t Random::next() {
   std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
@@ -360,4 +360,4 @@ SamplePoints subsample(const SamplePoints& samples, std::size_t n, std::uint64_t
   return out;
 }
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

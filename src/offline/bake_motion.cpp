@@ -1,6 +1,6 @@
 // The animation a bake sees: the clip held before the history begins, its cycle repeated for a
 // loop or a pre-roll over the previous cycle.
-#include <wobble/bake_motion.hpp>
+#include <wobble/offline/bake_motion.hpp>
 
 #include <cmath>
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include <wobble/baked_frames.hpp>
+#include <wobble/offline/baked_frames.hpp>
 
 namespace wobble {
 

@@ -1,4 +1,4 @@
-#include <wobble/bake.hpp>
+#include <wobble/offline/bake.hpp>
 
 #include <algorithm>
 #include <cmath>

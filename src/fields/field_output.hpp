@@ -15,7 +15,7 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 struct FieldOutputTransform {
   Eigen::RowVectorXd offset;  // 1 x kept
@@ -37,4 +37,4 @@ struct FieldOutputOptions {
 FieldOutputTransform field_output_transform(const Eigen::MatrixXd& W, const std::array<Eigen::MatrixXd, 3>& dW,
                                             const FieldOutputOptions& options, const std::string& source);
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

@@ -9,7 +9,7 @@
 #include <wobble/error.hpp>
 #include "core/fail.hpp"
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 namespace {
 
@@ -122,4 +122,4 @@ FieldOutputTransform field_output_transform(const Eigen::MatrixXd& W, const std:
   return rayleigh_ritz(W, dW, options.keep, source);
 }
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

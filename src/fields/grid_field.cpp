@@ -1,5 +1,5 @@
 // Trilinear interpolation of node values on a regular grid.
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "core/fail.hpp"
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 GridField::GridField(Vec3d origin, double spacing, std::array<int, 3> dims, Eigen::MatrixXd values,
                      std::string description)
@@ -66,4 +66,4 @@ FieldValues GridField::evaluate(std::span<const Vec3d> points, bool with_gradien
   return out;
 }
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

@@ -10,9 +10,9 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 
-namespace wobble::physics::field_layers {
+namespace wobble::fields::field_layers {
 
 using Rows = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Vector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
@@ -87,4 +87,4 @@ void run(const Layers& layers, Dual& x, Registers& registers, const ShapeConstan
 AttentionKeys attention_keys(const Attention& attention, const Registers& encoder_registers);
 int attention_slot(const Attention& attention);
 
-}  // namespace wobble::physics::field_layers
+}  // namespace wobble::fields::field_layers

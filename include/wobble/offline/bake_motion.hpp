@@ -25,7 +25,7 @@
 #include <vector>
 
 #include <wobble/character.hpp>
-#include <wobble/cycle.hpp>
+#include <wobble/offline/cycle.hpp>
 #include <wobble/pose.hpp>
 
 namespace wobble {

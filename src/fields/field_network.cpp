@@ -1,6 +1,6 @@
 // The torch-free neural fields network: the two stages of a .wfield description built into layer
 // lists, the per-shape encoding, and the field stage over many points in fixed chunks on a pool.
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
@@ -9,7 +9,7 @@
 #include "field_output.hpp"
 #include "core/fail.hpp"
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 namespace {
 
@@ -124,4 +124,4 @@ void FieldNetwork::raw_fields(const Shape& shape, std::span<const Vec3d> points,
   pool_->parallel_for(points.size(), kChunkPoints, chunk);
 }
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

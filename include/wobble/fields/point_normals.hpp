@@ -12,7 +12,7 @@
 
 #include <wobble/math.hpp>
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 // cloud: all points; at: the indices to give normals for; interior: enclosed cell centres, cells
 // of size `spacing`. Returns |at| x 3 unit normals. Throws Error for an empty cloud or an index
@@ -25,4 +25,4 @@ Eigen::MatrixX3d outward_normals(std::span<const Vec3d> cloud, std::span<const s
 std::vector<bool> behind_nearest_normal(std::span<const Vec3d> cloud, std::span<const Vec3d> queries,
                                         std::span<const Vec3d> interior, double spacing);
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

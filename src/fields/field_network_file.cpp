@@ -1,7 +1,7 @@
 // The .wfield container: a safetensors file (an 8-byte little-endian header length, a JSON header
 // naming each tensor's dtype, shape and byte range, then the raw little-endian data) whose
 // __metadata__ holds the model description as JSON text under "wobble".
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 
 #include <bit>
 #include <cmath>
@@ -13,7 +13,7 @@
 
 #include "core/fail.hpp"
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 static_assert(std::endian::native == std::endian::little, "the .wfield reader assumes a little-endian machine");
 
@@ -126,4 +126,4 @@ void write_field_network_file(const std::filesystem::path& path, const FieldNetw
   write_output(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 inline void flood_fill_outside(const std::array<int, 3>& cells, std::vector<std::uint8_t>& state, std::uint8_t unknown,
                                std::uint8_t outside) {
@@ -34,4 +34,4 @@ inline void flood_fill_outside(const std::array<int, 3>& cells, std::vector<std:
   }
 }
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

@@ -17,7 +17,7 @@
 
 #include "core/fail.hpp"
 
-namespace wobble::physics::field_layers {
+namespace wobble::fields::field_layers {
 
 namespace {
 
@@ -443,4 +443,4 @@ AttentionKeys attention_keys(const Attention& attention, const Registers& encode
 
 int attention_slot(const Attention& attention) { return attention.slot; }
 
-}  // namespace wobble::physics::field_layers
+}  // namespace wobble::fields::field_layers

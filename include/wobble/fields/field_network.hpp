@@ -24,14 +24,14 @@
 #include <nlohmann/json.hpp>
 
 #include <wobble/mesh.hpp>
-#include <wobble/physics/shape_sample.hpp>
-#include <wobble/physics/skinning_field.hpp>
+#include <wobble/fields/shape_sample.hpp>
+#include <wobble/fields/skinning_field.hpp>
 
 namespace wobble {
 class ThreadPool;
 }
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 struct FieldOutputOptions;
 
@@ -114,4 +114,4 @@ std::filesystem::path default_field_network_path(bool rig);
 // says how to export a LibTorch .pt file.
 MeshFields field_network_mesh_fields(const std::filesystem::path& file, bool rig);
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

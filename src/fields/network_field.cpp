@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include <wobble/error.hpp>
-#include <wobble/physics/field_network.hpp>
+#include <wobble/fields/field_network.hpp>
 
 #include "field_output.hpp"
 #include "core/fail.hpp"
@@ -14,7 +14,7 @@
 #define WOBBLE_MODELS_DIR "models"
 #endif
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 namespace {
 
@@ -92,4 +92,4 @@ MeshFields field_network_mesh_fields(const std::filesystem::path& file, bool rig
   return [network](const Mesh& mesh, bool constant_column) { return network->fields_for(mesh, constant_column); };
 }
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

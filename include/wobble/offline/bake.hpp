@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include <wobble/bake_motion.hpp>
+#include <wobble/offline/bake_motion.hpp>
 #include <wobble/character.hpp>
-#include <wobble/baked_frames.hpp>
+#include <wobble/offline/baked_frames.hpp>
 #include <wobble/parameters.hpp>
 #include <wobble/stack.hpp>
 

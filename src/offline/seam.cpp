@@ -1,5 +1,5 @@
 // The effect's jump at the seam of a baked cycle.
-#include <wobble/seam.hpp>
+#include <wobble/offline/seam.hpp>
 
 #include <algorithm>
 

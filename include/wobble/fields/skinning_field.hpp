@@ -19,7 +19,7 @@ namespace wobble {
 struct Mesh;
 }
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 // Values at N points: W (N x m) and the three partial derivatives dW/dx, dW/dy, dW/dz (N x m each).
 struct FieldValues {
@@ -67,4 +67,4 @@ class GridField : public SkinningField {
   std::string description_;
 };
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

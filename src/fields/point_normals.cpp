@@ -1,5 +1,5 @@
 // Outward normals of point clouds (see point_normals.hpp).
-#include <wobble/physics/point_normals.hpp>
+#include <wobble/fields/point_normals.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include "core/fail.hpp"
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 namespace {
 
@@ -112,4 +112,4 @@ Eigen::MatrixX3d outward_normals(std::span<const Vec3d> cloud, std::span<const s
   return normals;
 }
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

@@ -1,5 +1,5 @@
 // Cycle detection on a clip and the pose of its endless repetition.
-#include <wobble/cycle.hpp>
+#include <wobble/offline/cycle.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -16,7 +16,7 @@
 #include <wobble/math.hpp>
 #include <wobble/mesh.hpp>
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 // The similarity between a file's coordinates and the normalised frame: n = (x - center) * scale.
 struct Normalization {
@@ -81,4 +81,4 @@ class Random {
   std::uint64_t state_;
 };
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

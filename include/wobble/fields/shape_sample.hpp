@@ -11,9 +11,9 @@
 #include <Eigen/Core>
 
 #include <wobble/mesh.hpp>
-#include <wobble/physics/sampling.hpp>
+#include <wobble/fields/sampling.hpp>
 
-namespace wobble::physics {
+namespace wobble::fields {
 
 struct ShapeSampleOptions {
   int surface_points = 1024;   // encoder input
@@ -47,4 +47,4 @@ ShapeSample make_point_shape_sample(std::span<const Vec3d> points, std::string n
 // The cubature points as the runtime's points (normalised frame), for evaluating fields there.
 std::vector<Vec3d> cubature_points(const ShapeSample& sample);
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

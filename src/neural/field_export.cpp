@@ -141,7 +141,7 @@ fields::FieldNetworkFile export_field_network(SkinningNetwork& network, const js
       {"metadata", metadata},
       {"shape_sample",
        {{"surface_points", sampling.surface_points},
-        {"fields::cubature_points", sampling.cubature_points},
+        {"cubature_points", sampling.cubature_points},
         {"grid_resolution", sampling.grid_resolution},
         {"seed", 1}}},
       {"output_normalization", output_normalization_json(output_options(c))},

@@ -186,7 +186,7 @@ Mesh procedural_shape(ShapeKind kind, std::uint64_t seed) {
   // Into [-1, 1]^3 first so that the bend radius (>= 1.25) stays outside the shape (no folds).
   const fields::Normalization unit = fields::Normalization::of_points(fields::to_double(mesh.positions));
   for (Vec3f& q : mesh.positions) q = unit.to_normalized(q.cast<double>()).cast<float>();
-  // fields::Random non-uniform scaling, a random bend and a random orientation.
+  // Random non-uniform scaling, a random bend and a random orientation.
   transform_part(mesh, 0, Eigen::Matrix3d::Identity(),
                  Vec3d(uniform(random, 0.4, 1.0), uniform(random, 0.4, 1.0), uniform(random, 0.4, 1.0)), Vec3d::Zero());
   if (random.uniform() < 0.5) bend(mesh, uniform(random, -0.8, 0.8));

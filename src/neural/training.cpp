@@ -676,13 +676,13 @@ void read_data(const json& section, const fs::path& base, const fs::path& source
   const json& d = checked_section(
       section, "data",
       {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation", "corpus",
-       "surface_points", "fields::cubature_points", "grid_resolution", "augment_rotation", "augment_scaling"},
+       "surface_points", "cubature_points", "grid_resolution", "augment_rotation", "augment_scaling"},
       source);
   read(d, "procedural_shapes", c.procedural_shapes, source);
   read(d, "validation_procedural", c.validation_procedural, source);
   read(d, "real_fraction", c.real_fraction, source);
   read(d, "surface_points", c.sample.surface_points, source);
-  read(d, "fields::cubature_points", c.sample.cubature_points, source);
+  read(d, "cubature_points", c.sample.cubature_points, source);
   read(d, "grid_resolution", c.sample.grid_resolution, source);
   read(d, "augment_rotation", c.augment_rotation, source);
   read(d, "augment_scaling", c.augment_scaling, source);

@@ -19,7 +19,7 @@
 //   "data": {"procedural_shapes": 5000, "validation_procedural": 6, "real_fraction": 0.2,
 //            "real_train": ["../shared/assets/shapes/cow.off"], "real_validation": [...],
 //            "corpus": "corpus.json",   (more of both: {"train": [...], "validation": [...]})
-//            "surface_points": 1024, "fields::cubature_points": 1000, "grid_resolution": 16,
+//            "surface_points": 1024, "cubature_points": 1000, "grid_resolution": 16,
 //            "augment_rotation": false, "augment_scaling": 1},   (real meshes, when drawn)
 //   "output": "runs/small", "checkpoint_every": 100, "log_every": 10, "validate_every": 100,
 //   "distributed_timeout": 300,      (seconds a rank waits for the others before giving up)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cross-compiles wobble::runtime, its tests and the C example for ARM64 (Debian's
+# Cross-compiles wobble::runtime and wobble::offline, their tests and the C example for ARM64 (Debian's
 # g++-aarch64-linux-gnu) and runs them under qemu-user: the NEON and portable kernels against the
 # scalar references. `make test` runs it (CTest runtime.arm64); results are informative for speed.
 # Usage: scripts/test-arm64.sh [BUILD]   (default build-arm64; incremental, ccache-friendly)
@@ -15,8 +15,9 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
     -DWOBBLE_RUNTIME_ONLY=ON -DWOBBLE_BUILD_SHARED=OFF -DWOBBLE_GTEST_SOURCE_DIR=/usr/src/googletest
 fi
-cmake --build "$build" -j "${JOBS:-$(nproc)}" --target wobble_runtime_tests wobble_example_c
+cmake --build "$build" -j "${JOBS:-$(nproc)}" --target wobble_runtime_tests wobble_offline_tests wobble_example_c
 run() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"; }
 echo "test-arm64: $(file -b "$build/tests/wobble_runtime_tests" | cut -d, -f1-2)"
 run "$build/tests/wobble_runtime_tests" --gtest_brief=1
+run "$build/tests/wobble_offline_tests" --gtest_brief=1
 run "$build/examples/c/wobble_example_c"

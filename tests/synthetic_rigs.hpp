@@ -1,6 +1,8 @@
 #pragma once
 // The synthetic characters of tests/runtime/chain_rigs.hpp, baked: a deformer stack run over
-// their clip at a fixed frame rate (bake.hpp, not the runtime tests': they stay in wobble_tests).
+// their clip at a fixed frame rate (wobble::offline's bake.hpp: for wobble_tests and the offline
+// tests, not the runtime's), and what the tests compare baked frames with.
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -24,6 +26,25 @@ inline BakedFrames bake_stack(const Character& c, const std::string& stack, cons
   options.end = end;
   options.pool = pool;
   return bake(c, options);
+}
+
+// Largest |a - b| over all vertices of all frames.
+inline double max_difference(const BakedFrames& a, const BakedFrames& b) {
+  double m = 0;
+  for (std::size_t f = 0; f < a.positions.size(); ++f) {
+    for (std::size_t v = 0; v < a.positions[f].size(); ++v)
+      m = std::max<double>(m, (a.positions[f][v] - b.positions[f][v]).norm());
+  }
+  return m;
+}
+
+inline bool all_finite_frames(const BakedFrames& baked) {
+  for (const auto& frame : baked.positions) {
+    for (const Vec3f& p : frame) {
+      if (!p.allFinite()) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace wobble::test

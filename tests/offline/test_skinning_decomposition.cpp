@@ -71,6 +71,28 @@ DecompositionInput input_of(const KnownAnimation& a) {
   return input;
 }
 
+// A tube bent by two blended bones (the upper one turned about the middle by up to about 60
+// degrees): no rigid fit is exact, so the error falls over several iterations.
+KnownAnimation bent_tube() {
+  KnownAnimation a;
+  a.mesh = tube(13, 8);
+  for (int f = 0; f < 30; ++f) {
+    const double angle = 1.0 * std::sin(0.3 * f);
+    BoneTransform lower = BoneTransform::Identity(), upper;
+    const Eigen::Matrix3d turn = Eigen::AngleAxisd(angle, Eigen::Vector3d::UnitZ()).toRotationMatrix();
+    upper.leftCols<3>() = turn;
+    upper.col(3) = Eigen::Vector3d(0, 1.5, 0) - turn * Eigen::Vector3d(0, 1.5, 0);
+    std::vector<Vec3f> frame;
+    for (const Vec3f& p : a.mesh.positions) {
+      const double w = std::clamp((p.y() - 1.0) / 1.0, 0.0, 1.0);
+      const Eigen::Vector4d q(p.x(), p.y(), p.z(), 1.0);
+      frame.push_back(((1 - w) * (lower * q) + w * (upper * q)).cast<float>());
+    }
+    a.frames.push_back(frame);
+  }
+  return a;
+}
+
 // Three bones, two influences, run to convergence (no smoothing, no error target: the default
 // stops at 1e-3 of the size).
 DecompositionParameters three_segment_parameters() {
@@ -99,25 +121,7 @@ TEST(SkinningDecomposition, RecoversRigidSegmentsExactly) {
 
 // Smooth blending between two bones (weights linear in height): the model the decomposition fits.
 TEST(SkinningDecomposition, FitsBlendedBonesWithConvexWeights) {
-  KnownAnimation a;
-  a.mesh = tube(13, 8);
-  std::mt19937 random(3);
-  std::normal_distribution<double> normal;
-  for (int f = 0; f < 30; ++f) {
-    // Bones that bend the tube: the upper one turned about the middle by up to about 60 degrees.
-    const double angle = 1.0 * std::sin(0.3 * f);
-    BoneTransform lower = BoneTransform::Identity(), upper;
-    const Eigen::Matrix3d turn = Eigen::AngleAxisd(angle, Eigen::Vector3d::UnitZ()).toRotationMatrix();
-    upper.leftCols<3>() = turn;
-    upper.col(3) = Eigen::Vector3d(0, 1.5, 0) - turn * Eigen::Vector3d(0, 1.5, 0);
-    std::vector<Vec3f> frame;
-    for (const Vec3f& p : a.mesh.positions) {
-      const double w = std::clamp((p.y() - 1.0) / 1.0, 0.0, 1.0);
-      const Eigen::Vector4d q(p.x(), p.y(), p.z(), 1.0);
-      frame.push_back(((1 - w) * (lower * q) + w * (upper * q)).cast<float>());
-    }
-    a.frames.push_back(frame);
-  }
+  const KnownAnimation a = bent_tube();
   DecompositionParameters parameters;
   parameters.bones = 2;
   parameters.influences = 2;
@@ -141,18 +145,20 @@ TEST(SkinningDecomposition, FitsBlendedBonesWithConvexWeights) {
 }
 
 // The error target stops the fit at the first iteration whose RMSE is within it (a fraction of
-// the rest diagonal), with the same history up to there as a fit without it.
+// the rest diagonal), with the same history up to there as a fit without it. On the bent tube,
+// whose error falls over several iterations far above rounding (an exact fit's history is
+// rounding noise, ordered differently on each processor).
 TEST(SkinningDecomposition, StopsAtTheFirstIterationWithinTheTargetError) {
-  const KnownAnimation a = rigid_segments(20, 7);
-  DecompositionParameters parameters = three_segment_parameters();
+  const KnownAnimation a = bent_tube();
+  DecompositionParameters parameters{.bones = 2, .influences = 2, .target_error = 0};
   const Decomposition converged = decompose(input_of(a), parameters);
   ASSERT_GE(converged.rmse_history.size(), 3u);
   // A target between the first and the second iteration's errors: two iterations exactly.
   const double size =
       Eigen::AlignedBox3d(a.mesh.bounds().min().cast<double>(), a.mesh.bounds().max().cast<double>()).diagonal().norm();
+  ASSERT_GT(converged.rmse_history[0], 1e-4 * size);
+  ASSERT_LT(converged.rmse_history[1], 0.9 * converged.rmse_history[0]);
   parameters.target_error = std::sqrt(converged.rmse_history[0] * converged.rmse_history[1]) / size;
-  ASSERT_GT(converged.rmse_history[0], parameters.target_error * size);
-  ASSERT_LE(converged.rmse_history[1], parameters.target_error * size);
   const Decomposition stopped = decompose(input_of(a), parameters);
   EXPECT_EQ(stopped.iterations, 2u);
   EXPECT_EQ(stopped.rmse_history,

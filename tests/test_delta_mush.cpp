@@ -1,10 +1,10 @@
 // Delta Mush on real characters (rest pose and rigid motions reproduced for any settings, the
-// folded skin), the volume of bent and twisted cylinders against LBS (quality_measures.hpp), the
-// deformer in a baked stack, the CLI flags, and `wobble measure`. Degenerate meshes, seams, bind
-// checks and thread determinism on procedural meshes: tests/runtime/test_delta_mush.cpp.
+// folded skin), the deformer in a baked stack, the CLI flags, and `wobble measure`. Degenerate
+// meshes, seams, bind checks and thread determinism on procedural meshes:
+// tests/runtime/test_delta_mush.cpp; the volume of bent and twisted cylinders against LBS
+// (quality measures): tests/offline/test_delta_mush_measured.cpp.
 #include <cmath>
 #include <cstring>
-#include <numbers>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -17,7 +17,6 @@
 #include <wobble/lbs.hpp>
 #include <wobble/parallel.hpp>
 #include <wobble/pose.hpp>
-#include <wobble/offline/quality_measures.hpp>
 
 #include "runtime/mush_cases.hpp"
 #include "synthetic_rigs.hpp"
@@ -25,12 +24,6 @@
 
 using namespace wobble;
 using namespace wobble::test;
-
-namespace {
-
-constexpr float kPi = std::numbers::pi_v<float>;
-
-}  // namespace
 
 TEST(DeltaMush, RestPoseReproducesTheRestMeshForAnySettings) {
   const Cylinder cylinder = make_cylinder(40, 24, 3);
@@ -85,44 +78,6 @@ TEST(DeltaMush, RigidMotionGivesTheRigidlyMovedRestMesh) {
       const double bound = real && settings.iterations > 20 ? 5e-4 : 1e-5;
       EXPECT_LE(max_distance(positions, moved), bound * size)
           << (real ? "RiggedFigure " : "cylinder ") << describe(settings);
-    }
-  }
-}
-
-TEST(DeltaMush, KeepsTheVolumeOfBentAndTwistedCylindersBetterThanLbs) {
-  // A coarse cylinder (16 sides) smoothed strongly: Delta Mush keeps volume through the deltas,
-  // which then carry a large part of the radius.
-  const Cylinder c = make_cylinder(61, 16, 3, 0.0f);
-  const double rest = volume(c.positions, c.triangles);
-  const QualityReference reference(c.positions, c.triangles);
-  struct Pose {
-    const char* name;
-    Mat4f joint1;
-  };
-  const std::vector<Pose> poses = {{"bent 90 degrees", rotation_about(Vec3f::UnitZ(), kPi / 2, Vec3f(1.5f, 0, 0))},
-                                   {"twisted 150 degrees", rotation_about(Vec3f::UnitX(), 150 * kPi / 180)}};
-  for (const Pose& pose : poses) {
-    const std::vector<Vec3f> lbs = run_lbs({Mat4f::Identity(), pose.joint1}, c);
-    for (MushSmoothing smoothing : {MushSmoothing::Uniform, MushSmoothing::Cotangent}) {
-      DeltaMushSettings settings;
-      settings.smoothing = smoothing;
-      settings.iterations = 40;
-      DeltaMush mush;
-      mush.bind(c.positions, c.triangles, settings);
-      std::vector<Vec3f> mushed = lbs;
-      mush.evaluate(mushed);
-      const double lbs_ratio = volume(lbs, c.triangles) / rest, mush_ratio = volume(mushed, c.triangles) / rest;
-      const FrameQuality ql = reference.measure(lbs), qm = reference.measure(mushed);
-      std::printf(
-          "cylinder %s: volume ratio LBS %.4f, Delta Mush (%s, 40 iterations) %.4f; detail error LBS %.4f, "
-          "Delta Mush %.4f\n",
-          pose.name, lbs_ratio, to_string(smoothing), mush_ratio, ql.detail_error, qm.detail_error);
-      // Uniform smoothing shrinks the cylinder, so the deltas carry much of the radius and restore
-      // the collapsed parts; cotangent smoothing barely shrinks a cylinder (printed, not asserted).
-      if (smoothing == MushSmoothing::Uniform) {
-        EXPECT_LT(std::abs(mush_ratio - 1), 0.5 * std::abs(lbs_ratio - 1)) << pose.name;
-      }
-      for (const Vec3f& p : mushed) ASSERT_TRUE(p.allFinite());
     }
   }
 }
@@ -359,26 +314,4 @@ TEST(DeltaMushCli, BakesWithFlagsAndMeasures) {
   result = test::run_wobble("measure '" + input + "' --clip 0 --fps 5 --deformer lbs,deltamush");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("detail err"), std::string::npos) << result.output;
-}
-
-TEST(QualityMeasures, RestIsPerfectAndRigidMotionChangesNothing) {
-  const Cylinder c = make_cylinder(20, 12, 3);
-  const QualityReference reference(c.positions, c.triangles);
-  FrameQuality q = reference.measure(c.positions);
-  EXPECT_NEAR(q.volume_change, 0, 1e-9);
-  EXPECT_NEAR(q.detail_error, 0, 1e-9);
-  EXPECT_EQ(q.flipped_triangles, 0u);
-  std::vector<Vec3f> moved = c.positions;
-  const Mat3f r = Eigen::AngleAxisf(2.0f, Vec3f(1, 2, 3).normalized()).toRotationMatrix();
-  for (Vec3f& p : moved) p = r * p + Vec3f(10, -3, 7);
-  q = reference.measure(moved);
-  EXPECT_NEAR(q.volume_change, 0, 1e-5);
-  EXPECT_NEAR(q.detail_error, 0, 1e-4);
-  EXPECT_NEAR(q.max_edge_stretch, 0, 1e-5);
-  EXPECT_EQ(q.flipped_triangles, 0u);
-  std::vector<Vec3f> scaled = c.positions;
-  for (Vec3f& p : scaled) p *= 1.1f;
-  q = reference.measure(scaled);
-  EXPECT_NEAR(q.volume_change, 1.1 * 1.1 * 1.1 - 1, 1e-4);
-  EXPECT_NEAR(q.max_edge_stretch, 0.1, 1e-4);
 }

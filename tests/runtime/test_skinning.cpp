@@ -27,34 +27,32 @@ PackedSkin packed(std::uint32_t width, std::vector<std::uint16_t> joints, std::v
   return skin;
 }
 
-std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const PackedSkin& skin,
-                           const std::vector<Vec3f>& points) {
+// Runs a skinning job on `points` (its matrices or joints already set), checked first.
+template <class Job>
+std::vector<Vec3f> run_checked(Job job, const PackedSkin& skin, const std::vector<Vec3f>& points) {
   std::vector<Vec3f> out(points.size());
-  const LbsJob job{.skinning_matrices = matrices,
-                   .skin = &skin,
-                   .in_positions = points,
-                   .in_normals = {},
-                   .out_positions = out,
-                   .out_normals = {}};
+  job.skin = &skin;
+  job.in_positions = points;
+  job.out_positions = out;
   EXPECT_EQ(job.validate(), "");
   job.run();
   return out;
 }
 
+std::vector<Vec3f> run_lbs(const std::vector<Mat4f>& matrices, const PackedSkin& skin,
+                           const std::vector<Vec3f>& points) {
+  LbsJob job;
+  job.skinning_matrices = matrices;
+  return run_checked(job, skin, points);
+}
+
 std::vector<Vec3f> run_dqs(const std::vector<Mat4f>& matrices, const PackedSkin& skin,
                            const std::vector<Vec3f>& points) {
-  std::vector<Vec3f> out(points.size());
   DqsJoints joints;
   joints.set(matrices);
-  const DqsJob job{.joints = &joints,
-                   .skin = &skin,
-                   .in_positions = points,
-                   .in_normals = {},
-                   .out_positions = out,
-                   .out_normals = {}};
-  EXPECT_EQ(job.validate(), "");
-  job.run();
-  return out;
+  DqsJob job;
+  job.joints = &joints;
+  return run_checked(job, skin, points);
 }
 
 }  // namespace

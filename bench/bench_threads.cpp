@@ -184,25 +184,18 @@ void stacks(benchmark::internal::Benchmark* b) {
   for (int s = 0; s < static_cast<int>(std::size(kStacks)); ++s) b->Args({s, 0})->Args({s, 1});
 }
 
+// Work of known size split into chunks, parallel against serial, both timed in wall time.
+void chunk_sizes(benchmark::internal::Benchmark* b) {
+  b->ArgName("steps")->Arg(500)->Arg(2000)->Arg(8000)->Unit(benchmark::kMicrosecond)->UseRealTime();
+}
+
 }  // namespace
 
 BENCHMARK(BM_StackClonk)->Apply(stacks)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_StackClonk55)->Apply(stacks)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_DynamicSampling)->ArgName("synthetic64")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_PoseEvaluation)->ArgName("synthetic64")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK(BM_ParallelChunks)
-    ->ArgName("steps")
-    ->Arg(500)
-    ->Arg(2000)
-    ->Arg(8000)
-    ->Unit(benchmark::kMicrosecond)
-    ->UseRealTime();
-BENCHMARK(BM_SerialChunks)
-    ->ArgName("steps")
-    ->Arg(500)
-    ->Arg(2000)
-    ->Arg(8000)
-    ->Unit(benchmark::kMicrosecond)
-    ->UseRealTime();
+BENCHMARK(BM_ParallelChunks)->Apply(chunk_sizes);
+BENCHMARK(BM_SerialChunks)->Apply(chunk_sizes);
 
 BENCHMARK_MAIN();

@@ -217,14 +217,9 @@ void roofline_counters(benchmark::State& state, const DeltaMush& mush, bool swee
   state.counters["flops_per_vertex"] = iterations * 6 * (neighbours + 1) + (restore ? 60 * corners : 0);
 }
 
-template <int kIterations, bool kSmoothOnly>
-void BM_DeltaMushPart(benchmark::State& state) {
-  Rig& r = rig(state.range(0));
+// Binds a Delta Mush with `settings` to the rig and times it on the rig's LBS positions.
+DeltaMush time_delta_mush(benchmark::State& state, const Rig& r, const DeltaMushSettings& settings) {
   ThreadPool pool(threads_of(state));
-  DeltaMushSettings settings;
-  settings.iterations = kIterations;
-  settings.step = 0.5f;
-  settings.smooth_only = kSmoothOnly;
   DeltaMush mush;
   mush.bind(r.positions, r.triangles, settings);
   std::vector<Vec3f> positions(r.positions.size());
@@ -235,6 +230,17 @@ void BM_DeltaMushPart(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   counters(state, r);
+  return mush;
+}
+
+template <int kIterations, bool kSmoothOnly>
+void BM_DeltaMushPart(benchmark::State& state) {
+  Rig& r = rig(state.range(0));
+  DeltaMushSettings settings;
+  settings.iterations = kIterations;
+  settings.step = 0.5f;
+  settings.smooth_only = kSmoothOnly;
+  const DeltaMush mush = time_delta_mush(state, r, settings);
   roofline_counters(state, mush, kIterations > 0, !kSmoothOnly);
 }
 
@@ -387,21 +393,10 @@ void BM_LbsDeltaMush10Stack(benchmark::State& state) {
 }
 
 void BM_DeltaMush10Blender(benchmark::State& state) {
-  Rig& r = rig(state.range(0));
-  ThreadPool pool(threads_of(state));
   DeltaMushSettings settings;
   settings.iterations = 10;
   settings.mode = MushMode::Blender;
-  DeltaMush mush;
-  mush.bind(r.positions, r.triangles, settings);
-  std::vector<Vec3f> positions(r.positions.size());
-  for (auto _ : state) {
-    std::copy(r.lbs.begin(), r.lbs.end(), positions.begin());
-    mush.evaluate(positions, &pool);
-    benchmark::DoNotOptimize(positions.data());
-    benchmark::ClobberMemory();
-  }
-  counters(state, r);
+  time_delta_mush(state, rig(state.range(0)), settings);
 }
 
 struct BoundDdm {

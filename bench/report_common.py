@@ -21,3 +21,9 @@ def medians(path):
 def milliseconds(b, cpu=False):
     """Wall (or with cpu, CPU) milliseconds per iteration."""
     return b["cpu_time" if cpu else "real_time"] * UNIT_MS[b.get("time_unit", "ns")]
+
+
+def table_head(*columns):
+    """Prints a Markdown table's header row and the separator under it."""
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))

@@ -9,7 +9,7 @@ Usage: wobble_bench_neural --benchmark_repetitions=3 --benchmark_report_aggregat
 """
 import sys
 
-from report_common import medians
+from report_common import medians, table_head
 
 UNIT_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -56,8 +56,7 @@ def main():
     rows = [(args(n), b) for n, b in runs.items()]
 
     print("Inference per point (CPU time, one thread; medians):")
-    print("| width | handles | points | parameters | W: us/point | W + grad W: us/point | ratio |")
-    print("|---|---|---|---|---|---|---|")
+    table_head("width", "handles", "points", "parameters", "W: us/point", "W + grad W: us/point", "ratio")
     inference = {}
     for (kind, a), b in rows:
         if kind == "BM_InferencePerPoint":
@@ -70,22 +69,19 @@ def main():
             print(f"| {key[0]} | {key[1]} | {key[2]} | {int(pair[0]['parameters']):,} | {w:.2f} | {g:.2f} | {g / w:.1f}x |")
 
     print("\nPer new shape: encode + column calibration + W and grad W at the points (medians):")
-    print("| width | handles | points | parameters | CPU ms | wall ms |")
-    print("|---|---|---|---|---|---|")
+    table_head("width", "handles", "points", "parameters", "CPU ms", "wall ms")
     for (kind, a), b in sorted(((x, y) for x, y in rows if x[0] == "BM_NewShape"), key=lambda r: sizes(r[0][1])):
         print(f"| {a['width']} | {a['handles']} | {a['points']} | {int(b['parameters']):,} | {cpu(b) * 1e3:.1f} | {wall(b) * 1e3:.1f} |")
 
     print("\nTraining step (train_fields: losses, ConFIG, Adam; one thread; CPU s/step from a 6-step run minus a 1-step run,")
     print("wall: the median step of the 6-step run):")
-    print("| width | handles | batch points | data | parameters | CPU s/step | wall s/step |")
-    print("|---|---|---|---|---|---|---|")
+    table_head("width", "handles", "batch points", "data", "parameters", "CPU s/step", "wall s/step")
     for (kind, a), b in sorted(((x, y) for x, y in rows if x[0] == "BM_TrainingStep"), key=lambda r: sizes(r[0][1])):
         data = "procedural, generated each step" if a["procedural"] else "one mesh (cow)"
         print(f"| {a['width']} | {a['handles']} | {a['batch']} | {data} | {int(b['parameters']):,} | {wall(b):.3f} | {b['wall_s']:.3f} |")
 
     print("\nShipped model, feed-forward per validation mesh (CPU s, one thread; wall s in brackets; target <= 1 s on one core):")
-    print("| mesh | vertices | encode + evaluate | with the runtime's sampler | <= 1 s |")
-    print("|---|---|---|---|---|")
+    table_head("mesh", "vertices", "encode + evaluate", "with the runtime's sampler", "<= 1 s")
     shipped = {}
     for (kind, a), b in rows:
         if kind == "BM_ShippedModelPerShape":
@@ -101,8 +97,7 @@ def main():
         print(f"| {label} | {int(any_run['vertices']):,} | {without} | {sampled} | {verdict} |")
 
     print("\nTorch-free evaluator (.wfield) against LibTorch, shipped models, 4,096 points (CPU us/point, one thread):")
-    print("| model | W: LibTorch | W: torch-free | W + grad W: LibTorch | W + grad W: torch-free |")
-    print("|---|---|---|---|---|")
+    table_head("model", "W: LibTorch", "W: torch-free", "W + grad W: LibTorch", "W + grad W: torch-free")
     evaluators = {}
     for (kind, a), b in rows:
         if kind == "BM_EvaluatorPerPoint":

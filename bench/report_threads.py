@@ -10,7 +10,7 @@ Usage: python3 bench/report_threads.py build/bench-results/threads.json
 import json
 import sys
 
-from report_common import medians, milliseconds
+from report_common import medians, milliseconds, table_head
 
 CHARACTERS = (("BM_StackClonk", "clonk"), ("BM_StackClonk55", "55 clonks"))
 
@@ -47,8 +47,7 @@ def main():
         for cpu in (False, True):
             what = "calling thread's CPU time" if cpu else "wall time"
             print(f"\n  {what}, medians: 1 thread | {two_threads} threads | speed-up")
-            print("| stack | clonk, 1 thread | 2 threads | speed-up | 99,770 vertices, 1 thread | 2 threads | speed-up |")
-            print("|---|---|---|---|---|---|---|")
+            table_head("stack", "clonk, 1 thread", "2 threads", "speed-up", "99,770 vertices, 1 thread", "2 threads", "speed-up")
             for row in rows:
                 cells = [cell(row[c], "us" if c == "BM_StackClonk" else "ms", cpu) if c in row else "- | - | -"
                          for c, _ in CHARACTERS]

@@ -29,7 +29,6 @@ target_compile_definitions(wobble PRIVATE WOBBLE_HAVE_RENDER)
 if(WOBBLE_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)
-  include(cmake/test_binaries.cmake)
   wobble_add_test_binary(wobble_render_tests render SOURCES ${PROJECT_SOURCE_DIR}/tests/test_util.cpp
                          LINK wobble_render wobble_core PkgConfig::EPOXY PkgConfig::STB)
 endif()

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/chain_rigs.hpp"
+#include "runtime/frame_distance.hpp"
 
 namespace wobble::test {
 
@@ -31,10 +32,7 @@ inline BakedFrames bake_stack(const Character& c, const std::string& stack, cons
 // Largest |a - b| over all vertices of all frames.
 inline double max_difference(const BakedFrames& a, const BakedFrames& b) {
   double m = 0;
-  for (std::size_t f = 0; f < a.positions.size(); ++f) {
-    for (std::size_t v = 0; v < a.positions[f].size(); ++v)
-      m = std::max<double>(m, (a.positions[f][v] - b.positions[f][v]).norm());
-  }
+  for (std::size_t f = 0; f < a.positions.size(); ++f) m = std::max(m, max_distance(a.positions[f], b.positions[f]));
   return m;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // What the Delta Mush and Direct Delta Mush tests loop over and compare: settings covering every
 // mode, smoothing and variant, LBS of the two-joint cylinder (the mush's input), and the largest
-// distance between two frames.
+// distance between two frames (frame_distance.hpp).
 #include <algorithm>
 #include <span>
 #include <string>
@@ -14,6 +14,7 @@
 #include <wobble/lbs.hpp>
 #include <wobble/math.hpp>
 
+#include "frame_distance.hpp"
 #include "two_joint_cylinder.hpp"
 
 namespace wobble::test {
@@ -77,13 +78,6 @@ inline std::vector<DirectDeltaMushSettings> variants() {
     list.push_back(s);
   }
   return list;
-}
-
-// The largest distance between corresponding vertices of a and b.
-inline double max_distance(std::span<const Vec3f> a, std::span<const Vec3f> b) {
-  double worst = 0;
-  for (std::size_t v = 0; v < a.size(); ++v) worst = std::max<double>(worst, (a[v] - b[v]).norm());
-  return worst;
 }
 
 }  // namespace wobble::test

@@ -19,11 +19,17 @@ long resident_kib() {
   return read ? resident * (::sysconf(_SC_PAGESIZE) / 1024) : 0;
 }
 
-double process_cpu_milliseconds() {
+namespace {
+double cpu_milliseconds(clockid_t clock) {
   timespec t{};
-  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return 0;
+  if (::clock_gettime(clock, &t) != 0) return 0;
   return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
 }
+}  // namespace
+
+double process_cpu_milliseconds() { return cpu_milliseconds(CLOCK_PROCESS_CPUTIME_ID); }
+
+double thread_cpu_milliseconds() { return cpu_milliseconds(CLOCK_THREAD_CPUTIME_ID); }
 
 SoakLog::SoakLog(const std::filesystem::path& file) : out_(std::fopen(file.c_str(), "w")) {
   if (!out_) fail(file, "cannot write the soak log: {}", std::strerror(errno));
@@ -43,20 +49,25 @@ void SoakLog::frame(double milliseconds, std::span<const Vec3f> shown) {
   const double cpu_ms = process_cpu_milliseconds();
   cpu_second_.add(cpu_ms - last_cpu_ms_);
   last_cpu_ms_ = cpu_ms;
+  const double thread_ms = thread_cpu_milliseconds();
+  thread_cpu_second_.add(thread_ms - last_thread_ms_);
+  last_thread_ms_ = thread_ms;
   for (const Vec3f& p : shown) finite_ = finite_ && p.allFinite();
   if (seconds() < next_line_) return;
   write_line();
   next_line_ += 1.0;
   second_.clear();
   cpu_second_.clear();
+  thread_cpu_second_.clear();
   finite_ = true;
 }
 
 void SoakLog::write_line() {
   std::fprintf(out_,
                "{\"seconds\": %.3f, \"frames\": %ld, \"rss_kib\": %ld, \"frame_ms\": %.4f, \"cpu_ms\": %.4f, "
-               "\"finite\": %s}\n",
-               seconds(), frames_, resident_kib(), second_.median(), cpu_second_.median(), finite_ ? "true" : "false");
+               "\"thread_cpu_ms\": %.4f, \"finite\": %s}\n",
+               seconds(), frames_, resident_kib(), second_.median(), cpu_second_.median(), thread_cpu_second_.median(),
+               finite_ ? "true" : "false");
   std::fflush(out_);
 }
 

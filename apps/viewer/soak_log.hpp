@@ -2,7 +2,9 @@
 // --soak-log FILE: one JSON line per second of wall time, for soak runs (scripts/soak.py):
 // {"seconds", "frames", "rss_kib", "frame_ms" (median wall time of a frame over that second),
 // "cpu_ms" (median CPU time of the process per frame: the frame's work, which other tenants of a
-// shared machine do not inflate as they do its wall time), "finite" (every shown vertex of every
+// shared machine do not inflate as they do its wall time), "thread_cpu_ms" (the same for the
+// viewer's own thread alone: simulation, deformation and GL calls, without the software
+// renderer's worker threads, whose time grows with the machine's load), "finite" (every shown vertex of every
 // frame in that second was finite)}. Lines are flushed as written, so a soak that
 // dies still leaves its record.
 #include <chrono>
@@ -18,6 +20,8 @@ namespace wobble::viewer {
 
 // CPU time used by the process so far (all threads), in milliseconds.
 double process_cpu_milliseconds();
+// CPU time used by the calling thread so far, in milliseconds.
+double thread_cpu_milliseconds();
 
 class SoakLog {
  public:
@@ -39,8 +43,9 @@ class SoakLog {
   double next_line_ = 1.0;
   long frames_ = 0;
   double last_cpu_ms_ = process_cpu_milliseconds();
+  double last_thread_ms_ = thread_cpu_milliseconds();
   bool finite_ = true;
-  FrameStatistics second_{1u << 14}, cpu_second_{1u << 14};
+  FrameStatistics second_{1u << 14}, cpu_second_{1u << 14}, thread_cpu_second_{1u << 14};
 };
 
 // The process's resident memory in KiB (/proc/self/statm; 0 where there is none).

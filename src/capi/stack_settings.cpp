@@ -7,6 +7,9 @@
 #include <wobble/error.hpp>
 #include <wobble/parameters.hpp>
 
+#include "core/fail.hpp"
+#include "core/json_values.hpp"
+
 namespace wobble::capi {
 
 namespace {
@@ -44,6 +47,24 @@ StackSettings settings_from(const char* settings_json) {
 }
 
 }  // namespace
+
+DeformerSettings described_settings_from_json(const DeformerDescription& description, const char* settings_json,
+                                              const std::string& where,
+                                              const std::function<bool(std::string_view key)>& allowed) {
+  DeformerSettings settings(description);
+  if (!settings_json || !*settings_json) return settings;
+  as_settings_error([&] {
+    const nlohmann::json root = parse_json_text(settings_json, where);
+    if (!root.is_object()) json_expected(where, "an object of settings", root);
+    for (const auto& [key, value] : root.items()) {
+      const std::string at = where + "." + key;
+      const ParameterDescription& parameter = description.at(key, where);
+      if (!allowed(key)) fail_plain("{}: not a setting here", at);
+      settings.set(key, parameter_from_json(parameter, value.dump(), at), at);
+    }
+  });
+  return settings;
+}
 
 DeformerStack parse_stack(const char* stack, const char* settings_json) {
   return as_settings_error([&] { return DeformerStack::parse(stack, settings_from(settings_json)); });

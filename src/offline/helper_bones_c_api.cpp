@@ -13,7 +13,6 @@
 #include <wobble/parameters.hpp>
 
 #include "capi/guarded.hpp"
-#include "core/json_values.hpp"
 #include "deform/description_json.hpp"
 
 struct wobble_helper_bones {
@@ -31,22 +30,8 @@ constexpr const char* kFit = "wobble_helper_bones_fit";
 
 // NULL or "": the defaults; else an object of the decomposition's keys, checked by its description.
 DecompositionParameters fit_parameters(const char* settings_json) {
-  const DeformerDescription& description = decomposition_description();
-  DeformerSettings settings(description);
-  if (settings_json && *settings_json) {
-    try {
-      const std::string where = std::string(kFit) + ": settings";
-      const nlohmann::json root = parse_json_text(settings_json, where);
-      if (!root.is_object()) json_expected(where, "an object such as {\"bones\": 8}", root);
-      for (const auto& [key, value] : root.items()) {
-        const std::string at = where + "." + key;
-        settings.set(key, parameter_from_json(description.at(key, where), value.dump(), at), at);
-      }
-    } catch (const Error& e) {
-      throw SettingsError(e.what());
-    }
-  }
-  return settings.as<DecompositionParameters>();
+  return described_settings_from_json(decomposition_description(), settings_json, std::string(kFit) + ": settings")
+      .as<DecompositionParameters>();
 }
 
 // The character with the host's weighting rule and one empty clip (helper_bones adds the helpers'

@@ -326,7 +326,7 @@ TEST(BatchManifest, ErrorsNameTheManifestAndTheElement) {
     EXPECT_EQ(here.exit_code, 1) << c.manifest.dump();
     const std::string expected = "wobble: error: " + (dir / c.expected).string();
     EXPECT_EQ(here.output.rfind(expected, 0), 0u) << "got: " << here.output << "expected: " << expected;
-    EXPECT_EQ(std::count(here.output.begin(), here.output.end(), '\n'), 1) << here.output;
+    EXPECT_EQ(wobble::test::count_lines(here.output), 1u) << here.output;
   }
   EXPECT_FALSE(fs::exists(dir / "a.pc2"));
 

@@ -11,23 +11,13 @@
 #include "test_util.hpp"
 
 using namespace wobble;
+using wobble::test::count_lines;
 using wobble::test::run_wobble;
 using wobble::test::ScratchDir;
-
-namespace {
-
-std::string shell_quote(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-std::size_t count_lines(const std::string& text) {
-  std::size_t lines = 0;
-  for (char c : text) lines += c == '\n';
-  return lines;
-}
-
-}  // namespace
+using wobble::test::shell_quoted;
 
 TEST(Cli, InfoJsonDescribesTheBundledCharacter) {
-  const auto result = run_wobble("info --json " + shell_quote(test::bundled_asset("clonk.glb")) + " 2>/dev/null");
+  const auto result = run_wobble("info --json " + shell_quoted(test::bundled_asset("clonk.glb")) + " 2>/dev/null");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto info = nlohmann::json::parse(result.output);
   EXPECT_EQ(info["vertices"], 1814);
@@ -41,7 +31,7 @@ TEST(Cli, InfoJsonDescribesTheBundledCharacter) {
 }
 
 TEST(Cli, InfoTextListsJointsClipsAndRepairs) {
-  const auto result = run_wobble("info " + shell_quote(test::shared_asset("characters/wipf.glb")));
+  const auto result = run_wobble("info " + shell_quoted(test::shared_asset("characters/wipf.glb")));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("joints"), std::string::npos);
   EXPECT_NE(result.output.find("clips (8)"), std::string::npos);
@@ -51,8 +41,8 @@ TEST(Cli, InfoTextListsJointsClipsAndRepairs) {
 TEST(Cli, BakePc2MatchesAnIndependentLinearBlendSkinning) {
   ScratchDir dir;
   const auto input = test::shared_asset("characters/RiggedFigure/RiggedFigure.gltf");
-  const auto result = run_wobble("bake " + shell_quote(input) + " --clip 0 --fps 30 --deformer lbs -q -o " +
-                                 shell_quote(dir / "out.pc2"));
+  const auto result = run_wobble("bake " + shell_quoted(input) + " --clip 0 --fps 30 --deformer lbs -q -o " +
+                                 shell_quoted(dir / "out.pc2"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const Character character = load_character(input);
   const Clip& clip = character.clips[0];
@@ -79,8 +69,8 @@ TEST(Cli, BakePc2MatchesAnIndependentLinearBlendSkinning) {
 TEST(Cli, BakeGlbPassesTheKhronosValidator) {
   ScratchDir dir;
   const auto out = dir / "walk.glb";
-  const auto result = run_wobble("bake " + shell_quote(test::bundled_asset("clonk.glb")) +
-                                 " --clip Walk --fps 30 --deformer dqs -q -o " + shell_quote(out));
+  const auto result = run_wobble("bake " + shell_quoted(test::bundled_asset("clonk.glb")) +
+                                 " --clip Walk --fps 30 --deformer dqs -q -o " + shell_quoted(out));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto validation = test::validate_gltf(out);
   EXPECT_EQ(validation.exit_code, 0) << validation.output;
@@ -90,8 +80,8 @@ TEST(Cli, BakeGlbPassesTheKhronosValidator) {
 TEST(Cli, BakeObjSequenceWritesOneFilePerFrame) {
   ScratchDir dir;
   const auto result =
-      run_wobble("bake " + shell_quote(test::shared_asset("characters/RiggedSimple/RiggedSimple.gltf")) +
-                 " --clip 0 --fps 10 --start 0 --end 0.5 -q -o " + shell_quote(dir.path().string() + "/seq/"));
+      run_wobble("bake " + shell_quoted(test::shared_asset("characters/RiggedSimple/RiggedSimple.gltf")) +
+                 " --clip 0 --fps 10 --start 0 --end 0.5 -q -o " + shell_quoted(dir.path().string() + "/seq/"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   std::size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir / "seq"))
@@ -103,11 +93,11 @@ TEST(Cli, BakeObjSequenceWritesOneFilePerFrame) {
 
 TEST(Cli, TwoBakesGiveIdenticalBytes) {
   ScratchDir dir;
-  const std::string input = shell_quote(test::shared_asset("characters/wipf.glb"));
+  const std::string input = shell_quoted(test::shared_asset("characters/wipf.glb"));
   for (const char* name : {"a", "b"}) {
     for (const char* extension : {".pc2", ".glb"}) {
       const auto result = run_wobble("bake " + input + " --clip 1 --fps 24 -q --threads 2 -o " +
-                                     shell_quote(dir / (std::string(name) + extension)));
+                                     shell_quoted(dir / (std::string(name) + extension)));
       ASSERT_EQ(result.exit_code, 0) << result.output;
     }
   }
@@ -115,28 +105,28 @@ TEST(Cli, TwoBakesGiveIdenticalBytes) {
   EXPECT_EQ(test::read_bytes(dir / "a.glb"), test::read_bytes(dir / "b.glb"));
   // Threads do not change the result either.
   ASSERT_EQ(
-      run_wobble("bake " + input + " --clip 1 --fps 24 -q --threads 1 -o " + shell_quote(dir / "c.pc2")).exit_code, 0);
+      run_wobble("bake " + input + " --clip 1 --fps 24 -q --threads 1 -o " + shell_quoted(dir / "c.pc2")).exit_code, 0);
   EXPECT_EQ(test::read_bytes(dir / "a.pc2"), test::read_bytes(dir / "c.pc2"));
 }
 
 // Every failure: exit code 1, one line naming the file and the problem, no output file.
 TEST(Cli, ErrorsAreOneLineAndLeaveNoOutput) {
   ScratchDir dir;
-  const std::string clonk = shell_quote(test::bundled_asset("clonk.glb"));
-  const std::string out = shell_quote(dir / "out.pc2");
+  const std::string clonk = shell_quoted(test::bundled_asset("clonk.glb"));
+  const std::string out = shell_quoted(dir / "out.pc2");
   struct Case {
     std::string arguments, expected;
   };
   const Case cases[] = {
-      {"bake " + shell_quote(dir / "missing.glb") + " -q -o " + out, "missing.glb"},
+      {"bake " + shell_quoted(dir / "missing.glb") + " -q -o " + out, "missing.glb"},
       {"bake " + clonk + " --clip NoSuchClip -q -o " + out, "NoSuchClip"},
       {"bake " + clonk + " --clip 999 -q -o " + out, "999"},
       {"bake " + clonk + " --deformer lbs,wiggle -q -o " + out, "wiggle"},
-      {"bake " + clonk + " --clip Walk -q -o " + shell_quote(dir / "no/such/folder/out.pc2"), "folder"},
-      {"bake " + clonk + " --clip Walk -q -o " + shell_quote(dir / "out.xyz"), ".xyz"},
+      {"bake " + clonk + " --clip Walk -q -o " + shell_quoted(dir / "no/such/folder/out.pc2"), "folder"},
+      {"bake " + clonk + " --clip Walk -q -o " + shell_quoted(dir / "out.xyz"), ".xyz"},
       {"bake " + clonk + " --clip Walk --fps 0 -q -o " + out, "--fps: 0 is out of range"},
       {"bake " + clonk + " --clip Walk --no-such-flag -q -o " + out, "no-such-flag"},
-      {"info " + shell_quote(dir / "missing.fbx"), "missing.fbx"},
+      {"info " + shell_quoted(dir / "missing.fbx"), "missing.fbx"},
   };
   for (const Case& c : cases) {
     const auto result = run_wobble(c.arguments + " 2>&1 >/dev/null");
@@ -151,9 +141,9 @@ TEST(Cli, ErrorsAreOneLineAndLeaveNoOutput) {
 // (or hung, for --threads). One line naming the flag, exit code 1, no output.
 TEST(Cli, BadValuesAreRefusedByFlagName) {
   ScratchDir dir;
-  const std::string wipf = shell_quote(test::shared_asset("characters/wipf.glb"));
-  const std::string shape = shell_quote(test::shared_asset("shapes/cactus.off"));
-  const std::string out = shell_quote(dir / "out.pc2");
+  const std::string wipf = shell_quoted(test::shared_asset("characters/wipf.glb"));
+  const std::string shape = shell_quoted(test::shared_asset("shapes/cactus.off"));
+  const std::string out = shell_quoted(dir / "out.pc2");
   struct Case {
     std::string arguments, expected;
   };
@@ -204,7 +194,7 @@ TEST(Cli, TruncatedInputIsAnErrorNamingTheFile) {
   const auto bytes = test::read_bytes(test::bundled_asset("clonk.glb"));
   test::write_bytes(dir / "cut.glb", std::string(bytes.begin(), bytes.begin() + 5000));
   const auto result =
-      run_wobble("bake " + shell_quote(dir / "cut.glb") + " -q -o " + shell_quote(dir / "out.pc2") + " 2>&1");
+      run_wobble("bake " + shell_quoted(dir / "cut.glb") + " -q -o " + shell_quoted(dir / "out.pc2") + " 2>&1");
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.output.find("cut.glb"), std::string::npos) << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "out.pc2"));

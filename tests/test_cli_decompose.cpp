@@ -190,7 +190,7 @@ TEST(CliDecompose, BadInputIsOneLineNamingTheFileOrFlag) {
     const auto result = run_wobble(c.arguments + " 2>&1 >/dev/null");
     EXPECT_EQ(result.exit_code, 1) << c.arguments << "\n" << result.output;
     EXPECT_NE(result.output.find(c.expected), std::string::npos) << c.arguments << "\n" << result.output;
-    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << c.arguments << "\n" << result.output;
+    EXPECT_EQ(wobble::test::count_lines(result.output), 1u) << c.arguments << "\n" << result.output;
     EXPECT_FALSE(std::filesystem::exists(scene.dir / "out.glb")) << c.arguments;
   }
 }

@@ -197,7 +197,7 @@ TEST(CliHelperBones, BadValuesAreOneLineNamingTheFlag) {
     const auto result = run_wobble(arguments + " 2>&1 >/dev/null");
     EXPECT_EQ(result.exit_code, 1) << arguments << "\n" << result.output;
     EXPECT_NE(result.output.find(c.expected), std::string::npos) << arguments << "\n" << result.output;
-    EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << arguments << "\n" << result.output;
+    EXPECT_EQ(wobble::test::count_lines(result.output), 1u) << arguments << "\n" << result.output;
     EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << arguments;
   }
 }

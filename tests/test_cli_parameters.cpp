@@ -10,20 +10,16 @@
 #include "test_util.hpp"
 
 using namespace wobble;
+using wobble::test::count_lines;
 using wobble::test::run_wobble;
 using wobble::test::ScratchDir;
+using wobble::test::shell_quoted;
 
 namespace {
 
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-std::size_t count_lines(const std::string& text) {
-  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
 std::string bake_walk(const std::string& flags, const std::filesystem::path& out) {
-  return "bake " + quoted(test::bundled_asset("clonk.glb")) + " --clip Walk --fps 30 --end 0.5 -q " + flags + " -o " +
-         quoted(out);
+  return "bake " + shell_quoted(test::bundled_asset("clonk.glb")) + " --clip Walk --fps 30 --end 0.5 -q " + flags +
+         " -o " + shell_quoted(out);
 }
 
 }  // namespace
@@ -51,11 +47,11 @@ TEST(CliParameters, BadValuesAreRefusedByName) {
       {"--deformer lbs,deltamush --mush-smoothing bilateral", "--mush-smoothing: 'bilateral' is not one of"},
       {"--deformer dlbs --delay-step 1/0", "--delay-step: '1/0' is not a number"},
       {"--deformer lbs --frequency 2", "--frequency sets a parameter of deformer 'dynamic', which is not in the stack"},
-      {"--deformer lbs,dynamic --settings " + quoted(dir / "types.json"),
+      {"--deformer lbs,dynamic --settings " + shell_quoted(dir / "types.json"),
        "types.json: dynamic.frequency: expected a number, got \"2\""},
-      {"--deformer lbs,dynamic --settings " + quoted(dir / "unknown.json"),
+      {"--deformer lbs,dynamic --settings " + shell_quoted(dir / "unknown.json"),
        "unknown.json: dynamic: unknown parameter 'frequncy' for deformer 'dynamic' (did you mean 'frequency'?)"},
-      {"--deformer lbs,deltamush --settings " + quoted(dir / "integer.json"),
+      {"--deformer lbs,deltamush --settings " + shell_quoted(dir / "integer.json"),
        "integer.json: deltamush.iterations: expected an integer, got 1.5"},
   };
   for (const Case& c : cases) {
@@ -75,11 +71,11 @@ TEST(CliParameters, MeasureAgainstReadsTheSettingsForBothStacks) {
   std::ofstream(dir / "settings.json") << R"({"deltamush": {"iterations": 3}, "dynamic": {"frequency": 2}})";
   auto measure = [&](const std::string& flags) {
     std::ostringstream command;
-    command << "measure " << quoted(test::bundled_asset("clonk.glb")) << " --clip Walk --fps 10 --end 0.3 " << flags
-            << " 2>&1";
+    command << "measure " << shell_quoted(test::bundled_asset("clonk.glb")) << " --clip Walk --fps 10 --end 0.3 "
+            << flags << " 2>&1";
     return run_wobble(command.str());
   };
-  const std::string settings = " --settings " + quoted(dir / "settings.json");
+  const std::string settings = " --settings " + shell_quoted(dir / "settings.json");
   const auto both = measure("--deformer lbs,dynamic --against lbs,deltamush --mush-step 0.4" + settings);
   EXPECT_EQ(both.exit_code, 0) << both.output;
   EXPECT_EQ(both.output.find("ignored"), std::string::npos) << both.output;
@@ -114,17 +110,17 @@ TEST(CliParameters, KeyedSettingsFilesBake) {
   std::ofstream(dir / "falling.json") << R"({"dynamic": {"amplitude": {"keys": [[0, 0.4], [0.5, 0]]}}})";
   for (const char* name : {"constant", "keys", "falling"}) {
     const auto result =
-        run_wobble(bake_walk("--deformer lbs,dynamic --settings " + quoted(dir / (std::string(name) + ".json")),
+        run_wobble(bake_walk("--deformer lbs,dynamic --settings " + shell_quoted(dir / (std::string(name) + ".json")),
                              dir / (std::string(name) + ".pc2")));
     ASSERT_EQ(result.exit_code, 0) << result.output;
   }
   EXPECT_EQ(test::read_bytes(dir / "constant.pc2"), test::read_bytes(dir / "keys.pc2"));
   EXPECT_NE(test::read_bytes(dir / "constant.pc2"), test::read_bytes(dir / "falling.pc2"));
-  ASSERT_EQ(
-      run_wobble(bake_walk("--deformer lbs,dynamic --settings " + quoted(dir / "falling.json") + " --amplitude 0.4",
-                           dir / "flag.pc2"))
-          .exit_code,
-      0);
+  ASSERT_EQ(run_wobble(bake_walk("--deformer lbs,dynamic --settings " + shell_quoted(dir / "falling.json") +
+                                     " --amplitude 0.4",
+                                 dir / "flag.pc2"))
+                .exit_code,
+            0);
   EXPECT_EQ(test::read_bytes(dir / "constant.pc2"), test::read_bytes(dir / "flag.pc2"));
 }
 

@@ -109,12 +109,7 @@ INSTANTIATE_TEST_SUITE_P(
         Writer{"frames/", [](const fs::path& p) { write_obj_sequence(p, clonk().mesh, baked_walk()); }},
         Writer{"rest.obj", [](const fs::path& p) { write_obj(p, clonk().mesh, clonk().mesh.positions); }},
         Writer{"noise.png", [](const fs::path& p) { write_png(p, noise_image()); }}),
-    [](const auto& info) {
-      std::string name = info.param.output;
-      for (char& c : name)
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-      return name;
-    });
+    [](const auto& info) { return wobble::test::parameter_name(info.param.output); });
 
 // The command line: exit 1 and the one line, the previous bake intact.
 TEST(DiskFaults, BakeOntoAFullDiskExitsWithTheReason) {

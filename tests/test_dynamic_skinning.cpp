@@ -267,29 +267,25 @@ TEST(DynamicSkinning, EveryCharacterBakesEveryClipWithFiniteOutput) {
 
 // --- the command line ---
 
-namespace {
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-}  // namespace
-
 TEST(DynamicSkinningCli, BakesWithFlagsSettingsAndRejectsMistakes) {
   ScratchDir dir;
   const auto input = bundled_asset("clonk.glb");
   auto result =
-      run_wobble("bake " + quoted(input) +
+      run_wobble("bake " + shell_quoted(input) +
                  " --clip Walk --fps 60 --end 0.5 --deformer lbs,dynamic --frequency 2 --damping 0.5 --amplitude 0.5 "
                  "--drag 0.2 -q -o " +
-                 quoted(dir / "out.pc2"));
+                 shell_quoted(dir / "out.pc2"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const auto frames = read_pc2(dir / "out.pc2");
   EXPECT_EQ(frames.size(), 31u);
 
-  result = run_wobble("bake " + quoted(input) +
+  result = run_wobble("bake " + shell_quoted(input) +
                       " --clip Walk --fps 30 --end 0.5 --deformer dlbs,dynamic --wave-speed 0.5 -q -o " +
-                      quoted(dir / "wave.pc2"));
+                      shell_quoted(dir / "wave.pc2"));
   EXPECT_EQ(result.exit_code, 0) << result.output;
 
-  result = run_wobble("bake " + quoted(input) + " --clip Walk --fps 60 --deformer lbs --frequency 2 -q -o " +
-                      quoted(dir / "bad.pc2"));
+  result = run_wobble("bake " + shell_quoted(input) + " --clip Walk --fps 60 --deformer lbs --frequency 2 -q -o " +
+                      shell_quoted(dir / "bad.pc2"));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "bad.pc2"));
 
@@ -298,8 +294,9 @@ TEST(DynamicSkinningCli, BakesWithFlagsSettingsAndRejectsMistakes) {
     settings << R"({"dynamic": {"frequency": 3, "damping": 0.4, "amplitude": 0.3, "drag": 0.1, "max_angle": 45,
                     "joints": {"skeleton_body": {"amplitude_scale": 2}}}})";
   }
-  result = run_wobble("bake " + quoted(input) + " --clip Walk --fps 30 --end 0.5 --deformer lbs,dynamic --settings " +
-                      quoted(dir / "settings.json") + " -q -o " + quoted(dir / "settings.pc2"));
+  result =
+      run_wobble("bake " + shell_quoted(input) + " --clip Walk --fps 30 --end 0.5 --deformer lbs,dynamic --settings " +
+                 shell_quoted(dir / "settings.json") + " -q -o " + shell_quoted(dir / "settings.pc2"));
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_TRUE(std::filesystem::exists(dir / "settings.pc2"));
 
@@ -307,8 +304,8 @@ TEST(DynamicSkinningCli, BakesWithFlagsSettingsAndRejectsMistakes) {
     std::ofstream settings(dir / "unknown.json");
     settings << R"({"dynamic": {"frequency": 3, "wobbliness": 2}})";
   }
-  result = run_wobble("bake " + quoted(input) + " --clip Walk --fps 30 --deformer lbs,dynamic --settings " +
-                      quoted(dir / "unknown.json") + " -q -o " + quoted(dir / "unknown.pc2"));
+  result = run_wobble("bake " + shell_quoted(input) + " --clip Walk --fps 30 --deformer lbs,dynamic --settings " +
+                      shell_quoted(dir / "unknown.json") + " -q -o " + shell_quoted(dir / "unknown.pc2"));
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.output.find("wobbliness"), std::string::npos) << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "unknown.pc2"));

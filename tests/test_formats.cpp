@@ -122,10 +122,7 @@ TEST_P(FormatsSkinnedModel, LoadsWithTheRightCountsAndSkinsToFinitePositions) {
 
 INSTANTIATE_TEST_SUITE_P(Formats, FormatsSkinnedModel, ::testing::ValuesIn(kSkinnedModels),
                          [](const ::testing::TestParamInfo<SkinnedModel>& info) {
-                           std::string name = fs::path(info.param.file).stem().string();
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
+                           return wobble::test::parameter_name(fs::path(info.param.file).stem().string());
                          });
 
 // Skinning the bind pose must give back the bind-space mesh: this checks the inverse bind

@@ -98,10 +98,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Expected{"characters/velocity_skinning/vs_bird.glb", 604, 1, 1},
                       Expected{"/usr/share/assimp/models/glTF2/simple_skin/simple_skin.gltf", 10, 2, 1}),
     [](const ::testing::TestParamInfo<Expected>& info) {
-      std::string name = fs::path(info.param.file).stem().string();
-      for (char& ch : name)
-        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-      return name;
+      return wobble::test::parameter_name(fs::path(info.param.file).stem().string());
     });
 
 TEST(Gltf, ClonkRepairsAreReported) {
@@ -249,10 +246,7 @@ INSTANTIATE_TEST_SUITE_P(GltfCharacters, GltfRoundTrip,
                                            "characters/velocity_skinning/vs_bird.glb",
                                            "characters/velocity_skinning/vs_marine.glb"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = fs::path(info.param).stem().string();
-                           for (char& ch : name)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return name;
+                           return wobble::test::parameter_name(fs::path(info.param).stem().string());
                          });
 
 TEST(Gltf, BendWeightSurvivesRoundTrip) {

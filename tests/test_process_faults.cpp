@@ -159,12 +159,7 @@ TEST_P(KilledBake, LeavesNoPartialOutputAndTheRerunFinishes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOutput, KilledBake, ::testing::Values("walk.glb", "walk.pc2", "walk.usda", "frames/"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+                         [](const auto& info) { return wobble::test::parameter_name(info.param); });
 
 // A batch killed once some jobs are done (its bakes die with it: PR_SET_PDEATHSIG), then run
 // again: the done jobs are skipped, the others done, every output equals its single bake, and no

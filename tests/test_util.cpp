@@ -1,5 +1,7 @@
 #include "test_util.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -57,6 +59,23 @@ std::vector<char> read_bytes(const std::filesystem::path& file) {
 void write_bytes(const std::filesystem::path& file, const std::string& bytes) {
   std::ofstream out(file, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string shell_quoted(const std::filesystem::path& p) {
+  std::string text = "'";  // appended, not "'" + p.string(): GCC 12's -Wrestrict misfires on that
+  text += p.string();
+  text += "'";
+  return text;
+}
+
+std::string parameter_name(std::string text) {
+  for (char& c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return text;
+}
+
+std::size_t count_lines(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
 }  // namespace wobble::test

@@ -38,8 +38,15 @@ struct CommandResult {
 CommandResult run_command(const std::string& command_line);
 // Runs the wobble CLI with the given arguments (shell-quoted by the caller where needed).
 CommandResult run_wobble(const std::string& arguments);
+// A path in single quotes, for a command line (the tests' paths hold no quote).
+std::string shell_quoted(const std::filesystem::path& p);
+// The number of '\n' in a command's output.
+std::size_t count_lines(const std::string& text);
 // Runs the Khronos glTF validator on a file; exit_code 0 means no errors.
 CommandResult validate_gltf(const std::filesystem::path& file);
+
+// A GoogleTest parameter name made of any text: what is not a letter or a digit becomes '_'.
+std::string parameter_name(std::string text);
 
 std::vector<char> read_bytes(const std::filesystem::path& file);
 void write_bytes(const std::filesystem::path& file, const std::string& bytes);

@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <wobble/dynamic_skinning.hpp>
 #include <wobble/lbs.hpp>
 #include <wobble/math.hpp>
 #include <wobble/pose.hpp>

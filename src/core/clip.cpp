@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace wobble {
 
@@ -87,27 +89,24 @@ void Channel::sample(float t, float* out) const {
   }
 }
 
-float Clip::start() const {
-  float result = 0;
+namespace {
+// The earliest and latest key times of any channel ({0, 0} when there are none).
+std::pair<float, float> key_time_span(const std::vector<Channel>& channels) {
+  std::pair<float, float> span{0.0f, 0.0f};
   bool any = false;
   for (const Channel& c : channels) {
     if (c.times.empty()) continue;
-    result = any ? std::min(result, c.times.front()) : c.times.front();
+    span.first = any ? std::min(span.first, c.times.front()) : c.times.front();
+    span.second = any ? std::max(span.second, c.times.back()) : c.times.back();
     any = true;
   }
-  return result;
+  return span;
 }
+}  // namespace
 
-float Clip::end() const {
-  float result = 0;
-  bool any = false;
-  for (const Channel& c : channels) {
-    if (c.times.empty()) continue;
-    result = any ? std::max(result, c.times.back()) : c.times.back();
-    any = true;
-  }
-  return result;
-}
+float Clip::start() const { return key_time_span(channels).first; }
+
+float Clip::end() const { return key_time_span(channels).second; }
 
 std::size_t Clip::key_count() const {
   std::size_t result = 0;

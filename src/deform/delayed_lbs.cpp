@@ -11,12 +11,14 @@
 
 #include <wobble/character.hpp>
 #include <wobble/deformer.hpp>
+#include <wobble/dynamic_skinning.hpp>
 #include <wobble/error.hpp>
 #include <wobble/parallel.hpp>
 
 #include "core/fail.hpp"
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
+#include "deform/vertex_costs.hpp"
 
 namespace wobble {
 
@@ -529,21 +531,12 @@ void DelayedLbs::evaluate_exact(const Pose& pose, std::span<Vec3f> positions, st
 
 namespace {
 
-// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
-// vertices, docs/benchmarks.md).
-constexpr double kNanosecondsPerVertex = 8.9;
-
 class DelayedLbsDeformer final : public Deformer {
  public:
   explicit DelayedLbsDeformer(DelayedLbsParameters parameters) : parameters_(parameters) {}
   const DeformerDescription& description() const override { return dlbs_description(); }
   void bind(const Character& character) override {
-    require_skinned(character, "dlbs");
-    try {
-      dlbs_.bind(character, parameters_);
-    } catch (const Error& error) {
-      fail(character.source, "{}", error.what());
-    }
+    bind_skinned(character, "dlbs", [&] { dlbs_.bind(character, parameters_); });
     bound_ = &character;
   }
   // New speeds re-quantise the delays; the interactive pose history is kept.
@@ -554,7 +547,7 @@ class DelayedLbsDeformer final : public Deformer {
   void reset() override { dlbs_.reset(); }
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
     dlbs_.evaluate(frame.pose, frame.time, frame.pose_at, positions, normals,
-                   pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex));
+                   pool_worth_using(frame.pool, positions.size(), deform::vertex_cost_ns::kDelayedLbs));
   }
 
  private:

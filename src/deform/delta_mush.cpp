@@ -16,6 +16,7 @@
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
 #include "deform/mush_edge_weights.hpp"
+#include "deform/vertex_costs.hpp"
 
 namespace wobble {
 
@@ -494,10 +495,6 @@ double DeltaMush::folded_mean_width() const {
 
 namespace {
 
-// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
-// vertices, docs/benchmarks.md).
-constexpr double kNanosecondsPerVertex = 48.0;
-
 class DeltaMushDeformer final : public Deformer {
  public:
   explicit DeltaMushDeformer(const DeltaMushParameters& parameters) : parameters_(parameters) {}
@@ -542,7 +539,7 @@ class DeltaMushDeformer final : public Deformer {
       mush_.check_same_mesh(mesh.positions, mesh.triangles);
       bound_ = &frame.character;
     }
-    ThreadPool* pool = pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex);
+    ThreadPool* pool = pool_worth_using(frame.pool, positions.size(), deform::vertex_cost_ns::kDeltaMush);
     if (mush_.skin_folded()) {
       mush_.evaluate_skinned(frame.pose.skinning, positions, pool);
     } else {

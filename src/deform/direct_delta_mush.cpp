@@ -20,6 +20,7 @@
 #include "deform/describe.hpp"
 #include "deform/direct_delta_mush_bind.hpp"
 #include "deform/direct_delta_mush_kernels.hpp"
+#include "deform/vertex_costs.hpp"
 
 namespace wobble {
 
@@ -259,10 +260,6 @@ void DirectDeltaMush::evaluate(std::span<const Mat4f> skinning, std::span<Vec3f>
 
 namespace {
 
-// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
-// vertices, docs/benchmarks.md).
-constexpr double kNanosecondsPerVertex = 117.0;
-
 class DirectDeltaMushDeformer final : public Deformer {
  public:
   explicit DirectDeltaMushDeformer(const DirectDeltaMushSettings& settings) : settings_(settings) {}
@@ -285,7 +282,7 @@ class DirectDeltaMushDeformer final : public Deformer {
       ddm_.check_same_mesh(mesh.positions, mesh.triangles);
       bound_ = &frame.character;
     }
-    ThreadPool* pool = pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex);
+    ThreadPool* pool = pool_worth_using(frame.pool, positions.size(), deform::vertex_cost_ns::kDirectDeltaMush);
     ddm_positions_.resize(positions.size());
     lbs_positions_.resize(positions.size());
     ddm_.evaluate(frame.pose.skinning, ddm_positions_, pool);

@@ -10,6 +10,7 @@
 #include "deform/deformers.hpp"
 #include "deform/describe.hpp"
 #include "deform/skinning_job_frame.hpp"
+#include "deform/vertex_costs.hpp"
 
 namespace wobble {
 
@@ -115,30 +116,19 @@ void DqsJob::run(ThreadPool* pool) const {
 
 namespace {
 
-// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
-// vertices, docs/benchmarks.md).
-constexpr double kNanosecondsPerVertex = 30.7;
-
-class DqsDeformer final : public Deformer {
+class DqsDeformer final : public deform::PackedSkinDeformer {
  public:
   const DeformerDescription& description() const override { return dqs_description(); }
-  void update(const DeformerSettings&) override {}
-
-  void bind(const Character& character) override {
-    require_skinned(character, name());
-    skin_ = PackedSkin::from(character.skin);
-  }
 
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
     joints_.set(frame.pose.skinning);
     DqsJob job;
     job.joints = &joints_;
     job.skin = &skin_;
-    deform::run_skinning_frame(job, frame, positions, normals, "dqs", kNanosecondsPerVertex);
+    deform::run_skinning_frame(job, frame, positions, normals, "dqs", deform::vertex_cost_ns::kDqs);
   }
 
  private:
-  PackedSkin skin_;
   DqsJoints joints_;
 };
 

@@ -22,6 +22,7 @@
 #include "deform/dynamic_skinning_kernels.hpp"
 #include "deform/dynamic_skinning_layout.hpp"
 #include "deform/dynamic_skinning_state.hpp"
+#include "deform/vertex_costs.hpp"
 
 namespace wobble {
 
@@ -636,22 +637,13 @@ void dynamic_skinning_reset(DynamicSkinningState& state) { state.reset(); }
 
 namespace {
 
-// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
-// vertices, docs/benchmarks.md).
-constexpr double kNanosecondsPerVertex = 16.5;
-
 class DynamicDeformer final : public Deformer {
  public:
   explicit DynamicDeformer(DynamicSkinningParameters parameters) : parameters_(std::move(parameters)) {}
   const DeformerDescription& description() const override { return dynamic_description(); }
 
   void bind(const Character& character) override {
-    require_skinned(character, "dynamic");
-    try {
-      state_.initialize(character, parameters_);
-    } catch (const Error& error) {
-      fail(character.source, "{}", error.what());
-    }
+    bind_skinned(character, "dynamic", [&] { state_.initialize(character, parameters_); });
   }
   // Live values (f, tau, A, D, angles, per-joint values): the filter history is kept.
   void update(const DeformerSettings& settings) override { parameters_ = settings.as<DynamicSkinningParameters>(); }
@@ -661,7 +653,7 @@ class DynamicDeformer final : public Deformer {
   }
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
     state_.apply(parameters_, frame.pose, positions, frame.time, frame.pose_at,
-                 pool_worth_using(frame.pool, positions.size(), kNanosecondsPerVertex));
+                 pool_worth_using(frame.pool, positions.size(), deform::vertex_cost_ns::kDynamicSkinning));
   }
 
  private:

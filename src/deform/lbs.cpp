@@ -13,6 +13,7 @@
 #include "deform/describe.hpp"
 #include "deform/skinning_job_frame.hpp"
 #include "deform/lbs_kernels.hpp"
+#include "deform/vertex_costs.hpp"
 
 namespace wobble {
 
@@ -77,29 +78,16 @@ WOBBLE_SIMD_DEFINE_TABLE_FOR
 
 namespace {
 
-// One thread's cost of a vertex (the thread rule, pool_worth_using; bench_threads at 100,000
-// vertices, docs/benchmarks.md).
-constexpr double kNanosecondsPerVertex = 6.9;
-
-class LbsDeformer final : public Deformer {
+class LbsDeformer final : public deform::PackedSkinDeformer {
  public:
   const DeformerDescription& description() const override { return lbs_description(); }
-  void update(const DeformerSettings&) override {}
-
-  void bind(const Character& character) override {
-    require_skinned(character, name());
-    skin_ = PackedSkin::from(character.skin);
-  }
 
   void evaluate(const FrameInput& frame, std::span<Vec3f> positions, std::span<Vec3f> normals) override {
     LbsJob job;
     job.skinning_matrices = frame.pose.skinning;
     job.skin = &skin_;
-    deform::run_skinning_frame(job, frame, positions, normals, "lbs", kNanosecondsPerVertex);
+    deform::run_skinning_frame(job, frame, positions, normals, "lbs", deform::vertex_cost_ns::kLbs);
   }
-
- private:
-  PackedSkin skin_;
 };
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "glb_preflight.hpp"
 #include "gltf_external_files.hpp"
 #include "gltf_morph_animation.hpp"
+#include "image_mime_type.hpp"
 
 namespace wobble {
 namespace {
@@ -59,13 +60,6 @@ bool keep_encoded_image(tinygltf::Image* image, const int, std::string*, std::st
   if (image->bufferView >= 0) return true;
   if (bytes && size > 0) image->image.assign(bytes, bytes + size);
   return true;
-}
-
-std::string sniff_mime_type(const std::vector<std::uint8_t>& bytes) {
-  static const std::uint8_t png[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-  if (bytes.size() >= 8 && std::memcmp(bytes.data(), png, 8) == 0) return "image/png";
-  if (bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) return "image/jpeg";
-  return {};
 }
 
 class GltfReader {
@@ -164,26 +158,22 @@ class GltfReader {
   double decode(const tinygltf::Accessor& accessor, const unsigned char* p, const std::string& label) const {
     const bool normalized = accessor.normalized;
     switch (accessor.componentType) {
-      case TINYGLTF_COMPONENT_TYPE_BYTE: {
-        const auto v = load<std::int8_t>(p);
-        return normalized ? std::max(v / 127.0, -1.0) : v;
-      }
-      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: {
-        const auto v = load<std::uint8_t>(p);
-        return normalized ? v / 255.0 : v;
-      }
-      case TINYGLTF_COMPONENT_TYPE_SHORT: {
-        const auto v = load<std::int16_t>(p);
-        return normalized ? std::max(v / 32767.0, -1.0) : v;
-      }
-      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
-        const auto v = load<std::uint16_t>(p);
-        return normalized ? v / 65535.0 : v;
-      }
+      case TINYGLTF_COMPONENT_TYPE_BYTE: return integer<std::int8_t>(p, normalized);
+      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return integer<std::uint8_t>(p, normalized);
+      case TINYGLTF_COMPONENT_TYPE_SHORT: return integer<std::int16_t>(p, normalized);
+      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return integer<std::uint16_t>(p, normalized);
       case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: return load<std::uint32_t>(p);
       case TINYGLTF_COMPONENT_TYPE_FLOAT: return load<float>(p);
       default: fail(path_, "{} has unsupported component type {}", label, accessor.componentType);
     }
+  }
+
+  // An integer component; normalized, c / (2^b - 1) for unsigned and max(c / (2^(b-1) - 1), -1)
+  // for signed types of b bits.
+  template <typename T>
+  static double integer(const unsigned char* p, bool normalized) {
+    const double v = load<T>(p);
+    return normalized ? std::max(v / std::numeric_limits<T>::max(), -1.0) : v;
   }
 
   template <typename T>
@@ -1133,7 +1123,7 @@ class GltfReader {
                           fmt::format("image {} ('{}') could not be read; its texture is ignored", index, source.uri));
       return -1;
     }
-    image.mime_type = sniff_mime_type(image.encoded);
+    image.mime_type = image_mime_type(image.encoded);
     if (image.mime_type.empty()) image.mime_type = source.mimeType;
     if (image.mime_type.empty()) {
       std::string extension = fs::path(source.uri).extension().string();

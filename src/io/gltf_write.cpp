@@ -17,6 +17,7 @@
 #include <wobble/io/files.hpp>
 
 #include "core/fail.hpp"
+#include "image_mime_type.hpp"
 
 namespace wobble {
 namespace {
@@ -52,13 +53,6 @@ std::string base64(const std::vector<std::uint8_t>& bytes) {
     out += '=';
   }
   return out;
-}
-
-std::string sniff_mime_type(const std::vector<std::uint8_t>& bytes) {
-  static const std::uint8_t png[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-  if (bytes.size() >= 8 && std::memcmp(bytes.data(), png, 8) == 0) return "image/png";
-  if (bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) return "image/jpeg";
-  return {};
 }
 
 // One binary buffer with a bufferView and an accessor per array.
@@ -531,7 +525,7 @@ class GltfWriter {
     std::vector<int> texture_of_image(mesh.images.size(), -1);
     for (std::size_t i = 0; i < mesh.images.size(); ++i) {
       const Image& image = mesh.images[i];
-      std::string mime = sniff_mime_type(image.encoded);
+      std::string mime = image_mime_type(image.encoded);
       if (mime.empty()) {
         diagnostics_.repair("image_skipped", "images that are neither PNG nor JPEG were not written");
         continue;

@@ -42,6 +42,24 @@ double barrier(double dh, double rp, double* first, double* second) {
   return -a * a * lg;
 }
 
+// The displacements B z of the points a basis spans (one row each), z holding the m handles'
+// 12 coordinates as x, y and z blocks of 4m.
+Eigen::MatrixXd displacements(const PointBasis& basis, const Eigen::VectorXd& z, int m) {
+  const int q = 4 * m;
+  Eigen::MatrixXd u(basis.B.rows(), 3);
+  for (int d = 0; d < 3; ++d) u.col(d).noalias() = basis.B * z.segment(d * q, q);
+  return u;
+}
+
+// Positions x0 + B z, x0 the points' base positions (one row each).
+std::vector<Vec3d> displaced(const Eigen::MatrixXd& x0, const PointBasis& basis, const Eigen::VectorXd& z, int m) {
+  const Eigen::MatrixXd u = displacements(basis, z, m);
+  std::vector<Vec3d> out(static_cast<std::size_t>(u.rows()));
+  for (Eigen::Index p = 0; p < u.rows(); ++p)
+    out[static_cast<std::size_t>(p)] = x0.row(p).transpose() + u.row(p).transpose();
+  return out;
+}
+
 }  // namespace
 
 Eigen::Matrix3d KinematicBody::rotation(double t) const { return rotation_of(angular_velocity * t); }
@@ -212,10 +230,8 @@ PointBasis Body::basis_at(std::span<const Vec3d> scene_points, bool with_derivat
 }
 
 std::vector<Vec3d> Body::bound_positions(const PointBasis& basis, std::span<const Vec3d> scene_points) const {
-  const int q = 4 * s_->m;
   std::vector<Vec3d> out(scene_points.size());
-  Eigen::MatrixXd u(basis.B.rows(), 3);
-  for (int d = 0; d < 3; ++d) u.col(d).noalias() = basis.B * s_->z.segment(d * q, q);
+  const Eigen::MatrixXd u = displacements(basis, s_->z, s_->m);
   for (std::size_t p = 0; p < scene_points.size(); ++p) {
     Vec3d x = scene_points[p] + u.row(static_cast<Eigen::Index>(p)).transpose();
     if (s_->pin_velocity.squaredNorm() > 0 && !s_->driven) {
@@ -228,25 +244,10 @@ std::vector<Vec3d> Body::bound_positions(const PointBasis& basis, std::span<cons
 }
 
 std::vector<Vec3d> Body::collision_positions() const {
-  const int q = 4 * s_->m;
-  std::vector<Vec3d> out(s_->collision_rest.size());
-  Eigen::MatrixXd u(s_->collision_basis.B.rows(), 3);
-  for (int d = 0; d < 3; ++d) u.col(d).noalias() = s_->collision_basis.B * s_->z.segment(d * q, q);
-  for (std::size_t p = 0; p < out.size(); ++p)
-    out[p] = s_->collision_x0.row(static_cast<Eigen::Index>(p)).transpose() +
-             u.row(static_cast<Eigen::Index>(p)).transpose();
-  return out;
+  return displaced(s_->collision_x0, s_->collision_basis, s_->z, s_->m);
 }
 
-std::vector<Vec3d> Body::positions() const {
-  const int q = 4 * s_->m;
-  std::vector<Vec3d> out(s_->rest.size());
-  Eigen::MatrixXd u(s_->basis.B.rows(), 3);
-  for (int d = 0; d < 3; ++d) u.col(d).noalias() = s_->basis.B * s_->z.segment(d * q, q);
-  for (std::size_t p = 0; p < s_->rest.size(); ++p)
-    out[p] = s_->x0.row(static_cast<Eigen::Index>(p)).transpose() + u.row(static_cast<Eigen::Index>(p)).transpose();
-  return out;
-}
+std::vector<Vec3d> Body::positions() const { return displaced(s_->x0, s_->basis, s_->z, s_->m); }
 
 void Body::set_base(Eigen::MatrixXd x0, Eigen::MatrixXd F0, Eigen::VectorXd force) {
   const Eigen::Index N = static_cast<Eigen::Index>(s_->rest.size());

@@ -669,18 +669,9 @@ std::vector<Vec3f> Renderer::gpu_positions() {
   glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, s.feedback_buffer);
   glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, bytes, nullptr, GL_STREAM_READ);
   glUseProgram(s.skinned_program);
-  glUniform1i(s.location(s.skinned_program, "u_dynamic"), s.dynamic_frame);
-  glUniform1f(s.location(s.skinned_program, "u_inv_max_angle2"), s.inv_max_angle2);
+  bind_gpu_skinning(s, s.skinned_program);
   const Mat4f identity = Mat4f::Identity();
   glUniformMatrix4fv(s.location(s.skinned_program, "u_view_projection"), 1, GL_FALSE, identity.data());
-  const std::pair<GLint, GLuint> tables[] = {{kMatricesUnit, s.matrices_texture},
-                                             {kSkinUnit, s.skin_texture},
-                                             {kPairsUnit, s.pairs_texture},
-                                             {kJointsUnit, s.joints_texture}};
-  for (const auto& [unit, texture] : tables) {
-    glActiveTexture(GL_TEXTURE0 + unit);
-    glBindTexture(GL_TEXTURE_2D, texture);
-  }
   // A surfaceless context has no default framebuffer, and draws into an incomplete one are
   // dropped, even with rasterisation off.
   GLint previous_framebuffer = 0;

@@ -13,6 +13,16 @@
 namespace wobble::test {
 namespace {
 
+// The driver's log of a shader that did not compile or a program that did not link, else "".
+std::string failure_log(GLuint object, bool is_program) {
+  GLint ok = 0;
+  (is_program ? glGetProgramiv : glGetShaderiv)(object, is_program ? GL_LINK_STATUS : GL_COMPILE_STATUS, &ok);
+  if (ok) return {};
+  char buffer[2048] = {};
+  (is_program ? glGetProgramInfoLog : glGetShaderInfoLog)(object, sizeof buffer, nullptr, buffer);
+  return buffer;
+}
+
 // Empty if the program compiles and links, else the driver's log.
 std::string compile_and_link(const std::string& defines, const char* vertex, const char* fragment) {
   std::string log;
@@ -23,25 +33,13 @@ std::string compile_and_link(const std::string& defines, const char* vertex, con
     const GLuint shader = glCreateShader(stage);
     glShaderSource(shader, 1, &pointer, nullptr);
     glCompileShader(shader);
-    GLint ok = 0;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-      char buffer[2048] = {};
-      glGetShaderInfoLog(shader, sizeof buffer, nullptr, buffer);
-      log += buffer;
-    }
+    log += failure_log(shader, false);
     glAttachShader(program, shader);
     glDeleteShader(shader);
   }
   if (log.empty()) {
     glLinkProgram(program);
-    GLint ok = 0;
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-      char buffer[2048] = {};
-      glGetProgramInfoLog(program, sizeof buffer, nullptr, buffer);
-      log += buffer;
-    }
+    log += failure_log(program, true);
   }
   glDeleteProgram(program);
   return log;

@@ -2,19 +2,10 @@
 // 127.0.0.1 at a free port, opens it with a timer-driven main loop and without the interface,
 // and checks that the canvas shows a non-blank picture that changes while the clip plays with
 // the effect on. Usage: node browser_test.mjs SITE
-import path from 'node:path';
-import { canvasShot, compare, launch, openViewer, pageErrors, requireSite, serve } from './site.mjs';
+import { canvasShot, compare, openViewer, pageErrors, runSiteTest } from './site.mjs';
 
-const site = path.resolve(process.argv[2] || 'build-web/site');
-function fail(message) {
-  console.error(`web test: ${message}`);
-  process.exitCode = 1;
-}
-requireSite(site);
-const server = await serve(site);
-const browser = await launch();
-try {
-  const page = await openViewer(browser, `http://127.0.0.1:${server.address().port}/index.html?timer&no-ui`, 'wobble-viewer: running');
+await runSiteTest('web test', async ({ browser, origin, fail }) => {
+  const page = await openViewer(browser, `${origin}/index.html?timer&no-ui`, 'wobble-viewer: running');
   // Let the clip and the effect run, then take two pictures of the canvas half a second apart.
   await page.waitForTimeout(1500);
   const first = await canvasShot(page);
@@ -27,9 +18,4 @@ try {
   if (errors.length) fail(`the page reported errors:\n${errors.join('\n')}`);
   if (stats.foreground < 0.02) fail('the canvas is blank');
   if (stats.changed < 0.002) fail('the picture does not change while the clip plays');
-} catch (e) {
-  fail(e.message);
-} finally {
-  await browser.close();
-  server.close();
-}
+});

@@ -2,29 +2,20 @@
 // `lbs,deltamush` and `lbs,ddm` run as transform-feedback kernels (the page says so), and the
 // picture held after 30 fixed frames (?stop-frame) equals the CPU path's (?cpu) at the same
 // frame. Usage: node gpu_test.mjs SITE
-import path from 'node:path';
-import { canvasShot, compare, launch, openViewer, pageErrors, requireSite, serve } from './site.mjs';
+import { canvasShot, compare, openViewer, pageErrors, runSiteTest } from './site.mjs';
 
-const site = path.resolve(process.argv[2] || 'build-web/site');
-function fail(message) {
-  console.error(`web GPU test: ${message}`);
-  process.exitCode = 1;
-}
-requireSite(site);
-const server = await serve(site);
-const browser = await launch();
-const base = `http://127.0.0.1:${server.address().port}/index.html?timer&no-ui&size=480x320&stop-frame=30`;
-async function pictureOf(stack, path) {
-  const page = await openViewer(browser, `${base}&deformer=${stack}&${path}`, 'wobble-viewer: stopped at frame 30');
-  await page.waitForTimeout(300);  // a few more (held) frames drawn
-  const shot = await canvasShot(page);
-  const errors = pageErrors(page);
-  if (errors.length) fail(`${stack} (${path}): the page reported errors:\n${errors.join('\n')}`);
-  const fallback = page.consoleLines.filter((l) => l.includes('the CPU path takes over'));
-  if (fallback.length) fail(`${stack}: the GPU path failed:\n${fallback.join('\n')}`);
-  return { page, shot };
-}
-try {
+await runSiteTest('web GPU test', async ({ browser, origin, fail }) => {
+  const base = `${origin}/index.html?timer&no-ui&size=480x320&stop-frame=30`;
+  async function pictureOf(stack, path) {
+    const page = await openViewer(browser, `${base}&deformer=${stack}&${path}`, 'wobble-viewer: stopped at frame 30');
+    await page.waitForTimeout(300);  // a few more (held) frames drawn
+    const shot = await canvasShot(page);
+    const errors = pageErrors(page);
+    if (errors.length) fail(`${stack} (${path}): the page reported errors:\n${errors.join('\n')}`);
+    const fallback = page.consoleLines.filter((l) => l.includes('the CPU path takes over'));
+    if (fallback.length) fail(`${stack}: the GPU path failed:\n${fallback.join('\n')}`);
+    return { page, shot };
+  }
   for (const stack of ['lbs,deltamush', 'lbs,ddm']) {
     const gpu = await pictureOf(stack, 'gpu');
     const ready = `wobble-viewer: GPU path ready for ${stack} (transform feedback)`;
@@ -38,9 +29,4 @@ try {
     await gpu.page.close();
     await cpu.page.close();
   }
-} catch (e) {
-  fail(e.message);
-} finally {
-  await browser.close();
-  server.close();
-}
+});

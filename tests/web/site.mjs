@@ -38,6 +38,29 @@ export function launch() {
   });
 }
 
+// One browser test's frame: serves SITE (the command line's first argument, default
+// build-web/site), launches Chromium and runs body({ browser, origin, fail }); fail(message) prints
+// `name: message` and sets exit code 1, as does anything body throws; the browser and the server
+// are closed whatever happens.
+export async function runSiteTest(name, body) {
+  const site = path.resolve(process.argv[2] || 'build-web/site');
+  const fail = (message) => {
+    console.error(`${name}: ${message}`);
+    process.exitCode = 1;
+  };
+  requireSite(site);
+  const server = await serve(site);
+  const browser = await launch();
+  try {
+    await body({ browser, origin: `http://127.0.0.1:${server.address().port}`, fail });
+  } catch (e) {
+    fail(e.message);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
 // Opens `url` in a new page and waits until the program printed a line containing `line`.
 export async function openViewer(browser, url, line) {
   const page = await browser.newPage({ viewport: { width: 1300, height: 800 } });

@@ -11,8 +11,6 @@ class HeadlessContext {
   // Throws Error with one line saying what failed (no EGL display, no OpenGL 3.3, ...).
   HeadlessContext();
   ~HeadlessContext();
-  HeadlessContext(const HeadlessContext&) = delete;
-  HeadlessContext& operator=(const HeadlessContext&) = delete;
   // "OpenGL <version> (<renderer>)" of the context.
   std::string description() const;
 

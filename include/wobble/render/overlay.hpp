@@ -15,8 +15,6 @@ class Overlay {
   // Needs a current OpenGL 3.3 core / ES 3.0 context.
   Overlay();
   ~Overlay();
-  Overlay(const Overlay&) = delete;
-  Overlay& operator=(const Overlay&) = delete;
 
   void add_line(const Vec3f& a, const Vec3f& b, const Vec4f& color);
   void add_point(const Vec3f& p, const Vec4f& color);

@@ -60,8 +60,6 @@ class Renderer {
   // Needs a current OpenGL 3.3 core / ES 3.0 context. Throws Error if a shader does not compile.
   Renderer();
   ~Renderer();
-  Renderer(const Renderer&) = delete;
-  Renderer& operator=(const Renderer&) = delete;
 
   // Uploads the mesh once: triangles, UVs, materials and their base-colour textures, rest
   // positions and normals. Resets the skin, the scalars and the skeleton.

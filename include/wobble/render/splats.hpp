@@ -23,8 +23,6 @@ class SplatRenderer {
   // Needs a current OpenGL 3.3 core / ES 3.0 context.
   SplatRenderer();
   ~SplatRenderer();
-  SplatRenderer(const SplatRenderer&) = delete;
-  SplatRenderer& operator=(const SplatRenderer&) = delete;
 
   void set_splats(std::span<const Splat> splats);
   std::size_t count() const;

@@ -5,8 +5,7 @@
 #include <numbers>
 
 #include <wobble/error.hpp>
-#include <wobble/physics/eigenmodes.hpp>
-#include <wobble/physics/scene.hpp>
+#include <wobble/physics/shape_body.hpp>
 
 #include "core/fail.hpp"
 
@@ -61,19 +60,15 @@ void PhysicsSession::build_fields() {
   if (field_key_ == key) return;
   fields::SampleOptions sampling;
   sampling.grid_resolution = settings_.physics.sample_grid;
-  samples_ =
-      shape_.triangles.empty() ? fields::sample_point_cloud(rest_, sampling) : fields::sample_mesh(shape_, sampling);
+  // From the file's points, as a scene samples them (not from rest_: normalising twice rounds).
+  samples_ = shape_.triangles.empty() ? fields::sample_point_cloud(fields::to_double(shape_.positions), sampling)
+                                      : fields::sample_mesh(shape_, sampling);
   samples_ = fields::subsample(samples_, static_cast<std::size_t>(settings_.physics.points));
   if (settings_.subspace == Subspace::Neural) {
     if (!neural_) fail_plain("physics: no neural fields model (export one with `wobble fields export`)");
     field_ = neural_(shape_, true);  // a point cloud (no triangles) is encoded from its points (shape_sample.hpp)
   } else {
-    std::vector<Vec3d> cover = samples_.points;
-    cover.insert(cover.end(), rest_.begin(), rest_.end());
-    physics::EigenmodeOptions eigen;
-    eigen.handles = settings_.physics.handles;
-    eigen.grid_resolution = settings_.physics.field_grid;
-    field_ = physics::skinning_eigenmodes(cover, eigen);
+    field_ = physics::shape_eigenmodes(physics::shape_cover(samples_, rest_), s.handles, s.field_grid);
   }
   field_key_ = key;
 }
@@ -99,9 +94,8 @@ physics::DirichletRegion PhysicsSession::pins() const {
     return {};
   }
   std::vector<Vec3d> anchors;
-  for (const std::vector<Vec3d>* points : {&samples_.points, &rest_})
-    for (const Vec3d& p : *points)
-      if (inside(p)) anchors.push_back(p);
+  for (const Vec3d& p : physics::shape_cover(samples_, rest_))
+    if (inside(p)) anchors.push_back(p);
   if (anchors.empty()) return {};  // nothing selected: free
   return physics::DirichletRegion(inside, std::move(anchors), settings_.physics.pin_blend);
 }
@@ -126,15 +120,7 @@ void PhysicsSession::build_world() {
   world_.solver.tolerance = settings_.physics.tolerance;
   const physics::Settings& s = settings_.physics;
   world_.contact = {s.contact, s.contact_radius, s.contact_min_gap, s.contact_stiffness};  // the dropped ball
-  physics::BodyDescription d;
-  d.name = "shape";
-  d.samples = samples_;
-  d.field = field_;
-  d.material = settings_.physics.material();
-  d.model = settings_.physics.model;
-  d.pins = pins();
-  d.collision_points = physics::collision_points(samples_, rest_);  // as `wobble simulate`'s
-  world_.add_body(std::move(d));
+  world_.add_body(physics::shape_body("shape", samples_, field_, rest_, pins(), s.material(), s.model));
   vertex_basis_ = world_.body(0).basis_at(rest_, false);
   update_live(settings_);
   ball_body_ = -1;
@@ -272,22 +258,13 @@ void PhysicsSession::drop_ball() {
   const Vec3d top(rest_box_.center().x(), rest_box_.max().y() + kBallRadius + 0.2, rest_box_.center().z());
   fields::SampleOptions sampling;
   sampling.grid_resolution = 12;
-  physics::BodyDescription d;
-  d.name = "ball";
-  d.samples = fields::subsample(fields::sample_mesh(ball_mesh_, sampling), 300);
-  std::vector<Vec3d> sphere = fields::to_double(ball_mesh_.positions);
-  std::vector<Vec3d> cover = d.samples.points;
-  cover.insert(cover.end(), sphere.begin(), sphere.end());
-  physics::EigenmodeOptions eigen;
-  eigen.handles = kBallHandles;
-  eigen.grid_resolution = 10;
-  d.field = physics::skinning_eigenmodes(cover, eigen);
-  d.material = settings_.physics.material();
-  d.model = settings_.physics.model;
+  fields::SamplePoints samples = fields::subsample(fields::sample_mesh(ball_mesh_, sampling), 300);
+  const std::vector<Vec3d> sphere = fields::to_double(ball_mesh_.positions);
+  auto field = physics::shape_eigenmodes(physics::shape_cover(samples, sphere), kBallHandles, 10);
+  physics::BodyDescription d = physics::shape_body("ball", std::move(samples), std::move(field), sphere, {},
+                                                   settings_.physics.material(), settings_.physics.model);
   d.scale = kBallRadius;
   d.translation = top;
-  d.collision_points = d.samples.points;
-  d.collision_points.insert(d.collision_points.end(), sphere.begin(), sphere.end());
   ball_body_ = world_.add_body(std::move(d));
   ball_rest_.clear();
   for (const Vec3d& p : sphere) ball_rest_.push_back(kBallRadius * p + top);

@@ -79,12 +79,7 @@ std::shared_ptr<const fields::SkinningField> object_field(const ObjectDescriptio
       for (const Vec3d& p : bound) points_only.positions.push_back(p.cast<float>());
     return spec.field_source(object.gaussians ? points_only : object.character.mesh, true);
   }
-  if (spec.source == "eigenmodes") {
-    EigenmodeOptions eigen;
-    eigen.handles = spec.handles;
-    eigen.grid_resolution = spec.field_grid;
-    return skinning_eigenmodes(cover, eigen);
-  }
+  if (spec.source == "eigenmodes") return shape_eigenmodes(cover, spec.handles, spec.field_grid);
   if (spec.source == "skin") {
     if (!object.character.is_skinned()) fail(spec.file, "source 'skin' needs a rigged file with skin weights");
     RigWeightsOptions rig;
@@ -105,20 +100,14 @@ DirichletRegion pin_region(const ObjectDescription& spec, const std::vector<Vec3
   return DirichletRegion(predicate, std::move(anchors), spec.pin_blend);
 }
 
-// The body's description: fields, pins, collision points, material and initial state.
+// The body's description: the shape's body (shape_body.hpp), placed and set moving.
 BodyDescription body_description(const ObjectDescription& spec, const SceneObject& object, ObjectGeometry geometry,
                                  const std::vector<Vec3d>& bound_normalised) {
-  BodyDescription d;
-  d.name = spec.file.filename().string();
-  std::vector<Vec3d> cover = geometry.samples.points;
-  cover.insert(cover.end(), bound_normalised.begin(), bound_normalised.end());
-  d.field = object_field(spec, object, geometry.bound, cover);
-  if (!spec.pin.empty()) d.pins = pin_region(spec, cover);
-  d.collision_points = collision_points(geometry.samples, bound_normalised);
-  d.samples = std::move(geometry.samples);
-  spec.material.check();
-  d.material = spec.material;
-  d.model = spec.model;
+  const std::vector<Vec3d> cover = shape_cover(geometry.samples, bound_normalised);
+  auto field = object_field(spec, object, geometry.bound, cover);
+  DirichletRegion pins = spec.pin.empty() ? DirichletRegion() : pin_region(spec, cover);
+  BodyDescription d = shape_body(spec.file.filename().string(), std::move(geometry.samples), std::move(field),
+                                 bound_normalised, std::move(pins), spec.material, spec.model);
   d.pin_velocity = spec.pin_velocity;
   d.scale = spec.scale;
   d.translation = spec.position;
@@ -245,13 +234,6 @@ ObjectDescription object_of(const fs::path& shape, const Settings& s) {
 }
 
 }  // namespace
-
-std::vector<Vec3d> collision_points(const fields::SamplePoints& samples, const std::vector<Vec3d>& bound_normalised) {
-  std::vector<Vec3d> points = samples.points;
-  const std::size_t stride = std::max<std::size_t>(1, bound_normalised.size() / 4000);
-  for (std::size_t i = 0; i < bound_normalised.size(); i += stride) points.push_back(bound_normalised[i]);
-  return points;
-}
 
 Scene quick_scene(const fs::path& shape, const QuickSceneOptions& options) {
   const Settings& s = options.settings;

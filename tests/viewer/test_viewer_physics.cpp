@@ -2,13 +2,15 @@
 // a pinned bar sags under gravity while its pinned end's pixels stay; a scripted drag pulls the
 // picked point toward the cursor (its screen position, reported by the viewer) and the bar
 // returns after the release; a dropped bar comes to rest on the floor, nothing below it; the
-// rig-complementary mode visibly differs from LBS alone on clonk's walk; 3DGS splats draw and sag.
+// rig-complementary mode visibly differs from LBS alone on clonk's walk; 3DGS splats draw and sag; the
+// recorded preview equals `wobble simulate` for a mesh and for splats.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +22,7 @@
 
 #include <wobble/io/files.hpp>
 #include <wobble/io/image.hpp>
+#include <wobble/physics/gaussians.hpp>
 
 #include "viewer_runs.hpp"
 
@@ -47,6 +50,37 @@ fs::path bar_file() {
   out << "f 1 3 2\nf 1 4 3\nf " << last + 1 << " " << last + 2 << " " << last + 3 << "\nf " << last + 1 << " "
       << last + 3 << " " << last + 4 << "\n";
   return file;
+}
+
+// A 3DGS PLY (binary, as 3DGS writes it): a 2 x 0.25 x 0.25 slab along x of n x m x m red Gaussians.
+fs::path splat_slab(const std::string& name, int n, int m) {
+  const fs::path ply = viewer_scratch(name);
+  std::ofstream out(ply, std::ios::binary);
+  const char* names[] = {"x",       "y",       "z",       "f_dc_0", "f_dc_1", "f_dc_2", "opacity",
+                         "scale_0", "scale_1", "scale_2", "rot_0",  "rot_1",  "rot_2",  "rot_3"};
+  out << "ply\nformat binary_little_endian 1.0\nelement vertex " << n * m * m << "\n";
+  for (const char* property : names) out << "property float " << property << "\n";
+  out << "end_header\n";
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j)
+      for (int k = 0; k < m; ++k) {
+        const float v[14] = {-1.0f + 2.0f * i / (n - 1),
+                             -0.125f + 0.25f * j / (m - 1),
+                             -0.125f + 0.25f * k / (m - 1),
+                             1.5f,
+                             -1.0f,
+                             -1.0f,
+                             4.0f,
+                             std::log(0.08f),
+                             std::log(0.05f),
+                             std::log(0.05f),
+                             1,
+                             0,
+                             0,
+                             0};
+        out.write(reinterpret_cast<const char*>(v), sizeof v);
+      }
+  return ply;
 }
 
 // The viewer's "wobble-viewer: report {...}" lines, in order.
@@ -148,24 +182,7 @@ TEST(ViewerPhysics, RigModeShowsAComplementaryResponseOnTheWalk) {
 }
 
 TEST(ViewerPhysics, GaussianSplatsDrawAndSag) {
-  // A 3DGS PLY: a 1 x 0.25 x 0.25 slab of 10 x 3 x 3 Gaussians, pinned at one end.
-  const fs::path ply = viewer_scratch("splats.ply");
-  {
-    std::ofstream out(ply, std::ios::binary);
-    const char* names[] = {"x",       "y",       "z",       "f_dc_0", "f_dc_1", "f_dc_2", "opacity",
-                           "scale_0", "scale_1", "scale_2", "rot_0",  "rot_1",  "rot_2",  "rot_3"};
-    out << "ply\nformat binary_little_endian 1.0\nelement vertex " << 10 * 3 * 3 << "\n";
-    for (const char* n : names) out << "property float " << n << "\n";
-    out << "end_header\n";
-    for (int i = 0; i < 10; ++i)
-      for (int j = 0; j < 3; ++j)
-        for (int k = 0; k < 3; ++k) {
-          const float v[14] = {
-              -1.0f + 2.0f * i / 9, -0.125f + 0.125f * j, -0.125f + 0.125f * k, 1.5f, -1.0f, -1.0f, 4.0f,
-              std::log(0.08f),      std::log(0.05f),      std::log(0.05f),      1,    0,     0,     0};
-          out.write(reinterpret_cast<const char*>(v), sizeof v);
-        }
-  }
+  const fs::path ply = splat_slab("splats.ply", 10, 3);  // pinned at one end
   const std::string common =
       "'" + ply.string() + "' --physics --no-floor --youngs 3e5 --pin 'x<-0.7' --points 200 --handles 8";
   const RgbaImage start = screenshot("splats_start", common + " --frame 2");
@@ -179,27 +196,59 @@ TEST(ViewerPhysics, GaussianSplatsDrawAndSag) {
 // Preview equals simulation: the physics mode, recorded at its fixed 1/60 s frames with the time
 // step 1/60 s, gives the positions `wobble simulate` writes for the same shape and settings
 // (one step a frame: the viewer's frame k is after k + 1 steps, simulate's frame 0 the rest).
-TEST(ViewerPhysics, RecordedPreviewEqualsWobbleSimulate) {
+// Returns the largest distance between the two and the largest sag, over 30 frames.
+// `wobble simulate` writes splats as a folder of PLY frames: their centres are compared.
+std::vector<std::vector<wobble::Vec3f>> simulated_frames(const fs::path& output) {
+  if (output.extension() == ".pc2") return wobble::read_pc2(output);
+  std::vector<std::vector<wobble::Vec3f>> frames;
+  for (int f = 0;; ++f) {
+    char name[32];
+    std::snprintf(name, sizeof name, "frame_%04d.ply", f);
+    if (!fs::exists(output / name)) return frames;
+    const wobble::physics::GaussianCloud cloud = wobble::physics::read_gaussian_ply(output / name);
+    auto& centres = frames.emplace_back();
+    for (std::size_t g = 0; g < cloud.count(); ++g) centres.push_back(cloud.center(g).cast<float>());
+  }
+}
+
+std::pair<double, double> preview_against_simulate(const fs::path& shape, const std::string& name) {
   const std::string settings = " --youngs 1e7 --pin 'x<-0.8' --points 400 --handles 12 --fps 60 --substeps 1 ";
-  const fs::path preview = viewer_scratch("preview.pc2"), simulated = viewer_scratch("simulated.pc2");
+  const bool splats = shape.extension() == ".ply";
+  const fs::path preview = viewer_scratch(name + "_preview.pc2"),
+                 simulated = viewer_scratch(name + (splats ? "_simulated" : "_simulated.pc2"));
   std::string log;
-  ASSERT_EQ(run_viewer("'" + bar_file().string() + "' --physics --no-floor" + settings +
+  EXPECT_EQ(run_viewer("'" + shape.string() + "' --physics --no-floor" + settings +
                            "--no-ui --size 320x240 --record '" + preview.string() + "' --frame 30",
                        log),
             0)
       << log;
-  const std::string simulate = "'" WOBBLE_CLI "' simulate '" + bar_file().string() + "'" + settings +
-                               "--frames 31 -q -o '" + simulated.string() + "'";
-  ASSERT_EQ(std::system(simulate.c_str()), 0) << simulate;
-  const auto shown = wobble::read_pc2(preview), computed = wobble::read_pc2(simulated);
-  ASSERT_EQ(shown.size(), 30u);
-  ASSERT_EQ(computed.size(), 31u);
+  const std::string simulate = "'" WOBBLE_CLI "' simulate '" + shape.string() + "'" + settings + "--frames 31 -q -o '" +
+                               simulated.string() + (splats ? "/'" : "'");
+  EXPECT_EQ(std::system(simulate.c_str()), 0) << simulate;
+  const auto shown = wobble::read_pc2(preview), computed = simulated_frames(simulated);
+  EXPECT_EQ(shown.size(), 30u);
+  EXPECT_EQ(computed.size(), 31u);
+  if (shown.size() != 30u || computed.size() != 31u) return {1e9, 0};
   double worst = 0, sag = 0;
   for (std::size_t f = 0; f < shown.size(); ++f)
     for (std::size_t v = 0; v < shown[f].size(); ++v) {
       worst = std::max(worst, static_cast<double>((shown[f][v] - computed[f + 1][v]).norm()));
       sag = std::max(sag, static_cast<double>(computed[0][v].y() - computed[f + 1][v].y()));
     }
+  return {worst, sag};
+}
+
+TEST(ViewerPhysics, RecordedPreviewEqualsWobbleSimulate) {
+  const auto [worst, sag] = preview_against_simulate(bar_file(), "bar");
   EXPECT_GT(sag, 1e-3);          // it moved: the comparison is not of two rest shapes
   EXPECT_LT(worst, 1e-5 * 2.0);  // the bar's size is 2
+}
+
+// The same for 3D Gaussian splats (no surface): the viewer samples the Gaussians' centres as a
+// scene does, and records the centres that `wobble simulate` writes as PLY frames.
+TEST(ViewerPhysics, RecordedPreviewOfSplatsEqualsWobbleSimulate) {
+  const fs::path ply = splat_slab("bar_splats.ply", 41, 5);
+  const auto [worst, sag] = preview_against_simulate(ply, "splats");
+  EXPECT_GT(sag, 1e-3);
+  EXPECT_LT(worst, 1e-5 * 2.0);
 }

@@ -38,6 +38,7 @@
 #include <wobble/physics/dynamics.hpp>
 #include <wobble/physics/gaussians.hpp>
 #include <wobble/physics/scene_description.hpp>
+#include <wobble/physics/shape_body.hpp>
 
 namespace wobble::physics {
 
@@ -88,11 +89,5 @@ struct QuickSceneOptions {
   fields::MeshFields field_source;
 };
 Scene quick_scene(const std::filesystem::path& shape, const QuickSceneOptions& options);
-
-// The points of a shape's body that meet planes and other bodies (normalised frame): its sample
-// points and its bound points (vertices or Gaussian centres; every k-th, at most 4,000), so that
-// the visible surface, not only the cubature points, stays out of a floor. The viewer's bodies
-// use the same rule, so that its preview is what `wobble simulate` computes.
-std::vector<Vec3d> collision_points(const fields::SamplePoints& samples, const std::vector<Vec3d>& bound_normalised);
 
 }  // namespace wobble::physics

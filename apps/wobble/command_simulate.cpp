@@ -150,10 +150,7 @@ int run_scene(Scene& scene, const std::string& output, bool quiet) {
       splat_frames.push_back(std::move(clouds));
       return;
     }
-    std::vector<Vec3f> positions;
-    for (std::size_t o = 0; o < scene.objects.size(); ++o)
-      for (const Vec3d& p : scene.positions(o)) positions.push_back(p.cast<float>());
-    baked.positions.push_back(std::move(positions));
+    baked.positions.push_back(scene.frame_points());
   };
   record(0);
   std::size_t newton = 0;

@@ -32,20 +32,11 @@ struct Simulation {
   Scene scene;
   int frame = 0;  // frames advanced since construction
 
-  std::size_t point_count() const {
-    std::size_t n = 0;
-    for (std::size_t o = 0; o < scene.objects.size(); ++o) n += scene.objects[o].rest.size();
-    return n;
-  }
-  // Every object's current points, cast to float exactly as `wobble simulate` records a frame.
+  std::size_t point_count() const { return scene.point_count(); }
+  // Every object's current points, exactly as `wobble simulate` records a frame.
   void positions_into(float* out) const {
-    for (std::size_t o = 0; o < scene.objects.size(); ++o)
-      for (const Vec3d& p : scene.positions(o)) {
-        const Vec3f f = p.cast<float>();
-        *out++ = f.x();
-        *out++ = f.y();
-        *out++ = f.z();
-      }
+    const std::vector<Vec3f> points = scene.frame_points();
+    std::memcpy(out, points.data(), points.size() * sizeof(Vec3f));
   }
   const SceneObject& object(std::size_t index) const {
     if (index >= scene.objects.size())

@@ -34,21 +34,6 @@ physics::Settings simulation_settings(const char* settings_json) {
       .as<physics::Settings>();
 }
 
-// Every object's points in object order, as `wobble simulate` records a frame (a quick scene
-// has one object).
-std::vector<Vec3f> scene_points(const physics::Scene& scene) {
-  std::vector<Vec3f> points;
-  for (std::size_t o = 0; o < scene.objects.size(); ++o)
-    for (const Vec3d& p : scene.positions(o)) points.push_back(p.cast<float>());
-  return points;
-}
-
-std::size_t point_count(const physics::Scene& scene) {
-  std::size_t n = 0;
-  for (const physics::SceneObject& object : scene.objects) n += object.rest.size();
-  return n;
-}
-
 }  // namespace
 }  // namespace wobble::capi
 
@@ -83,7 +68,7 @@ wobble_status wobble_simulation_point_count(const wobble_simulation* simulation,
   return guarded(WOBBLE_INVALID_ARGUMENT, [&] {
     require(simulation, "simulation");
     require(count, "count (the result)");
-    *count = static_cast<uint32_t>(wobble::capi::point_count(simulation->scene));
+    *count = static_cast<uint32_t>(simulation->scene.point_count());
   });
 }
 
@@ -98,7 +83,7 @@ wobble_status wobble_simulation_positions(const wobble_simulation* simulation, f
     require(simulation, "simulation");
     require(positions, "positions");
     const std::size_t row = wobble::capi::row_stride(stride, "stride");
-    wobble::capi::copy_out(wobble::capi::scene_points(simulation->scene), positions, row);
+    wobble::capi::copy_out(simulation->scene.frame_points(), positions, row);
   });
 }
 

@@ -164,6 +164,20 @@ std::vector<Vec3d> Scene::positions(std::size_t index) const {
   return out;
 }
 
+std::size_t Scene::point_count() const {
+  std::size_t n = 0;
+  for (const SceneObject& object : objects) n += object.rest.size();
+  return n;
+}
+
+std::vector<Vec3f> Scene::frame_points() const {
+  std::vector<Vec3f> points;
+  points.reserve(point_count());
+  for (std::size_t o = 0; o < objects.size(); ++o)
+    for (const Vec3d& p : positions(o)) points.push_back(p.cast<float>());
+  return points;
+}
+
 GaussianCloud Scene::gaussians(std::size_t index) const {
   const SceneObject& object = objects.at(index);
   if (!object.gaussians) fail(object.file, "is not a Gaussian splat object");

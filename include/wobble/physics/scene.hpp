@@ -65,6 +65,10 @@ struct Scene {
 
   // Current positions of an object's bound points (output frame).
   std::vector<Vec3d> positions(std::size_t object) const;
+  // Every object's bound points, in object order.
+  std::size_t point_count() const;
+  // Every object's current points in object order, as float: a frame as `wobble simulate` writes it.
+  std::vector<Vec3f> frame_points() const;
   // Current Gaussians of a splat object (centres and covariances moved, the rest kept).
   GaussianCloud gaussians(std::size_t object) const;
   // Advances one frame (substeps steps).

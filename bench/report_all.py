@@ -11,8 +11,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ORDER = ["lbs", "dlbs", "dynamic", "deltamush", "physics", "threads", "runtime", "neural"]
-TAKES_CPU = {"dlbs", "deltamush", "physics", "runtime"}
+ORDER = ["lbs", "dlbs", "dynamic", "deltamush", "physics", "threads", "runtime", "neural", "first_step"]
+TAKES_CPU = {"dlbs", "deltamush", "physics", "runtime", "first_step"}
 
 
 def main():

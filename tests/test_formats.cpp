@@ -330,6 +330,29 @@ TEST(FormatsObj, SplitsVerticesPerCornerAndResolvesNegativeIndices) {
   EXPECT_TRUE(character.skin.empty());
 }
 
+TEST(FormatsObj, MaterialTexturesAreTypedByTheirExtensionInAnyCase) {
+  test::ScratchDir dir;
+  test::write_bytes(dir / "skin.JPEG", std::string("\xFF\xD8\xFF\xE0 not a whole JPEG", 20));
+  test::write_bytes(dir / "decal.Png", "png bytes");
+  test::write_bytes(dir / "bump.tga", "tga bytes");
+  test::write_bytes(dir / "box.mtl",
+                    "newmtl skin\nmap_Kd -s 1 1 1 skin.JPEG\n"
+                    "newmtl decal\nmap_Kd decal.Png\n"
+                    "newmtl bump\nmap_Kd bump.tga\n");
+  test::write_bytes(dir / "box.obj",
+                    "mtllib box.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\n"
+                    "usemtl skin\nf 1 2 3\nusemtl decal\nf 1 2 3\nusemtl bump\nf 1 2 3\n");
+  const Character character = read_obj(dir / "box.obj");
+  const Mesh& mesh = character.mesh;
+  ASSERT_EQ(mesh.images.size(), 2u);
+  EXPECT_EQ(mesh.images[0].name, "skin.JPEG");
+  EXPECT_EQ(mesh.images[0].mime_type, "image/jpeg");
+  EXPECT_EQ(mesh.images[1].mime_type, "image/png");
+  EXPECT_EQ(mesh.images[1].encoded.size(), std::string("png bytes").size());
+  // A TGA is neither PNG nor JPEG: skipped, said once.
+  EXPECT_EQ(character.diagnostics.count("obj_texture_skipped"), 1u);
+}
+
 TEST(FormatsObj, WriteThenReadKeepsPositionsUvsAndTriangles) {
   Mesh mesh;
   mesh.positions = {{0.1f, 0.2f, 0.3f}, {1.5f, -2.25f, 1e-7f}, {3.0f, 1.0f / 3.0f, -4.0f}, {7, 8, 9}, {1, 1, 1}};

@@ -15,19 +15,12 @@
 
 #include <fmt/format.h>
 
-#include "core/ascii.hpp"
+#include "image_mime_type.hpp"
 
 namespace wobble {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string mime_of(const std::string& hint_or_extension) {
-  const std::string h = ascii_lower(hint_or_extension);
-  if (h == "png" || h == ".png") return "image/png";
-  if (h == "jpg" || h == "jpeg" || h == ".jpg" || h == ".jpeg") return "image/jpeg";
-  return {};
-}
 
 }  // namespace
 
@@ -57,7 +50,7 @@ void read_materials(const fs::path& path, const aiScene* scene, Mesh& mesh, Diag
       if (auto it = image_of.find(reference); it != image_of.end()) {
         material.base_color_image = it->second;
       } else if (const aiTexture* embedded = scene->GetEmbeddedTexture(reference.c_str())) {
-        const std::string mime = mime_of(embedded->achFormatHint);
+        const std::string mime = image_mime_type_of_extension(embedded->achFormatHint);
         if (embedded->mHeight == 0 && !mime.empty() && embedded->pcData) {
           Image image;
           image.name = embedded->mFilename.length ? embedded->mFilename.C_Str() : reference;
@@ -74,7 +67,7 @@ void read_materials(const fs::path& path, const aiScene* scene, Mesh& mesh, Diag
         std::replace(relative.begin(), relative.end(), '\\', '/');
         const fs::path file = path.parent_path() / relative;
         std::error_code ec;
-        const std::string mime = mime_of(file.extension().string());
+        const std::string mime = image_mime_type_of_extension(file.extension().string());
         if (!mime.empty() && fs::is_regular_file(file, ec)) {
           std::ifstream in(file, std::ios::binary);
           Image image;

@@ -1125,13 +1125,8 @@ class GltfReader {
     }
     image.mime_type = image_mime_type(image.encoded);
     if (image.mime_type.empty()) image.mime_type = source.mimeType;
-    if (image.mime_type.empty()) {
-      std::string extension = fs::path(source.uri).extension().string();
-      std::transform(extension.begin(), extension.end(), extension.begin(),
-                     [](unsigned char ch) { return std::tolower(ch); });
-      if (extension == ".png") image.mime_type = "image/png";
-      if (extension == ".jpg" || extension == ".jpeg") image.mime_type = "image/jpeg";
-    }
+    if (image.mime_type.empty())
+      image.mime_type = image_mime_type_of_extension(fs::path(source.uri).extension().string());
     character_.mesh.images.push_back(std::move(image));
     return static_cast<int>(character_.mesh.images.size()) - 1;
   }

@@ -22,7 +22,7 @@
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 
-#include "core/ascii.hpp"
+#include "image_mime_type.hpp"
 #include "core/fail.hpp"
 #include "text_format.hpp"
 
@@ -45,13 +45,6 @@ struct CornerHash {
   }
 };
 
-std::string mime_from_extension(const fs::path& file) {
-  const std::string ext = ascii_lower(file.extension().string());
-  if (ext == ".png") return "image/png";
-  if (ext == ".jpg" || ext == ".jpeg") return "image/jpeg";
-  return {};
-}
-
 // The material of that name in `mesh` (added when new): its index.
 int material_named(Mesh& mesh, const std::string& name) {
   auto it =
@@ -67,7 +60,7 @@ void read_mtl_texture(const fs::path& obj_path, const std::vector<std::string_vi
                       Mesh& mesh, Diagnostics& diagnostics) {
   // The file name is the last word (options such as -s come first).
   const fs::path image_file = obj_path.parent_path() / std::string(tokens.back());
-  const std::string mime = mime_from_extension(image_file);
+  const std::string mime = image_mime_type_of_extension(image_file.extension().string());
   std::error_code ec;
   if (mime.empty() || !fs::is_regular_file(image_file, ec)) {
     diagnostics.repair("obj_texture_skipped",

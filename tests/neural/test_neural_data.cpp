@@ -5,8 +5,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <wobble/error.hpp>
 #include <wobble/neural/field_metrics.hpp>
@@ -119,6 +122,52 @@ TEST(NeuralMetrics, DirichletTraceIsTheInverseVarianceOfALinearFieldAndBasisFree
   EXPECT_TRUE(std::isinf(dirichlet_trace(g, volumes)));
 }
 
+namespace {
+
+// `wobble fields metrics --fidelity --json` on the cactus with the untrained shipped network and
+// `flags`: its rows (empty when the command fails).
+nlohmann::json cactus_fidelity_rows(const std::string& flags) {
+  const std::filesystem::path out = std::filesystem::temp_directory_path() / "wobble_metrics_fidelity.json";
+  std::string command = WOBBLE_CLI;
+  command += " fields metrics --fidelity --fidelity-grid 12 --baseline-steps 0 --json --model \"";
+  command += std::string(WOBBLE_SOURCE_DIR) + "/models/physskin_small_untrained.wfield\" \"";
+  command += std::string(WOBBLE_SHARED_ASSETS) + "/shapes/cactus.off\" " + flags;
+  command += " > \"" + out.string() + "\" 2> /dev/null";
+  if (std::system(command.c_str()) != 0) return {};
+  std::ifstream in(out);
+  return nlohmann::json::parse(in);
+}
+
+const nlohmann::json& row_of(const nlohmann::json& rows, const std::string& method) {
+  for (const nlohmann::json& row : rows)
+    if (row["method"] == method) return row;
+  throw std::runtime_error("no row " + method);
+}
+
+}  // namespace
+
+TEST(NeuralMetrics, FidelityTakesThePinBlendAndTheEigenmodeCount) {
+  const nlohmann::json plain = cactus_fidelity_rows("");
+  const nlohmann::json changed = cactus_fidelity_rows("--pin-blend 0.6 --eigenmodes 3");
+  ASSERT_EQ(plain.size(), 3u);
+  ASSERT_EQ(changed.size(), 3u);
+  // The full-space reference does not depend on the subspace's settings.
+  EXPECT_EQ(plain[0]["tet_nodes"], changed[0]["tet_nodes"]);
+  EXPECT_EQ(plain[0]["full_frequencies"], changed[0]["full_frequencies"]);
+  // The pins' blend reaches the subspace: the same network's sag error moves.
+  const double sag_plain = row_of(plain, "neural (feed-forward)")["sag_error"];
+  const double sag_changed = row_of(changed, "neural (feed-forward)")["sag_error"];
+  EXPECT_GT(std::abs(sag_plain - sag_changed), 1e-3 * sag_plain);
+  // --eigenmodes sets the baseline's fields (the constant on top), not the network's; its
+  // quality ratio is against its own bound, so at least 1 on this connected shape (Ky Fan).
+  EXPECT_EQ(row_of(plain, "skinning eigenmodes")["fields"], 9);
+  EXPECT_EQ(row_of(changed, "skinning eigenmodes")["fields"], 4);
+  EXPECT_EQ(row_of(changed, "neural (feed-forward)")["fields"], 9);
+  EXPECT_GE(row_of(changed, "skinning eigenmodes")["quality_ratio"].get<double>(), 1.0);
+  EXPECT_TRUE(cactus_fidelity_rows("--pin-blend 2abc").empty());
+  EXPECT_TRUE(cactus_fidelity_rows("--eigenmodes 0").empty());
+}
+
 TEST(NeuralNpy, HeaderAndDataFollowTheFormat) {
   Eigen::MatrixXd values(3, 2);
   values << 1, 2, 3, 4, 5, 6.5;
@@ -221,7 +270,9 @@ TEST(NeuralShapes, AugmentedCopiesStayInTheNormalisedFrameWithConsistentVolumesA
     const double scale = (t.surface[1].slice(0, 0, 3) - t.surface[0].slice(0, 0, 3)).norm().item<double>() /
                          (shape.surface[1].slice(0, 0, 3) - shape.surface[0].slice(0, 0, 3)).norm().item<double>();
     const double volume_ratio = t.volumes.sum().item<double>() / shape.volumes.sum().item<double>();
-    if (!stretch) EXPECT_NEAR(volume_ratio, std::pow(scale, 3), 1e-4 * volume_ratio);
+    if (!stretch) {
+      EXPECT_NEAR(volume_ratio, std::pow(scale, 3), 1e-4 * volume_ratio);
+    }
     // Normals stay perpendicular to the surface: the rotated tangent of a triangle of the cloud
     // is not known here, so check the map instead: n' is parallel to A^-T n for the affine map A
     // that takes the original cubature points to the new ones (least squares, exact here).

@@ -1,10 +1,12 @@
 // wobble fields: neural skinning fields (PhysSkin++ III-B/C, IV-B).
 //   wobble fields train CONFIG [--processes N] [--resume]     (CONFIG or --config CONFIG)
 //   wobble fields infer [--model FILE] SHAPE [--points FILE] -o OUT.npy
-//   wobble fields metrics [--model FILE] SHAPE... [--rig CHARACTER]... [--baseline-steps 2000] [--fidelity]
+//   wobble fields metrics [--model FILE] SHAPE... [--rig CHARACTER]... [--baseline-steps 2000] [--eigenmodes K]
+//                         [--fidelity [--pin-blend 0.2]]
 //   wobble fields render [--model FILE] SHAPE -o OUT.png
 //   wobble fields export MODEL.pt -o MODEL.wfield   (command_fields_export.cpp)
 //   wobble fields plot LOSSES.csv -o CURVES.png      (command_fields_plot.cpp)
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -28,8 +30,10 @@
 #include <wobble/physics/eigenmodes.hpp>
 #include <wobble/physics/gaussians.hpp>
 #include <wobble/physics/rig_weights_field.hpp>
+#include <wobble/physics/settings.hpp>
 
 #include "../commands.hpp"
+#include "../described_options.hpp"
 #include "../progress.hpp"
 #include "local_ranks.hpp"
 #include "core/fail.hpp"
@@ -184,7 +188,13 @@ struct MetricShape {
   std::vector<Vec3d> points, cubature, surface;
   Eigen::VectorXd volumes;
   SurfaceOperator surface_operator;
-  Eigen::VectorXd bound;  // the K smallest non-zero surface eigenvalues
+  Eigen::VectorXd bound;  // the K smallest non-zero surface eigenvalues, for any K up to their count
+
+  Eigen::VectorXd lowest_eigenvalues(int K) const {
+    Eigen::VectorXd sorted = bound;
+    std::sort(sorted.begin(), sorted.end());
+    return sorted.head(std::min<Eigen::Index>(K, sorted.size()));
+  }
 };
 
 MetricShape metric_shape(const fs::path& file, const Mesh& mesh, int K) {
@@ -208,7 +218,9 @@ struct MetricsOptions {
   std::string model, config;
   std::vector<std::string> shapes, rigs;
   int baseline_steps = 2000, eigen_grid = 20, fidelity_grid = 20;
+  std::optional<int> eigenmodes;  // the baseline's field count; unset: the model's
   bool json = false, fidelity = false;
+  DescribedOptions physics{physics::physics_description(), ""};  // --pin-blend, for --fidelity
 };
 
 // The rows of `wobble fields metrics`, printed as they are computed (baselines take minutes) and
@@ -236,9 +248,10 @@ class MetricsTable {
            double seconds, double first_step = std::nan("")) {
     const FieldMetrics metrics = field_metrics(field.evaluate(s.points, false).W);
     const double dirichlet = dirichlet_trace(field.evaluate(s.cubature, true), s.volumes);
-    const double quality =
-        constant_first ? subspace_quality(s.surface_operator, field.evaluate(s.surface, false).W, true, s.bound).ratio
-                       : std::nan("");
+    const double quality = constant_first ? subspace_quality(s.surface_operator, field.evaluate(s.surface, false).W,
+                                                             true, s.lowest_eigenvalues(field.handle_count() - 1))
+                                                .ratio
+                                          : std::nan("");
     rows_.push_back({{"shape", s.name},
                      {"method", method},
                      {"fields", field.handle_count()},
@@ -300,6 +313,7 @@ void add_reference(const MetricsOptions& o, const std::string& file, const Chara
   const auto start = Clock::now();
   physics::FidelityOptions options;
   options.grid_resolution = o.fidelity_grid;
+  options.pin_blend = o.physics.settings().as<physics::Settings>().pin_blend;
   std::optional<physics::FullSpaceReference> reference;
   try {
     reference = physics::full_space_reference(character.mesh, s.sample.normalization, options);
@@ -331,7 +345,8 @@ void add_shape_rows(const MetricsOptions& o, const MetricsContext& c, const std:
   const Character character = load_character(file);
   if (character.mesh.triangles.empty()) fail(file, "has no triangles");
   auto start = Clock::now();
-  const MetricShape s = metric_shape(file, character.mesh, c.handles);
+  // The surface bound for every row's field count: the model's, the eigenmodes', the 8 quadratics.
+  const MetricShape s = metric_shape(file, character.mesh, std::max({c.handles, o.eigenmodes.value_or(0), 8}));
   const double preparation = seconds_since(start);
   if (o.fidelity) add_reference(o, file, character, s, table);
   // The time to a first step, when asked: the subspace from `fields` (empty: eigenmodes).
@@ -343,8 +358,10 @@ void add_shape_rows(const MetricsOptions& o, const MetricsContext& c, const std:
   neural->evaluate(s.points, false);
   table.add(s, "neural (feed-forward)", *neural, true, seconds_since(start), first_step(c.runtime_fields));
   start = Clock::now();
-  const auto modes = metric_eigenmodes(s, table, c.handles, o.eigen_grid);
-  table.add(s, "skinning eigenmodes", *modes, true, seconds_since(start), first_step({}));
+  const int modes_count = o.eigenmodes.value_or(c.handles);
+  const auto modes = metric_eigenmodes(s, table, modes_count, o.eigen_grid);
+  table.add(s, "skinning eigenmodes", *modes, true, seconds_since(start),
+            o.fidelity ? seconds_to_first_step(file, {}, modes_count + 1) : std::nan(""));
   const auto quadratic = std::make_shared<QuadraticPolynomialField>();
   table.add(s, "quadratic polynomials", *quadratic, true, preparation, first_step(fixed_fields(quadratic)));
   if (o.baseline_steps > 0) {
@@ -370,6 +387,8 @@ Runner add_metrics(CLI::App& app) {
                  "training configuration whose losses and batch sizes the per-object baseline uses (default: built-in "
                  "defaults with the model's batch size)");
   add_integer_option(app, "--eigen-grid", o->eigen_grid, "eigenmode grid cells along the longest side", 2, 256);
+  add_integer_option(app, "--eigenmodes", o->eigenmodes,
+                     "fields of the eigenmode baseline, the constant aside (default: the model's)", 1, 255);
   app.add_flag("--json", o->json, "JSON rows instead of a table");
   app.add_flag(
       "--fidelity", o->fidelity,
@@ -377,6 +396,7 @@ Runner add_metrics(CLI::App& app) {
       "shape to its first simulation step");
   add_integer_option(app, "--fidelity-grid", o->fidelity_grid,
                      "cells along the longest side of the FEM's tetrahedral mesh", 4, 96);
+  o->physics.add_to(app, "Fidelity", [](const ParameterDescription& p) { return p.key == "pin_blend"; });
   return [o] {
     const FieldsModel model(model_path(o->model));
     const fields::MeshFields runtime_fields = o->fidelity ? mesh_fields(model.file(), false) : fields::MeshFields{};

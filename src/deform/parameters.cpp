@@ -87,7 +87,9 @@ std::string ParameterDescription::default_text() const {
   if (const std::string* s = std::get_if<std::string>(&v)) return s->empty() ? "none" : *s;
   if (const VertexValues* a = std::get_if<VertexValues>(&v)) return a->attribute.empty() ? "none" : a->attribute;
   if (const auto* p = std::get_if<std::array<double, 3>>(&v)) {
-    return "(" + format_real((*p)[0]) + ", " + format_real((*p)[1]) + ", " + format_real((*p)[2]) + ")";
+    std::string text = "(";  // appended, not "(" + ...: GCC 12 warns falsely (-Wrestrict) on that form
+    text += format_real((*p)[0]) + ", " + format_real((*p)[1]) + ", " + format_real((*p)[2]) + ")";
+    return text;
   }
   if (optional) return "the global value";
   return {};

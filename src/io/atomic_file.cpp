@@ -38,7 +38,9 @@ std::string host_name() {
 // ".NAME.tmp-HOST-": the start of the temporaries this machine's writers make for `target`; a
 // pid and a random number follow.
 std::string temporary_prefix(const fs::path& target) {
-  return "." + target.filename().string() + ".tmp-" + host_name() + "-";
+  std::string prefix = ".";
+  prefix += target.filename().string() + ".tmp-" + host_name() + "-";
+  return prefix;
 }
 
 // Removes the temporaries of `target` that writers on this machine left when they died (SIGKILL,

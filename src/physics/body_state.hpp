@@ -17,7 +17,7 @@ struct Body::State {
   int m = 0;
   std::shared_ptr<const fields::SkinningField> field;
   Material material;
-  EnergyModel model;
+  EnergyModel model = EnergyModel::NeoHookean;
   DirichletRegion pins;
   Vec3d pin_velocity;
   double scale = 1;

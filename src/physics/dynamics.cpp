@@ -87,15 +87,15 @@ std::vector<Eigen::Matrix<double, 3, 4>> handle_matrices(const Eigen::VectorXd& 
 // ---------------------------------------------------------------------------------------------
 // Body
 
-Body::Body(BodyDescription description)
-    : s_(std::make_unique<State>(State{.name = std::move(description.name),
-                                       .field = std::move(description.field),
-                                       .material = description.material,
-                                       .model = description.model,
-                                       .pins = std::move(description.pins),
-                                       .pin_velocity = description.pin_velocity,
-                                       .scale = description.scale,
-                                       .translation = description.translation})) {
+Body::Body(BodyDescription description) : s_(std::make_unique<State>()) {
+  s_->name = std::move(description.name);
+  s_->field = std::move(description.field);
+  s_->material = description.material;
+  s_->model = description.model;
+  s_->pins = std::move(description.pins);
+  s_->pin_velocity = description.pin_velocity;
+  s_->scale = description.scale;
+  s_->translation = description.translation;
   if (!s_->field) fail_plain("body '{}': no skinning field", s_->name);
   if (description.samples.points.empty()) fail_plain("body '{}': no sample points", s_->name);
   if (!(s_->scale > 0) || !std::isfinite(s_->scale)) fail_plain("body '{}': scale must be positive", s_->name);

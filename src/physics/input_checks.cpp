@@ -16,7 +16,7 @@ namespace wobble::physics {
 namespace {
 
 std::string shown(const Vec3d& v) {
-  return "(" + format_real(v.x()) + ", " + format_real(v.y()) + ", " + format_real(v.z()) + ")";
+  return fmt::format("({}, {}, {})", format_real(v.x()), format_real(v.y()), format_real(v.z()));
 }
 
 void check_real(double value, const std::string& what, double low, double high) { check_range(value, what, low, high); }

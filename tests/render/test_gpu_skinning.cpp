@@ -132,7 +132,7 @@ TEST(GpuSkinning, PlainLbsMatchesCpuLbs) {
   DeformerStack lbs = DeformerStack::parse("lbs");
   lbs.bind(clonk);
   std::vector<Vec3f> positions, normals;
-  lbs.evaluate(FrameInput{clonk, pose, t}, positions, normals);
+  lbs.evaluate(FrameInput{clonk, pose, t, {}}, positions, normals);
   render::Renderer renderer;
   renderer.set_mesh(clonk.mesh);
   renderer.set_skin(clonk.skin, clonk.rig.joint_count());

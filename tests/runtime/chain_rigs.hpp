@@ -31,7 +31,9 @@ inline Character chain_character(
   for (int j = 0; j < joints; ++j) {
     Transform rest;
     if (j > 0) rest.translation = Vec3f(0, bone, 0);
-    c.rig.add_joint("j" + std::to_string(j), j - 1, rest, translation_matrix(Vec3f(0, -bone * j, 0)), true);
+    std::string name = "j";
+    name += std::to_string(j);
+    c.rig.add_joint(name, j - 1, rest, translation_matrix(Vec3f(0, -bone * j, 0)), true);
   }
   const float r = 0.2f * bone;
   for (int j = 0; j < joints; ++j) {

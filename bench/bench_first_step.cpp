@@ -2,7 +2,8 @@
 // into the stages `wobble simulate SHAPE` goes through, for the two subspaces it offers: the
 // shipped neural fields (models/physskin_small.wfield, the torch-free evaluator) and skinning
 // eigenmodes. On mannequin-devil (12,977 vertices), with the settings of `wobble fields metrics
-// --fidelity` (9 columns: 8 fields or 8 eigenmodes and the constant). Stages:
+// --fidelity` (9 columns: the network's 8 fields and the constant, or 9 eigenmodes, the
+// constant among them). Stages:
 //   read             the OFF file
 //   sample           the body's cubature samples (fields::sample_mesh, 24 cells), both paths
 //   encoder_sample   neural: the encoder's own sample of the mesh (make_shape_sample: 1,024
@@ -37,12 +38,14 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kShape = fs::path(WOBBLE_SHARED_ASSETS) / "shapes" / "mannequin-devil.off";
-constexpr int kHandles = 8;  // the shipped network's field count, so both subspaces have 9 columns
+// Eigenmodes with the constant as mode 0: as many columns as the shipped network's 8 fields and
+// its constant, as `wobble fields metrics --fidelity` times them.
+constexpr int kEigenmodes = 9;
 
 const physics::Settings& settings() {
   static const physics::Settings s = [] {
     physics::Settings s;
-    s.handles = kHandles;
+    s.handles = kEigenmodes;
     s.frames = 1;
     return s;
   }();
@@ -87,16 +90,9 @@ const fields::ShapeSample& encoder_sample() {
   return s;
 }
 
-std::vector<Vec3d> encoder_cubature() {
-  std::vector<Vec3d> out;
-  const Eigen::MatrixXf& c = encoder_sample().cubature;
-  for (Eigen::Index i = 0; i < c.rows(); ++i) out.push_back(c.row(i).transpose().cast<double>());
-  return out;
-}
-
 std::shared_ptr<const fields::SkinningField> field_of(bool neural) {
   if (neural) return network().fields_for(encoder_sample());
-  return physics::shape_eigenmodes(physics::shape_cover(samples(), normalised_vertices()), kHandles,
+  return physics::shape_eigenmodes(physics::shape_cover(samples(), normalised_vertices()), kEigenmodes,
                                    settings().field_grid);
 }
 
@@ -127,7 +123,7 @@ void BM_Encode(benchmark::State& state) {
 
 void BM_Candidates(benchmark::State& state) {
   const auto encoded = network().encode(encoder_sample().surface);
-  const std::vector<Vec3d> points = encoder_cubature();
+  const std::vector<Vec3d> points = fields::cubature_points(encoder_sample());
   Eigen::MatrixXd W;
   std::array<Eigen::MatrixXd, 3> gradient;
   for (auto _ : state) {

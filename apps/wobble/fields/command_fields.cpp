@@ -188,13 +188,10 @@ struct MetricShape {
   std::vector<Vec3d> points, cubature, surface;
   Eigen::VectorXd volumes;
   SurfaceOperator surface_operator;
-  Eigen::VectorXd bound;  // the K smallest non-zero surface eigenvalues, for any K up to their count
+  Eigen::VectorXd bound;  // the smallest non-zero surface eigenvalues, ascending
 
-  Eigen::VectorXd lowest_eigenvalues(int K) const {
-    Eigen::VectorXd sorted = bound;
-    std::sort(sorted.begin(), sorted.end());
-    return sorted.head(std::min<Eigen::Index>(K, sorted.size()));
-  }
+  // The bound of a subspace of K fields (Ky Fan): the K smallest (fewer if there are not K).
+  Eigen::VectorXd lowest_eigenvalues(int K) const { return bound.head(std::min<Eigen::Index>(K, bound.size())); }
 };
 
 MetricShape metric_shape(const fs::path& file, const Mesh& mesh, int K) {
@@ -207,6 +204,7 @@ MetricShape metric_shape(const fs::path& file, const Mesh& mesh, int K) {
   try {
     s.surface_operator = surface_operator(mesh);
     s.bound = lowest_nonzero_eigenvalues(s.surface_operator, K);
+    std::sort(s.bound.begin(), s.bound.end());
   } catch (const Error& e) {
     fail(file, "{}", e.what());
   }
@@ -294,6 +292,8 @@ class MetricsTable {
 struct MetricsContext {
   const FieldsModel& model;
   int handles;
+  int eigenmodes;    // the eigenmode baseline's fields (--eigenmodes; the model's by default)
+  double pin_blend;  // --pin-blend: the subspace's d(X) in the fidelity measure
   TrainingConfig config;
   fields::MeshFields runtime_fields;
 };
@@ -308,12 +308,12 @@ TrainingConfig baseline_config(const MetricsOptions& o, const FieldsModel& model
 }
 
 // --fidelity: the shape's full-space FEM reference, timed.
-void add_reference(const MetricsOptions& o, const std::string& file, const Character& character, const MetricShape& s,
-                   MetricsTable& table) {
+void add_reference(const MetricsOptions& o, const MetricsContext& c, const std::string& file,
+                   const Character& character, const MetricShape& s, MetricsTable& table) {
   const auto start = Clock::now();
   physics::FidelityOptions options;
   options.grid_resolution = o.fidelity_grid;
-  options.pin_blend = o.physics.settings().as<physics::Settings>().pin_blend;
+  options.pin_blend = c.pin_blend;
   std::optional<physics::FullSpaceReference> reference;
   try {
     reference = physics::full_space_reference(character.mesh, s.sample.normalization, options);
@@ -345,24 +345,25 @@ void add_shape_rows(const MetricsOptions& o, const MetricsContext& c, const std:
   const Character character = load_character(file);
   if (character.mesh.triangles.empty()) fail(file, "has no triangles");
   auto start = Clock::now();
-  // The surface bound for every row's field count: the model's, the eigenmodes', the 8 quadratics.
-  const MetricShape s = metric_shape(file, character.mesh, std::max({c.handles, o.eigenmodes.value_or(0), 8}));
+  const auto quadratic = std::make_shared<QuadraticPolynomialField>();
+  // The surface bound for every row's field count (the constant aside): the model's, the
+  // eigenmodes', the quadratics'.
+  const MetricShape s =
+      metric_shape(file, character.mesh, std::max({c.handles, c.eigenmodes, quadratic->handle_count() - 1}));
   const double preparation = seconds_since(start);
-  if (o.fidelity) add_reference(o, file, character, s, table);
-  // The time to a first step, when asked: the subspace from `fields` (empty: eigenmodes).
+  if (o.fidelity) add_reference(o, c, file, character, s, table);
+  // The time to a first step, when asked: the subspace from `fields` (empty: the eigenmodes,
+  // constant included; learned fields bring their own count).
   auto first_step = [&](const fields::MeshFields& fields) {
-    return o.fidelity ? seconds_to_first_step(file, fields, c.handles + 1) : std::nan("");
+    return o.fidelity ? seconds_to_first_step(file, fields, c.eigenmodes + 1) : std::nan("");
   };
   start = Clock::now();
   const auto neural = c.model.fields_for(s.sample, true);
   neural->evaluate(s.points, false);
   table.add(s, "neural (feed-forward)", *neural, true, seconds_since(start), first_step(c.runtime_fields));
   start = Clock::now();
-  const int modes_count = o.eigenmodes.value_or(c.handles);
-  const auto modes = metric_eigenmodes(s, table, modes_count, o.eigen_grid);
-  table.add(s, "skinning eigenmodes", *modes, true, seconds_since(start),
-            o.fidelity ? seconds_to_first_step(file, {}, modes_count + 1) : std::nan(""));
-  const auto quadratic = std::make_shared<QuadraticPolynomialField>();
+  const auto modes = metric_eigenmodes(s, table, c.eigenmodes, o.eigen_grid);
+  table.add(s, "skinning eigenmodes", *modes, true, seconds_since(start), first_step({}));
   table.add(s, "quadratic polynomials", *quadratic, true, preparation, first_step(fixed_fields(quadratic)));
   if (o.baseline_steps > 0) {
     const PerObjectResult mlp = train_per_object(s.sample, c.handles, o.baseline_steps, c.config, 1);
@@ -405,7 +406,12 @@ Runner add_metrics(CLI::App& app) {
     for (const auto& s : o->shapes) inputs.emplace_back(s, false);
     for (const auto& r : o->rigs) inputs.emplace_back(r, true);
     if (inputs.empty()) fail_plain("metrics needs at least one SHAPE or --rig CHARACTER");
-    const MetricsContext context{model, model.handles(), baseline_config(*o, model), runtime_fields};
+    const MetricsContext context{model,
+                                 model.handles(),
+                                 o->eigenmodes.value_or(model.handles()),
+                                 o->physics.settings().as<physics::Settings>().pin_blend,
+                                 baseline_config(*o, model),
+                                 runtime_fields};
     for (const auto& [file, rigged] : inputs) add_shape_rows(*o, context, file, rigged, table);
     table.finish();
     return 0;

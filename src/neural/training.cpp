@@ -673,11 +673,11 @@ void read_real_meshes(const json& d, const fs::path& base, const fs::path& sourc
 
 // Read key by key rather than by a Key table: they fill the configuration and its sample options.
 void read_data(const json& section, const fs::path& base, const fs::path& source, TrainingConfig& c) {
-  const json& d = checked_section(
-      section, "data",
-      {"procedural_shapes", "validation_procedural", "real_fraction", "real_train", "real_validation", "corpus",
-       "surface_points", "cubature_points", "grid_resolution", "augment_rotation", "augment_scaling"},
-      source);
+  const json& d = checked_section(section, "data",
+                                  {"procedural_shapes", "validation_procedural", "real_fraction", "real_train",
+                                   "real_validation", "corpus", "surface_points", "cubature_points", "grid_resolution",
+                                   "augment_rotation", "augment_scaling", "resample_points"},
+                                  source);
   read(d, "procedural_shapes", c.procedural_shapes, source);
   read(d, "validation_procedural", c.validation_procedural, source);
   read(d, "real_fraction", c.real_fraction, source);
@@ -686,6 +686,7 @@ void read_data(const json& section, const fs::path& base, const fs::path& source
   read(d, "grid_resolution", c.sample.grid_resolution, source);
   read(d, "augment_rotation", c.augment_rotation, source);
   read(d, "augment_scaling", c.augment_scaling, source);
+  read(d, "resample_points", c.resample_points, source);
   read_real_meshes(d, base, source, c);
   if (!(c.augment_scaling >= 1 && c.augment_scaling <= 4)) fail(source, "data.augment_scaling must be in [1, 4]");
   if (!(c.real_fraction >= 0 && c.real_fraction <= 1)) fail(source, "data.real_fraction must be in [0, 1]");

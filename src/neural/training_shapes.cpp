@@ -118,19 +118,35 @@ TrainingShapes::TrainingShapes(const TrainingConfig& config) : config_(config) {
     Mesh mesh;
     const fields::ShapeSample sample = load_real(file, config.sample, config.seed, &mesh);
     real_.emplace_back(sample, mesh);
+    if (config.resample_points) real_meshes_.push_back({file, std::move(mesh)});
+  }
+}
+
+// With resample_points off a draw takes nothing more from the random stream, so that runs from
+// before the option repeat exactly.
+ShapeTensors TrainingShapes::real_shape(std::size_t index, fields::Random& random) const {
+  if (!config_.resample_points) return real_[index];
+  const RealMesh& real = real_meshes_[index];
+  try {
+    const std::uint64_t seed = random.next();
+    return ShapeTensors(fields::make_shape_sample(real.mesh, real.file.stem().string(), config_.sample, seed),
+                        real.mesh);
+  } catch (const Error& e) {
+    fail(real.file, "cannot be resampled for training: {}", e.what());
   }
 }
 
 ShapeTensors TrainingShapes::draw(fields::Random& random) const {
   if (rig_) return *rig_;
   if (!real_.empty() && (config_.procedural_shapes == 0 || random.uniform() < config_.real_fraction)) {
-    const ShapeTensors& shape = real_[random.next() % real_.size()];
+    const ShapeTensors shape = real_shape(random.next() % real_.size(), random);
     if (!config_.augment_rotation && !(config_.augment_scaling > 1)) return shape;
     return augmented(shape, random, config_.augment_rotation, config_.augment_scaling);
   }
   const std::uint64_t seed = random.next() % static_cast<std::uint64_t>(std::max(1, config_.procedural_shapes));
-  return ShapeTensors(
-      fields::make_shape_sample(procedural_shape(seed), fmt::format("procedural {}", seed), config_.sample, seed + 11));
+  const std::uint64_t sample_seed = config_.resample_points ? random.next() : seed + 11;
+  return ShapeTensors(fields::make_shape_sample(procedural_shape(seed), fmt::format("procedural {}", seed),
+                                                config_.sample, sample_seed));
 }
 
 std::vector<fields::ShapeSample> validation_shapes(const TrainingConfig& config) {

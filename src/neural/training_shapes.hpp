@@ -4,6 +4,7 @@
 // and z one process drawing items 0 .. N*B-1 sees (distributed training), and a resumed run
 // continues exactly as an uninterrupted one.
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <vector>
 
@@ -37,8 +38,8 @@ struct ItemRandom {
 ShapeTensors augmented(const ShapeTensors& shape, fields::Random& random, bool rotate, double scaling);
 
 // Training shapes: procedural ones from seeds [0, procedural_shapes), generated when drawn, and
-// the real training meshes (sampled and converted once), augmented when drawn; or, for
-// rig-complementary training, the rig's mesh alone.
+// the real training meshes (sampled and converted once, or sampled anew on every draw with
+// data.resample_points), augmented when drawn; or, for rig-complementary training, the rig's mesh alone.
 class TrainingShapes {
  public:
   explicit TrainingShapes(const TrainingConfig& config);
@@ -46,8 +47,15 @@ class TrainingShapes {
   std::size_t real_count() const { return real_.size(); }
 
  private:
+  struct RealMesh {
+    std::filesystem::path file;
+    Mesh mesh;
+  };
+  ShapeTensors real_shape(std::size_t index, fields::Random& random) const;
+
   const TrainingConfig& config_;
   std::vector<ShapeTensors> real_;
+  std::vector<RealMesh> real_meshes_;  // with resample_points only
   std::optional<ShapeTensors> rig_;
 };
 

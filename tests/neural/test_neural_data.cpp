@@ -284,3 +284,35 @@ TEST(NeuralShapes, AugmentedCopiesStayInTheNormalisedFrameWithConsistentVolumesA
     EXPECT_NEAR(volume_ratio, std::abs(torch::linalg::det(A).item<double>()), 1e-3 * volume_ratio);
   }
 }
+
+TEST(NeuralShapes, ResampledDrawsSeeNewPointsOfTheSameShapeAndFixedDrawsRepeat) {
+  const nlohmann::json data = {
+      {"procedural_shapes", 0},
+      {"validation_procedural", 0},
+      {"real_train", {(std::filesystem::path(WOBBLE_SHARED_ASSETS) / "shapes/helmet.off").string()}},
+      {"cubature_points", 300},
+      {"surface_points", 256}};
+  const TrainingConfig fixed_config = TrainingConfig::from_json({{"data", data}}, "fixed.json");
+  nlohmann::json resampling = data;
+  resampling["resample_points"] = true;
+  const TrainingConfig resample_config = TrainingConfig::from_json({{"data", resampling}}, "resample.json");
+  ASSERT_FALSE(fixed_config.resample_points);
+  ASSERT_TRUE(resample_config.resample_points);
+  const TrainingShapes fixed(fixed_config), resampled(resample_config);
+  auto draw = [](const TrainingShapes& shapes, int step) {
+    ItemRandom item(1, step, 0);
+    return shapes.draw(item.random);
+  };
+
+  EXPECT_TRUE(torch::equal(draw(fixed, 0).cubature, draw(fixed, 1).cubature));  // one quadrature for every step
+  const ShapeTensors a = draw(resampled, 0), b = draw(resampled, 1);
+  EXPECT_TRUE(torch::equal(a.cubature, draw(resampled, 0).cubature));  // a function of the draw's seed (ranks agree)
+  ASSERT_EQ(a.cubature.sizes(), b.cubature.sizes());
+  EXPECT_GT((a.cubature - b.cubature).abs().max().item<double>(), 1e-2);  // new points ...
+  // ... of the same solid: the same frame (the vertices) and nearly the same volume.
+  EXPECT_TRUE(torch::equal(a.vertices, b.vertices));
+  const double volume_a = a.volumes.sum().item<double>(), volume_b = b.volumes.sum().item<double>();
+  EXPECT_NEAR(volume_a, volume_b, 0.05 * volume_a);
+  const torch::Tensor low = std::get<0>(a.vertices.min(0)) - 1e-3, high = std::get<0>(a.vertices.max(0)) + 1e-3;
+  EXPECT_TRUE(((b.cubature >= low) & (b.cubature <= high)).all().item<bool>());
+}

@@ -20,7 +20,8 @@
 //            "real_train": ["../shared/assets/shapes/cow.off"], "real_validation": [...],
 //            "corpus": "corpus.json",   (more of both: {"train": [...], "validation": [...]})
 //            "surface_points": 1024, "cubature_points": 1000, "grid_resolution": 16,
-//            "augment_rotation": false, "augment_scaling": 1},   (real meshes, when drawn)
+//            "augment_rotation": false, "augment_scaling": 1,   (real meshes, when drawn)
+//            "resample_points": false},   (new surface and cubature points on every draw)
 //   "output": "runs/small", "checkpoint_every": 100, "log_every": 10, "validate_every": 100,
 //   "distributed_timeout": 300,      (seconds a rank waits for the others before giving up)
 //   "rig": "character.glb"            (rig-complementary fields; losses.weight_complementarity)
@@ -78,6 +79,10 @@ struct TrainingConfig {
   // [1/augment_scaling, augment_scaling] along x, y and z (1: none).
   bool augment_rotation = false;
   double augment_scaling = 1;
+  // Every draw of a shape samples new surface and cubature points (its seed from the draw), so
+  // that the losses cannot fit one fixed quadrature: trained on one mesh's fixed 1,000 points, the
+  // network halves its Dirichlet energy there and grows rougher between them (docs/neural.md).
+  bool resample_points = false;
   std::vector<std::filesystem::path> real_train, real_validation;
   fields::ShapeSampleOptions sample;
   std::filesystem::path output = "runs/fields";

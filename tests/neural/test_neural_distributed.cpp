@@ -264,7 +264,9 @@ TEST(NeuralDistributed, ARankThatDiesOrHangsMakesTheOtherExitWithAClearError) {
     EXPECT_NE(status, -1) << "rank 0 hung after rank 1 " << (signal == SIGKILL ? "died" : "froze");
     const std::string log = text_of(a.log);
     EXPECT_NE(log.find("rank 0 of 2: lost contact with the other ranks"), std::string::npos) << log;
-    if (signal == SIGSTOP) EXPECT_GT(seconds, 0.5 * timeout) << "gave up before the timeout";
+    if (signal == SIGSTOP) {
+      EXPECT_GT(seconds, 0.5 * timeout) << "gave up before the timeout";
+    }
     EXPECT_LT(seconds, timeout + 30);
   }
   fs::remove_all(dir);

@@ -40,14 +40,17 @@ double gaussian(fields::Random& random) {  // Box-Muller
   return std::sqrt(-2.0 * std::log(u)) * std::cos(2 * std::numbers::pi * v);
 }
 
-fields::ShapeSample load_real(const fs::path& file, const fields::ShapeSampleOptions& options, std::uint64_t seed,
-                              Mesh* mesh) {
+Mesh load_real(const fs::path& file) {
   Character character = load_character(file);
   if (character.mesh.triangles.empty()) fail(file, "has no triangles");
+  return std::move(character.mesh);
+}
+
+// A real mesh's sample, or an error naming its file.
+fields::ShapeSample sample_real(const fs::path& file, const Mesh& mesh, const fields::ShapeSampleOptions& options,
+                                std::uint64_t seed) {
   try {
-    fields::ShapeSample sample = fields::make_shape_sample(character.mesh, file.stem().string(), options, seed);
-    *mesh = std::move(character.mesh);
-    return sample;
+    return fields::make_shape_sample(mesh, file.stem().string(), options, seed);
   } catch (const Error& e) {
     fail(file, "cannot be sampled for training: {}", e.what());
   }
@@ -115,25 +118,18 @@ TrainingShapes::TrainingShapes(const TrainingConfig& config) : config_(config) {
     return;
   }
   for (const fs::path& file : config.real_train) {
-    Mesh mesh;
-    const fields::ShapeSample sample = load_real(file, config.sample, config.seed, &mesh);
-    real_.emplace_back(sample, mesh);
-    if (config.resample_points) real_meshes_.push_back({file, std::move(mesh)});
+    Mesh mesh = load_real(file);
+    ShapeTensors fixed(sample_real(file, mesh, config.sample, config.seed), mesh);
+    real_.push_back({file, std::move(mesh), std::move(fixed)});
   }
 }
 
 // With resample_points off a draw takes nothing more from the random stream, so that runs from
 // before the option repeat exactly.
 ShapeTensors TrainingShapes::real_shape(std::size_t index, fields::Random& random) const {
-  if (!config_.resample_points) return real_[index];
-  const RealMesh& real = real_meshes_[index];
-  try {
-    const std::uint64_t seed = random.next();
-    return ShapeTensors(fields::make_shape_sample(real.mesh, real.file.stem().string(), config_.sample, seed),
-                        real.mesh);
-  } catch (const Error& e) {
-    fail(real.file, "cannot be resampled for training: {}", e.what());
-  }
+  const RealShape& real = real_[index];
+  if (!config_.resample_points) return real.fixed;
+  return ShapeTensors(sample_real(real.file, real.mesh, config_.sample, random.next()), real.mesh);
 }
 
 ShapeTensors TrainingShapes::draw(fields::Random& random) const {
@@ -157,8 +153,8 @@ std::vector<fields::ShapeSample> validation_shapes(const TrainingConfig& config)
     out.push_back(
         fields::make_shape_sample(procedural_shape(seed), fmt::format("validation {}", k), config.sample, seed));
   }
-  Mesh mesh;
-  for (const fs::path& file : config.real_validation) out.push_back(load_real(file, config.sample, 5, &mesh));
+  for (const fs::path& file : config.real_validation)
+    out.push_back(sample_real(file, load_real(file), config.sample, 5));
   return out;
 }
 

@@ -47,15 +47,15 @@ class TrainingShapes {
   std::size_t real_count() const { return real_.size(); }
 
  private:
-  struct RealMesh {
+  struct RealShape {
     std::filesystem::path file;
-    Mesh mesh;
+    Mesh mesh;           // sampled anew on every draw with resample_points
+    ShapeTensors fixed;  // its one sample otherwise
   };
   ShapeTensors real_shape(std::size_t index, fields::Random& random) const;
 
   const TrainingConfig& config_;
-  std::vector<ShapeTensors> real_;
-  std::vector<RealMesh> real_meshes_;  // with resample_points only
+  std::vector<RealShape> real_;
   std::optional<ShapeTensors> rig_;
 };
 

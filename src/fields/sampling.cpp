@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <numbers>
 #include <numeric>
 
@@ -73,12 +72,16 @@ struct WindingTree {
   WindingTree(std::span<const Vec3d> v, std::span<const Triangle> t) : vertices(v), triangles(t), order(t.size()) {
     std::iota(order.begin(), order.end(), 0u);
     centers.resize(t.size());
-    for (std::size_t i = 0; i < t.size(); ++i) centers[i] = (v[t[i][0]] + v[t[i][1]] + v[t[i][2]]) / 3.0;
+    area_vectors.resize(t.size());
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      centers[i] = (v[t[i][0]] + v[t[i][1]] + v[t[i][2]]) / 3.0;
+      area_vectors[i] = 0.5 * (v[t[i][1]] - v[t[i][0]]).cross(v[t[i][2]] - v[t[i][0]]);
+    }
     nodes.reserve(2 * t.size() / 4 + 2);
     if (!t.empty()) build(0, static_cast<std::uint32_t>(t.size()));
   }
 
-  std::vector<Vec3d> centers;
+  std::vector<Vec3d> centers, area_vectors;  // per triangle: centroid, area-weighted normal
 
   int build(std::uint32_t begin, std::uint32_t end) {
     const int index = static_cast<int>(nodes.size());
@@ -90,7 +93,7 @@ struct WindingTree {
     Vec3d lo = Vec3d::Constant(1e300), hi = Vec3d::Constant(-1e300);
     for (std::uint32_t k = begin; k < end; ++k) {
       const Triangle& t = triangles[order[k]];
-      const Vec3d n = 0.5 * (vertices[t[1]] - vertices[t[0]]).cross(vertices[t[2]] - vertices[t[0]]);
+      const Vec3d& n = area_vectors[order[k]];
       const double a = n.norm();
       node.normal += n;
       node.centroid += a * centers[order[k]];
@@ -101,9 +104,11 @@ struct WindingTree {
       }
     }
     node.centroid = area > 0 ? Vec3d(node.centroid / area) : Vec3d(0.5 * (lo + hi));
+    double radius_squared = 0;  // one square root per node, the same radius
     for (std::uint32_t k = begin; k < end; ++k)
       for (int j = 0; j < 3; ++j)
-        node.radius = std::max(node.radius, (vertices[triangles[order[k]][j]] - node.centroid).norm());
+        radius_squared = std::max(radius_squared, (vertices[triangles[order[k]][j]] - node.centroid).squaredNorm());
+    node.radius = std::sqrt(radius_squared);
     if (end - begin > 8) {
       int axis = 0;
       (hi - lo).maxCoeff(&axis);
@@ -169,6 +174,87 @@ Grid make_grid(const Vec3d& lo, const Vec3d& hi, double h) {
   return g;
 }
 
+// `count` area-weighted random points on the triangles; returns the total area.
+double add_surface_samples(SamplePoints& s, std::span<const Vec3d> v, std::span<const Triangle> triangles, int count,
+                           Random& random) {
+  std::vector<double> cumulative(triangles.size());
+  double area = 0;
+  for (std::size_t t = 0; t < triangles.size(); ++t) {
+    area += triangle_area(v[triangles[t][0]], v[triangles[t][1]], v[triangles[t][2]]);
+    cumulative[t] = area;
+  }
+  if (!(area > 0)) return area;
+  for (int k = 0; k < count; ++k) {
+    const double target = random.uniform() * area;
+    const std::size_t t = std::min<std::size_t>(
+        std::upper_bound(cumulative.begin(), cumulative.end(), target) - cumulative.begin(), cumulative.size() - 1);
+    double a = random.uniform(), b = random.uniform();
+    if (a + b > 1) {
+      a = 1 - a;
+      b = 1 - b;
+    }
+    const Triangle& tri = triangles[t];
+    s.points.push_back(v[tri[0]] + a * (v[tri[1]] - v[tri[0]]) + b * (v[tri[2]] - v[tri[0]]));
+  }
+  return area;
+}
+
+using Edge = std::pair<std::uint32_t, std::uint32_t>;
+
+// The mesh's feature edges in the order of their vertex pairs (a < b): those not shared by
+// exactly two triangles (boundaries, non-manifold edges) and sharp ones (dihedral angle above
+// the threshold). The triangles' sides are sorted so that each edge's sides are neighbours.
+std::vector<Edge> feature_edges(std::span<const Vec3d> v, std::span<const Triangle> triangles,
+                                double sharp_angle_degrees) {
+  struct Side {
+    Edge edge;
+    std::uint32_t triangle;
+    bool operator<(const Side& o) const { return edge != o.edge ? edge < o.edge : triangle < o.triangle; }
+  };
+  std::vector<Side> sides;
+  sides.reserve(3 * triangles.size());
+  for (std::uint32_t t = 0; t < triangles.size(); ++t)
+    for (int e = 0; e < 3; ++e) {
+      const std::uint32_t a = triangles[t][e], b = triangles[t][(e + 1) % 3];
+      if (a != b) sides.push_back({{std::min(a, b), std::max(a, b)}, t});
+    }
+  std::sort(sides.begin(), sides.end());
+  auto normal = [&](std::uint32_t t) {
+    const Triangle& tri = triangles[t];
+    return Vec3d((v[tri[1]] - v[tri[0]]).cross(v[tri[2]] - v[tri[0]]).normalized());
+  };
+  const double cos_sharp = std::cos(sharp_angle_degrees * std::numbers::pi / 180.0);
+  std::vector<Edge> features;
+  for (std::size_t i = 0, j = 0; i < sides.size(); i = j) {
+    while (j < sides.size() && sides[j].edge == sides[i].edge) ++j;
+    bool feature = j - i != 2;
+    if (!feature) {
+      const Vec3d n0 = normal(sides[i].triangle), n1 = normal(sides[i + 1].triangle);
+      feature = n0.allFinite() && n1.allFinite() && n0.dot(n1) < cos_sharp;
+    }
+    if (feature) features.push_back(sides[i].edge);
+  }
+  return features;
+}
+
+// `count` points evenly spaced along the chain of feature edges, from a random offset.
+void add_edge_samples(SamplePoints& s, std::span<const Vec3d> v, const std::vector<Edge>& features, int count,
+                      Random& random) {
+  double feature_length = 0;
+  for (const auto& [a, b] : features) feature_length += (v[a] - v[b]).norm();
+  if (!(feature_length > 0)) return;
+  const double step = feature_length / count;
+  double carry = random.uniform() * step;  // distance to the next sample along the chain of edges
+  for (const auto& [a, b] : features) {
+    const double length = (v[a] - v[b]).norm();
+    while (carry < length) {
+      s.points.push_back(v[a] + (carry / length) * (v[b] - v[a]));
+      carry += step;
+    }
+    carry -= length;
+  }
+}
+
 }  // namespace
 
 double winding_number(std::span<const Vec3d> vertices, std::span<const Triangle> triangles, const Vec3d& p) {
@@ -221,68 +307,10 @@ SamplePoints sample_mesh(const Mesh& mesh, const SampleOptions& options) {
   s.interior_count = s.points.size();
   s.grid_spacing = h;
 
-  // Surface: area-weighted random points on triangles.
-  std::vector<double> cumulative(mesh.triangles.size());
-  double area = 0;
-  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
-    const Triangle& tri = mesh.triangles[t];
-    area += triangle_area(v[tri[0]], v[tri[1]], v[tri[2]]);
-    cumulative[t] = area;
-  }
   Random random(options.seed);
-  if (area > 0) {
-    for (int k = 0; k < options.surface_samples; ++k) {
-      const double target = random.uniform() * area;
-      const std::size_t t = std::min<std::size_t>(
-          std::upper_bound(cumulative.begin(), cumulative.end(), target) - cumulative.begin(), cumulative.size() - 1);
-      double a = random.uniform(), b = random.uniform();
-      if (a + b > 1) {
-        a = 1 - a;
-        b = 1 - b;
-      }
-      const Triangle& tri = mesh.triangles[t];
-      s.points.push_back(v[tri[0]] + a * (v[tri[1]] - v[tri[0]]) + b * (v[tri[2]] - v[tri[0]]));
-    }
-  }
-
-  // Feature edges: boundary edges (one triangle) and sharp edges (dihedral angle above the threshold).
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint32_t>> edges;
-  for (std::uint32_t t = 0; t < mesh.triangles.size(); ++t)
-    for (int e = 0; e < 3; ++e) {
-      std::uint32_t a = mesh.triangles[t][e], b = mesh.triangles[t][(e + 1) % 3];
-      if (a > b) std::swap(a, b);
-      if (a != b) edges[{a, b}].push_back(t);
-    }
-  auto normal = [&](std::uint32_t t) {
-    const Triangle& tri = mesh.triangles[t];
-    return Vec3d((v[tri[1]] - v[tri[0]]).cross(v[tri[2]] - v[tri[0]]).normalized());
-  };
-  const double cos_sharp = std::cos(options.sharp_angle_degrees * std::numbers::pi / 180.0);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> features;
-  double feature_length = 0;
-  for (const auto& [edge, faces] : edges) {
-    bool feature = faces.size() != 2;
-    if (faces.size() == 2) {
-      const Vec3d n0 = normal(faces[0]), n1 = normal(faces[1]);
-      feature = n0.allFinite() && n1.allFinite() && n0.dot(n1) < cos_sharp;
-    }
-    if (feature) {
-      features.push_back(edge);
-      feature_length += (v[edge.first] - v[edge.second]).norm();
-    }
-  }
-  if (feature_length > 0 && options.edge_samples > 0) {
-    const double step = feature_length / options.edge_samples;
-    double carry = random.uniform() * step;  // distance to the next sample along the chain of edges
-    for (const auto& [a, b] : features) {
-      const double length = (v[a] - v[b]).norm();
-      while (carry < length) {
-        s.points.push_back(v[a] + (carry / length) * (v[b] - v[a]));
-        carry += step;
-      }
-      carry -= length;
-    }
-  }
+  const double area = add_surface_samples(s, v, mesh.triangles, options.surface_samples, random);
+  if (options.edge_samples > 0)
+    add_edge_samples(s, v, feature_edges(v, mesh.triangles, options.sharp_angle_degrees), options.edge_samples, random);
 
   const double total = s.interior_count > 0 ? static_cast<double>(s.interior_count) * h * h * h : area * h;
   spread_volume(s, total);

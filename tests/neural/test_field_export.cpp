@@ -202,8 +202,9 @@ TEST(FieldExport, ShippedModelsMatchTorchOnEverySharedShape) {
               worst.W, worst.dW, worst_span);
 }
 
-// The committed `wfield` holds what a fresh export holds, up to float rounding (the ONI product
-// may round differently with another BLAS).
+// The committed `wfield` holds what a fresh export holds, up to float rounding: the ONI product's
+// Newton iterations round differently with another BLAS or processor (a fresh untrained
+// output_weight differed by 1.5e-6 on an AVX-512 machine), a stale file by far more.
 void expect_committed_export(const fs::path& wfield, const fields::FieldNetworkFile& fresh, const std::string& how) {
   ASSERT_TRUE(fs::exists(wfield)) << wfield << " is missing: " << how;
   const fields::FieldNetworkFile committed = fields::read_field_network_file(wfield);
@@ -218,7 +219,7 @@ void expect_committed_export(const fs::path& wfield, const fields::FieldNetworkF
       scale = std::max(scale, std::abs(static_cast<double>(values.values[i])));
       worst = std::max(worst, std::abs(static_cast<double>(c.values[i]) - values.values[i]));
     }
-    EXPECT_LT(worst, 1e-6 * scale) << wfield << ": tensor " << tensor << " differs from a fresh export; " << how;
+    EXPECT_LT(worst, 1e-5 * scale) << wfield << ": tensor " << tensor << " differs from a fresh export; " << how;
   }
 }
 

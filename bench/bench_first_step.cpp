@@ -16,6 +16,9 @@
 //   bind             the basis at every vertex (what is shown moves with the body)
 //   step             one implicit step under gravity
 //   total            quick_scene + one step, as `wobble fields metrics --fidelity` times it
+// Candidates and the neural total also run with Eigen's products and functions in place of the
+// evaluator's SIMD kernels (Isa::scalar, src/fields/field_kernels.hpp: the evaluator before
+// them), for their ratio.
 // bench/report_first_step.py prints the split and the neural-to-eigenmodes ratio of each path.
 // Both paths use the machine's threads as `wobble simulate` does (the evaluator's pool); CPU time
 // is the process's (every thread), shown beside wall time.
@@ -31,6 +34,8 @@
 #include <wobble/io/files.hpp>
 #include <wobble/physics/scene.hpp>
 #include <wobble/physics/shape_body.hpp>
+
+#include "simd/isa.hpp"
 
 using namespace wobble;
 namespace fs = std::filesystem;
@@ -121,7 +126,18 @@ void BM_Encode(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(network().encode(encoder_sample().surface));
 }
 
+// Argument 1: Eigen's products and functions (Isa::scalar) instead of the best instruction set's kernels.
+struct ProductsScope {
+  simd::Isa saved = simd::active_isa();
+  explicit ProductsScope(benchmark::State& state) {
+    simd::set_active_isa(state.range(0) ? simd::Isa::scalar : simd::runnable_isas().front());
+    state.SetLabel(std::string(simd::isa_name(simd::active_isa())));
+  }
+  ~ProductsScope() { simd::set_active_isa(saved); }
+};
+
 void BM_Candidates(benchmark::State& state) {
+  ProductsScope products(state);
   const auto encoded = network().encode(encoder_sample().surface);
   const std::vector<Vec3d> points = fields::cubature_points(encoder_sample());
   Eigen::MatrixXd W;
@@ -173,6 +189,17 @@ void BM_Step(benchmark::State& state) {
   }
 }
 
+void BM_NeuralTotal(benchmark::State& state) {
+  ProductsScope products(state);
+  physics::QuickSceneOptions options;
+  options.settings = settings();
+  options.field_source = fields::field_network_mesh_fields({}, false);
+  for (auto _ : state) {
+    physics::Scene scene = physics::quick_scene(kShape, options);
+    benchmark::DoNotOptimize(scene.world.step());
+  }
+}
+
 void BM_Total(benchmark::State& state) {
   const bool neural = state.range(0) != 0;
   physics::QuickSceneOptions options;
@@ -192,17 +219,21 @@ void timed(benchmark::internal::Benchmark* b) {
 // Both paths: neural 0 (eigenmodes) and 1.
 void both_paths(benchmark::internal::Benchmark* b) { timed(b->ArgName("neural")->Arg(0)->Arg(1)); }
 
+// The evaluator's kernels (0) and Eigen's products (1).
+void both_products(benchmark::internal::Benchmark* b) { timed(b->ArgName("eigen_products")->Arg(0)->Arg(1)); }
+
 }  // namespace
 
 BENCHMARK(BM_Read)->Apply(timed);
 BENCHMARK(BM_Sample)->Apply(timed);
 BENCHMARK(BM_EncoderSample)->Apply(timed);
 BENCHMARK(BM_Encode)->Apply(timed);
-BENCHMARK(BM_Candidates)->Apply(timed);
+BENCHMARK(BM_Candidates)->Apply(both_products);
 BENCHMARK(BM_FieldsFor)->Apply(timed);
 BENCHMARK(BM_Eigenmodes)->Apply(timed);
 BENCHMARK(BM_Body)->Apply(both_paths);
 BENCHMARK(BM_Bind)->Apply(both_paths);
 BENCHMARK(BM_Step)->Apply(both_paths);
 BENCHMARK(BM_Total)->Apply(both_paths);
+BENCHMARK(BM_NeuralTotal)->Apply(both_products);
 BENCHMARK_MAIN();

@@ -1,10 +1,15 @@
 // The torch-free neural fields evaluator (wobble/fields/field_network.hpp) without LibTorch: a
 // hand-built network against its closed form, forward-mode gradients of the shipped model against
 // central differences, the shipped model's output orthonormal over the cubature points, clear
-// errors for bad files, and the neural subspace simulating in a build without LibTorch.
+// errors for bad files, the neural subspace simulating in a build without LibTorch, and the
+// evaluator's SIMD products against Eigen's.
 // (tests/neural/test_field_export.cpp compares the evaluator with LibTorch itself.)
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
+#include <limits>
+#include <vector>
 
 #include <Eigen/Eigenvalues>
 #include <gtest/gtest.h>
@@ -16,6 +21,8 @@
 
 #include "box_mesh.hpp"
 #include "error_text.hpp"
+#include "fields/field_kernels.hpp"
+#include "simd/isa.hpp"
 
 using namespace wobble;
 using namespace wobble::physics;
@@ -150,6 +157,131 @@ TEST(FieldNetwork, RayleighRitzDescriptionsAreChecked) {
               FieldNetwork(numeric_target, "t.wfield");
             }).find("t.wfield: output_normalization.target must be a string"),
             std::string::npos);
+}
+
+// Every instruction set's product against the reference (Eigen's), on widths that are and are
+// not multiples of the kernels' blocks (8 and 16 columns, 4 rows), with row strides wider than
+// the rows (attention's heads) and a bias on some rows only; the columns past each row are kept.
+TEST(FieldNetwork, ProductKernelsMatchEigenOnEveryInstructionSet) {
+  namespace fk = field_kernels;
+  for (const auto [rows, in, out] :
+       {std::array<std::size_t, 3>{1, 1, 1}, {5, 9, 64}, {7, 73, 24}, {12, 16, 13}, {9, 64, 128}, {3, 128, 40}}) {
+    const std::size_t ldx = in + 3, ldw = out + 5, ldy = out + 2;
+    std::vector<float> X(rows * ldx), Wt(in * ldw), bias(out);
+    for (std::size_t i = 0; i < X.size(); ++i) X[i] = std::sin(0.37f * static_cast<float>(i));
+    for (std::size_t i = 0; i < Wt.size(); ++i) Wt[i] = std::cos(0.11f * static_cast<float>(i));
+    for (std::size_t i = 0; i < out; ++i) bias[i] = 0.5f - 0.1f * static_cast<float>(i);
+    const std::size_t biased = rows / 2 + 1;
+    // The definition, in double precision.
+    std::vector<double> expected(rows * out);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < out; ++c) {
+        double sum = r < biased ? bias[c] : 0.0;
+        for (std::size_t k = 0; k < in; ++k) sum += double(X[r * ldx + k]) * Wt[k * ldw + c];
+        expected[r * out + c] = sum;
+      }
+    std::vector<simd::Isa> isas = simd::runnable_isas();
+    isas.push_back(simd::Isa::scalar);
+    for (simd::Isa isa : isas) {
+      std::vector<float> Y(rows * ldy, -7.0f);
+      fk::table_for(isa).product({X.data(), ldx, Wt.data(), ldw, Y.data(), ldy, rows, in, out, bias.data(), biased});
+      for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < out; ++c)
+          ASSERT_NEAR(Y[r * ldy + c], expected[r * out + c], 2e-6 * static_cast<double>(in))
+              << simd::isa_name(isa) << " " << rows << "x" << in << "x" << out << " at " << r << ", " << c;
+        for (std::size_t c = out; c < ldy; ++c) ASSERT_EQ(Y[r * ldy + c], -7.0f) << simd::isa_name(isa);
+      }
+    }
+  }
+}
+
+// ELU and GELU with their slopes against the definitions in double precision, on every
+// instruction set, from far below zero (where e^v underflows) to far above; NaN stays NaN.
+TEST(FieldNetwork, ActivationKernelsMatchTheirDefinitionsOnEveryInstructionSet) {
+  namespace fk = field_kernels;
+  std::vector<float> input;
+  for (int i = -400; i <= 400; ++i) input.push_back(0.025f * static_cast<float>(i));
+  for (const float v : {-150.0f, -88.5f, -30.0f, 1e-8f, -1e-8f, 30.0f, 150.0f}) input.push_back(v);
+  input.push_back(std::numeric_limits<float>::quiet_NaN());  // 809 values: a tail after the blocks of 8
+  const double inv_sqrt_2pi = 0.3989422804014327;
+  std::vector<simd::Isa> isas = simd::runnable_isas();
+  isas.push_back(simd::Isa::scalar);
+  for (simd::Isa isa : isas) {
+    std::vector<float> elu = input, gelu = input, elu_slope(input.size()), gelu_slope(input.size());
+    fk::table_for(isa).elu(elu.data(), elu_slope.data(), elu.size());
+    fk::table_for(isa).gelu(gelu.data(), gelu_slope.data(), gelu.size());
+    for (std::size_t i = 0; i + 1 < input.size(); ++i) {
+      const double v = input[i], phi = 0.5 * std::erfc(-v / std::sqrt(2.0)),
+                   tolerance = 1e-6 * std::max(1.0, std::abs(v));
+      ASSERT_NEAR(elu[i], v > 0 ? v : std::expm1(v), tolerance) << simd::isa_name(isa) << " elu at " << v;
+      ASSERT_NEAR(elu_slope[i], v > 0 ? 1.0 : std::exp(v), 1e-6) << simd::isa_name(isa) << " elu' at " << v;
+      ASSERT_NEAR(gelu[i], v * phi, tolerance) << simd::isa_name(isa) << " gelu at " << v;
+      ASSERT_NEAR(gelu_slope[i], phi + v * std::exp(-0.5 * v * v) * inv_sqrt_2pi, 1e-6)
+          << simd::isa_name(isa) << " gelu' at " << v;
+    }
+    EXPECT_TRUE(std::isnan(elu.back()) && std::isnan(gelu.back())) << simd::isa_name(isa);
+  }
+}
+
+// Softmax rows and their derivative rows, a (ds - a . ds), against the definition in double
+// precision on every instruction set: widths with and without a tail of fewer than 8 columns,
+// a row stride wider than the rows, scores far apart (e^-80 next to 1).
+TEST(FieldNetwork, SoftmaxKernelMatchesItsDefinitionOnEveryInstructionSet) {
+  namespace fk = field_kernels;
+  for (const std::size_t width : {1u, 8u, 13u, 64u}) {
+    const std::size_t n = 3, parts = 4, ld = width + 2;
+    std::vector<float> input(n * parts * ld, 5.0f);
+    for (std::size_t r = 0; r < n * parts; ++r)
+      for (std::size_t k = 0; k < width; ++k)
+        input[r * ld + k] = r == 1 && k == 0 ? -80.0f : 3.0f * std::sin(0.7f * static_cast<float>(r * width + k));
+    std::vector<double> expected(input.begin(), input.end());
+    for (std::size_t i = 0; i < n; ++i) {
+      double* a = &expected[i * ld];
+      const double top = *std::max_element(a, a + width);
+      double total = 0;
+      for (std::size_t k = 0; k < width; ++k) total += a[k] = std::exp(a[k] - top);
+      for (std::size_t k = 0; k < width; ++k) a[k] /= total;
+      for (std::size_t c = 1; c < parts; ++c) {
+        double* d = &expected[(c * n + i) * ld];
+        double projection = 0;
+        for (std::size_t k = 0; k < width; ++k) projection += a[k] * d[k];
+        for (std::size_t k = 0; k < width; ++k) d[k] = a[k] * (d[k] - projection);
+      }
+    }
+    std::vector<simd::Isa> isas = simd::runnable_isas();
+    isas.push_back(simd::Isa::scalar);
+    for (simd::Isa isa : isas) {
+      std::vector<float> s = input;
+      fk::table_for(isa).softmax(s.data(), ld, n, width, static_cast<int>(parts));
+      for (std::size_t i = 0; i < s.size(); ++i)
+        ASSERT_NEAR(s[i], expected[i], 1e-6) << simd::isa_name(isa) << " width " << width << " at " << i;
+    }
+  }
+}
+
+// The shipped model's fields with each instruction set's products agree with Eigen's to float
+// rounding (the kernels change the order of the sums, nothing else).
+TEST(FieldNetwork, ShippedModelIsTheSameOnEveryInstructionSet) {
+  const auto network = FieldNetwork::load(kShipped, 1);
+  const ShapeSample sample = make_shape_sample(test::box_mesh(1.0f, 0.6f, 0.4f), "box", network->sample_options(), 1);
+  const std::vector<Vec3d> points = {
+      {0.3, -0.2, 0.1}, {-0.8, 0.4, -0.3}, {0.05, 0.5, 0.2}, {0.9, 0.9, -0.9}, {0, 0, 0}};
+  const simd::Isa saved = simd::active_isa();
+  simd::set_active_isa(simd::Isa::scalar);
+  Eigen::MatrixXd W_eigen;
+  std::array<Eigen::MatrixXd, 3> dW_eigen;
+  network->raw_fields(*network->encode(sample.surface), points, W_eigen, &dW_eigen);
+  for (simd::Isa isa : simd::runnable_isas()) {
+    simd::set_active_isa(isa);
+    Eigen::MatrixXd W;
+    std::array<Eigen::MatrixXd, 3> dW;
+    network->raw_fields(*network->encode(sample.surface), points, W, &dW);
+    EXPECT_LT((W - W_eigen).cwiseAbs().maxCoeff(), 1e-4 * W_eigen.cwiseAbs().maxCoeff()) << simd::isa_name(isa);
+    for (int c = 0; c < 3; ++c)
+      EXPECT_LT((dW[c] - dW_eigen[c]).cwiseAbs().maxCoeff(), 1e-4 * dW_eigen[c].cwiseAbs().maxCoeff())
+          << simd::isa_name(isa) << " coordinate " << c;
+  }
+  simd::set_active_isa(saved);
 }
 
 TEST(FieldNetwork, HandBuiltNetworkMatchesItsClosedForm) {

@@ -21,7 +21,9 @@ WOBBLE_SIMD_INLINE void block(const Product& p, std::size_t r0, std::size_t c0) 
   f32x8 acc[R][B];
   for (int r = 0; r < R; ++r)
     for (int b = 0; b < B; ++b)
-      acc[r][b] = p.bias && r0 + static_cast<std::size_t>(r) < p.biased_rows ? f32x8::load(p.bias + c0 + 8 * static_cast<std::size_t>(b)) : f32x8::zero();
+      acc[r][b] = p.bias && r0 + static_cast<std::size_t>(r) < p.biased_rows
+                      ? f32x8::load(p.bias + c0 + 8 * static_cast<std::size_t>(b))
+                      : f32x8::zero();
   const float* x = p.X + r0 * p.ldx;
   const float* w = p.Wt + c0;
   for (std::size_t k = 0; k < p.in; ++k, w += p.ldw) {
@@ -33,7 +35,8 @@ WOBBLE_SIMD_INLINE void block(const Product& p, std::size_t r0, std::size_t c0) 
     }
   }
   for (int r = 0; r < R; ++r)
-    for (int b = 0; b < B; ++b) acc[r][b].store(p.Y + (r0 + static_cast<std::size_t>(r)) * p.ldy + c0 + 8 * static_cast<std::size_t>(b));
+    for (int b = 0; b < B; ++b)
+      acc[r][b].store(p.Y + (r0 + static_cast<std::size_t>(r)) * p.ldy + c0 + 8 * static_cast<std::size_t>(b));
 }
 
 // Columns [c0, c0 + 8 B) of every row: four rows at a time, then one.
@@ -70,8 +73,8 @@ WOBBLE_SIMD_INLINE f32x8 exp(f32x8 x) {
   const f32x8 r = fnma(n, f32x8::splat(-2.12194440e-4f), fnma(n, f32x8::splat(0.693359375f), x));
   f32x8 e = f32x8::splat(1.0f / 720);
   for (const float c : {1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f}) e = fma(e, r, f32x8::splat(c));
-  const simde__m256i power = simde_mm256_slli_epi32(
-      simde_mm256_add_epi32(simde_mm256_cvtps_epi32(n.v), simde_mm256_set1_epi32(127)), 23);
+  const simde__m256i power =
+      simde_mm256_slli_epi32(simde_mm256_add_epi32(simde_mm256_cvtps_epi32(n.v), simde_mm256_set1_epi32(127)), 23);
   return e * f32x8{simde_mm256_castsi256_ps(power)};
 }
 
@@ -88,7 +91,7 @@ WOBBLE_SIMD_INLINE void gelu8(float* v, float* slope) {
   const f32x8 t = f32x8::splat(1.0f) / fma(a, f32x8::splat(0.3275911f), f32x8::splat(1.0f));
   f32x8 q = f32x8::splat(1.061405429f);
   for (const float c : {-1.453152027f, 1.421413741f, -0.284496736f, 0.254829592f}) q = fma(q, t, f32x8::splat(c));
-  const f32x8 gauss = exp(-(a * a));                   // e^(-v^2 / 2)
+  const f32x8 gauss = exp(-(a * a));                      // e^(-v^2 / 2)
   const f32x8 tail = f32x8::splat(0.5f) * q * t * gauss;  // 1 - Phi(|v|) = (1 - erf(|v| / sqrt 2)) / 2
   const f32x8 phi = select(x < zero, tail, f32x8::splat(1.0f) - tail);
   fma(x * gauss, f32x8::splat(0.398942280f), phi).store(slope);  // Phi + v e^(-v^2 / 2) / sqrt(2 pi)

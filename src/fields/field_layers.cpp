@@ -16,8 +16,62 @@
 #include <wobble/error.hpp>
 
 #include "core/fail.hpp"
+#include "fields/field_kernels.hpp"
 
-namespace wobble::fields::field_layers {
+namespace wobble::fields {
+
+namespace field_kernels {
+namespace {
+// The reference is Eigen's product at the baseline instruction set (what the evaluator used
+// before the kernels): an independent check of them, and the baseline of their benchmark.
+void product_reference(const Product& p) {
+  using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Strided = Eigen::OuterStride<>;
+  const auto rows = static_cast<Eigen::Index>(p.rows), in = static_cast<Eigen::Index>(p.in),
+             out = static_cast<Eigen::Index>(p.out);
+  const Eigen::Map<const Matrix, 0, Strided> X(p.X, rows, in, Strided(static_cast<Eigen::Index>(p.ldx)));
+  const Eigen::Map<const Matrix, 0, Strided> Wt(p.Wt, in, out, Strided(static_cast<Eigen::Index>(p.ldw)));
+  Eigen::Map<Matrix, 0, Strided> Y(p.Y, rows, out, Strided(static_cast<Eigen::Index>(p.ldy)));
+  Y.noalias() = X * Wt;
+  if (p.bias)
+    Y.topRows(static_cast<Eigen::Index>(p.biased_rows)).rowwise() += Eigen::Map<const Eigen::RowVectorXf>(p.bias, out);
+}
+// Branch-free, so that Eigen vectorises every expression.
+void elu_reference(float* values, float* slopes, std::size_t n) {
+  Eigen::Map<Eigen::ArrayXf> v(values, static_cast<Eigen::Index>(n)), slope(slopes, static_cast<Eigen::Index>(n));
+  // exp rather than expm1 (twice as fast here): the difference, under 1e-7, is float rounding.
+  slope = v.min(0.0f).exp();  // exp(v) below 0, 1 above
+  v = v.max(0.0f) + slope - 1.0f;
+}
+void gelu_reference(float* values, float* slopes, std::size_t n) {
+  Eigen::Map<Eigen::ArrayXf> v(values, static_cast<Eigen::Index>(n)), slope(slopes, static_cast<Eigen::Index>(n));
+  const Eigen::ArrayXf phi = 0.5f * (1.0f + (v * static_cast<float>(std::numbers::sqrt2 / 2)).erf());
+  slope =
+      phi + v * (-0.5f * v.square()).exp() * static_cast<float>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
+  v *= phi;
+}
+void softmax_reference(float* s, std::size_t ld, std::size_t n, std::size_t width, int parts) {
+  using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto rows = static_cast<Eigen::Index>(n);
+  Eigen::Map<Matrix, 0, Eigen::OuterStride<>> all(s, rows * parts, static_cast<Eigen::Index>(width),
+                                                  Eigen::OuterStride<>(static_cast<Eigen::Index>(ld)));
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    auto a = all.row(i);
+    a = (a.array() - a.maxCoeff()).exp().matrix();
+    a /= a.sum();
+    for (int c = 0; c + 1 < parts; ++c) {
+      auto d = all.row((c + 1) * rows + i);
+      const float projection = a.dot(d);
+      d = (a.array() * (d.array() - projection)).matrix();
+    }
+  }
+}
+}  // namespace
+extern const Table reference = {product_reference, elu_reference, gelu_reference, softmax_reference};
+WOBBLE_SIMD_DEFINE_TABLE_FOR
+}  // namespace field_kernels
+
+namespace field_layers {
 
 namespace {
 
@@ -34,13 +88,23 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 // The derivative rows of input coordinate c.
 auto tangent(Dual& x, int c) { return x.data.middleRows((c + 1) * x.n, x.n); }
 
+std::size_t size(Eigen::Index i) { return static_cast<std::size_t>(i); }
+
+// Y = X Wt (+ bias on the first `biased_rows` rows) with the active instruction set's kernel.
+void multiply(const Rows& X, const Rows& Wt, Rows& Y, const Vector* bias = nullptr, Eigen::Index biased_rows = 0) {
+  Y.resize(X.rows(), Wt.cols());
+  field_kernels::Product p{X.data(),       size(X.cols()), Wt.data(),      size(Wt.cols()), Y.data(),
+                           size(Y.cols()), size(X.rows()), size(X.cols()), size(Wt.cols())};
+  if (bias && bias->size()) p.bias = bias->data(), p.biased_rows = size(biased_rows);
+  field_kernels::table().product(p);
+}
+
 class Linear : public Layer {
  public:
   Linear(Rows weight_t, Vector bias) : weight_t_(std::move(weight_t)), bias_(std::move(bias)) {}
   void apply(Dual& x, Registers&, const ShapeConstants*) const override {
-    Rows y(x.data.rows(), weight_t_.cols());
-    y.noalias() = x.data * weight_t_;
-    if (bias_.size()) y.topRows(x.n).rowwise() += bias_;
+    Rows y;
+    multiply(x.data, weight_t_, y, &bias_, x.n);
     x.data = std::move(y);
   }
 
@@ -55,39 +119,28 @@ class Activation : public Layer {
  public:
   explicit Activation(Function f) : f_(f) {}
   void apply(Dual& x, Registers&, const ShapeConstants*) const override {
-    const Eigen::Index size = x.n * x.width();
-    ArrayMap v(x.data.data(), size);
-    Array f, slope;
-    // Branch-free, so that Eigen vectorises every expression.
+    if (f_ == Function::identity) return;
+    const Eigen::Index count = x.n * x.width();
+    Array slope(count);
+    const field_kernels::Table& kernels = field_kernels::table();
+    ArrayMap v(x.data.data(), count);
     switch (f_) {
-      case Function::elu: {
-        // exp rather than expm1 (twice as fast here): the difference, under 1e-7, is float rounding.
-        slope = v.min(0.0f).exp();  // exp(v) below 0, 1 above
-        f = v.max(0.0f) + slope - 1.0f;
-        break;
-      }
-      case Function::gelu: {  // exact: v Phi(v)
-        const Array phi = 0.5f * (1.0f + (v * static_cast<float>(std::numbers::sqrt2 / 2)).erf());
-        f = v * phi;
-        slope = phi + v * (-0.5f * v.square()).exp() *
-                          static_cast<float>(0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
-        break;
-      }
+      case Function::elu: kernels.elu(v.data(), slope.data(), size(count)); break;
+      case Function::gelu: kernels.gelu(v.data(), slope.data(), size(count)); break;
       case Function::relu:
-        f = v.max(0.0f);
         slope = (v > 0).cast<float>();
+        v = v.max(0.0f);
         break;
       case Function::tanh:
-        f = v.tanh();
-        slope = 1.0f - f.square();
+        v = v.tanh();
+        slope = 1.0f - v.square();
         break;
-      case Function::identity: return;
+      case Function::identity: break;
     }
     for (int c = 0; c + 1 < x.parts; ++c) {
-      ArrayMap d(tangent(x, c).data(), size);
+      ArrayMap d(tangent(x, c).data(), count);
       d *= slope;
     }
-    v = f;
   }
 
  private:
@@ -120,20 +173,6 @@ class LayerNorm : public Layer {
   float eps_;
 };
 
-// Softmax of each value row; the derivative rows become a (ds - a . ds).
-void softmax_rows(Rows& s, Eigen::Index n, int parts) {
-  for (Eigen::Index i = 0; i < n; ++i) {
-    auto a = s.row(i);
-    a = (a.array() - a.maxCoeff()).exp().matrix();
-    a /= a.sum();
-    for (int c = 0; c + 1 < parts; ++c) {
-      auto d = s.row((c + 1) * n + i);
-      const float projection = a.dot(d);
-      d = (a.array() * (d.array() - projection)).matrix();
-    }
-  }
-}
-
 }  // namespace
 
 // nn::MultiheadAttention(query = current rows, key = value = LN(context)), no dropout.
@@ -152,10 +191,10 @@ class Attention : public Layer {
     Registers none;
     if (normalize_context) LayerNorm(norm_weight, norm_bias, norm_eps).apply(c, none, nullptr);
     AttentionKeys out;
-    out.keys.noalias() = c.data * wk_t;
-    out.keys.rowwise() += bk;
-    out.values.noalias() = c.data * wv_t;
-    out.values.rowwise() += bv;
+    Rows keys;
+    multiply(c.data, wk_t, keys, &bk, c.n);
+    out.keys_t = keys.transpose();
+    multiply(c.data, wv_t, out.values, &bv, c.n);
     return out;
   }
 
@@ -166,21 +205,23 @@ class Attention : public Layer {
       kv = &shape->attention.at(static_cast<std::size_t>(slot));
     else
       kv = &(local = keys_for(registers.at(context).data));
-    const Eigen::Index d = wq_t.cols(), dh = d / heads;
+    const std::size_t d = size(wq_t.cols()), dh = d / size(heads), rows = size(x.data.rows());
+    const std::size_t context = size(kv->values.rows());
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh)));
-    Rows q(x.data.rows(), d);
-    q.noalias() = x.data * wq_t;
-    q.topRows(x.n).rowwise() += bq;
+    Rows q;
+    multiply(x.data, wq_t, q, &bq, x.n);
     q *= scale;
-    Rows mixed(x.data.rows(), d), scores;
-    for (int h = 0; h < heads; ++h) {
-      scores.noalias() = q.middleCols(h * dh, dh) * kv->keys.middleCols(h * dh, dh).transpose();
-      softmax_rows(scores, x.n, x.parts);
-      mixed.middleCols(h * dh, dh).noalias() = scores * kv->values.middleCols(h * dh, dh);
+    Rows mixed(x.data.rows(), wq_t.cols()), scores(x.data.rows(), kv->values.rows());
+    const field_kernels::Table& kernels = field_kernels::table();
+    for (std::size_t h = 0; h < size(heads); ++h) {
+      // Head h's columns of q times its rows of k^T, then the weights times its columns of V.
+      kernels.product({q.data() + h * dh, d, kv->keys_t.data() + h * dh * context, context, scores.data(), context,
+                       rows, dh, context});
+      kernels.softmax(scores.data(), context, size(x.n), context, x.parts);
+      kernels.product(
+          {scores.data(), context, kv->values.data() + h * dh, d, mixed.data() + h * dh, d, rows, context, dh});
     }
-    x.data.resize(mixed.rows(), wo_t.cols());
-    x.data.noalias() = mixed * wo_t;
-    x.data.topRows(x.n).rowwise() += bo;
+    multiply(mixed, wo_t, x.data, &bo, x.n);
   }
 };
 
@@ -443,4 +484,5 @@ AttentionKeys attention_keys(const Attention& attention, const Registers& encode
 
 int attention_slot(const Attention& attention) { return attention.slot; }
 
-}  // namespace wobble::fields::field_layers
+}  // namespace field_layers
+}  // namespace wobble::fields

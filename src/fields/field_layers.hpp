@@ -32,9 +32,11 @@ struct Dual {
 
 using Registers = std::map<std::string, Dual>;
 
-// Keys and values of an attention layer whose context is fixed for a shape (context rows x width).
+// Keys and values of an attention layer whose context is fixed for a shape: the keys transposed
+// (width x context rows, so that each head's block of rows is the right factor of q k^T), the
+// values as they are (context rows x width).
 struct AttentionKeys {
-  Rows keys, values;
+  Rows keys_t, values;
 };
 
 // What the field stage reads of one shape: the encoder's registers and, per attention layer of

@@ -140,8 +140,13 @@ std::vector<std::string> arguments_from_query(const std::string& query) {
     if (item.empty()) continue;
     // key=value stays one argument (--key=value), so that ?gpu=0 is the switch turned off.
     const auto equals = item.find('=');
-    std::string argument = "--" + decode(item.substr(0, equals));
-    if (equals != std::string::npos) argument += "=" + decode(item.substr(equals + 1));
+    // Appended, not "=" + ...: GCC 12 warns falsely (-Wrestrict) on that form.
+    std::string argument = "--";
+    argument += decode(item.substr(0, equals));
+    if (equals != std::string::npos) {
+      argument += '=';
+      argument += decode(item.substr(equals + 1));
+    }
     arguments.push_back(argument);
   }
   return arguments;

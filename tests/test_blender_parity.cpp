@@ -305,7 +305,7 @@ TEST(BlenderParity, CorrectiveSmoothMatchesBlender3_4OnEveryFrameOfEveryCharacte
 // starts it in the background: this waits for it, and fails with its log if it failed).
 TEST(BlenderParity, CorrectiveSmoothMatchesBlender4_3OnEveryFrameOfEveryCharacter) {
   const std::filesystem::path scripts = std::filesystem::path(WOBBLE_SOURCE_DIR) / "scripts";
-  const test::CommandResult tree = test::run_command("'" + (scripts / "install-blender4.sh").string() + "' --wait");
+  const test::CommandResult tree = test::run_command(test::shell_quoted(scripts / "install-blender4.sh") + " --wait");
   ASSERT_EQ(tree.exit_code, 0) << tree.output;
-  compare_with_blender("'" + (scripts / "blender4.sh").string() + "'", BlenderVersion::V4_3);
+  compare_with_blender(test::shell_quoted(scripts / "blender4.sh"), BlenderVersion::V4_3);
 }

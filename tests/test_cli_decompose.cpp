@@ -17,10 +17,9 @@
 using namespace wobble;
 using wobble::test::run_wobble;
 using wobble::test::ScratchDir;
+using wobble::test::shell_quoted;
 
 namespace {
-
-std::string quote(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 constexpr int kFrames = 12;
 
@@ -87,16 +86,17 @@ struct Scene {
 
 TEST(CliDecompose, RigidPartsComeBackAsTwoBonesFromObjFrames) {
   Scene scene;
-  const auto result = run_wobble("decompose " + quote(scene.dir / "rest.obj") + " --cache " +
-                                 quote(scene.dir / "frames") + " --bones 2 --influences 1 --threads 2 -o " +
-                                 quote(scene.dir / "out.glb") + " -o " + quote(scene.dir / "out.pc2") + " 2>&1");
+  const auto result =
+      run_wobble("decompose " + shell_quoted(scene.dir / "rest.obj") + " --cache " +
+                 shell_quoted(scene.dir / "frames") + " --bones 2 --influences 1 --threads 2 -o " +
+                 shell_quoted(scene.dir / "out.glb") + " -o " + shell_quoted(scene.dir / "out.pc2") + " 2>&1");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_NE(result.output.find("2 bones"), std::string::npos) << result.output;
 
   // The reconstruction is the animation, and so is the glTF played with plain LBS by wobble bake.
   EXPECT_LT(largest_gap(read_pc2(scene.dir / "out.pc2"), scene.animation.positions), 1e-4);
-  const auto replay =
-      run_wobble("bake " + quote(scene.dir / "out.glb") + " --deformer lbs -q -o " + quote(scene.dir / "replay.pc2"));
+  const auto replay = run_wobble("bake " + shell_quoted(scene.dir / "out.glb") + " --deformer lbs -q -o " +
+                                 shell_quoted(scene.dir / "replay.pc2"));
   ASSERT_EQ(replay.exit_code, 0) << replay.output;
   EXPECT_LT(largest_gap(read_pc2(scene.dir / "replay.pc2"), scene.animation.positions), 1e-4);
 
@@ -109,9 +109,9 @@ TEST(CliDecompose, RigidPartsComeBackAsTwoBonesFromObjFrames) {
 
 TEST(CliDecompose, PointCacheInputAndEightInfluences) {
   Scene scene;
-  const auto result = run_wobble("decompose " + quote(scene.dir / "rest.obj") + " --cache " +
-                                 quote(scene.dir / "anim.pc2") + " --bones 3 --influences 8 -q -o " +
-                                 quote(scene.dir / "out.gltf") + " -o " + quote(scene.dir / "out.pc2"));
+  const auto result = run_wobble("decompose " + shell_quoted(scene.dir / "rest.obj") + " --cache " +
+                                 shell_quoted(scene.dir / "anim.pc2") + " --bones 3 --influences 8 -q -o " +
+                                 shell_quoted(scene.dir / "out.gltf") + " -o " + shell_quoted(scene.dir / "out.pc2"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_LT(largest_gap(read_pc2(scene.dir / "out.pc2"), scene.animation.positions), 1e-4);
   const auto validation = test::validate_gltf(scene.dir / "out.gltf");
@@ -122,9 +122,9 @@ TEST(CliDecompose, AMorphTargetBakeIsReadAsItsPointCache) {
   ScratchDir dir;
   const std::filesystem::path clonk = test::bundled_asset("clonk.glb");
   const std::string bake =
-      "bake " + quote(clonk) + " --clip Walk --fps 20 --start 0 --end 0.5 --deformer lbs,dynamic -q -o ";
-  ASSERT_EQ(run_wobble(bake + quote(dir / "bake.glb")).exit_code, 0);
-  ASSERT_EQ(run_wobble(bake + quote(dir / "bake.pc2")).exit_code, 0);
+      "bake " + shell_quoted(clonk) + " --clip Walk --fps 20 --start 0 --end 0.5 --deformer lbs,dynamic -q -o ";
+  ASSERT_EQ(run_wobble(bake + shell_quoted(dir / "bake.glb")).exit_code, 0);
+  ASSERT_EQ(run_wobble(bake + shell_quoted(dir / "bake.pc2")).exit_code, 0);
 
   // The glTF's targets, morphed and skinned by its clip at its keys, are the PC2's world positions.
   const BakedFrames gltf = read_mesh_animation(dir / "bake.glb", 60), pc2 = read_mesh_animation(dir / "bake.pc2", 20);
@@ -136,16 +136,22 @@ TEST(CliDecompose, AMorphTargetBakeIsReadAsItsPointCache) {
   EXPECT_GT(largest_gap({pc2.positions.back()}, {rest.positions}), 0.05 * rest.size());  // the frames move
 
   // So the decompositions of either are one (their reconstructions, within float noise).
-  const std::string decompose = "decompose " + quote(clonk) + " --bones 6 --iterations 10 --threads 2 -q --cache ";
-  ASSERT_EQ(run_wobble(decompose + quote(dir / "bake.glb") + " -o " + quote(dir / "from_gltf.pc2")).exit_code, 0);
-  ASSERT_EQ(run_wobble(decompose + quote(dir / "bake.pc2") + " --fps 20 -o " + quote(dir / "from_pc2.pc2")).exit_code,
-            0);
+  const std::string decompose =
+      "decompose " + shell_quoted(clonk) + " --bones 6 --iterations 10 --threads 2 -q --cache ";
+  ASSERT_EQ(
+      run_wobble(decompose + shell_quoted(dir / "bake.glb") + " -o " + shell_quoted(dir / "from_gltf.pc2")).exit_code,
+      0);
+  ASSERT_EQ(
+      run_wobble(decompose + shell_quoted(dir / "bake.pc2") + " --fps 20 -o " + shell_quoted(dir / "from_pc2.pc2"))
+          .exit_code,
+      0);
   EXPECT_LT(largest_gap(read_pc2(dir / "from_gltf.pc2"), read_pc2(dir / "from_pc2.pc2")), 1e-4 * rest.size());
 
   // Another rest pose: the vertex counts differ.
   write_obj(dir / "box.obj", test::box_mesh(1.0f, 1.0f, 1.0f), test::box_mesh(1.0f, 1.0f, 1.0f).positions);
-  const auto mismatch = run_wobble("decompose " + quote(dir / "box.obj") + " --cache " + quote(dir / "bake.glb") +
-                                   " -q -o " + quote(dir / "out.glb") + " 2>&1");
+  const auto mismatch =
+      run_wobble("decompose " + shell_quoted(dir / "box.obj") + " --cache " + shell_quoted(dir / "bake.glb") +
+                 " -q -o " + shell_quoted(dir / "out.glb") + " 2>&1");
   EXPECT_EQ(mismatch.exit_code, 1);
   EXPECT_NE(mismatch.output.find("bake.glb: 1814 vertices a frame, the rest pose"), std::string::npos)
       << mismatch.output;
@@ -164,19 +170,20 @@ TEST(CliDecompose, BadInputIsOneLineNamingTheFileOrFlag) {
   test::write_bytes(scene.dir / "nan.pc2", std::string(nan_cache.begin(), nan_cache.end()));
   std::filesystem::create_directory(scene.dir / "empty");
 
-  const std::string rest = quote(scene.dir / "rest.obj"), pc2 = " --cache " + quote(scene.dir / "anim.pc2");
-  const std::string out = " -q -o " + quote(scene.dir / "out.glb");
+  const std::string rest = shell_quoted(scene.dir / "rest.obj"),
+                    pc2 = " --cache " + shell_quoted(scene.dir / "anim.pc2");
+  const std::string out = " -q -o " + shell_quoted(scene.dir / "out.glb");
   struct Case {
     std::string arguments, expected;
   };
   const Case cases[] = {
-      {"decompose " + quote(scene.dir / "fewer.obj") + pc2 + out, "anim.pc2: 16 vertices a frame"},
-      {"decompose " + rest + " --cache " + quote(scene.dir / "nan.pc2") + out,
+      {"decompose " + shell_quoted(scene.dir / "fewer.obj") + pc2 + out, "anim.pc2: 16 vertices a frame"},
+      {"decompose " + rest + " --cache " + shell_quoted(scene.dir / "nan.pc2") + out,
        "nan.pc2: frame 3 vertex 5 is not finite"},
-      {"decompose " + rest + " --cache " + quote(scene.dir / "empty") + out, "empty: no .obj files"},
-      {"decompose " + rest + " --cache " + quote(scene.dir / "missing.pc2") + out, "missing.pc2"},
-      {"decompose " + rest + " --cache " + quote(scene.dir / "rest.obj") + out, "unknown mesh animation '.obj'"},
-      {"decompose " + rest + " --cache " + quote(test::bundled_asset("clonk.glb")) + out,
+      {"decompose " + rest + " --cache " + shell_quoted(scene.dir / "empty") + out, "empty: no .obj files"},
+      {"decompose " + rest + " --cache " + shell_quoted(scene.dir / "missing.pc2") + out, "missing.pc2"},
+      {"decompose " + rest + " --cache " + shell_quoted(scene.dir / "rest.obj") + out, "unknown mesh animation '.obj'"},
+      {"decompose " + rest + " --cache " + shell_quoted(test::bundled_asset("clonk.glb")) + out,
        "clonk.glb: has no morph targets"},
       {"decompose " + rest + pc2 + " --bones 0" + out, "--bones: 0 is out of range"},
       {"decompose " + rest + pc2 + " --bones 2abc" + out, "--bones: '2abc'"},
@@ -184,7 +191,7 @@ TEST(CliDecompose, BadInputIsOneLineNamingTheFileOrFlag) {
       {"decompose " + rest + pc2 + " --influences 9" + out, "--influences: 9 is out of range"},
       {"decompose " + rest + pc2 + " --tolerance nan" + out, "--tolerance: 'nan'"},
       {"decompose " + rest + pc2 + " --fps 0" + out, "--fps: 0 is out of range"},
-      {"decompose " + rest + pc2 + " -q -o " + quote(scene.dir / "out.fbx"), "unknown output type '.fbx'"},
+      {"decompose " + rest + pc2 + " -q -o " + shell_quoted(scene.dir / "out.fbx"), "unknown output type '.fbx'"},
   };
   for (const Case& c : cases) {
     const auto result = run_wobble(c.arguments + " 2>&1 >/dev/null");

@@ -14,15 +14,14 @@
 using namespace wobble;
 using wobble::test::run_wobble;
 using wobble::test::ScratchDir;
+using wobble::test::shell_quoted;
 
 namespace {
-
-std::string quote(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
 
 // Walk's first half second at 20 fps: 11 frames.
 const std::string kRange = " --clip Walk --fps 20 --start 0 --end 0.5 --threads 2";
 
-std::string clonk() { return quote(test::bundled_asset("clonk.glb")); }
+std::string clonk() { return shell_quoted(test::bundled_asset("clonk.glb")); }
 
 // RMS over frames and vertices of a - b.
 double rms_gap(const std::filesystem::path& a, const std::filesystem::path& b) {
@@ -59,16 +58,16 @@ struct Played {
 Played helper_bake(const ScratchDir& dir, const std::string& stack, const std::string& helper_flags) {
   Played out;
   const auto bake = run_wobble("bake " + clonk() + kRange + " --deformer " + stack + helper_flags + " -o " +
-                               quote(dir / "helpers.glb") + " 2>&1");
+                               shell_quoted(dir / "helpers.glb") + " 2>&1");
   EXPECT_EQ(bake.exit_code, 0) << bake.output;
   out.reported_rmse = reported(bake.output, "misses the stack by RMSE");
   out.reported_secondary = reported(bake.output, "secondary motion \\(RMS");
   const std::pair<std::string, std::string> runs[] = {
-      {clonk(), stack}, {clonk(), "lbs"}, {quote(dir / "helpers.glb"), "lbs"}};
+      {clonk(), stack}, {clonk(), "lbs"}, {shell_quoted(dir / "helpers.glb"), "lbs"}};
   const char* names[] = {"stack.pc2", "lbs.pc2", "played.pc2"};
   for (int i = 0; i < 3; ++i) {
     const auto result = run_wobble("bake " + runs[i].first + kRange + " --deformer " + runs[i].second + " -q -o " +
-                                   quote(dir / names[i]) + " 2>&1");
+                                   shell_quoted(dir / names[i]) + " 2>&1");
     EXPECT_EQ(result.exit_code, 0) << result.output;
   }
   out.rmse = rms_gap(dir / "played.pc2", dir / "stack.pc2");
@@ -164,7 +163,7 @@ TEST(CliHelperBones, ALoopsHelperChannelsMeetThemselves) {
   const Character original = read_gltf(test::bundled_asset("clonk.glb"));
   const std::string common =
       " --clip Walk --fps 10 --threads 2 --deformer lbs,dynamic --helper-bones 2 --helper-iterations 10 -q";
-  const auto loop = run_wobble("bake " + clonk() + common + " --loop -o " + quote(dir / "loop.glb") + " 2>&1");
+  const auto loop = run_wobble("bake " + clonk() + common + " --loop -o " + shell_quoted(dir / "loop.glb") + " 2>&1");
   ASSERT_EQ(loop.exit_code, 0) << loop.output;
   const Character looped = read_gltf(dir / "loop.glb");
   const std::vector<float>& keys = looped.clips.front().channels.back().times;  // a helper's
@@ -173,7 +172,7 @@ TEST(CliHelperBones, ALoopsHelperChannelsMeetThemselves) {
 
   // The same span without --loop: the dynamics start from rest, and the helpers do not meet.
   const auto open = run_wobble("bake " + clonk() + common + " --start " + std::to_string(keys.front()) + " --end " +
-                               std::to_string(keys.back()) + " -o " + quote(dir / "open.glb") + " 2>&1");
+                               std::to_string(keys.back()) + " -o " + shell_quoted(dir / "open.glb") + " 2>&1");
   ASSERT_EQ(open.exit_code, 0) << open.output;
   EXPECT_GT(largest_seam(read_gltf(dir / "open.glb"), original.rig.joint_count()), 1e-3);
 }
@@ -193,7 +192,7 @@ TEST(CliHelperBones, BadValuesAreOneLineNamingTheFlag) {
   };
   for (const Case& c : cases) {
     const std::string arguments =
-        "bake " + clonk() + kRange + " --deformer lbs,dynamic" + c.flags + " -q -o " + quote(dir / c.output);
+        "bake " + clonk() + kRange + " --deformer lbs,dynamic" + c.flags + " -q -o " + shell_quoted(dir / c.output);
     const auto result = run_wobble(arguments + " 2>&1 >/dev/null");
     EXPECT_EQ(result.exit_code, 1) << arguments << "\n" << result.output;
     EXPECT_NE(result.output.find(c.expected), std::string::npos) << arguments << "\n" << result.output;

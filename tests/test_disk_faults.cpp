@@ -27,11 +27,10 @@ namespace {
 namespace fs = std::filesystem;
 using test::PrivateTmpfs;
 using test::ScratchDir;
+using test::shell_quoted;
 
 constexpr const char* kNoSpace = "No space left on device";
 constexpr const char* kReadOnly = "Read-only file system";
-
-std::string in_quotes(const fs::path& p) { return "'" + p.string() + "'"; }
 
 const Character& clonk() {
   static const Character character = load_character(test::bundled_asset("clonk.glb"));
@@ -94,7 +93,9 @@ TEST_P(FullDisk, WriterSaysTheSystemsReasonAndKeepsThePreviousFile) {
   const std::vector<char> kept = test::read_bytes(previous_file);
   EXPECT_EQ(std::string(kept.begin(), kept.end()), "the previous output");
   EXPECT_EQ(names_in(disk.path()), (std::set<std::string>{"filler", target.filename().string()}));
-  if (folder) EXPECT_EQ(names_in(target), std::set<std::string>{"frame_0000.obj"});
+  if (folder) {
+    EXPECT_EQ(names_in(target), std::set<std::string>{"frame_0000.obj"});
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -118,8 +119,8 @@ TEST(DiskFaults, BakeOntoAFullDiskExitsWithTheReason) {
   if (!disk.mounted()) GTEST_SKIP() << disk.why_not();
   test::write_bytes(disk / "walk.usda", "the previous bake");
   disk.fill_leaving(16 << 10);
-  const auto result = test::run_wobble("bake " + in_quotes(test::bundled_asset("clonk.glb")) +
-                                       " --clip Walk --fps 10 --end 1 -q -o " + in_quotes(disk / "walk.usda"));
+  const auto result = test::run_wobble("bake " + shell_quoted(test::bundled_asset("clonk.glb")) +
+                                       " --clip Walk --fps 10 --end 1 -q -o " + shell_quoted(disk / "walk.usda"));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_EQ(result.output, "wobble: error: " + (disk / "walk.usda").string() + ": cannot write: " + kNoSpace + "\n");
   const std::vector<char> kept = test::read_bytes(disk / "walk.usda");
@@ -139,8 +140,8 @@ TEST(DiskFaults, BatchReportOntoAFullDiskExitsWithTheReason) {
                               {"output", "out/walk.pc2"}};
   test::write_bytes(scratch / "batch.json", nlohmann::json{{"jobs", {job}}}.dump());
   disk.fill_leaving(0);
-  const auto result = test::run_wobble("batch " + in_quotes(scratch / "batch.json") + " -q --report " +
-                                       in_quotes(disk / "report.json"));
+  const auto result = test::run_wobble("batch " + shell_quoted(scratch / "batch.json") + " -q --report " +
+                                       shell_quoted(disk / "report.json"));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find((disk / "report.json").string() + ": cannot write: " + kNoSpace), std::string::npos)
       << result.output;
@@ -155,8 +156,8 @@ TEST(DiskFaults, ReadOnlyFolderIsRefusedBeforeAnyWork) {
   PrivateTmpfs read_only(scratch / "read-only", 64 << 10, /*read_only=*/true);
   if (!read_only.mounted()) GTEST_SKIP() << read_only.why_not();
   for (const char* output : {"out.glb", "out.pc2", "out.usda", "frames/"}) {
-    const auto result = test::run_wobble("bake " + in_quotes(scratch / "missing.glb") + " --clip Walk -o " +
-                                         in_quotes(read_only / output));
+    const auto result = test::run_wobble("bake " + shell_quoted(scratch / "missing.glb") + " --clip Walk -o " +
+                                         shell_quoted(read_only / output));
     EXPECT_EQ(result.exit_code, 1) << result.output;
     EXPECT_NE(result.output.find(std::string("cannot write: folder ") + read_only.path().string() +
                                  " is not writable (" + kReadOnly + ")"),
@@ -166,8 +167,8 @@ TEST(DiskFaults, ReadOnlyFolderIsRefusedBeforeAnyWork) {
   }
   const nlohmann::json job = {{"input", test::bundled_asset("clonk.glb").string()}, {"output", "out/walk.pc2"}};
   test::write_bytes(scratch / "batch.json", nlohmann::json{{"jobs", {job}}}.dump());
-  const auto batch = test::run_wobble("batch " + in_quotes(scratch / "batch.json") + " -q --report " +
-                                      in_quotes(read_only / "report.json"));
+  const auto batch = test::run_wobble("batch " + shell_quoted(scratch / "batch.json") + " -q --report " +
+                                      shell_quoted(read_only / "report.json"));
   EXPECT_EQ(batch.exit_code, 1) << batch.output;
   EXPECT_NE(batch.output.find(std::string("report.json: cannot write: folder ") + read_only.path().string() +
                               " is not writable (" + kReadOnly + ")"),

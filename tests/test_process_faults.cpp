@@ -150,7 +150,9 @@ TEST_P(KilledBake, LeavesNoPartialOutputAndTheRerunFinishes) {
       EXPECT_TRUE(writing) << "the bake was not caught writing " << output;
       killed_running += writing;
     }
-    if (fs::exists(dir / name)) EXPECT_EQ(bytes_of(dir / name), expected) << "a partial output at " << dir / name;
+    if (fs::exists(dir / name)) {
+      EXPECT_EQ(bytes_of(dir / name), expected) << "a partial output at " << dir / name;
+    }
     ASSERT_EQ(run_to_end(arguments(dir), scratch / "rerun.log"), 0);
     EXPECT_EQ(bytes_of(dir / name), expected) << dir / name;
     EXPECT_EQ(names_in(dir), std::set<std::string>{name}) << "a temporary left in " << dir;

@@ -43,7 +43,8 @@ void check_subspace_sizes(int handles, std::size_t points, int sample_grid, int 
   using namespace input_limits;
   const std::string name(what);
   check_integer_range(handles, name + ": handles", 1, kMaxHandles);
-  check_integer_range(static_cast<std::int64_t>(std::min<std::size_t>(points, INT64_MAX)), name + ": points",
+  // Through 64 bits, so that a 32-bit size_t (WebAssembly) needs no narrowing of INT64_MAX.
+  check_integer_range(static_cast<std::int64_t>(std::min<std::uint64_t>(points, INT64_MAX)), name + ": points",
                       kMinPoints, kMaxPoints);
   check_integer_range(sample_grid, name + ": sample_grid", kMinGrid, kMaxSampleGrid);
   check_integer_range(field_grid, name + ": field_grid", kMinGrid, kMaxFieldGrid);

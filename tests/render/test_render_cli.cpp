@@ -16,7 +16,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string clonk_path() { return "'" + bundled_asset("clonk.glb").string() + "'"; }
+// Appended, not "'" + string: GCC 12 warns falsely (-Wrestrict) on that form.
+std::string clonk_path() {
+  std::string text = "'";
+  text += bundled_asset("clonk.glb").string();
+  text += '\'';
+  return text;
+}
 
 struct Decoded {
   int width = 0, height = 0;

@@ -112,8 +112,8 @@ const std::string kBar = " --physics --no-floor --youngs 1e7 --pin 'x<-0.8' --po
 }  // namespace
 
 TEST(ViewerPhysics, PinnedBarSagsWhileThePinnedEndStays) {
-  const RgbaImage start = screenshot("sag_start", "'" + bar_file().string() + "'" + kBar + "--frame 2");
-  const RgbaImage later = screenshot("sag_later", "'" + bar_file().string() + "'" + kBar + "--frame 90");
+  const RgbaImage start = screenshot("sag_start", quoted(bar_file()) + kBar + "--frame 2");
+  const RgbaImage later = screenshot("sag_later", quoted(bar_file()) + kBar + "--frame 90");
   ASSERT_EQ(start.width, 480);
   EXPECT_GT(changed_share(start, later), 0.01);  // the free end moved
   const std::vector<bool> a = pinned_pixels(start), b = pinned_pixels(later);
@@ -130,7 +130,7 @@ TEST(ViewerPhysics, ScriptedDragPullsThePickedPointAndTheBarReturns) {
   // Where the free end is on the screen: press at its tip point and report.
   std::string log;
   screenshot("find_tip",
-             "'" + bar_file().string() + "'" + kBar + "--no-gravity --frame 3 --script " +
+             quoted(bar_file()) + kBar + "--no-gravity --frame 3 --script " +
                  "'[{\"at\": 0.01, \"do\": \"press\", \"point\": [1, 0.125, 0]}, {\"at\": 0.02, \"do\": \"report\"}]'",
              &log);
   const auto found = reports(log);
@@ -142,7 +142,7 @@ TEST(ViewerPhysics, ScriptedDragPullsThePickedPointAndTheBarReturns) {
       "'[{\"at\": 0.02, \"do\": \"press\", \"pixel\": [" + std::to_string(x) + ", " + std::to_string(y) +
       "]}, {\"at\": 0.05, \"do\": \"drag\", \"pixel\": [" + std::to_string(x) + ", " + std::to_string(y - 70) +
       "]}, {\"at\": 1.5, \"do\": \"report\"}, {\"at\": 1.5, \"do\": \"release\"}, {\"at\": 4.0, \"do\": \"report\"}]'";
-  screenshot("drag", "'" + bar_file().string() + "'" + kBar + "--no-gravity --frame 242 --script " + script, &log);
+  screenshot("drag", quoted(bar_file()) + kBar + "--no-gravity --frame 242 --script " + script, &log);
   const auto r = reports(log);
   ASSERT_EQ(r.size(), 2u) << log;
   const nlohmann::json start = r[0]["picked_rest_pixel"], held = r[0]["picked_pixel"], target = r[0]["target_pixel"];
@@ -161,7 +161,7 @@ TEST(ViewerPhysics, DroppedBarRestsOnTheFloorWithNothingBelowIt) {
   // The floor moved 0.3 m below the bar at the start: it falls, lands and stays above.
   std::string log;
   screenshot("floor",
-             "'" + bar_file().string() + "' --physics --youngs 1e6 --points 400 --handles 8 --frame 150 --script " +
+             quoted(bar_file()) + " --physics --youngs 1e6 --points 400 --handles 8 --frame 150 --script " +
                  "'[{\"at\": 0, \"do\": \"plane\", \"offset\": 0.3}, {\"at\": 0.05, \"do\": \"report\"}, " +
                  "{\"at\": 2.4, \"do\": \"report\"}]'",
              &log);
@@ -183,8 +183,7 @@ TEST(ViewerPhysics, RigModeShowsAComplementaryResponseOnTheWalk) {
 
 TEST(ViewerPhysics, GaussianSplatsDrawAndSag) {
   const fs::path ply = splat_slab("splats.ply", 10, 3);  // pinned at one end
-  const std::string common =
-      "'" + ply.string() + "' --physics --no-floor --youngs 3e5 --pin 'x<-0.7' --points 200 --handles 8";
+  const std::string common = quoted(ply) + " --physics --no-floor --youngs 3e5 --pin 'x<-0.7' --points 200 --handles 8";
   const RgbaImage start = screenshot("splats_start", common + " --frame 2");
   const RgbaImage later = screenshot("splats_later", common + " --frame 60");
   std::size_t reddish = 0;  // f_dc_0 = 1.5: the splats are red
@@ -217,8 +216,8 @@ std::pair<double, double> preview_against_simulate(const fs::path& shape, const 
   const fs::path preview = viewer_scratch(name + "_preview.pc2"),
                  simulated = viewer_scratch(name + (splats ? "_simulated" : "_simulated.pc2"));
   std::string log;
-  EXPECT_EQ(run_viewer("'" + shape.string() + "' --physics --no-floor" + settings +
-                           "--no-ui --size 320x240 --record '" + preview.string() + "' --frame 30",
+  EXPECT_EQ(run_viewer(quoted(shape) + " --physics --no-floor" + settings + "--no-ui --size 320x240 --record '" +
+                           preview.string() + "' --frame 30",
                        log),
             0)
       << log;

@@ -24,6 +24,14 @@ inline std::filesystem::path viewer_scratch(const std::string& name) {
   return dir / name;
 }
 
+// A path in single quotes for a command line, appended: GCC 12 warns falsely (-Wrestrict) on "'" + string.
+inline std::string quoted(const std::filesystem::path& path) {
+  std::string text = "'";
+  text += path.string();
+  text += '\'';
+  return text;
+}
+
 inline std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};

@@ -152,8 +152,8 @@ WOBBLE_SIMD_INLINE void softmax_row(float* a, std::size_t width) {
 
 void softmax(float* s, std::size_t ld, std::size_t n, std::size_t width, int parts) {
   for (std::size_t i = 0; i < n; ++i) {
-    const float* a = s + i * ld;
-    softmax_row(s + i * ld, width);
+    float* a = s + i * ld;
+    softmax_row(a, width);
     for (int c = 1; c < parts; ++c) {
       float* d = s + (static_cast<std::size_t>(c) * n + i) * ld;
       const float projection = dot(a, d, width);

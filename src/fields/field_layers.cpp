@@ -22,10 +22,11 @@ namespace wobble::fields {
 
 namespace field_kernels {
 namespace {
+using Matrix = field_layers::Rows;
+
 // The reference is Eigen's product at the baseline instruction set (what the evaluator used
 // before the kernels): an independent check of them, and the baseline of their benchmark.
 void product_reference(const Product& p) {
-  using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using Strided = Eigen::OuterStride<>;
   const auto rows = static_cast<Eigen::Index>(p.rows), in = static_cast<Eigen::Index>(p.in),
              out = static_cast<Eigen::Index>(p.out);
@@ -51,7 +52,6 @@ void gelu_reference(float* values, float* slopes, std::size_t n) {
   v *= phi;
 }
 void softmax_reference(float* s, std::size_t ld, std::size_t n, std::size_t width, int parts) {
-  using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const auto rows = static_cast<Eigen::Index>(n);
   Eigen::Map<Matrix, 0, Eigen::OuterStride<>> all(s, rows * parts, static_cast<Eigen::Index>(width),
                                                   Eigen::OuterStride<>(static_cast<Eigen::Index>(ld)));

@@ -95,9 +95,7 @@ TEST(ViewerErrors, MissingDisplayIsOneClearLine) {
 TEST(ViewerErrors, BadFileIsOneClearLine) {
   std::string log;
   const fs::path missing = viewer_scratch("missing.glb");
-  std::string arguments = "'";  // appended: GCC 12 warns falsely (-Wrestrict) on "'" + string
-  arguments += missing.string() + "' --frame 1 --screenshot /dev/null";
-  EXPECT_EQ(run_viewer(arguments, log), 1);
+  EXPECT_EQ(run_viewer(quoted(missing) + " --frame 1 --screenshot /dev/null", log), 1);
   EXPECT_NE(log.find("missing.glb"), std::string::npos) << log;
   EXPECT_NE(log.find("no such file"), std::string::npos) << log;
 }

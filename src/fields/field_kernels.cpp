@@ -110,8 +110,6 @@ void activation(float* v, float* slope, std::size_t n) {
   for (std::size_t j = i; j < n; ++j) v[j] = v_tail[j - i], slope[j] = slope_tail[j - i];
 }
 
-WOBBLE_SIMD_INLINE float sum(f32x8 x) { return dot4(x.low() + x.high(), f32x4::splat(1.0f)).lane0(); }
-
 WOBBLE_SIMD_INLINE float largest(f32x8 x) {
   float lanes[8];
   x.store(lanes);

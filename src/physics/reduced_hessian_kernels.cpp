@@ -10,8 +10,6 @@ using namespace wobble::simd::WOBBLE_SIMD_ISA;
 
 namespace {
 
-WOBBLE_SIMD_INLINE float sum(f32x8 x) { return dot4(x.low() + x.high(), f32x4::splat(1.0f)).lane0(); }
-
 // Each column of A against the three columns of Z: three running sums of eight lanes.
 void transposed_product(const float* A, std::size_t q, std::size_t n, const float* Z, float* Y) {
   const float* z0 = Z;

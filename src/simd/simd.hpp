@@ -245,6 +245,8 @@ WOBBLE_SIMD_INLINE f32x8 fnma(f32x8 a, f32x8 b, f32x8 c) { return {simde_mm256_f
 WOBBLE_SIMD_INLINE f32x8 min(f32x8 a, f32x8 b) { return {simde_mm256_min_ps(a.v, b.v)}; }
 WOBBLE_SIMD_INLINE f32x8 max(f32x8 a, f32x8 b) { return {simde_mm256_max_ps(a.v, b.v)}; }
 WOBBLE_SIMD_INLINE f32x8 sqrt(f32x8 a) { return {simde_mm256_sqrt_ps(a.v)}; }
+// The sum of the eight lanes: the two halves added, then a dot product with ones.
+WOBBLE_SIMD_INLINE float sum(f32x8 x) { return dot4(x.low() + x.high(), f32x4::splat(1.0f)).lane0(); }
 
 WOBBLE_SIMD_INLINE m32x8 operator<(f32x8 a, f32x8 b) { return {simde_mm256_cmp_ps(a.v, b.v, SIMDE_CMP_LT_OQ)}; }
 WOBBLE_SIMD_INLINE m32x8 operator<=(f32x8 a, f32x8 b) { return {simde_mm256_cmp_ps(a.v, b.v, SIMDE_CMP_LE_OQ)}; }

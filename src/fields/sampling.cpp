@@ -13,6 +13,7 @@
 #include <wobble/fields/point_normals.hpp>
 
 #include "core/fail.hpp"
+#include "fields/area_weighted_picker.hpp"
 #include "fields/grid_flood_fill.hpp"
 
 namespace wobble::fields {
@@ -177,26 +178,17 @@ Grid make_grid(const Vec3d& lo, const Vec3d& hi, double h) {
 // `count` area-weighted random points on the triangles; returns the total area.
 double add_surface_samples(SamplePoints& s, std::span<const Vec3d> v, std::span<const Triangle> triangles, int count,
                            Random& random) {
-  std::vector<double> cumulative(triangles.size());
-  double area = 0;
-  for (std::size_t t = 0; t < triangles.size(); ++t) {
-    area += triangle_area(v[triangles[t][0]], v[triangles[t][1]], v[triangles[t][2]]);
-    cumulative[t] = area;
-  }
-  if (!(area > 0)) return area;
+  std::vector<double> areas(triangles.size());
+  for (std::size_t t = 0; t < triangles.size(); ++t)
+    areas[t] = triangle_area(v[triangles[t][0]], v[triangles[t][1]], v[triangles[t][2]]);
+  const AreaWeightedPicker picker(areas);
+  if (!(picker.total() > 0)) return picker.total();
   for (int k = 0; k < count; ++k) {
-    const double target = random.uniform() * area;
-    const std::size_t t = std::min<std::size_t>(
-        std::upper_bound(cumulative.begin(), cumulative.end(), target) - cumulative.begin(), cumulative.size() - 1);
-    double a = random.uniform(), b = random.uniform();
-    if (a + b > 1) {
-      a = 1 - a;
-      b = 1 - b;
-    }
-    const Triangle& tri = triangles[t];
-    s.points.push_back(v[tri[0]] + a * (v[tri[1]] - v[tri[0]]) + b * (v[tri[2]] - v[tri[0]]));
+    const AreaWeightedPicker::Pick pick = picker(random);
+    const Triangle& tri = triangles[pick.triangle];
+    s.points.push_back(v[tri[0]] + pick.a * (v[tri[1]] - v[tri[0]]) + pick.b * (v[tri[2]] - v[tri[0]]));
   }
-  return area;
+  return picker.total();
 }
 
 using Edge = std::pair<std::uint32_t, std::uint32_t>;

@@ -2,43 +2,36 @@
 #include <wobble/fields/shape_sample.hpp>
 
 #include <algorithm>
+#include <array>
 
 #include <wobble/error.hpp>
 #include <wobble/fields/point_normals.hpp>
 
 #include "core/fail.hpp"
+#include "fields/area_weighted_picker.hpp"
 
 namespace wobble::fields {
 
 Eigen::MatrixXf surface_point_cloud(const Mesh& mesh, const Normalization& normalization, int count,
                                     std::uint64_t seed) {
-  // Cumulative areas for area-weighted triangle choice.
-  std::vector<double> cumulative;
-  cumulative.reserve(mesh.triangles.size());
-  double total = 0;
+  auto corners = [&](const Triangle& t) {
+    return std::array<Eigen::Vector3d, 3>{mesh.positions[t[0]].cast<double>(), mesh.positions[t[1]].cast<double>(),
+                                          mesh.positions[t[2]].cast<double>()};
+  };
+  std::vector<double> areas;
+  areas.reserve(mesh.triangles.size());
   for (const Triangle& t : mesh.triangles) {
-    const Eigen::Vector3d a = mesh.positions[t[0]].cast<double>(), b = mesh.positions[t[1]].cast<double>(),
-                          c = mesh.positions[t[2]].cast<double>();
-    total += 0.5 * (b - a).cross(c - a).norm();
-    cumulative.push_back(total);
+    const auto [a, b, c] = corners(t);
+    areas.push_back(0.5 * (b - a).cross(c - a).norm());
   }
-  if (!(total > 0)) fail_plain("shape has no triangle of positive area to sample");
+  const AreaWeightedPicker picker(areas);
+  if (!(picker.total() > 0)) fail_plain("shape has no triangle of positive area to sample");
   Random random(seed);
   Eigen::MatrixXf cloud(count, 6);
   for (int k = 0; k < count; ++k) {
-    const double pick = random.uniform() * total;
-    const std::size_t index = std::min<std::size_t>(
-        static_cast<std::size_t>(std::upper_bound(cumulative.begin(), cumulative.end(), pick) - cumulative.begin()),
-        cumulative.size() - 1);
-    const Triangle& t = mesh.triangles[index];
-    const Eigen::Vector3d a = mesh.positions[t[0]].cast<double>(), b = mesh.positions[t[1]].cast<double>(),
-                          c = mesh.positions[t[2]].cast<double>();
-    double r1 = random.uniform(), r2 = random.uniform();
-    if (r1 + r2 > 1) {
-      r1 = 1 - r1;
-      r2 = 1 - r2;
-    }
-    const Eigen::Vector3d p = normalization.to_normalized(a + r1 * (b - a) + r2 * (c - a));
+    const AreaWeightedPicker::Pick pick = picker(random);
+    const auto [a, b, c] = corners(mesh.triangles[pick.triangle]);
+    const Eigen::Vector3d p = normalization.to_normalized(a + pick.a * (b - a) + pick.b * (c - a));
     Eigen::Vector3d n = (b - a).cross(c - a);
     n = n.norm() > 0 ? Eigen::Vector3d(n.normalized()) : Eigen::Vector3d::UnitY();
     cloud.row(k) << static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z()),

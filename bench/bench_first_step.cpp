@@ -35,7 +35,7 @@
 #include <wobble/physics/scene.hpp>
 #include <wobble/physics/shape_body.hpp>
 
-#include "simd/isa.hpp"
+#include "isa_scope.hpp"
 
 using namespace wobble;
 namespace fs = std::filesystem;
@@ -126,18 +126,8 @@ void BM_Encode(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(network().encode(encoder_sample().surface));
 }
 
-// Argument 1: Eigen's products and functions (Isa::scalar) instead of the best instruction set's kernels.
-struct ProductsScope {
-  simd::Isa saved = simd::active_isa();
-  explicit ProductsScope(benchmark::State& state) {
-    simd::set_active_isa(state.range(0) ? simd::Isa::scalar : simd::runnable_isas().front());
-    state.SetLabel(std::string(simd::isa_name(simd::active_isa())));
-  }
-  ~ProductsScope() { simd::set_active_isa(saved); }
-};
-
 void BM_Candidates(benchmark::State& state) {
-  ProductsScope products(state);
+  IsaScope products(state, state.range(0) != 0);  // 1: Eigen's products and functions (the reference)
   const auto encoded = network().encode(encoder_sample().surface);
   const std::vector<Vec3d> points = fields::cubature_points(encoder_sample());
   Eigen::MatrixXd W;
@@ -190,7 +180,7 @@ void BM_Step(benchmark::State& state) {
 }
 
 void BM_NeuralTotal(benchmark::State& state) {
-  ProductsScope products(state);
+  IsaScope products(state, state.range(0) != 0);  // 1: Eigen's products and functions (the reference)
   physics::QuickSceneOptions options;
   options.settings = settings();
   options.field_source = fields::field_network_mesh_fields({}, false);

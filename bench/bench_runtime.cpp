@@ -35,6 +35,7 @@
 #include "c_api_scene.hpp"
 #include "capi/arrays.hpp"
 #include "lbs_before_simd_layer.hpp"
+#include "isa_scope.hpp"
 #include "simd/isa.hpp"
 #include "synthetic_character.hpp"
 
@@ -104,19 +105,13 @@ void BM_FrameC(benchmark::State& state) {
 }
 
 // Arguments: scene, then 0 = the best instruction set, 1 = the scalar reference.
-struct IsaScope {
-  simd::Isa saved = simd::active_isa();
-  explicit IsaScope(benchmark::State& state) {
-    simd::set_active_isa(state.range(1) ? simd::Isa::scalar : simd::runnable_isas().front());
-    state.SetLabel(std::string(scene_name(static_cast<int>(state.range(0)))) + " " +
-                   std::string(simd::isa_name(simd::active_isa())));
-  }
-  ~IsaScope() { simd::set_active_isa(saved); }
-};
+IsaScope isa_scope(benchmark::State& state) {
+  return IsaScope(state, state.range(1) != 0, std::string(scene_name(static_cast<int>(state.range(0)))) + " ");
+}
 
 void BM_KernelLbs(benchmark::State& state) {
   const Scene& s = scene(static_cast<int>(state.range(0)));
-  IsaScope isa(state);
+  const IsaScope isa = isa_scope(state);
   std::vector<Vec3f> positions(s.character.mesh.vertex_count()), normals(positions.size());
   const LbsJob job{
       s.poses[7].skinning, &s.skin, s.character.mesh.positions, s.character.mesh.normals, positions, normals, false};
@@ -155,7 +150,7 @@ void BM_KernelLbsBefore(benchmark::State& state) {
 
 void BM_KernelDynamic(benchmark::State& state) {
   const Scene& s = scene(static_cast<int>(state.range(0)));
-  IsaScope isa(state);
+  const IsaScope isa = isa_scope(state);
   DynamicSkinningParameters parameters;
   DynamicSkinningState dynamic;
   dynamic.initialize(s.character, parameters);
@@ -174,7 +169,7 @@ void BM_KernelDynamic(benchmark::State& state) {
 
 void BM_KernelDeltaMush(benchmark::State& state) {
   const Scene& s = scene(static_cast<int>(state.range(0)));
-  IsaScope isa(state);
+  const IsaScope isa = isa_scope(state);
   DeltaMush mush;
   mush.bind(s.character.mesh.positions, s.character.mesh.triangles, DeltaMushSettings{});
   std::vector<Vec3f> base(s.character.mesh.vertex_count()), positions(base.size());
@@ -191,7 +186,7 @@ void BM_KernelDeltaMush(benchmark::State& state) {
 template <DdmVariant kVariant>
 void BM_KernelDdm(benchmark::State& state) {
   const Scene& s = scene(static_cast<int>(state.range(0)));
-  IsaScope isa(state);
+  const IsaScope isa = isa_scope(state);
   DirectDeltaMushSettings settings;
   settings.variant = kVariant;
   DirectDeltaMush ddm;

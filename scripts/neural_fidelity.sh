@@ -5,7 +5,9 @@
 # the shipped model with the baselines (skinning eigenmodes, quadratic polynomials, the per-object
 # fit with the shipped recipe's losses), and the same network untrained
 # (models/physskin_small_untrained.wfield); then the medians and per-shape errors as markdown
-# (also written to OUT/table.md), and the time to a first step on a 13,000-vertex shape.
+# (also written to OUT/table.md), and the time to a first step on a 13,000-vertex shape. The
+# shipped model's rows also hold its candidate fields all together and the eigenmodes projected
+# onto their span (`--candidates`: what its per-shape selection could reach at best).
 # Environment: SHIPPED (models/physskin_small.pt), UNTRAINED (models/physskin_small_untrained.wfield),
 # BASELINE_STEPS (2000; 0 leaves the per-object fit out), NICE (19), EXTRA_MODELS ("LABEL=FILE ...":
 # more models to measure, e.g. experiments). Measurements (OUT/*.json) are kept: delete them to redo.
@@ -27,9 +29,12 @@ measure() {
   mv "$out/$name.json.tmp" "$out/$name.json"
 }
 
-measure shipped "$shipped" "${shapes[@]}" --baseline-steps "$baseline_steps" --config configs/per_object_fit.json
+measure shipped "$shipped" "${shapes[@]}" --baseline-steps "$baseline_steps" --config configs/per_object_fit.json \
+  --candidates
 measure untrained "$untrained" "${shapes[@]}" --baseline-steps 0
-args=("shipped network=$out/shipped.json" "same network untrained=$out/untrained.json")
+args=("shipped network=$out/shipped.json" "same network untrained=$out/untrained.json"
+  "shipped network's candidates, all=$out/shipped.json:neural candidates (all)"
+  "eigenmodes in the shipped candidates' span=$out/shipped.json:eigenmodes in candidate span")
 for extra in ${EXTRA_MODELS:-}; do
   measure "${extra%%=*}" "${extra#*=}" "${shapes[@]}" --baseline-steps 0
   args+=("${extra%%=*}=$out/${extra%%=*}.json")

@@ -42,11 +42,15 @@ def rows_of(spec):
 
 
 def median(values):
+    if values and all(v is None for v in values):
+        return math.nan  # a column the variant does not have (JSON null in every row)
     values = [v if v is not None else math.inf for v in values]  # JSON null: an infinite ratio
     return statistics.median(values) if values else math.nan
 
 
 def fmt(value, digits):
+    if math.isnan(value):
+        return "-"
     return "inf" if math.isinf(value) else f"{value:.{digits}f}"
 
 

@@ -17,6 +17,7 @@
 #include <wobble/error.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/fields/field_network.hpp>
+#include <wobble/fields/span_projection.hpp>
 #include <wobble/physics/scene.hpp>
 
 #include "box_mesh.hpp"
@@ -127,6 +128,51 @@ TEST(FieldNetwork, RayleighRitzKeepsTheSmoothestOrthonormalSubspaceOfTheCandidat
     coefficients.col(k).tail(4).cwiseAbs().maxCoeff(&largest);
     EXPECT_GT(coefficients(1 + largest, k), 0) << "field " << k;
   }
+}
+
+TEST(FieldNetwork, CandidatesAreTheRawFieldsAndTheSelectionIsTheirProjection) {
+  const auto network = std::make_shared<FieldNetwork>(candidate_network(), "candidates", 1);
+  const ShapeSample sample = make_shape_sample(test::box_mesh(1.0f, 0.5f, 0.3f), "box", network->sample_options(), 1);
+  const std::vector<Vec3d> cubature = cubature_points(sample);
+  const auto candidates = network->candidates_for(sample);
+  ASSERT_EQ(candidates->handle_count(), 5);
+  const FieldValues c = candidates->evaluate(cubature, true);
+  Eigen::MatrixXd raw;
+  std::array<Eigen::MatrixXd, 3> raw_gradient;
+  network->raw_fields(*network->encode(sample.surface), cubature, raw, &raw_gradient);
+  EXPECT_EQ(c.W.col(0), Eigen::VectorXd::Ones(raw.rows()));
+  EXPECT_EQ(c.W.rightCols(4), raw);
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_EQ(c.dW[a].col(0), Eigen::VectorXd::Zero(raw.rows()));
+    EXPECT_EQ(c.dW[a].rightCols(4), raw_gradient[a]);
+  }
+  // The selected fields are [1, raw] times a fixed matrix: projected onto the candidates' span at
+  // the cubature points, they are the same functions at any other point, gradients included.
+  const auto selected = network->fields_for(sample, true);
+  const auto projected = projected_onto_span(candidates, *selected, cubature);
+  ASSERT_EQ(projected->handle_count(), 3);
+  const std::vector<Vec3d> elsewhere = {{0.3, -0.1, 0.05}, {-0.8, 0.2, -0.1}, {0.9, 0.4, 0.25}};
+  const FieldValues want = selected->evaluate(elsewhere, true), got = projected->evaluate(elsewhere, true);
+  EXPECT_LT((got.W - want.W).norm(), 1e-9 * want.W.norm());
+  for (int a = 0; a < 3; ++a) EXPECT_LT((got.dW[a] - want.dW[a]).norm(), 1e-9 * want.dW[a].norm()) << "axis " << a;
+}
+
+TEST(SpanProjection, OntoTheConstantIsTheMeanAndBadPointsAreRefused) {
+  // Two grid fields on one cell: the constant 1, and x. The best constant for x at points is their mean x.
+  const std::array<int, 3> dims{2, 2, 2};
+  Eigen::MatrixXd ones = Eigen::MatrixXd::Ones(8, 1), x(8, 1);
+  for (int n = 0; n < 8; ++n) x(n, 0) = n % 2;  // node (i, j, k): x = i on the unit cell
+  const auto constant = std::make_shared<GridField>(Vec3d::Zero(), 1.0, dims, ones, "one");
+  const GridField linear(Vec3d::Zero(), 1.0, dims, x, "x");
+  const std::vector<Vec3d> points = {{0.1, 0.5, 0.5}, {0.2, 0.1, 0.9}, {0.9, 0.3, 0.2}};
+  const auto projected = projected_onto_span(constant, linear, points);
+  const std::vector<Vec3d> query = {{0.7, 0.7, 0.7}};
+  const FieldValues v = projected->evaluate(query, true);
+  EXPECT_NEAR(v.W(0, 0), (0.1 + 0.2 + 0.9) / 3, 1e-12);
+  EXPECT_EQ(v.dW[0](0, 0), 0.0);
+  EXPECT_NE(error_text([&] { projected_onto_span(constant, linear, {}); }).find("no points"), std::string::npos);
+  const std::vector<Vec3d> bad = {{0.1, std::nan(""), 0.5}};
+  EXPECT_NE(error_text([&] { projected_onto_span(constant, linear, bad); }).find("not finite"), std::string::npos);
 }
 
 TEST(FieldNetwork, RayleighRitzDescriptionsAreChecked) {

@@ -28,7 +28,9 @@ class NetworkField : public SkinningField {
         constant_column_(constant_column),
         description_(std::move(description)) {}
 
-  int handle_count() const override { return network_->handles() + (constant_column_ ? 1 : 0); }
+  int handle_count() const override {
+    return static_cast<int>(normalize_.transform.cols()) + (constant_column_ ? 1 : 0);
+  }
   std::string description() const override { return description_; }
 
   FieldValues evaluate(std::span<const Vec3d> points, bool with_gradient) const override {
@@ -36,7 +38,8 @@ class NetworkField : public SkinningField {
     std::array<Eigen::MatrixXd, 3> raw_gradient;
     network_->raw_fields(*shape_, points, raw, with_gradient ? &raw_gradient : nullptr);
     const auto n = static_cast<Eigen::Index>(points.size());
-    const int offset = constant_column_ ? 1 : 0, m = network_->handles();  // raw: N x raw_field_count()
+    const int offset = constant_column_ ? 1 : 0;  // raw: N x raw_field_count()
+    const auto m = normalize_.transform.cols();
     FieldValues out;
     out.W.resize(n, m + offset);
     if (constant_column_) out.W.col(0).setOnes();
@@ -71,6 +74,14 @@ std::shared_ptr<const SkinningField> FieldNetwork::fields_for(const ShapeSample&
   return std::make_shared<NetworkField>(self, std::move(encoded),
                                         field_output_transform(raw, raw_gradient, output, source_), constant_column,
                                         "neural fields (" + name + ", " + shape.name + ")");
+}
+
+std::shared_ptr<const SkinningField> FieldNetwork::candidates_for(const ShapeSample& shape) const {
+  const FieldOutputTransform identity{Eigen::RowVectorXd::Zero(raw_fields_),
+                                      Eigen::MatrixXd::Identity(raw_fields_, raw_fields_)};
+  const std::string name = std::filesystem::path(source_).filename().string();
+  return std::make_shared<NetworkField>(shared_from_this(), encode(shape.surface), identity, true,
+                                        "neural candidate fields (" + name + ", " + shape.name + ")");
 }
 
 std::shared_ptr<const SkinningField> FieldNetwork::fields_for(const Mesh& mesh, bool constant_column) const {

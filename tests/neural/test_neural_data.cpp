@@ -16,6 +16,7 @@
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/npy_writer.hpp>
 #include <wobble/neural/shape_generator.hpp>
+#include <wobble/fields/field_network.hpp>
 #include <wobble/fields/shape_sample.hpp>
 
 #include "neural/training_shapes.hpp"
@@ -166,6 +167,28 @@ TEST(NeuralMetrics, FidelityTakesThePinBlendAndTheEigenmodeCount) {
   EXPECT_GE(row_of(changed, "skinning eigenmodes")["quality_ratio"].get<double>(), 1.0);
   EXPECT_TRUE(cactus_fidelity_rows("--pin-blend 2abc").empty());
   EXPECT_TRUE(cactus_fidelity_rows("--eigenmodes 0").empty());
+}
+
+TEST(NeuralMetrics, CandidateRowsContainTheSelectionAndTheProjectedEigenmodes) {
+  const nlohmann::json rows = cactus_fidelity_rows("--candidates");
+  ASSERT_EQ(rows.size(), 5u);
+  const nlohmann::json& all = row_of(rows, "neural candidates (all)");
+  const auto network =
+      fields::FieldNetwork::load(std::string(WOBBLE_SOURCE_DIR) + "/models/physskin_small_untrained.wfield");
+  EXPECT_EQ(all["fields"], network->raw_field_count() + 1);
+  EXPECT_EQ(row_of(rows, "eigenmodes in candidate span")["fields"], 9);
+  // The selected fields and the projected eigenmodes are combinations of the candidates, so their
+  // subspaces lie in the candidates' one: each of its frequencies is at most theirs (Courant-Fischer).
+  for (const char* inside : {"neural (feed-forward)", "eigenmodes in candidate span"}) {
+    const nlohmann::json& errors = row_of(rows, inside)["frequency_errors"];
+    ASSERT_EQ(errors.size(), all["frequency_errors"].size());
+    for (std::size_t k = 0; k < errors.size(); ++k)
+      EXPECT_LE(all["frequency_errors"][k].get<double>(), errors[k].get<double>() + 1e-9) << inside << " " << k;
+  }
+  std::string alone = WOBBLE_CLI;
+  alone += " fields metrics --candidates \"";
+  alone += std::string(WOBBLE_SHARED_ASSETS) + "/shapes/cactus.off\" > /dev/null 2>&1";
+  EXPECT_NE(std::system(alone.c_str()), 0);  // --candidates needs --fidelity
 }
 
 TEST(NeuralNpy, HeaderAndDataFollowTheFormat) {

@@ -2,7 +2,7 @@
 //   wobble fields train CONFIG [--processes N] [--resume]     (CONFIG or --config CONFIG)
 //   wobble fields infer [--model FILE] SHAPE [--points FILE] -o OUT.npy
 //   wobble fields metrics [--model FILE] SHAPE... [--rig CHARACTER]... [--baseline-steps 2000] [--eigenmodes K]
-//                         [--fidelity [--pin-blend 0.2]]
+//                         [--fidelity [--pin-blend 0.2] [--candidates]]
 //   wobble fields render [--model FILE] SHAPE -o OUT.png
 //   wobble fields export MODEL.pt -o MODEL.wfield   (command_fields_export.cpp)
 //   wobble fields plot LOSSES.csv -o CURVES.png      (command_fields_plot.cpp)
@@ -18,6 +18,8 @@
 #include <spdlog/spdlog.h>
 
 #include <wobble/error.hpp>
+#include <wobble/fields/field_network.hpp>
+#include <wobble/fields/span_projection.hpp>
 #include <wobble/io/files.hpp>
 #include <wobble/neural/field_metrics.hpp>
 #include <wobble/neural/field_render.hpp>
@@ -217,7 +219,7 @@ struct MetricsOptions {
   std::vector<std::string> shapes, rigs;
   int baseline_steps = 2000, eigen_grid = 20, fidelity_grid = 20;
   std::optional<int> eigenmodes;  // the baseline's field count; unset: the model's
-  bool json = false, fidelity = false;
+  bool json = false, fidelity = false, candidates = false;
   DescribedOptions physics{physics::physics_description(), ""};  // --pin-blend, for --fidelity
 };
 
@@ -295,7 +297,7 @@ struct MetricsContext {
   int eigenmodes;    // the eigenmode baseline's fields (--eigenmodes; the model's by default)
   double pin_blend;  // --pin-blend: the subspace's d(X) in the fidelity measure
   TrainingConfig config;
-  fields::MeshFields runtime_fields;
+  std::shared_ptr<const fields::FieldNetwork> runtime_network;  // with --fidelity
 };
 
 TrainingConfig baseline_config(const MetricsOptions& o, const FieldsModel& model) {
@@ -338,6 +340,18 @@ std::shared_ptr<const fields::SkinningField> metric_eigenmodes(const MetricShape
   return physics::skinning_eigenmodes(cover, eigen);
 }
 
+// --candidates: the network's whole candidate span (the constant and every raw field), and the
+// eigenmodes projected onto it at the FEM's nodes (least squares): what a per-shape selection of
+// the model's field count from those candidates could reach for the eigenmodes' job.
+void add_candidate_rows(const MetricsContext& c, const MetricShape& s, const fields::SkinningField& modes,
+                        MetricsTable& table) {
+  const auto start = Clock::now();
+  const auto candidates = c.runtime_network->candidates_for(s.sample);
+  table.add(s, "neural candidates (all)", *candidates, false, seconds_since(start));
+  const auto projected = fields::projected_onto_span(candidates, modes, table.reference()->mesh.nodes);
+  table.add(s, "eigenmodes in candidate span", *projected, true, seconds_since(start));
+}
+
 // Every method's rows for one shape: the model, eigenmodes, quadratic polynomials, the
 // per-object MLP baseline and (a rig) its own skin weights.
 void add_shape_rows(const MetricsOptions& o, const MetricsContext& c, const std::string& file, bool rigged,
@@ -360,10 +374,15 @@ void add_shape_rows(const MetricsOptions& o, const MetricsContext& c, const std:
   start = Clock::now();
   const auto neural = c.model.fields_for(s.sample, true);
   neural->evaluate(s.points, false);
-  table.add(s, "neural (feed-forward)", *neural, true, seconds_since(start), first_step(c.runtime_fields));
+  const auto runtime = c.runtime_network;
+  const fields::MeshFields runtime_fields = [runtime](const Mesh& mesh, bool constant) {
+    return runtime->fields_for(mesh, constant);
+  };
+  table.add(s, "neural (feed-forward)", *neural, true, seconds_since(start), first_step(runtime_fields));
   start = Clock::now();
   const auto modes = metric_eigenmodes(s, table, c.eigenmodes, o.eigen_grid);
   table.add(s, "skinning eigenmodes", *modes, true, seconds_since(start), first_step({}));
+  if (o.candidates) add_candidate_rows(c, s, *modes, table);
   table.add(s, "quadratic polynomials", *quadratic, true, preparation, first_step(fixed_fields(quadratic)));
   if (o.baseline_steps > 0) {
     const PerObjectResult mlp = train_per_object(s.sample, c.handles, o.baseline_steps, c.config, 1);
@@ -397,10 +416,14 @@ Runner add_metrics(CLI::App& app) {
       "shape to its first simulation step");
   add_integer_option(app, "--fidelity-grid", o->fidelity_grid,
                      "cells along the longest side of the FEM's tetrahedral mesh", 4, 96);
+  app.add_flag("--candidates", o->candidates,
+               "with --fidelity: also the network's candidate fields all together, and the eigenmodes projected onto "
+               "their span (what a selection from them could reach)")
+      ->needs("--fidelity");
   o->physics.add_to(app, "Fidelity", [](const ParameterDescription& p) { return p.key == "pin_blend"; });
   return [o] {
     const FieldsModel model(model_path(o->model));
-    const fields::MeshFields runtime_fields = o->fidelity ? mesh_fields(model.file(), false) : fields::MeshFields{};
+    const auto runtime_network = o->fidelity ? model.runtime_network() : nullptr;
     MetricsTable table(o->json, o->fidelity);
     std::vector<std::pair<std::string, bool>> inputs;
     for (const auto& s : o->shapes) inputs.emplace_back(s, false);
@@ -411,7 +434,7 @@ Runner add_metrics(CLI::App& app) {
                                  o->eigenmodes.value_or(model.handles()),
                                  o->physics.settings().as<physics::Settings>().pin_blend,
                                  baseline_config(*o, model),
-                                 runtime_fields};
+                                 runtime_network};
     for (const auto& [file, rigged] : inputs) add_shape_rows(*o, context, file, rigged, table);
     table.finish();
     return 0;

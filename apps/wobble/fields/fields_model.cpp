@@ -1,6 +1,7 @@
 // A .pt or .wfield model for the `wobble fields` commands (see fields_model.hpp).
 #include "fields_model.hpp"
 
+#include <wobble/neural/field_export.hpp>
 #include <wobble/neural/neural_field.hpp>
 #include <wobble/fields/field_network.hpp>
 
@@ -25,6 +26,13 @@ std::shared_ptr<const fields::SkinningField> FieldsModel::fields_for(const field
                                                                      bool constant_column) const {
   if (network_) return network_->fields_for(shape, constant_column);
   return torch_->fields_for(shape, constant_column);
+}
+
+std::shared_ptr<const fields::FieldNetwork> FieldsModel::runtime_network() const {
+  if (network_) return network_;
+  if (!exported_)
+    exported_ = std::make_shared<const fields::FieldNetwork>(neural::export_field_network(file_), file_.string());
+  return exported_;
 }
 
 }  // namespace wobble::cli

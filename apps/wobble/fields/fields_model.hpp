@@ -29,11 +29,15 @@ class FieldsModel {
   nlohmann::json metadata() const;  // how it was trained (batch_points, z_samples, ...)
   const std::filesystem::path& file() const { return file_; }
   std::shared_ptr<const fields::SkinningField> fields_for(const fields::ShapeSample& shape, bool constant_column) const;
+  // The torch-free evaluator of the model, as `wobble simulate --subspace neural` runs it: the
+  // .wfield itself, or the .pt exported in memory (once).
+  std::shared_ptr<const fields::FieldNetwork> runtime_network() const;
 
  private:
   std::filesystem::path file_;
   std::unique_ptr<neural::NeuralFieldModel> torch_;
   std::shared_ptr<const fields::FieldNetwork> network_;
+  mutable std::shared_ptr<const fields::FieldNetwork> exported_;  // a .pt's runtime_network()
 };
 
 }  // namespace wobble::cli

@@ -79,6 +79,9 @@ class FieldNetwork : public std::enable_shared_from_this<FieldNetwork> {
   // The fields of one shape: the constant column 1 first (when asked), then the m learned fields
   // normalised over the shape's cubature points as the model was trained.
   std::shared_ptr<const SkinningField> fields_for(const ShapeSample& shape, bool constant_column = true) const;
+  // Every raw field of the field stage as it comes (no output map), the constant column first:
+  // the span a Rayleigh-Ritz model's per-shape selection keeps `handles()` combinations of.
+  std::shared_ptr<const SkinningField> candidates_for(const ShapeSample& shape) const;
   // The same from a mesh in its file coordinates (sampled with sample_options() and sample_seed()).
   std::shared_ptr<const SkinningField> fields_for(const Mesh& mesh, bool constant_column = true) const;
 

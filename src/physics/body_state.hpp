@@ -41,6 +41,15 @@ struct Body::State {
   bool driven = false;
   double time = 0;
   Eigen::VectorXd z, z_prev, initial_velocity_z;
+
+  // Binding, in the order Body::Body runs it (the basis at the samples, then at the collision
+  // points, comes from Body::basis_at between the stages).
+  void take_settings(BodyDescription& description);         // the description's settings, checked
+  void place_samples(const fields::SamplePoints& samples);  // scene frame, volumes, masses
+  void bind_samples();                                      // derivative stacks, d(X), the reduced mass, the rest state
+  void place_collision_points(const std::vector<Vec3d>& points);  // empty: the samples
+  void bind_collision_points();                                   // their masses, d(X), rest positions
+  void start_at_rest(const Vec3d& initial_velocity);              // z = 0; the velocity's least-squares z
 };
 
 }  // namespace wobble::physics

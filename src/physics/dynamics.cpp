@@ -88,82 +88,106 @@ std::vector<Eigen::Matrix<double, 3, 4>> handle_matrices(const Eigen::VectorXd& 
 // Body
 
 Body::Body(BodyDescription description) : s_(std::make_unique<State>()) {
-  s_->name = std::move(description.name);
-  s_->field = std::move(description.field);
-  s_->material = description.material;
-  s_->model = description.model;
-  s_->pins = std::move(description.pins);
-  s_->pin_velocity = description.pin_velocity;
-  s_->scale = description.scale;
-  s_->translation = description.translation;
-  if (!s_->field) fail_plain("body '{}': no skinning field", s_->name);
-  if (description.samples.points.empty()) fail_plain("body '{}': no sample points", s_->name);
-  if (!(s_->scale > 0) || !std::isfinite(s_->scale)) fail_plain("body '{}': scale must be positive", s_->name);
-  s_->material.check();
-  s_->m = s_->field->handle_count();
-  if (s_->m < 1) fail_plain("body '{}': the skinning field has no handles", s_->name);
-  const std::size_t N = description.samples.points.size();
-  s_->rest.resize(N);
-  s_->volume.resize(static_cast<Eigen::Index>(N));
-  const double s3 = s_->scale * s_->scale * s_->scale;
-  for (std::size_t p = 0; p < N; ++p) {
-    s_->rest[p] = s_->scale * description.samples.points[p] + s_->translation;
-    s_->volume[static_cast<Eigen::Index>(p)] = description.samples.volumes[p] * s3;
-  }
-  s_->point_mass = s_->material.density * s_->volume;
+  s_->take_settings(description);
+  s_->place_samples(description.samples);
   s_->basis = basis_at(s_->rest, true);
-  s_->dall.resize(4 * s_->m, static_cast<Eigen::Index>(3 * N));
-  s_->dstack.resize(4 * s_->m, static_cast<Eigen::Index>(3 * N));
-  for (Eigen::Index p = 0; p < static_cast<Eigen::Index>(N); ++p)
-    for (int c = 0; c < 3; ++c) {
-      s_->dall.col(3 * p + c) = s_->basis.D[c].row(p).transpose().cast<float>();
-      s_->dstack.col(3 * p + c) = s_->basis.D[c].row(p).transpose();
-    }
-  s_->d.resize(static_cast<Eigen::Index>(N));
-  s_->grad_d.resize(static_cast<Eigen::Index>(N), 3);
+  s_->bind_samples();
+  s_->place_collision_points(description.collision_points);
+  s_->collision_basis = basis_at(s_->collision_rest, false);
+  s_->bind_collision_points();
+  s_->start_at_rest(description.initial_velocity);
+}
+
+void Body::State::take_settings(BodyDescription& description) {
+  name = std::move(description.name);
+  field = std::move(description.field);
+  material = description.material;
+  model = description.model;
+  pins = std::move(description.pins);
+  pin_velocity = description.pin_velocity;
+  scale = description.scale;
+  translation = description.translation;
+  if (!field) fail_plain("body '{}': no skinning field", name);
+  if (description.samples.points.empty()) fail_plain("body '{}': no sample points", name);
+  if (!(scale > 0) || !std::isfinite(scale)) fail_plain("body '{}': scale must be positive", name);
+  material.check();
+  m = field->handle_count();
+  if (m < 1) fail_plain("body '{}': the skinning field has no handles", name);
+}
+
+void Body::State::place_samples(const fields::SamplePoints& samples) {
+  const std::size_t N = samples.points.size();
+  rest.resize(N);
+  volume.resize(static_cast<Eigen::Index>(N));
+  const double s3 = scale * scale * scale;
   for (std::size_t p = 0; p < N; ++p) {
-    Vec3d g;
-    s_->d[static_cast<Eigen::Index>(p)] = s_->pins.modulation((s_->rest[p] - s_->translation) / s_->scale, &g);
-    s_->grad_d.row(static_cast<Eigen::Index>(p)) = g.transpose() / s_->scale;
+    rest[p] = scale * samples.points[p] + translation;
+    volume[static_cast<Eigen::Index>(p)] = samples.volumes[p] * s3;
   }
-  s_->mass = s_->basis.B.transpose() * s_->point_mass.asDiagonal() * s_->basis.B;
+  point_mass = material.density * volume;
+}
+
+void Body::State::bind_samples() {
+  const auto N = static_cast<Eigen::Index>(rest.size());
+  dall.resize(4 * m, 3 * N);
+  dstack.resize(4 * m, 3 * N);
+  for (Eigen::Index p = 0; p < N; ++p)
+    for (int c = 0; c < 3; ++c) {
+      dall.col(3 * p + c) = basis.D[c].row(p).transpose().cast<float>();
+      dstack.col(3 * p + c) = basis.D[c].row(p).transpose();
+    }
+  d.resize(N);
+  grad_d.resize(N, 3);
+  for (Eigen::Index p = 0; p < N; ++p) {
+    Vec3d g;
+    d[p] = pins.modulation((rest[static_cast<std::size_t>(p)] - translation) / scale, &g);
+    grad_d.row(p) = g.transpose() / scale;
+  }
+  mass = basis.B.transpose() * point_mass.asDiagonal() * basis.B;
   // A small regulariser keeps M invertible for handles that no free point uses (fully pinned) and
   // the Hessian well enough conditioned for its single-precision assembly, which preconditions
   // Newton's solves (at 1e-10, 64 handles needed a refresh and 20 solver iterations per solve).
-  s_->mass.diagonal().array() += 1e-7 * std::max(s_->mass.diagonal().maxCoeff(), 1e-300);
-  s_->x0.resize(static_cast<Eigen::Index>(N), 3);
-  s_->F0.setZero(static_cast<Eigen::Index>(N), 9);
-  for (std::size_t p = 0; p < N; ++p) s_->x0.row(static_cast<Eigen::Index>(p)) = s_->rest[p].transpose();
-  s_->F0.col(0).setOnes();
-  s_->F0.col(4).setOnes();
-  s_->F0.col(8).setOnes();
-  if (description.collision_points.empty()) {
-    s_->collision_rest = s_->rest;
+  mass.diagonal().array() += 1e-7 * std::max(mass.diagonal().maxCoeff(), 1e-300);
+  x0.resize(N, 3);
+  F0.setZero(N, 9);
+  for (Eigen::Index p = 0; p < N; ++p) x0.row(p) = rest[static_cast<std::size_t>(p)].transpose();
+  F0.col(0).setOnes();
+  F0.col(4).setOnes();
+  F0.col(8).setOnes();
+}
+
+void Body::State::place_collision_points(const std::vector<Vec3d>& points) {
+  if (points.empty()) {
+    collision_rest = rest;
   } else {
-    for (const Vec3d& p : description.collision_points) s_->collision_rest.push_back(s_->scale * p + s_->translation);
+    for (const Vec3d& p : points) collision_rest.push_back(scale * p + translation);
   }
-  s_->collision_basis = basis_at(s_->collision_rest, false);
-  s_->collision_mass = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(s_->collision_rest.size()),
-                                                 s_->point_mass.sum() / static_cast<double>(s_->collision_rest.size()));
-  s_->collision_d.resize(static_cast<Eigen::Index>(s_->collision_rest.size()));
-  s_->collision_x0.resize(static_cast<Eigen::Index>(s_->collision_rest.size()), 3);
-  for (std::size_t p = 0; p < s_->collision_rest.size(); ++p) {
-    s_->collision_d[static_cast<Eigen::Index>(p)] =
-        s_->pins.modulation((s_->collision_rest[p] - s_->translation) / s_->scale, nullptr);
-    s_->collision_x0.row(static_cast<Eigen::Index>(p)) = s_->collision_rest[p].transpose();
+}
+
+void Body::State::bind_collision_points() {
+  const auto C = static_cast<Eigen::Index>(collision_rest.size());
+  collision_mass = Eigen::VectorXd::Constant(C, point_mass.sum() / static_cast<double>(C));
+  collision_d.resize(C);
+  collision_x0.resize(C, 3);
+  for (Eigen::Index p = 0; p < C; ++p) {
+    const Vec3d& X = collision_rest[static_cast<std::size_t>(p)];
+    collision_d[p] = pins.modulation((X - translation) / scale, nullptr);
+    collision_x0.row(p) = X.transpose();
   }
-  s_->base_force.setZero(dofs());
-  s_->z.setZero(dofs());
-  s_->z_prev.setZero(dofs());
-  if (description.initial_velocity.squaredNorm() > 0) {
-    // Mass-weighted least-squares velocity in z-space; applied as z_prev = -h v at the first step.
-    Eigen::LDLT<Eigen::MatrixXd> solve(s_->mass);
-    const int q = 4 * s_->m;
-    s_->initial_velocity_z.setZero(dofs());
-    for (int d = 0; d < 3; ++d)
-      s_->initial_velocity_z.segment(d * q, q) =
-          solve.solve(s_->basis.B.transpose() * (s_->point_mass * description.initial_velocity[d]));
-  }
+}
+
+void Body::State::start_at_rest(const Vec3d& initial_velocity) {
+  const Eigen::Index dofs = 12 * m;
+  base_force.setZero(dofs);
+  z.setZero(dofs);
+  z_prev.setZero(dofs);
+  if (!(initial_velocity.squaredNorm() > 0)) return;
+  // Mass-weighted least-squares velocity in z-space; applied as z_prev = -h v at the first step.
+  Eigen::LDLT<Eigen::MatrixXd> solve(mass);
+  const int q = 4 * m;
+  initial_velocity_z.setZero(dofs);
+  for (int c = 0; c < 3; ++c)
+    initial_velocity_z.segment(c * q, q) = solve.solve(basis.B.transpose() * (point_mass * initial_velocity[c]));
 }
 
 Body::~Body() = default;

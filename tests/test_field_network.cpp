@@ -171,6 +171,7 @@ TEST(SpanProjection, OntoTheConstantIsTheMeanAndBadPointsAreRefused) {
   EXPECT_NEAR(v.W(0, 0), (0.1 + 0.2 + 0.9) / 3, 1e-12);
   EXPECT_EQ(v.dW[0](0, 0), 0.0);
   EXPECT_NE(error_text([&] { projected_onto_span(constant, linear, {}); }).find("no points"), std::string::npos);
+  EXPECT_NE(error_text([&] { projected_onto_span(nullptr, linear, points); }).find("no field"), std::string::npos);
   const std::vector<Vec3d> bad = {{0.1, std::nan(""), 0.5}};
   EXPECT_NE(error_text([&] { projected_onto_span(constant, linear, bad); }).find("not finite"), std::string::npos);
 }

@@ -18,11 +18,11 @@ class CombinedField : public SkinningField {
   std::string description() const override { return description_; }
 
   FieldValues evaluate(std::span<const Vec3d> points, bool with_gradient) const override {
-    const FieldValues span = span_->evaluate(points, with_gradient);
+    const FieldValues values = span_->evaluate(points, with_gradient);
     FieldValues out;
-    out.W = span.W * combination_;
+    out.W = values.W * combination_;
     if (with_gradient)
-      for (int c = 0; c < 3; ++c) out.dW[c] = span.dW[c] * combination_;
+      for (int c = 0; c < 3; ++c) out.dW[c] = values.dW[c] * combination_;
     return out;
   }
 
@@ -36,6 +36,7 @@ class CombinedField : public SkinningField {
 
 std::shared_ptr<const SkinningField> projected_onto_span(std::shared_ptr<const SkinningField> span,
                                                          const SkinningField& target, std::span<const Vec3d> points) {
+  if (!span) fail_plain("projection onto a span: no field to span");
   if (points.empty()) fail_plain("projection onto a span: no points");
   for (const Vec3d& p : points)
     if (!p.allFinite()) fail_plain("projection onto a span: a point is not finite");

@@ -11,7 +11,7 @@
 namespace wobble::fields {
 
 // `span`'s columns combined by C (span columns x target columns): W = W_span C, dW = dW_span C.
-// Throws Error when `points` is empty or holds a non-finite point.
+// Throws Error when `span` is null or `points` empty or holding a non-finite point.
 std::shared_ptr<const SkinningField> projected_onto_span(std::shared_ptr<const SkinningField> span,
                                                          const SkinningField& target, std::span<const Vec3d> points);
 

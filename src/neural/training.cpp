@@ -9,6 +9,7 @@
 #include <limits>
 #include <numbers>
 #include <optional>
+#include <string_view>
 #include <variant>
 
 #include <fmt/format.h>
@@ -73,6 +74,109 @@ std::vector<const char*> names_of(const std::vector<Key<Owner>>& keys, std::init
 template <typename Owner>
 void read_keys(const json& j, const std::vector<Key<Owner>>& keys, Owner& owner, const fs::path& source) {
   for (const Key<Owner>& k : keys) std::visit([&](auto member) { read(j, k.name, owner.*member, source); }, k.member);
+}
+
+// The values of `keys` as a JSON object, but those named in `skip`.
+template <typename Owner>
+json written_keys(const std::vector<Key<Owner>>& keys, const Owner& owner,
+                  std::initializer_list<const char*> skip = {}) {
+  json out = json::object();
+  for (const Key<Owner>& k : keys)
+    if (std::none_of(skip.begin(), skip.end(), [&](const char* s) { return std::string_view(s) == k.name; }))
+      std::visit([&](auto member) { out[k.name] = owner.*member; }, k.member);
+  return out;
+}
+
+const std::vector<Key<LossOptions>>& loss_keys() {
+  using O = LossOptions;
+  static const std::vector<Key<O>> keys{{"smooth", &O::smooth},
+                                        {"potential", &O::potential},
+                                        {"orthogonality", &O::orthogonality},
+                                        {"normalize", &O::normalize},
+                                        {"config", &O::config},
+                                        {"weight_smooth", &O::weight_smooth},
+                                        {"weight_potential", &O::weight_potential},
+                                        {"weight_orthogonality", &O::weight_orthogonality},
+                                        {"weight_complementarity", &O::weight_complementarity},
+                                        {"youngs_modulus", &O::youngs_modulus},
+                                        {"poisson_ratio", &O::poisson_ratio},
+                                        {"blend_fraction", &O::blend_fraction},
+                                        {"autograd_gradients", &O::autograd_gradients},
+                                        {"difference_step", &O::difference_step},
+                                        {"orthogonality_penalty", &O::orthogonality_penalty},
+                                        {"kept_subspace", &O::kept_subspace}};
+  return keys;
+}
+
+const std::vector<Key<TrainingConfig>>& config_keys() {
+  using C = TrainingConfig;
+  static const std::vector<Key<C>> keys{{"seed", &C::seed},
+                                        {"steps", &C::steps},
+                                        {"learning_rate", &C::learning_rate},
+                                        {"min_learning_rate", &C::min_learning_rate},
+                                        {"warmup", &C::warmup},
+                                        {"batch_points", &C::batch_points},
+                                        {"z_samples", &C::z_samples},
+                                        {"z_sigma", &C::z_sigma},
+                                        {"shapes_per_step", &C::shapes_per_step},
+                                        {"checkpoint_every", &C::checkpoint_every},
+                                        {"log_every", &C::log_every},
+                                        {"validate_every", &C::validate_every},
+                                        {"distributed_timeout", &C::distributed_timeout}};
+  return keys;
+}
+
+// A file as the same text however the configuration was named (relative, absolute, through links).
+std::string path_name(const fs::path& path) {
+  std::error_code error;
+  const fs::path canonical = fs::weakly_canonical(path, error);
+  return (error ? fs::absolute(path).lexically_normal() : canonical).string();
+}
+
+std::vector<std::string> path_names(const std::vector<fs::path>& paths) {
+  std::vector<std::string> names;
+  for (const fs::path& p : paths) names.push_back(path_name(p));
+  return names;
+}
+
+// What a resumed run must share with the run that wrote its checkpoint: every setting but the
+// step count, the output folder and the logging, checkpoint and validation cadence.
+json run_identity(const TrainingConfig& c) {
+  json run = written_keys(config_keys(), c,
+                          {"steps", "checkpoint_every", "log_every", "validate_every", "distributed_timeout"});
+  run["losses"] = written_keys(loss_keys(), c.losses);
+  run["network"] = c.network;
+  run["rig"] = c.rig.empty() ? std::string() : path_name(c.rig);
+  run["data"] = {{"procedural_shapes", c.procedural_shapes},
+                 {"validation_procedural", c.validation_procedural},
+                 {"real_fraction", c.real_fraction},
+                 {"real_train", path_names(c.real_train)},
+                 {"real_validation", path_names(c.real_validation)},
+                 {"surface_points", c.sample.surface_points},
+                 {"cubature_points", c.sample.cubature_points},
+                 {"grid_resolution", c.sample.grid_resolution},
+                 {"augment_rotation", c.augment_rotation},
+                 {"augment_scaling", c.augment_scaling},
+                 {"resample_points", c.resample_points}};
+  return run;
+}
+
+// Resuming on another configuration would continue a run that never was: refused, naming the
+// first setting that differs (a checkpoint written before runs recorded this is trusted).
+void check_same_run(const json& checkpoint_metadata, const TrainingConfig& config, const fs::path& checkpoint) {
+  if (!checkpoint_metadata.contains("run")) return;
+  const json& then = checkpoint_metadata["run"];
+  const json now = run_identity(config);
+  const json patch = json::diff(then, now);
+  if (patch.empty()) return;
+  const json::json_pointer where(patch[0]["path"].get<std::string>());
+  std::string key = where.to_string().substr(1);
+  std::replace(key.begin(), key.end(), '/', '.');
+  const auto shown = [&](const json& j) { return j.contains(where) ? j.at(where).dump() : std::string("absent"); };
+  fail(checkpoint,
+       "cannot resume: {} is {} in the configuration, {} in the run that wrote this checkpoint (a resumed run may "
+       "change only steps, output and the logging, checkpoint and validation cadence; train again without --resume)",
+       key, shown(now), shown(then));
 }
 
 // The losses of one batch, each already weighted; undefined when switched off.
@@ -387,9 +491,10 @@ struct StartPoint {
   LossCurves curves;
 };
 
-StartPoint resumed_start(torch::optim::Adam& optimizer, const json& checkpoint_metadata, const CheckpointFiles& files,
-                         const fs::path& csv) {
+StartPoint resumed_start(torch::optim::Adam& optimizer, const json& checkpoint_metadata, const TrainingConfig& config,
+                         const CheckpointFiles& files, const fs::path& csv) {
   StartPoint start;
+  check_same_run(checkpoint_metadata, config, files.network);
   start.first_step = checkpoint_metadata.value("step", 0);
   resumed_optimizer(optimizer, files.optimizer, start.first_step);
   start.curves = resumed_curves(csv, start.first_step);
@@ -498,7 +603,8 @@ json checkpoint_metadata(const TrainingConfig& config, int step, int world) {
               {"batch_points", config.batch_points},
               {"z_samples", config.z_samples},
               {"shapes_per_step", config.shapes_per_step},
-              {"ranks", world}};
+              {"ranks", world},
+              {"run", run_identity(config)}};
 }
 
 // The losses summed since the last log line.
@@ -631,25 +737,8 @@ const json& checked_section(const json& section, const char* name, const std::ve
 }
 
 LossOptions read_losses(const json& section, const fs::path& source) {
-  using O = LossOptions;
-  static const std::vector<Key<O>> keys{{"smooth", &O::smooth},
-                                        {"potential", &O::potential},
-                                        {"orthogonality", &O::orthogonality},
-                                        {"normalize", &O::normalize},
-                                        {"config", &O::config},
-                                        {"weight_smooth", &O::weight_smooth},
-                                        {"weight_potential", &O::weight_potential},
-                                        {"weight_orthogonality", &O::weight_orthogonality},
-                                        {"weight_complementarity", &O::weight_complementarity},
-                                        {"youngs_modulus", &O::youngs_modulus},
-                                        {"poisson_ratio", &O::poisson_ratio},
-                                        {"blend_fraction", &O::blend_fraction},
-                                        {"autograd_gradients", &O::autograd_gradients},
-                                        {"difference_step", &O::difference_step},
-                                        {"orthogonality_penalty", &O::orthogonality_penalty},
-                                        {"kept_subspace", &O::kept_subspace}};
   LossOptions o;
-  read_keys(checked_section(section, "losses", names_of(keys), source), keys, o, source);
+  read_keys(checked_section(section, "losses", names_of(loss_keys()), source), loss_keys(), o, source);
   if (!(o.difference_step > 0 && o.difference_step < 0.1)) fail(source, "losses.difference_step must be in (0, 0.1)");
   if (!(o.youngs_modulus > 0) || !(o.poisson_ratio >= 0 && o.poisson_ratio < 0.5))
     fail(source, "losses need youngs_modulus > 0 and 0 <= poisson_ratio < 0.5");
@@ -716,24 +805,10 @@ TrainingConfig TrainingConfig::load(const fs::path& file) {
 
 TrainingConfig TrainingConfig::from_json(const json& j, const fs::path& source) {
   if (!j.is_object()) fail(source, "a training configuration must be a JSON object");
-  using C = TrainingConfig;
-  static const std::vector<Key<C>> keys{{"seed", &C::seed},
-                                        {"steps", &C::steps},
-                                        {"learning_rate", &C::learning_rate},
-                                        {"min_learning_rate", &C::min_learning_rate},
-                                        {"warmup", &C::warmup},
-                                        {"batch_points", &C::batch_points},
-                                        {"z_samples", &C::z_samples},
-                                        {"z_sigma", &C::z_sigma},
-                                        {"shapes_per_step", &C::shapes_per_step},
-                                        {"checkpoint_every", &C::checkpoint_every},
-                                        {"log_every", &C::log_every},
-                                        {"validate_every", &C::validate_every},
-                                        {"distributed_timeout", &C::distributed_timeout}};
-  reject_unknown(j, names_of(keys, {"losses", "network", "data", "output", "comment", "rig"}), source,
+  reject_unknown(j, names_of(config_keys(), {"losses", "network", "data", "output", "comment", "rig"}), source,
                  "the configuration");
   TrainingConfig c;
-  read_keys(j, keys, c, source);
+  read_keys(j, config_keys(), c, source);
   const fs::path base = source.parent_path();
   read_relative_path(j, "rig", base, c.rig, source);
   read_relative_path(j, "output", base, c.output, source);
@@ -772,7 +847,7 @@ TrainingReport train_fields(const TrainingConfig& config, bool resume, const Tra
   }
   network->train();
   torch::optim::Adam optimizer(network->parameters(), torch::optim::AdamOptions(config.learning_rate));
-  StartPoint start_point = resume ? resumed_start(optimizer, resumed, files, report.csv) : StartPoint{};
+  StartPoint start_point = resume ? resumed_start(optimizer, resumed, config, files, report.csv) : StartPoint{};
   const int first_step = start_point.first_step;
   report.parameters = parameter_count(*network);
   const std::vector<torch::Tensor> parameters = network->parameters();

@@ -1,7 +1,8 @@
 // Training that dies, disks that fill, folders it cannot write (issue 36): `wobble fields train`
 // killed with SIGKILL resumes from its last checkpoint and leaves no temporary; a checkpoint pair
-// written only halfway is refused with "cannot resume"; a full disk names the checkpoint and the
-// system's reason and keeps the previous one; a read-only output folder stops before any step.
+// written only halfway, or a resume on another configuration, is refused with "cannot resume"; a
+// full disk names the checkpoint and the system's reason and keeps the previous one; a read-only
+// output folder stops before any step.
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -9,6 +10,8 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -159,6 +162,41 @@ TEST(NeuralFaults, ResumeNeedsTheLossRowsUpToTheCheckpoint) {
   const std::vector<int> steps = read_loss_csv(output / "losses.csv", 1'000'000).steps();
   ASSERT_EQ(steps.size(), 10u);
   for (std::size_t k = 0; k < steps.size(); ++k) EXPECT_EQ(steps[k], static_cast<int>(k) + 1);
+}
+
+// Resuming on a configuration whose run settings differ would continue a run that never was:
+// refused, naming the setting and both values; the same configuration, named through another
+// path and with more steps, resumes.
+TEST(NeuralFaults, ResumeOnAnotherConfigurationNamesTheSettingThatDiffers) {
+  Scratch scratch;
+  const fs::path output = scratch.path / "run";
+  const fs::path config = write_config(scratch.path, output, 5);
+  ASSERT_EQ(exit_code(start_wobble({"fields", "train", config.string(), "--quiet"}, scratch.path / "first.log")), 0);
+  auto changed = [&](const char* name, auto edit) {
+    nlohmann::json j = nlohmann::json::parse(text_of(config));
+    edit(j);
+    const fs::path file = scratch.path / name;
+    std::ofstream(file) << j.dump();
+    return file;
+  };
+  const fs::path batch = changed("batch.json", [](nlohmann::json& j) { j["batch_points"] = 32; });
+  const fs::path data = changed("data.json", [](nlohmann::json& j) { j["data"]["cubature_points"] = 150; });
+  const fs::path losses = changed("losses.json", [](nlohmann::json& j) { j["losses"] = {{"weight_smooth", 2}}; });
+  const std::vector<std::pair<fs::path, std::string>> refusals{
+      {batch, "cannot resume: batch_points is 32 in the configuration, 64 in the run that wrote this checkpoint"},
+      {data, "cannot resume: data.cubature_points is 150 in the configuration, 200 in the run"},
+      {losses, "cannot resume: losses.weight_smooth is 2.0 in the configuration, 1.0 in the run"}};
+  for (const auto& [file, message] : refusals) {
+    const fs::path log = scratch.path / (file.stem().string() + ".log");
+    EXPECT_EQ(exit_code(start_wobble({"fields", "train", file.string(), "--resume", "--steps", "10"}, log)), 1);
+    EXPECT_NE(text_of(log).find(message), std::string::npos) << text_of(log);
+  }
+  const fs::path same = config.parent_path() / "." / config.filename();
+  ASSERT_EQ(exit_code(start_wobble({"fields", "train", same.string(), "--resume", "--steps", "10", "--quiet"},
+                                   scratch.path / "same.log")),
+            0)
+      << text_of(scratch.path / "same.log");
+  EXPECT_EQ(checkpoint_step(output / "checkpoint.pt"), 10);
 }
 
 // A checkpoint onto a full disk: Error naming it with the system's reason; the previous intact.

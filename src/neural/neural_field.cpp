@@ -74,11 +74,14 @@ std::filesystem::path default_rig_model_path() {
   return model_path("WOBBLE_NEURAL_RIG_MODEL", WOBBLE_DEFAULT_RIG_MODEL);
 }
 
-fields::MeshFields mesh_fields(const std::filesystem::path& file, bool rig) {
-  const std::filesystem::path chosen = !file.empty() ? file : fields::default_field_network_path(rig);
-  if (chosen.extension() != ".pt") return fields::field_network_mesh_fields(chosen, rig);
+std::shared_ptr<const fields::FieldNetwork> runtime_network(const std::filesystem::path& file) {
+  if (file.extension() != ".pt") return fields::FieldNetwork::load(file);
   // A LibTorch model: exported in memory, then evaluated like a .wfield file.
-  auto network = std::make_shared<const fields::FieldNetwork>(export_field_network(chosen), chosen.string());
+  return std::make_shared<const fields::FieldNetwork>(export_field_network(file), file.string());
+}
+
+fields::MeshFields mesh_fields(const std::filesystem::path& file, bool rig) {
+  auto network = runtime_network(!file.empty() ? file : fields::default_field_network_path(rig));
   return [network](const Mesh& mesh, bool constant_column) { return network->fields_for(mesh, constant_column); };
 }
 

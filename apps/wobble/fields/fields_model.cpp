@@ -1,7 +1,6 @@
 // A .pt or .wfield model for the `wobble fields` commands (see fields_model.hpp).
 #include "fields_model.hpp"
 
-#include <wobble/neural/field_export.hpp>
 #include <wobble/neural/neural_field.hpp>
 #include <wobble/fields/field_network.hpp>
 
@@ -30,8 +29,7 @@ std::shared_ptr<const fields::SkinningField> FieldsModel::fields_for(const field
 
 std::shared_ptr<const fields::FieldNetwork> FieldsModel::runtime_network() const {
   if (network_) return network_;
-  if (!exported_)
-    exported_ = std::make_shared<const fields::FieldNetwork>(neural::export_field_network(file_), file_.string());
+  if (!exported_) exported_ = neural::runtime_network(file_);
   return exported_;
 }
 

@@ -12,6 +12,10 @@
 #include <wobble/fields/shape_sample.hpp>
 #include <wobble/fields/skinning_field.hpp>
 
+namespace wobble::fields {
+class FieldNetwork;
+}
+
 namespace wobble::neural {
 
 class NeuralFieldModel {
@@ -52,5 +56,7 @@ std::filesystem::path default_rig_model_path();
 // `file` means the shipped .wfield model (with `rig`, the rig-complementary one). Loads the model
 // once, now: throws Error naming a bad file.
 fields::MeshFields mesh_fields(const std::filesystem::path& file, bool rig);
+// The same evaluator itself for the model in `file`: a .wfield loaded, a .pt exported in memory.
+std::shared_ptr<const fields::FieldNetwork> runtime_network(const std::filesystem::path& file);
 
 }  // namespace wobble::neural

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -128,15 +130,19 @@ namespace {
 // `wobble fields metrics --fidelity --json` on the cactus with the untrained shipped network and
 // `flags`: its rows (empty when the command fails).
 nlohmann::json cactus_fidelity_rows(const std::string& flags) {
-  const std::filesystem::path out = std::filesystem::temp_directory_path() / "wobble_metrics_fidelity.json";
+  // A file of this process's own: ctest runs the tests that call this in parallel processes.
+  const std::filesystem::path out = std::filesystem::temp_directory_path() /
+                                    ("wobble_metrics_fidelity_" + std::to_string(::getpid()) + ".json");
   std::string command = WOBBLE_CLI;
   command += " fields metrics --fidelity --fidelity-grid 12 --baseline-steps 0 --json --model \"";
   command += std::string(WOBBLE_SOURCE_DIR) + "/models/physskin_small_untrained.wfield\" \"";
   command += std::string(WOBBLE_SHARED_ASSETS) + "/shapes/cactus.off\" " + flags;
   command += " > \"" + out.string() + "\" 2> /dev/null";
-  if (std::system(command.c_str()) != 0) return {};
-  std::ifstream in(out);
-  return nlohmann::json::parse(in);
+  const bool ran = std::system(command.c_str()) == 0;
+  nlohmann::json rows;
+  if (ran) rows = nlohmann::json::parse(std::ifstream(out));
+  std::filesystem::remove(out);
+  return rows;
 }
 
 const nlohmann::json& row_of(const nlohmann::json& rows, const std::string& method) {

@@ -72,6 +72,17 @@ FieldBatch assemble_fields(const torch::Tensor& W, const torch::Tensor& dW, Colu
 
 torch::Tensor smoothness_loss(const FieldBatch& fields) { return fields.dW.pow(2).sum({1, 2}).mean(); }
 
+torch::Tensor span_residual_loss(const torch::Tensor& W, const torch::Tensor& E) {
+  // In double and through a QR factorisation: the candidates are nearly dependent on a batch, and
+  // a float Cholesky (column_transform) then loses the projector's orthogonality.
+  column_transform(W.detach(), ColumnNormalization::orthonormal);  // throws DependentFields as documented
+  const torch::Tensor A = torch::cat({torch::ones({W.size(0), 1}, W.options()), W}, 1).to(torch::kFloat64);
+  const torch::Tensor Q = std::get<0>(torch::linalg_qr(A, "reduced"));
+  const torch::Tensor T = E.to(torch::kFloat64);
+  const torch::Tensor residual = T - torch::mm(Q, torch::mm(Q.t(), T));
+  return (residual.pow(2).sum() / T.pow(2).sum()).to(W.scalar_type());
+}
+
 torch::Tensor orthogonality_loss(const FieldBatch& fields) {
   const torch::Tensor unit = fields.W / std::sqrt(static_cast<double>(fields.W.size(0)));
   const torch::Tensor gram = torch::mm(unit.t(), unit);

@@ -18,6 +18,7 @@
 #include <wobble/neural/subspace_quality.hpp>
 
 #include "distributed.hpp"
+#include "eigenmode_targets.hpp"
 #include "core/fail.hpp"
 #include "losses.hpp"
 #include "network.hpp"
@@ -37,17 +38,18 @@ constexpr const char* kOptimizerStepKey = "wobble_step";  // the step a checkpoi
 
 // The losses of one batch, each already weighted; undefined when switched off.
 struct BatchLosses {
-  torch::Tensor smooth, potential, orthogonality, complementarity;
+  static constexpr int count = 5;
+  torch::Tensor smooth, potential, orthogonality, complementarity, span;
   std::vector<torch::Tensor> active() const {
     std::vector<torch::Tensor> out;
-    for (const torch::Tensor* t : {&smooth, &potential, &orthogonality, &complementarity})
+    for (const torch::Tensor* t : {&smooth, &potential, &orthogonality, &complementarity, &span})
       if (t->defined()) out.push_back(*t);
     return out;
   }
-  // (smooth, potential, orthogonality, complementarity), zero where switched off.
+  // (smooth, potential, orthogonality, complementarity, span), zero where switched off.
   torch::Tensor values() const {
     auto value = [](const torch::Tensor& t) { return t.defined() ? t.item<double>() : 0.0; };
-    return torch::tensor({value(smooth), value(potential), value(orthogonality), value(complementarity)},
+    return torch::tensor({value(smooth), value(potential), value(orthogonality), value(complementarity), value(span)},
                          torch::kFloat64);
   }
 };
@@ -74,7 +76,9 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
   const auto available = shape.cubature.size(0);
   const auto n = std::min<std::int64_t>(config.batch_points, available);
   const torch::Tensor index = torch::randperm(available, generator, torch::kLong).slice(0, 0, n);
-  const bool need_gradient = o.smooth || o.potential, by_autograd = need_gradient && o.autograd_gradients;
+  // The Rayleigh-Ritz selection (kept_subspace) weighs the fields' gradients.
+  const bool need_gradient = o.smooth || o.potential || o.kept_subspace;
+  const bool by_autograd = need_gradient && o.autograd_gradients;
   const torch::Tensor X = shape.cubature.index_select(0, index).clone().requires_grad_(by_autograd);
   const torch::Tensor V = shape.volumes.index_select(0, index);
   FieldBatch computed;
@@ -86,8 +90,8 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
         by_autograd ? spatial_gradients(computed.W, X, create_graph) : torch::zeros({n, computed.W.size(1), 3});
   }
   const ColumnNormalization normalization = normalization_of(config);
-  const FieldBatch fields = o.kept_subspace ? kept_subspace(computed.W, computed.dW,
-                                                            NetworkConfig::from_json(config.network, "network").handles)
+  const int handles = NetworkConfig::from_json(config.network, "network").handles;
+  const FieldBatch fields = o.kept_subspace ? kept_subspace(computed.W, computed.dW, handles)
                                             : assemble_fields(computed.W, computed.dW, normalization, true);
   BatchLosses out;
   if (o.smooth) out.smooth = o.weight_smooth * smoothness_loss(fields);
@@ -104,6 +108,12 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
     const torch::Tensor Z = config.z_sigma * torch::randn({config.z_samples, fields.W.size(1), 3, 4}, generator);
     out.potential = o.weight_potential * potential_loss(fields, X, V, Z, mu, lambda, blend);
   }
+  if (o.eigen_span) {
+    // With kept_subspace, the span of what inference keeps; else of every candidate.
+    const torch::Tensor spanning = o.kept_subspace ? fields.W.slice(1, 1) : computed.W;
+    const torch::Tensor targets = eigenmode_targets(shape, X, handles, o.eigen_span_grid);
+    out.span = o.weight_eigen_span * span_residual_loss(spanning, targets);
+  }
   return out;
 }
 
@@ -115,7 +125,7 @@ struct GradientCombination {
   std::ptrdiff_t penalty_row = -1;
 };
 
-// Per-loss gradient rows come in BatchLosses::active()'s order: L_smooth, L_pot, L_orth, L_comp.
+// Per-loss gradient rows come in BatchLosses::active()'s order: L_smooth, L_pot, L_orth, L_comp, L_span.
 int physics_rows(const LossOptions& o) { return (o.smooth ? 1 : 0) + (o.potential ? 1 : 0); }
 
 GradientCombination combination_of(const TrainingConfig& config) {
@@ -153,7 +163,8 @@ std::vector<torch::Tensor> loss_gradients(const BatchLosses& losses, const std::
 std::int64_t gradient_rows(const TrainingConfig& config) {
   const LossOptions& o = config.losses;
   if (!o.config) return 1;
-  return physics_rows(o) + (orthogonality_active(config) ? 1 : 0) + (config.rig.empty() ? 0 : 1);
+  return physics_rows(o) + (orthogonality_active(config) ? 1 : 0) + (config.rig.empty() ? 0 : 1) +
+         (o.eigen_span ? 1 : 0);
 }
 
 // The step's update from the batch-averaged gradients (rows of `averaged`, in double): ConFIG
@@ -396,8 +407,8 @@ struct TrainingRun {
   DataParallelGroup& group;
 };
 
-// One step's sums over this rank's items, in double: the gradient rows, and the four losses
-// followed by the number of items used.
+// One step's sums over this rank's items, in double: the gradient rows, and the losses
+// (BatchLosses::values) followed by the number of items used.
 struct StepSums {
   torch::Tensor gradients, losses;
 };
@@ -409,7 +420,7 @@ StepSums rank_item_sums(const TrainingRun& run, int step, double blend) {
   const TrainingConfig& config = run.config;
   const int items = config.shapes_per_step;
   StepSums sums{torch::zeros({gradient_rows(config), run.parameter_total}, torch::kFloat64),
-                torch::zeros({5}, torch::kFloat64)};
+                torch::zeros({BatchLosses::count + 1}, torch::kFloat64)};
   for (int j = 0; j < items; ++j) {
     ItemRandom item(config.seed, step, static_cast<std::int64_t>(run.group.rank()) * items + j);
     const ShapeTensors shape = run.shapes.draw(item.random);
@@ -422,14 +433,14 @@ StepSums rank_item_sums(const TrainingRun& run, int step, double blend) {
       continue;  // fields that cannot be orthonormalised on this batch: the item is left out (logged)
     }
     sums.gradients += torch::stack(loss_gradients(batch, run.parameters, run.combination.per_loss)).to(torch::kFloat64);
-    sums.losses.slice(0, 0, 4) += batch.values();
-    sums.losses[4] += 1;
+    sums.losses.slice(0, 0, BatchLosses::count) += batch.values();
+    sums.losses[BatchLosses::count] += 1;
   }
   return sums;
 }
 
-// The step's mean losses over all ranks' items (smooth, potential, orthogonality,
-// complementarity), and how many items were left out.
+// The step's mean losses over all ranks' items (BatchLosses::values), and how many items were
+// left out.
 struct StepLosses {
   torch::Tensor mean;
   int skipped = 0;
@@ -440,9 +451,9 @@ StepLosses take_step(const TrainingRun& run, int step, double blend) {
   StepSums sums = rank_item_sums(run, step, blend);
   run.group.all_reduce_sum(sums.gradients);
   run.group.all_reduce_sum(sums.losses);
-  const double used = sums.losses[4].item<double>();
+  const double used = sums.losses[BatchLosses::count].item<double>();
   StepLosses out;
-  out.mean = sums.losses.slice(0, 0, 4) / std::max(used, 1.0);
+  out.mean = sums.losses.slice(0, 0, BatchLosses::count) / std::max(used, 1.0);
   out.skipped = run.group.size() * run.config.shapes_per_step - static_cast<int>(used);
   if (used > 0) {
     set_update(sums.gradients / used, run.parameters, run.combination);
@@ -465,7 +476,7 @@ json checkpoint_metadata(const TrainingConfig& config, int step, int world) {
 
 // The losses summed since the last log line.
 struct LossWindow {
-  torch::Tensor sum = torch::zeros({4}, torch::kFloat64);
+  torch::Tensor sum = torch::zeros({BatchLosses::count}, torch::kFloat64);
   int count = 0;
 };
 
@@ -487,19 +498,21 @@ struct StepRecord {
   StepLosses losses;
 };
 
-std::vector<std::pair<std::string, double>> loss_row(const StepRecord& s, const Validation& checked, bool rig) {
+std::vector<std::pair<std::string, double>> loss_row(const StepRecord& s, const Validation& checked,
+                                                     const TrainingConfig& config) {
   const auto l = s.losses.mean.accessor<double, 1>();
   std::vector<std::pair<std::string, double>> row{{"lr", s.lr},
                                                   {"blend", s.blend},
                                                   {"smooth", l[0]},
                                                   {"potential", l[1]},
                                                   {"orthogonality", l[2]},
-                                                  {"total", l[0] + l[1] + l[2] + l[3]},
+                                                  {"total", l[0] + l[1] + l[2] + l[3] + l[4]},
                                                   {"seconds", s.seconds},
                                                   {"validation", checked.loss},
                                                   {"validation_quality", checked.quality},
                                                   {"skipped", s.losses.skipped}};
-  if (rig) row.emplace_back("complementarity", l[3]);
+  if (!config.rig.empty()) row.emplace_back("complementarity", l[3]);
+  if (config.losses.eigen_span) row.emplace_back("eigen_span", l[4]);
   return row;
 }
 
@@ -510,15 +523,16 @@ void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, 
   const torch::Tensor mean = record.window.sum / record.window.count;
   const auto w = mean.accessor<double, 1>();
   report.final_losses = {
-      {"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", w[0] + w[1] + w[2] + w[3]}};
+      {"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", w[0] + w[1] + w[2] + w[3] + w[4]}};
   if (!config.rig.empty()) report.final_losses["complementarity"] = w[3];
+  if (config.losses.eigen_span) report.final_losses["eigen_span"] = w[4];
   const double per_step = s.seconds / (s.step + 1 - record.first_step);
   if (record.progress)
     record.progress(s.step + 1, config.steps,
-                    fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}  lr {:.2e}  {:.2f} s/step  {:.2f} "
-                                "shapes/s  eta {:.0f} s",
-                                s.step + 1, config.steps, w[0], w[1], w[2], s.lr, per_step, world * items / per_step,
-                                per_step * (config.steps - s.step - 1)));
+                    fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}  span {:.4g}  lr {:.2e}  {:.2f} "
+                                "s/step  {:.2f} shapes/s  eta {:.0f} s",
+                                s.step + 1, config.steps, w[0], w[1], w[2], w[4], s.lr, per_step,
+                                world * items / per_step, per_step * (config.steps - s.step - 1)));
   record.window.sum.zero_();
   record.window.count = 0;
 }
@@ -527,8 +541,8 @@ void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, 
 // run killed in between resumes from the previous one with every row it needs.
 void save_progress(const TrainingRun& run, const RunRecord& record, int steps_done, const TrainingReport& report) {
   record.curves.write_csv(report.csv);
-  record.curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "total",
-                                         "validation", "validation_quality"});
+  record.curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "eigen_span",
+                                         "total", "validation", "validation_quality"});
   write_checkpoint(run.network, run.optimizer, record.files.network, record.files.optimizer,
                    checkpoint_metadata(run.config, steps_done, run.group.size()));
 }
@@ -542,7 +556,7 @@ void record_step(const TrainingRun& run, RunRecord& record, const StepRecord& s,
     report.validation_loss = checked.loss;
     report.validation_quality = checked.quality;
   }
-  record.curves.add(s.step + 1, loss_row(s, checked, !config.rig.empty()));
+  record.curves.add(s.step + 1, loss_row(s, checked, config));
   if ((s.step + 1) % config.log_every == 0 || s.last) log_window(run, record, s, report);
   if ((s.step + 1) % config.checkpoint_every == 0 || s.last) save_progress(run, record, s.step + 1, report);
 }

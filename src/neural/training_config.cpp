@@ -90,7 +90,10 @@ const std::vector<Key<LossOptions>>& loss_keys() {
                                         {"autograd_gradients", &O::autograd_gradients},
                                         {"difference_step", &O::difference_step},
                                         {"orthogonality_penalty", &O::orthogonality_penalty},
-                                        {"kept_subspace", &O::kept_subspace}};
+                                        {"kept_subspace", &O::kept_subspace},
+                                        {"eigen_span", &O::eigen_span},
+                                        {"weight_eigen_span", &O::weight_eigen_span},
+                                        {"eigen_span_grid", &O::eigen_span_grid}};
   return keys;
 }
 
@@ -229,6 +232,8 @@ void check_training_config(const TrainingConfig& c, const fs::path& source) {
   if (c.losses.kept_subspace &&
       (NetworkConfig::from_json(c.network, source.string()).candidate_fields == 0 || !c.losses.normalize))
     fail(source, "losses.kept_subspace needs network.candidate_fields (and losses.normalize)");
+  if (c.losses.eigen_span && (c.losses.eigen_span_grid < 2 || c.losses.eigen_span_grid > 64))
+    fail(source, "losses.eigen_span_grid must be 2 to 64 cells, not {}", c.losses.eigen_span_grid);
 }
 
 }  // namespace

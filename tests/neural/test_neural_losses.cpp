@@ -64,6 +64,27 @@ TEST(NeuralLosses, SmoothnessOfLinearFieldsIsTheirSquaredSlopes) {
   EXPECT_NEAR(smoothness_loss(f).item<double>(), 6.0, 1e-12);
 }
 
+// The span loss is the share of the targets outside span[1, W], against least squares: a target
+// in the span gives 0, one orthogonal to it 1, and a mix their squared norms' share.
+TEST(NeuralLosses, SpanResidualIsTheTargetsShareOutsideTheSpan) {
+  torch::manual_seed(3);
+  const torch::Tensor X = torch::rand({50, 3}, torch::kFloat64);
+  const torch::Tensor x = X.select(1, 0), y = X.select(1, 1), z = X.select(1, 2);
+  const torch::Tensor W = torch::stack({x + y, x - 2 * y}, 1);  // span[1, W] = span[1, x, y]
+  const torch::Tensor inside = (2 + 3 * x - y).unsqueeze(1);
+  const torch::Tensor basis = torch::stack({torch::ones_like(x), x, y}, 1);
+  const torch::Tensor fit = std::get<0>(torch::linalg_lstsq(basis, z.unsqueeze(1), {}, {}));
+  const torch::Tensor outside = z.unsqueeze(1) - torch::mm(basis, fit);  // least-squares residual
+  EXPECT_NEAR(span_residual_loss(W, inside).item<double>(), 0.0, 1e-12);
+  EXPECT_NEAR(span_residual_loss(W, outside).item<double>(), 1.0, 1e-12);
+  const torch::Tensor both = torch::cat({inside, outside}, 1);
+  const double share = (outside.pow(2).sum() / both.pow(2).sum()).item<double>();
+  EXPECT_NEAR(span_residual_loss(W, both).item<double>(), share, 1e-12);
+  EXPECT_NEAR(span_residual_loss(W, inside + outside).item<double>(),
+              (outside.pow(2).sum() / (inside + outside).pow(2).sum()).item<double>(), 1e-12);
+  EXPECT_THROW(span_residual_loss(torch::stack({x, 2 * x}, 1), inside), DependentFields);
+}
+
 TEST(NeuralLosses, OrthogonalityHandComputed) {
   // Unit columns of W / sqrt(2) for W = [[1, 0], [1, 1]]: gram off-diagonal 1/2, loss 2 (1/2)^2.
   const torch::Tensor W = torch::tensor({1.0, 0.0, 1.0, 1.0}, torch::kFloat64).view({2, 2});

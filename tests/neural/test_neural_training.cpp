@@ -96,6 +96,13 @@ TEST(NeuralTraining, BadConfigurationsNameTheProblem) {
         << e.what();
   }
   try {
+    TrainingConfig::from_json({{"losses", {{"eigen_span", true}, {"eigen_span_grid", 1}}}}, "span.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("eigen_span_grid must be 2 to 64 cells, not 1"), std::string::npos)
+        << e.what();
+  }
+  try {
     TrainingConfig::from_json({{"losses", {{"poisson_ratio", 0.7}}}}, "bad.json");
     FAIL();
   } catch (const Error& e) {
@@ -178,6 +185,24 @@ TEST(NeuralTraining, RigComplementaryLossFalls) {
   const std::vector<double> comp = read_loss_csv(report.csv, 1'000'000).series("complementarity");
   ASSERT_EQ(comp.size(), 60u);
   EXPECT_LT(mean(comp, 50, 10), 0.5 * mean(comp, 0, 10));
+  fs::remove_all(dir);
+}
+
+// The span loss alone (no physics losses) trains the fields towards the shapes' eigenmodes: the
+// share of the targets outside the fields' span falls.
+TEST(NeuralTraining, EigenmodeSpanLossFalls) {
+  const fs::path dir = fs::temp_directory_path() / "wobble_neural_span";
+  fs::remove_all(dir);
+  TrainingConfig config = tiny(dir, 60);
+  config.losses.smooth = config.losses.potential = config.losses.config = false;
+  config.losses.orthogonality = false;  // weighted 100, it would outweigh the span loss
+  config.losses.eigen_span = true;
+  config.losses.eigen_span_grid = 10;
+  const TrainingReport report = train_fields(config, false);
+  const std::vector<double> span = read_loss_csv(report.csv, 1'000'000).series("eigen_span");
+  ASSERT_EQ(span.size(), 60u);
+  EXPECT_GT(mean(span, 0, 10), 0.05);  // the untrained fields miss part of the eigenmodes
+  EXPECT_LT(mean(span, 50, 10), 0.7 * mean(span, 0, 10));
   fs::remove_all(dir);
 }
 

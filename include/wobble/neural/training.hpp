@@ -12,7 +12,8 @@
 //   "losses": {"smooth": true, "potential": true, "orthogonality": true, "normalize": true,
 //              "config": true, "weight_smooth": 1, "weight_potential": 1, "weight_orthogonality": 100,
 //              "youngs_modulus": 1, "poisson_ratio": 0.45, "blend_fraction": 0.5,
-//              "autograd_gradients": false, "difference_step": 1e-3},
+//              "autograd_gradients": false, "difference_step": 1e-3, "kept_subspace": false,
+//              "eigen_span": false, "weight_eigen_span": 1, "eigen_span_grid": 20},
 //   "network": {... see NetworkConfig in src/neural/network.hpp ...; "orthonormal_output": true
 //               orthonormalises the batch's columns instead of scaling them, and then L_orth,
 //               zero by construction, is left out},
@@ -57,6 +58,14 @@ struct LossOptions {
   // Rayleigh-Ritz selection, the `handles` smoothest orthonormal directions inference keeps,
   // instead of on every candidate.
   bool kept_subspace = false;
+  // The span loss (not in the paper; docs/neural.md, "Training the candidates' span"): the part of
+  // the shape's `handles` lowest skinning eigenmodes (after the constant, on a grid of
+  // eigen_span_grid cells) outside the span of the constant and every raw field, at the batch's
+  // points: what the Rayleigh-Ritz selection cannot recover from the candidates. With
+  // kept_subspace, outside the span of the selection itself.
+  bool eigen_span = false;
+  double weight_eigen_span = 1;
+  int eigen_span_grid = 20;
   // Spatial gradients of the fields: central differences of this step (normalised units, the
   // reference's choice; first-order autograd only), or exact autograd with a double backward.
   bool autograd_gradients = false;

@@ -131,8 +131,8 @@ namespace {
 // `flags`: its rows (empty when the command fails).
 nlohmann::json cactus_fidelity_rows(const std::string& flags) {
   // A file of this process's own: ctest runs the tests that call this in parallel processes.
-  const std::filesystem::path out = std::filesystem::temp_directory_path() /
-                                    ("wobble_metrics_fidelity_" + std::to_string(::getpid()) + ".json");
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("wobble_metrics_fidelity_" + std::to_string(::getpid()) + ".json");
   std::string command = WOBBLE_CLI;
   command += " fields metrics --fidelity --fidelity-grid 12 --baseline-steps 0 --json --model \"";
   command += std::string(WOBBLE_SOURCE_DIR) + "/models/physskin_small_untrained.wfield\" \"";

@@ -115,6 +115,24 @@ const std::vector<Key<TrainingConfig>>& config_keys() {
   return keys;
 }
 
+// The data section's keys: those of the configuration itself and those of its sample options
+// (the real meshes' lists and the corpus file are read as paths, read_real_meshes).
+const std::vector<Key<TrainingConfig>>& data_keys() {
+  using C = TrainingConfig;
+  static const std::vector<Key<C>> keys{
+      {"procedural_shapes", &C::procedural_shapes}, {"validation_procedural", &C::validation_procedural},
+      {"real_fraction", &C::real_fraction},         {"augment_rotation", &C::augment_rotation},
+      {"augment_scaling", &C::augment_scaling},     {"resample_points", &C::resample_points}};
+  return keys;
+}
+const std::vector<Key<fields::ShapeSampleOptions>>& sample_keys() {
+  using S = fields::ShapeSampleOptions;
+  static const std::vector<Key<S>> keys{{"surface_points", &S::surface_points},
+                                        {"cubature_points", &S::cubature_points},
+                                        {"grid_resolution", &S::grid_resolution}};
+  return keys;
+}
+
 // A file as the same text however the configuration was named (relative, absolute, through links).
 std::string path_name(const fs::path& path) {
   std::error_code error;
@@ -197,22 +215,12 @@ void read_real_meshes(const json& d, const fs::path& base, const fs::path& sourc
         fail(source, "'{}' is both a training and a validation mesh", f.string());
 }
 
-// Read key by key rather than by a Key table: they fill the configuration and its sample options.
 void read_data(const json& section, const fs::path& base, const fs::path& source, TrainingConfig& c) {
-  const json& d = checked_section(section, "data",
-                                  {"procedural_shapes", "validation_procedural", "real_fraction", "real_train",
-                                   "real_validation", "corpus", "surface_points", "cubature_points", "grid_resolution",
-                                   "augment_rotation", "augment_scaling", "resample_points"},
-                                  source);
-  read(d, "procedural_shapes", c.procedural_shapes, source);
-  read(d, "validation_procedural", c.validation_procedural, source);
-  read(d, "real_fraction", c.real_fraction, source);
-  read(d, "surface_points", c.sample.surface_points, source);
-  read(d, "cubature_points", c.sample.cubature_points, source);
-  read(d, "grid_resolution", c.sample.grid_resolution, source);
-  read(d, "augment_rotation", c.augment_rotation, source);
-  read(d, "augment_scaling", c.augment_scaling, source);
-  read(d, "resample_points", c.resample_points, source);
+  std::vector<const char*> names = names_of(data_keys(), {"real_train", "real_validation", "corpus"});
+  for (const char* name : names_of(sample_keys())) names.push_back(name);
+  const json& d = checked_section(section, "data", names, source);
+  read_keys(d, data_keys(), c, source);
+  read_keys(d, sample_keys(), c.sample, source);
   read_real_meshes(d, base, source, c);
   if (!(c.augment_scaling >= 1 && c.augment_scaling <= 4)) fail(source, "data.augment_scaling must be in [1, 4]");
   if (!(c.real_fraction >= 0 && c.real_fraction <= 1)) fail(source, "data.real_fraction must be in [0, 1]");
@@ -246,17 +254,11 @@ json run_identity(const TrainingConfig& c) {
   run["losses"] = written_keys(loss_keys(), c.losses);
   run["network"] = c.network;
   run["rig"] = c.rig.empty() ? std::string() : path_name(c.rig);
-  run["data"] = {{"procedural_shapes", c.procedural_shapes},
-                 {"validation_procedural", c.validation_procedural},
-                 {"real_fraction", c.real_fraction},
-                 {"real_train", path_names(c.real_train)},
-                 {"real_validation", path_names(c.real_validation)},
-                 {"surface_points", c.sample.surface_points},
-                 {"cubature_points", c.sample.cubature_points},
-                 {"grid_resolution", c.sample.grid_resolution},
-                 {"augment_rotation", c.augment_rotation},
-                 {"augment_scaling", c.augment_scaling},
-                 {"resample_points", c.resample_points}};
+  json data = written_keys(data_keys(), c);
+  data.update(written_keys(sample_keys(), c.sample));
+  data["real_train"] = path_names(c.real_train);
+  data["real_validation"] = path_names(c.real_validation);
+  run["data"] = data;
   return run;
 }
 

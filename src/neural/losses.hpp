@@ -70,9 +70,9 @@ torch::Tensor orthogonality_loss(const FieldBatch& fields);
 
 // The span loss (losses.eigen_span; not in the paper, docs/neural.md): the part of the targets E
 // (N x t, no gradient) outside the span of [1, W] (W: N x m raw fields) at the batch's points,
-// ||E - P E||_F^2 / ||E||_F^2 with P the least-squares projector onto that span, built through
-// the orthonormal column transform so that it is differentiable. 0: the targets lie in the span.
-// Throws DependentFields like column_transform.
+// ||E - P E||_F^2 / ||E||_F^2 with P the least-squares projector onto that span (from a QR
+// factorisation in double, differentiable). 0: the targets lie in the span. Throws
+// DependentFields like column_transform.
 torch::Tensor span_residual_loss(const torch::Tensor& W, const torch::Tensor& E);
 
 // Energy densities of deformation gradients F (... x 3 x 3), the runtime's formulas

@@ -527,12 +527,14 @@ void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, 
   if (!config.rig.empty()) report.final_losses["complementarity"] = w[3];
   if (config.losses.eigen_span) report.final_losses["eigen_span"] = w[4];
   const double per_step = s.seconds / (s.step + 1 - record.first_step);
+  const std::string span = config.losses.eigen_span ? fmt::format("  span {:.4g}", w[4]) : std::string();
   if (record.progress)
-    record.progress(s.step + 1, config.steps,
-                    fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}  span {:.4g}  lr {:.2e}  {:.2f} "
-                                "s/step  {:.2f} shapes/s  eta {:.0f} s",
-                                s.step + 1, config.steps, w[0], w[1], w[2], w[4], s.lr, per_step,
-                                world * items / per_step, per_step * (config.steps - s.step - 1)));
+    record.progress(
+        s.step + 1, config.steps,
+        fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}{}  lr {:.2e}  {:.2f} s/step  {:.2f} "
+                    "shapes/s  eta {:.0f} s",
+                    s.step + 1, config.steps, w[0], w[1], w[2], span, s.lr, per_step, world * items / per_step,
+                    per_step * (config.steps - s.step - 1)));
   record.window.sum.zero_();
   record.window.count = 0;
 }

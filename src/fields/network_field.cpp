@@ -99,7 +99,10 @@ MeshFields field_network_mesh_fields(const std::filesystem::path& file, bool rig
   if (chosen.extension() == ".pt")
     fail(chosen, "is a LibTorch model: export it first (`wobble fields export {} -o {}`, in a build with LibTorch)",
          chosen.string(), std::filesystem::path(chosen).replace_extension(".wfield").string());
-  std::shared_ptr<const FieldNetwork> network = FieldNetwork::load(chosen);
+  return network_mesh_fields(FieldNetwork::load(chosen));
+}
+
+MeshFields network_mesh_fields(std::shared_ptr<const FieldNetwork> network) {
   return [network](const Mesh& mesh, bool constant_column) { return network->fields_for(mesh, constant_column); };
 }
 

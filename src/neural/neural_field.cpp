@@ -81,8 +81,7 @@ std::shared_ptr<const fields::FieldNetwork> runtime_network(const std::filesyste
 }
 
 fields::MeshFields mesh_fields(const std::filesystem::path& file, bool rig) {
-  auto network = runtime_network(!file.empty() ? file : fields::default_field_network_path(rig));
-  return [network](const Mesh& mesh, bool constant_column) { return network->fields_for(mesh, constant_column); };
+  return fields::network_mesh_fields(runtime_network(!file.empty() ? file : fields::default_field_network_path(rig)));
 }
 
 }  // namespace wobble::neural

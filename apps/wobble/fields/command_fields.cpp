@@ -298,14 +298,7 @@ struct MetricsContext {
   double pin_blend;  // --pin-blend: the subspace's d(X) in the fidelity measure
   TrainingConfig config;
   std::shared_ptr<const fields::FieldNetwork> runtime_network;  // with --fidelity
-  fields::MeshFields runtime_fields;                            // its fields for a mesh, as `wobble simulate` gets them
 };
-
-// The runtime evaluator's fields for any mesh (empty without one).
-fields::MeshFields mesh_fields_of(std::shared_ptr<const fields::FieldNetwork> network) {
-  if (!network) return {};
-  return [network](const Mesh& mesh, bool constant) { return network->fields_for(mesh, constant); };
-}
 
 TrainingConfig baseline_config(const MetricsOptions& o, const FieldsModel& model) {
   TrainingConfig config = o.config.empty() ? TrainingConfig{} : TrainingConfig::load(o.config);
@@ -381,7 +374,8 @@ void add_shape_rows(const MetricsOptions& o, const MetricsContext& c, const std:
   start = Clock::now();
   const auto neural = c.model.fields_for(s.sample, true);
   neural->evaluate(s.points, false);
-  table.add(s, "neural (feed-forward)", *neural, true, seconds_since(start), first_step(c.runtime_fields));
+  table.add(s, "neural (feed-forward)", *neural, true, seconds_since(start),
+            first_step(fields::network_mesh_fields(c.runtime_network)));
   start = Clock::now();
   const auto modes = metric_eigenmodes(s, table, c.eigenmodes, o.eigen_grid);
   table.add(s, "skinning eigenmodes", *modes, true, seconds_since(start), first_step({}));
@@ -437,8 +431,7 @@ Runner add_metrics(CLI::App& app) {
                                  o->eigenmodes.value_or(model.handles()),
                                  o->physics.settings().as<physics::Settings>().pin_blend,
                                  baseline_config(*o, model),
-                                 runtime_network,
-                                 mesh_fields_of(runtime_network)};
+                                 runtime_network};
     for (const auto& [file, rigged] : inputs) add_shape_rows(*o, context, file, rigged, table);
     table.finish();
     return 0;

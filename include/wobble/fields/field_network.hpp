@@ -116,5 +116,7 @@ std::filesystem::path default_field_network_path(bool rig);
 // the rig-complementary one). Loads the model once, now: throws Error naming a bad file, and
 // says how to export a LibTorch .pt file.
 MeshFields field_network_mesh_fields(const std::filesystem::path& file, bool rig);
+// The fields of an evaluator already loaded, for any mesh.
+MeshFields network_mesh_fields(std::shared_ptr<const FieldNetwork> network);
 
 }  // namespace wobble::fields

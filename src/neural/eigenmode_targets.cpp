@@ -24,10 +24,7 @@ torch::Tensor eigenmode_targets(const ShapeTensors& shape, const torch::Tensor& 
   const std::vector<Vec3d> cubature = points_of(shape.cubature);
   cover.insert(cover.end(), cubature.begin(), cubature.end());
   const auto modes = physics::skinning_eigenmodes(cover, {count + 1, grid_resolution});
-  const Eigen::MatrixXd W = modes->evaluate(points_of(X), false).W.rightCols(count);
-  Eigen::MatrixXf values = W.cast<float>();
-  // Eigen is column-major: read as count x N and transpose.
-  return torch::from_blob(values.data(), {W.cols(), W.rows()}, torch::kFloat32).t().contiguous();
+  return to_tensor(modes->evaluate(points_of(X), false).W.rightCols(count).cast<float>());
 }
 
 }  // namespace wobble::neural

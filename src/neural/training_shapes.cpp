@@ -18,11 +18,13 @@ namespace wobble::neural {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 torch::Tensor to_tensor(const Eigen::MatrixXf& m) {
+  // Eigen is column-major: read as cols x rows and transpose.
   return torch::from_blob(const_cast<float*>(m.data()), {m.cols(), m.rows()}, torch::kFloat32).t().contiguous();
 }
+
+namespace {
+
 torch::Tensor to_tensor(const Eigen::VectorXf& v) {
   return torch::from_blob(const_cast<float*>(v.data()), {v.size()}, torch::kFloat32).clone();
 }

@@ -16,6 +16,9 @@
 
 namespace wobble::neural {
 
+// An Eigen matrix as a tensor of the same rows and columns that owns its memory.
+torch::Tensor to_tensor(const Eigen::MatrixXf& m);
+
 // One shape's sample as the tensors the losses take (they own their memory).
 struct ShapeTensors {
   torch::Tensor surface, cubature, volumes, rig_weights;  // N x 6, C x 3, C, C x joints (or undefined)

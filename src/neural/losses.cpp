@@ -37,6 +37,21 @@ FieldBatch fields_with_difference_gradients(const std::function<torch::Tensor(co
   return {all.slice(0, 0, n), torch::stack(columns, 2)};
 }
 
+namespace {
+
+DependentFields dependent_fields(std::int64_t m, std::int64_t n) {
+  return DependentFields(fmt::format(
+      "neural fields: the {} fields are linearly dependent on {} points: they cannot be orthonormalised", m, n));
+}
+
+// `independence`: per column of [1, W], the part independent of the columns before it relative to
+// its size (L_ii / sqrt(G_ii) of the Gram matrix's Cholesky factor, |R_ii| / |A_i| of a QR).
+void require_independent(const torch::Tensor& independence, std::int64_t m, std::int64_t n) {
+  if (!(independence.min().item<double>() >= 1e-5)) throw dependent_fields(m, n);
+}
+
+}  // namespace
+
 ColumnTransform column_transform(const torch::Tensor& W, ColumnNormalization normalization) {
   const auto n = W.size(0), m = W.size(1);
   if (normalization == ColumnNormalization::none) fail_plain("column_transform: 'none' has no transform");
@@ -46,10 +61,8 @@ ColumnTransform column_transform(const torch::Tensor& W, ColumnNormalization nor
   const torch::Tensor Y = torch::cat({torch::ones({n, 1}, W.options()), W}, 1).to(torch::kFloat64);
   const torch::Tensor G = torch::mm(Y.t(), Y) / static_cast<double>(n);
   const auto [L, info] = torch::linalg_cholesky_ex(G);
-  // L_ii / sqrt(G_ii): the part of field i independent of the ones before it, relative to its size.
-  if (info.item<int>() != 0 || (L.diagonal() / G.diagonal().sqrt()).min().item<double>() < 1e-5)
-    throw DependentFields(fmt::format(
-        "neural fields: the {} fields are linearly dependent on {} points: they cannot be orthonormalised", m, n));
+  if (info.item<int>() != 0) throw dependent_fields(m, n);
+  require_independent(L.diagonal() / G.diagonal().sqrt(), m, n);
   const torch::Tensor inverse = torch::linalg::solve_triangular(L.t(), torch::eye(m + 1, G.options()), /*upper=*/true,
                                                                 /*left=*/true, /*unitriangular=*/false);
   return {inverse.slice(0, 0, 1).slice(1, 1).to(W.scalar_type()), inverse.slice(0, 1).slice(1, 1).to(W.scalar_type())};
@@ -75,9 +88,9 @@ torch::Tensor smoothness_loss(const FieldBatch& fields) { return fields.dW.pow(2
 torch::Tensor span_residual_loss(const torch::Tensor& W, const torch::Tensor& E) {
   // In double and through a QR factorisation: the candidates are nearly dependent on a batch, and
   // a float Cholesky (column_transform) then loses the projector's orthogonality.
-  column_transform(W.detach(), ColumnNormalization::orthonormal);  // throws DependentFields as documented
   const torch::Tensor A = torch::cat({torch::ones({W.size(0), 1}, W.options()), W}, 1).to(torch::kFloat64);
-  const torch::Tensor Q = std::get<0>(torch::linalg_qr(A, "reduced"));
+  const auto [Q, R] = torch::linalg_qr(A, "reduced");
+  require_independent(R.diagonal().abs() / A.norm(2, 0), W.size(1), W.size(0));
   const torch::Tensor T = E.to(torch::kFloat64);
   const torch::Tensor residual = T - torch::mm(Q, torch::mm(Q.t(), T));
   return (residual.pow(2).sum() / T.pow(2).sum()).to(W.scalar_type());

@@ -262,13 +262,31 @@ json run_identity(const TrainingConfig& c) {
   return run;
 }
 
+namespace {
+
+// The differences between a checkpoint's record and the configuration's, but settings the
+// record lacks (added to wobble after it was written) that the configuration leaves at their default.
+json run_differences(const json& then, const json& now) {
+  const json defaults = run_identity(TrainingConfig{});
+  json kept = json::array();
+  for (const json& op : json::diff(then, now)) {
+    const json::json_pointer where(op["path"].get<std::string>());
+    const bool new_setting_at_default =
+        op["op"] == "add" && defaults.contains(where) && defaults.at(where) == now.at(where);
+    if (!new_setting_at_default) kept.push_back(op);
+  }
+  return kept;
+}
+
+}  // namespace
+
 // Resuming on another configuration would continue a run that never was: refused, naming the
 // first setting that differs (a checkpoint written before runs recorded this is trusted).
 void check_same_run(const json& checkpoint_metadata, const TrainingConfig& config, const fs::path& checkpoint) {
   if (!checkpoint_metadata.contains("run")) return;
   const json& then = checkpoint_metadata["run"];
   const json now = run_identity(config);
-  const json patch = json::diff(then, now);
+  const json patch = run_differences(then, now);
   if (patch.empty()) return;
   const json::json_pointer where(patch[0]["path"].get<std::string>());
   std::string key = where.to_string().substr(1);

@@ -15,6 +15,7 @@
 #include <wobble/neural/polynomial_field.hpp>
 #include <wobble/neural/shape_generator.hpp>
 #include <wobble/neural/training.hpp>
+#include "neural/training_config.hpp"
 #include "tiny_training.hpp"
 
 using namespace wobble;
@@ -204,6 +205,28 @@ TEST(NeuralTraining, EigenmodeSpanLossFalls) {
   EXPECT_GT(mean(span, 0, 10), 0.05);  // the untrained fields miss part of the eigenmodes
   EXPECT_LT(mean(span, 50, 10), 0.7 * mean(span, 0, 10));
   fs::remove_all(dir);
+}
+
+// A checkpoint's run record written before a setting existed lacks it: the run resumes while the
+// configuration leaves that setting at its default, and is refused, naming it, when it does not.
+TEST(NeuralTraining, ResumeTakesARecordWithoutANewerSettingLeftAtItsDefault) {
+  TrainingConfig config = tiny(fs::temp_directory_path() / "wobble_neural_record", 10);
+  nlohmann::json record = run_identity(config);
+  record["losses"].erase("eigen_span");  // as written before the span loss
+  const nlohmann::json metadata = {{"run", record}};
+  EXPECT_NO_THROW(check_same_run(metadata, config, "old.pt"));
+  config.losses.eigen_span = true;
+  try {
+    check_same_run(metadata, config, "old.pt");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("losses.eigen_span is true in the configuration, absent in the run"),
+              std::string::npos)
+        << e.what();
+  }
+  config.losses.eigen_span = false;
+  config.losses.weight_smooth = 3;  // a setting the record has still differs
+  EXPECT_THROW(check_same_run(metadata, config, "old.pt"), Error);
 }
 
 TEST(NeuralTraining, CorpusFilesAddTrainingAndValidationMeshes) {

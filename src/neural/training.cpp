@@ -506,7 +506,7 @@ std::vector<std::pair<std::string, double>> loss_row(const StepRecord& s, const 
                                                   {"smooth", l[0]},
                                                   {"potential", l[1]},
                                                   {"orthogonality", l[2]},
-                                                  {"total", l[0] + l[1] + l[2] + l[3] + l[4]},
+                                                  {"total", s.losses.mean.sum().item<double>()},
                                                   {"seconds", s.seconds},
                                                   {"validation", checked.loss},
                                                   {"validation_quality", checked.quality},
@@ -523,7 +523,7 @@ void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, 
   const torch::Tensor mean = record.window.sum / record.window.count;
   const auto w = mean.accessor<double, 1>();
   report.final_losses = {
-      {"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", w[0] + w[1] + w[2] + w[3] + w[4]}};
+      {"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", mean.sum().item<double>()}};
   if (!config.rig.empty()) report.final_losses["complementarity"] = w[3];
   if (config.losses.eigen_span) report.final_losses["eigen_span"] = w[4];
   const double per_step = s.seconds / (s.step + 1 - record.first_step);

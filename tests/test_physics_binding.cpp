@@ -1,5 +1,5 @@
-// Binding and rig-complementary motion: Gaussian covariances, 3DGS PLY round trip,
-// J_rig^T u = 0, and `wobble simulate` end to end.
+// Binding and rig-complementary motion: Gaussian covariances, 3DGS PLY round trip, the basis at
+// bound points, J_rig^T u = 0, and `wobble simulate` end to end.
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <wobble/physics/rig_complementary.hpp>
 #include <wobble/physics/scene.hpp>
 
+#include "physics_fixtures.hpp"
 #include "test_util.hpp"
 
 using namespace wobble;
@@ -60,6 +61,63 @@ TEST(PhysicsBinding, GaussianPlyKeepsPropertiesByName) {
     EXPECT_EQ(moved.values[2 * 15 + moved.find(keep)], back.values[2 * 15 + back.find(keep)]) << keep;
   test::write_bytes(dir / "bad.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nend_header\n1\n");
   EXPECT_THROW(read_gaussian_ply(dir / "bad.ply"), Error);
+}
+
+namespace {
+
+// A field that counts the points it is evaluated at, with and without gradients.
+class CountingField : public fields::SkinningField {
+ public:
+  explicit CountingField(std::shared_ptr<const fields::SkinningField> field) : field_(std::move(field)) {}
+  int handle_count() const override { return field_->handle_count(); }
+  std::string description() const override { return field_->description(); }
+  fields::FieldValues evaluate(std::span<const Vec3d> points, bool with_gradient) const override {
+    (with_gradient ? with_gradients : values_only) += points.size();
+    return field_->evaluate(points, with_gradient);
+  }
+  mutable std::size_t with_gradients = 0, values_only = 0;
+
+ private:
+  std::shared_ptr<const fields::SkinningField> field_;
+};
+
+}  // namespace
+
+// Binding a mesh evaluates the field only at vertices that are neither samples nor collision
+// points, and the rows it reuses are what the field and d(X) give there (d B = d W [X; 1]).
+TEST(PhysicsBinding, TheBasisAtBoundPointsReusesTheirRowsAndIsTheFieldThere) {
+  const test::PhysicsShape shape = test::physics_shape("cactus.off", 4, 120);
+  auto counting = std::make_shared<CountingField>(shape.field);
+  BodyDescription description = test::body_of(shape);
+  description.field = counting;
+  description.collision_points.resize(shape.samples.size() + shape.vertices.size() / 2);  // samples, half the vertices
+  description.pins = DirichletRegion(parse_predicate("y>0.6"), {Vec3d(0, 1, 0)}, 0.5);
+  description.scale = 2.0;
+  description.translation = Vec3d(0.1, -0.2, 0.3);
+  const Body body(description);
+  const std::size_t known_vertices = description.collision_points.size() - shape.samples.size();
+  EXPECT_EQ(counting->with_gradients, shape.samples.size());
+  EXPECT_EQ(counting->values_only, known_vertices);  // the samples' rows came from their derivatives' pass
+
+  std::vector<Vec3d> scene_vertices;
+  for (const Vec3d& v : shape.vertices) scene_vertices.push_back(2.0 * v + Vec3d(0.1, -0.2, 0.3));
+  scene_vertices.push_back(Vec3d(0.15, -0.1, 0.35));  // no bound point
+  const PointBasis basis = body.basis_at(scene_vertices, false);
+  EXPECT_EQ(counting->values_only, known_vertices + (shape.vertices.size() - known_vertices) + 1);
+
+  std::vector<Vec3d> normalised;
+  for (const Vec3d& X : scene_vertices) normalised.push_back((X - Vec3d(0.1, -0.2, 0.3)) / 2.0);
+  const fields::FieldValues field = shape.field->evaluate(normalised, false);
+  for (std::size_t p = 0; p < scene_vertices.size(); ++p) {
+    const double d = description.pins.modulation(normalised[p], nullptr);
+    const Vec3d& X = scene_vertices[p];
+    for (int i = 0; i < 4; ++i) {
+      const auto row = static_cast<Eigen::Index>(p);
+      ASSERT_NEAR(basis.modulated_W(row, i), d * field.W(row, i), 1e-12) << p;
+      for (int a = 0; a < 3; ++a) ASSERT_NEAR(basis.B(row, 4 * i + a), d * field.W(row, i) * X[a], 1e-12) << p;
+      ASSERT_NEAR(basis.B(row, 4 * i + 3), d * field.W(row, i), 1e-12) << p;
+    }
+  }
 }
 
 TEST(PhysicsRig, ComplementaryDisplacementIsOrthogonalToTheRig) {

@@ -3,12 +3,15 @@
 // (the basis at the sample and collision points, masses, volumes), the drive of the coming step
 // and the reduced state z. Private to the physics library: src/physics/dynamics.cpp reads it.
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include <wobble/physics/dynamics.hpp>
+
+#include "physics/point_rows.hpp"
 
 namespace wobble::physics {
 
@@ -34,6 +37,7 @@ struct Body::State {
   Eigen::MatrixXd start;              // collision points at the start of the step, C x 3
   std::vector<Vec3d> collision_rest;  // scene frame
   PointBasis collision_basis;
+  PointRows bound_rows;            // rest, then collision_rest, by position (body_basis.cpp)
   Eigen::VectorXd collision_mass;  // total mass spread evenly over the collision points
   Eigen::VectorXd collision_d;
   Eigen::MatrixXd collision_x0;  // C x 3
@@ -50,6 +54,13 @@ struct Body::State {
   void place_collision_points(const std::vector<Vec3d>& points);  // empty: the samples
   void bind_collision_points();                                   // their masses, d(X), rest positions
   void start_at_rest(const Vec3d& initial_velocity);              // z = 0; the velocity's least-squares z
+
+  // The basis at points (body_basis.cpp): with derivatives, the field evaluated there; without,
+  // d W taken from binding's rows where a point is a sample or collision point.
+  PointBasis evaluated_basis(std::span<const Vec3d> scene_points) const;
+  PointBasis bound_basis(std::span<const Vec3d> scene_points) const;
+  Eigen::MatrixXd modulated_weights(std::span<const Vec3d> scene_points) const;  // d W, evaluated
+  std::vector<Vec3d> normalised(std::span<const Vec3d> scene_points) const;
 };
 
 }  // namespace wobble::physics

@@ -91,9 +91,11 @@ Body::Body(BodyDescription description) : s_(std::make_unique<State>()) {
   s_->take_settings(description);
   s_->place_samples(description.samples);
   s_->basis = basis_at(s_->rest, true);
+  s_->bound_rows = PointRows(s_->rest);
   s_->bind_samples();
   s_->place_collision_points(description.collision_points);
   s_->collision_basis = basis_at(s_->collision_rest, false);
+  s_->bound_rows.add(s_->collision_rest);
   s_->bind_collision_points();
   s_->start_at_rest(description.initial_velocity);
 }
@@ -222,35 +224,6 @@ void Body::set_state(const Eigen::VectorXd& z, const Eigen::VectorXd& z_prev) {
   s_->z = z;
   s_->z_prev = z_prev;
   s_->initial_velocity_z.resize(0);
-}
-
-PointBasis Body::basis_at(std::span<const Vec3d> scene_points, bool with_derivatives) const {
-  const Eigen::Index N = static_cast<Eigen::Index>(scene_points.size()), q = 4 * s_->m;
-  std::vector<Vec3d> normalised(scene_points.size());
-  for (std::size_t p = 0; p < scene_points.size(); ++p) normalised[p] = (scene_points[p] - s_->translation) / s_->scale;
-  const fields::FieldValues values = s_->field->evaluate(normalised, with_derivatives);
-  PointBasis out;
-  out.B.resize(N, q);
-  out.modulated_W.resize(N, s_->m);
-  if (with_derivatives)
-    for (auto& D : out.D) D.resize(N, q);
-  for (Eigen::Index p = 0; p < N; ++p) {
-    Vec3d grad_d;
-    const double d = s_->pins.modulation(normalised[static_cast<std::size_t>(p)], &grad_d);
-    const Vec3d& X = scene_points[static_cast<std::size_t>(p)];
-    const double x4[4] = {X.x(), X.y(), X.z(), 1.0};
-    for (int i = 0; i < s_->m; ++i) {
-      const double w = d * values.W(p, i);
-      out.modulated_W(p, i) = w;
-      for (int a = 0; a < 4; ++a) out.B(p, 4 * i + a) = w * x4[a];
-      if (!with_derivatives) continue;
-      for (int c = 0; c < 3; ++c) {
-        const double gw = (d * values.dW[c](p, i) + values.W(p, i) * grad_d[c]) / s_->scale;
-        for (int a = 0; a < 4; ++a) out.D[c](p, 4 * i + a) = gw * x4[a] + (a == c ? w : 0.0);
-      }
-    }
-  }
-  return out;
 }
 
 std::vector<Vec3d> Body::bound_positions(const PointBasis& basis, std::span<const Vec3d> scene_points) const {

@@ -1,0 +1,30 @@
+#include "physics/point_rows.hpp"
+
+#include <bit>
+
+namespace wobble::physics {
+
+void PointRows::add(std::span<const Vec3d> points) {
+  rows_.reserve(rows_.size() + points.size());
+  for (const Vec3d& point : points) rows_.emplace(key_of(point), size_++);
+}
+
+Eigen::Index PointRows::find(const Vec3d& point) const {
+  const auto found = rows_.find(key_of(point));
+  return found == rows_.end() ? -1 : found->second;
+}
+
+// Bits, not values: -0 and 0 are two keys (a miss only costs an evaluation) and equal keys always
+// hash alike.
+PointRows::Key PointRows::key_of(const Vec3d& point) {
+  return {std::bit_cast<std::uint64_t>(point.x()), std::bit_cast<std::uint64_t>(point.y()),
+          std::bit_cast<std::uint64_t>(point.z())};
+}
+
+std::size_t PointRows::KeyHash::operator()(const Key& key) const {
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+  for (const std::uint64_t word : key) h = (h ^ word) * 0xff51afd7ed558ccdULL + (h >> 29);
+  return static_cast<std::size_t>(h ^ (h >> 32));
+}
+
+}  // namespace wobble::physics

@@ -20,6 +20,7 @@
 #include "distributed.hpp"
 #include "eigenmode_targets.hpp"
 #include "core/fail.hpp"
+#include "loss_terms.hpp"
 #include "losses.hpp"
 #include "network.hpp"
 #include "output_transform.hpp"
@@ -36,24 +37,6 @@ namespace {
 
 constexpr const char* kOptimizerStepKey = "wobble_step";  // the step a checkpoint.optim.pt belongs to
 
-// The losses of one batch, each already weighted; undefined when switched off.
-struct BatchLosses {
-  static constexpr int count = 5;
-  torch::Tensor smooth, potential, orthogonality, complementarity, span;
-  std::vector<torch::Tensor> active() const {
-    std::vector<torch::Tensor> out;
-    for (const torch::Tensor* t : {&smooth, &potential, &orthogonality, &complementarity, &span})
-      if (t->defined()) out.push_back(*t);
-    return out;
-  }
-  // (smooth, potential, orthogonality, complementarity, span), zero where switched off.
-  torch::Tensor values() const {
-    auto value = [](const torch::Tensor& t) { return t.defined() ? t.item<double>() : 0.0; };
-    return torch::tensor({value(smooth), value(potential), value(orthogonality), value(complementarity), value(span)},
-                         torch::kFloat64);
-  }
-};
-
 // The network's output normalisation (network.orthonormal_output, validated when the configuration
 // was read) and the on-the-fly one of training, which losses.normalize can switch off.
 ColumnNormalization output_normalization_of(const TrainingConfig& config) {
@@ -67,6 +50,19 @@ ColumnNormalization normalization_of(const TrainingConfig& config) {
 bool orthogonality_active(const TrainingConfig& config) {
   return config.losses.orthogonality && normalization_of(config) != ColumnNormalization::orthonormal;
 }
+// Whether a run computes the loss (batch_losses' rule).
+bool loss_active(LossTerm term, const TrainingConfig& config) {
+  const LossOptions& o = config.losses;
+  switch (term) {
+    case kSmooth: return o.smooth;
+    case kPotential: return o.potential;
+    case kOrthogonality: return orthogonality_active(config);
+    case kComplementarity: return !config.rig.empty();
+    case kSpan: return o.eigen_span;
+    default: return false;
+  }
+}
+bool loss_shown(LossTerm term, const TrainingConfig& config) { return always_shown(term) || loss_active(term, config); }
 
 // Losses at a random batch of the shape's cubature points (drawn with `generator`), fields given
 // by `raw` (N x 3 -> N x m).
@@ -94,25 +90,26 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
   const FieldBatch fields = o.kept_subspace ? kept_subspace(computed.W, computed.dW, handles)
                                             : assemble_fields(computed.W, computed.dW, normalization, true);
   BatchLosses out;
-  if (o.smooth) out.smooth = o.weight_smooth * smoothness_loss(fields);
-  if (orthogonality_active(config)) out.orthogonality = o.weight_orthogonality * orthogonality_loss(fields);
+  if (loss_active(kSmooth, config)) out.terms[kSmooth] = o.weight_smooth * smoothness_loss(fields);
+  if (loss_active(kOrthogonality, config))
+    out.terms[kOrthogonality] = o.weight_orthogonality * orthogonality_loss(fields);
   if (shape.rig_weights.defined()) {
     // The learned (complementary) columns only; divided by N^2 so the weight is batch-size free.
-    out.complementarity =
+    out.terms[kComplementarity] =
         o.weight_complementarity / static_cast<double>(n * n) *
         complementarity_loss(fields.W.slice(1, 1), X.detach(), shape.rig_weights.index_select(0, index));
   }
-  if (o.potential) {
+  if (loss_active(kPotential, config)) {
     const double E = o.youngs_modulus, nu = o.poisson_ratio;
     const double mu = E / (2 * (1 + nu)), lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
     const torch::Tensor Z = config.z_sigma * torch::randn({config.z_samples, fields.W.size(1), 3, 4}, generator);
-    out.potential = o.weight_potential * potential_loss(fields, X, V, Z, mu, lambda, blend);
+    out.terms[kPotential] = o.weight_potential * potential_loss(fields, X, V, Z, mu, lambda, blend);
   }
-  if (o.eigen_span) {
+  if (loss_active(kSpan, config)) {
     // With kept_subspace, the span of what inference keeps; else of every candidate.
     const torch::Tensor spanning = o.kept_subspace ? fields.W.slice(1, 1) : computed.W;
     const torch::Tensor targets = eigenmode_targets(shape, X, handles, o.eigen_span_grid);
-    out.span = o.weight_eigen_span * span_residual_loss(spanning, targets);
+    out.terms[kSpan] = o.weight_eigen_span * span_residual_loss(spanning, targets);
   }
   return out;
 }
@@ -125,14 +122,16 @@ struct GradientCombination {
   std::ptrdiff_t penalty_row = -1;
 };
 
-// Per-loss gradient rows come in BatchLosses::active()'s order: L_smooth, L_pot, L_orth, L_comp, L_span.
-int physics_rows(const LossOptions& o) { return (o.smooth ? 1 : 0) + (o.potential ? 1 : 0); }
+// Per-loss gradient rows come in LossTerm order (BatchLosses::active()): L_smooth, L_pot, L_orth, ...
+int physics_rows(const TrainingConfig& config) {
+  return (loss_active(kSmooth, config) ? 1 : 0) + (loss_active(kPotential, config) ? 1 : 0);
+}
 
 GradientCombination combination_of(const TrainingConfig& config) {
   const LossOptions& o = config.losses;
   GradientCombination c{o.config};
-  const int before = physics_rows(o);  // L_orth's row follows theirs
-  if (o.config && o.orthogonality_penalty && orthogonality_active(config) && before > 0) c.penalty_row = before;
+  const int before = physics_rows(config);  // L_orth's row follows theirs
+  if (o.config && o.orthogonality_penalty && loss_active(kOrthogonality, config) && before > 0) c.penalty_row = before;
   return c;
 }
 
@@ -161,10 +160,10 @@ std::vector<torch::Tensor> loss_gradients(const BatchLosses& losses, const std::
 
 // The number of gradients loss_gradients returns under this configuration (batch_losses' rule).
 std::int64_t gradient_rows(const TrainingConfig& config) {
-  const LossOptions& o = config.losses;
-  if (!o.config) return 1;
-  return physics_rows(o) + (orthogonality_active(config) ? 1 : 0) + (config.rig.empty() ? 0 : 1) +
-         (o.eigen_span ? 1 : 0);
+  if (!config.losses.config) return 1;
+  std::int64_t rows = 0;
+  for (int k = 0; k < kLossTerms; ++k) rows += loss_active(LossTerm(k), config) ? 1 : 0;
+  return rows;
 }
 
 // The step's update from the batch-averaged gradients (rows of `averaged`, in double): ConFIG
@@ -420,7 +419,7 @@ StepSums rank_item_sums(const TrainingRun& run, int step, double blend) {
   const TrainingConfig& config = run.config;
   const int items = config.shapes_per_step;
   StepSums sums{torch::zeros({gradient_rows(config), run.parameter_total}, torch::kFloat64),
-                torch::zeros({BatchLosses::count + 1}, torch::kFloat64)};
+                torch::zeros({kLossTerms + 1}, torch::kFloat64)};
   for (int j = 0; j < items; ++j) {
     ItemRandom item(config.seed, step, static_cast<std::int64_t>(run.group.rank()) * items + j);
     const ShapeTensors shape = run.shapes.draw(item.random);
@@ -433,8 +432,8 @@ StepSums rank_item_sums(const TrainingRun& run, int step, double blend) {
       continue;  // fields that cannot be orthonormalised on this batch: the item is left out (logged)
     }
     sums.gradients += torch::stack(loss_gradients(batch, run.parameters, run.combination.per_loss)).to(torch::kFloat64);
-    sums.losses.slice(0, 0, BatchLosses::count) += batch.values();
-    sums.losses[BatchLosses::count] += 1;
+    sums.losses.slice(0, 0, kLossTerms) += batch.values();
+    sums.losses[kLossTerms] += 1;
   }
   return sums;
 }
@@ -451,9 +450,9 @@ StepLosses take_step(const TrainingRun& run, int step, double blend) {
   StepSums sums = rank_item_sums(run, step, blend);
   run.group.all_reduce_sum(sums.gradients);
   run.group.all_reduce_sum(sums.losses);
-  const double used = sums.losses[BatchLosses::count].item<double>();
+  const double used = sums.losses[kLossTerms].item<double>();
   StepLosses out;
-  out.mean = sums.losses.slice(0, 0, BatchLosses::count) / std::max(used, 1.0);
+  out.mean = sums.losses.slice(0, 0, kLossTerms) / std::max(used, 1.0);
   out.skipped = run.group.size() * run.config.shapes_per_step - static_cast<int>(used);
   if (used > 0) {
     set_update(sums.gradients / used, run.parameters, run.combination);
@@ -476,7 +475,7 @@ json checkpoint_metadata(const TrainingConfig& config, int step, int world) {
 
 // The losses summed since the last log line.
 struct LossWindow {
-  torch::Tensor sum = torch::zeros({BatchLosses::count}, torch::kFloat64);
+  torch::Tensor sum = torch::zeros({kLossTerms}, torch::kFloat64);
   int count = 0;
 };
 
@@ -498,21 +497,24 @@ struct StepRecord {
   StepLosses losses;
 };
 
+// The losses of `values` (LossTerm order) that the run shows, by name.
+std::vector<std::pair<std::string, double>> shown_losses(const torch::Tensor& values, const TrainingConfig& config) {
+  const auto v = values.accessor<double, 1>();
+  std::vector<std::pair<std::string, double>> out;
+  for (int k = 0; k < kLossTerms; ++k)
+    if (loss_shown(LossTerm(k), config)) out.emplace_back(kLossNames[static_cast<std::size_t>(k)], v[k]);
+  return out;
+}
+
 std::vector<std::pair<std::string, double>> loss_row(const StepRecord& s, const Validation& checked,
                                                      const TrainingConfig& config) {
-  const auto l = s.losses.mean.accessor<double, 1>();
-  std::vector<std::pair<std::string, double>> row{{"lr", s.lr},
-                                                  {"blend", s.blend},
-                                                  {"smooth", l[0]},
-                                                  {"potential", l[1]},
-                                                  {"orthogonality", l[2]},
-                                                  {"total", s.losses.mean.sum().item<double>()},
-                                                  {"seconds", s.seconds},
-                                                  {"validation", checked.loss},
-                                                  {"validation_quality", checked.quality},
-                                                  {"skipped", s.losses.skipped}};
-  if (!config.rig.empty()) row.emplace_back("complementarity", l[3]);
-  if (config.losses.eigen_span) row.emplace_back("eigen_span", l[4]);
+  std::vector<std::pair<std::string, double>> row{{"lr", s.lr}, {"blend", s.blend}};
+  for (const auto& [name, value] : shown_losses(s.losses.mean, config)) row.emplace_back(name, value);
+  row.insert(row.end(), {{"total", s.losses.mean.sum().item<double>()},
+                         {"seconds", s.seconds},
+                         {"validation", checked.loss},
+                         {"validation_quality", checked.quality},
+                         {"skipped", s.losses.skipped}});
   return row;
 }
 
@@ -522,19 +524,18 @@ void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, 
   const int items = config.shapes_per_step, world = run.group.size();
   const torch::Tensor mean = record.window.sum / record.window.count;
   const auto w = mean.accessor<double, 1>();
-  report.final_losses = {
-      {"smooth", w[0]}, {"potential", w[1]}, {"orthogonality", w[2]}, {"total", mean.sum().item<double>()}};
-  if (!config.rig.empty()) report.final_losses["complementarity"] = w[3];
-  if (config.losses.eigen_span) report.final_losses["eigen_span"] = w[4];
+  report.final_losses.clear();
+  for (const auto& [name, value] : shown_losses(mean, config)) report.final_losses[name] = value;
+  report.final_losses["total"] = mean.sum().item<double>();
   const double per_step = s.seconds / (s.step + 1 - record.first_step);
-  const std::string span = config.losses.eigen_span ? fmt::format("  span {:.4g}", w[4]) : std::string();
+  const std::string span = loss_active(kSpan, config) ? fmt::format("  span {:.4g}", w[kSpan]) : std::string();
   if (record.progress)
     record.progress(
         s.step + 1, config.steps,
         fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}{}  lr {:.2e}  {:.2f} s/step  {:.2f} "
                     "shapes/s  eta {:.0f} s",
-                    s.step + 1, config.steps, w[0], w[1], w[2], span, s.lr, per_step, world * items / per_step,
-                    per_step * (config.steps - s.step - 1)));
+                    s.step + 1, config.steps, w[kSmooth], w[kPotential], w[kOrthogonality], span, s.lr, per_step,
+                    world * items / per_step, per_step * (config.steps - s.step - 1)));
   record.window.sum.zero_();
   record.window.count = 0;
 }
@@ -543,8 +544,9 @@ void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, 
 // run killed in between resumes from the previous one with every row it needs.
 void save_progress(const TrainingRun& run, const RunRecord& record, int steps_done, const TrainingReport& report) {
   record.curves.write_csv(report.csv);
-  record.curves.write_plot(report.plot, {"smooth", "potential", "orthogonality", "complementarity", "eigen_span",
-                                         "total", "validation", "validation_quality"});
+  std::vector<std::string> plotted(kLossNames.begin(), kLossNames.end());
+  plotted.insert(plotted.end(), {"total", "validation", "validation_quality"});
+  record.curves.write_plot(report.plot, plotted);
   write_checkpoint(run.network, run.optimizer, record.files.network, record.files.optimizer,
                    checkpoint_metadata(run.config, steps_done, run.group.size()));
 }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Geometry>
@@ -14,6 +13,7 @@
 
 #include "core/fail.hpp"
 #include "physics/body_state.hpp"
+#include "physics/cell_grid.hpp"
 #include "physics/reduced_hessian.hpp"
 
 namespace wobble::physics {
@@ -291,83 +291,67 @@ void World::set_point_forces(int body, Eigen::MatrixXd forces) {
   point_forces_[static_cast<std::size_t>(body)] = std::move(forces);
 }
 
-void World::build_contacts() {
-  contacts_.clear();
-  if (!contact.enabled || bodies_.size() + kinematics_.size() < 2 || bodies_.empty()) return;
-  // Query radius: the contact radius plus twice the largest distance a point moved last step, so
-  // that pairs that may meet during this step are in the set (their barrier is zero until then).
+// The largest distance a collision point of any body moved over the last step.
+double World::last_step_motion() const {
   double motion = 0;
-  std::vector<std::vector<Vec3d>> now(bodies_.size());
-  for (std::size_t b = 0; b < bodies_.size(); ++b) {
-    const Body& body = *bodies_[b];
-    now[b] = body.collision_positions();
-    const int q = 4 * body.handle_count();
+  for (const auto& body : bodies_) {
+    const int q = 4 * body->handle_count();
     for (int d = 0; d < 3; ++d) {
-      const Eigen::VectorXd delta = body.s_->collision_basis.B * (body.s_->z - body.s_->z_prev).segment(d * q, q);
+      const Eigen::VectorXd delta = body->s_->collision_basis.B * (body->s_->z - body->s_->z_prev).segment(d * q, q);
       motion = std::max(motion, delta.cwiseAbs().maxCoeff());
     }
   }
-  const double radius = contact.radius;
-  const double query = radius + 3.0 * motion;
-  const double cell = query;
-  struct Key {
-    long long x, y, z;
-    bool operator==(const Key&) const = default;
-  };
-  struct Hash {
-    std::size_t operator()(const Key& k) const {
-      return static_cast<std::size_t>(k.x * 73856093LL ^ k.y * 19349663LL ^ k.z * 83492791LL);
-    }
-  };
-  auto key_of = [&](const Vec3d& p) {
-    return Key{static_cast<long long>(std::floor(p.x() / cell)), static_cast<long long>(std::floor(p.y() / cell)),
-               static_cast<long long>(std::floor(p.z() / cell))};
-  };
-  // Points of all objects: deformable (body >= 0) and kinematic (-1 - index).
-  std::unordered_map<Key, std::vector<std::pair<int, int>>, Hash> grid;
-  auto position = [&](int body, int point) -> Vec3d {
-    return body >= 0 ? now[static_cast<std::size_t>(body)][static_cast<std::size_t>(point)]
-                     : kinematic_now_[static_cast<std::size_t>(-1 - body)][static_cast<std::size_t>(point)];
-  };
-  for (std::size_t b = 0; b < bodies_.size(); ++b)
-    for (std::size_t p = 0; p < now[b].size(); ++p)
-      grid[key_of(now[b][p])].emplace_back(static_cast<int>(b), static_cast<int>(p));
-  for (std::size_t k = 0; k < kinematic_now_.size(); ++k)
-    for (std::size_t p = 0; p < kinematic_now_[k].size(); ++p)
-      grid[key_of(kinematic_now_[k][p])].emplace_back(-1 - static_cast<int>(k), static_cast<int>(p));
-  double mean_point_mass = 0;
+  return motion;
+}
+
+// The barrier's stiffness: the contact stiffness per unit mass times the mean collision point's
+// mass and the radius squared.
+double World::contact_barrier_stiffness() const {
+  double mass = 0;
   std::size_t count = 0;
   for (const auto& body : bodies_) {
-    mean_point_mass += body->s_->collision_mass.sum();
+    mass += body->s_->collision_mass.sum();
     count += body->s_->collision_rest.size();
   }
-  mean_point_mass /= static_cast<double>(std::max<std::size_t>(count, 1));
-  const double stiffness = contact.stiffness * mean_point_mass * radius * radius;
+  const double mean_point_mass = mass / static_cast<double>(std::max<std::size_t>(count, 1));
+  return contact.stiffness * mean_point_mass * contact.radius * contact.radius;
+}
+
+void World::build_contacts() {
+  contacts_.clear();
+  if (!contact.enabled || bodies_.size() + kinematics_.size() < 2 || bodies_.empty()) return;
+  // Query radius: the contact radius plus a margin for the last step's motion, so that pairs that
+  // may meet during this step are in the set (their barrier is zero until then).
+  const double radius = contact.radius;
+  const double query = radius + 3.0 * last_step_motion();
+  std::vector<std::vector<Vec3d>> now(bodies_.size());
+  for (std::size_t b = 0; b < bodies_.size(); ++b) now[b] = bodies_[b]->collision_positions();
+  // Points of all objects: deformable (body >= 0) and kinematic (-1 - index).
+  CellGrid grid(query);
   for (std::size_t b = 0; b < bodies_.size(); ++b)
-    for (std::size_t p = 0; p < now[b].size(); ++p) {
-      const Vec3d& xa = now[b][p];
-      const Key k = key_of(xa);
-      for (long long dx = -1; dx <= 1; ++dx)
-        for (long long dy = -1; dy <= 1; ++dy)
-          for (long long dz = -1; dz <= 1; ++dz) {
-            auto it = grid.find(Key{k.x + dx, k.y + dy, k.z + dz});
-            if (it == grid.end()) continue;
-            for (const auto& [ob, op] : it->second) {
-              // Each deformable pair once (lower body index first); kinematic pairs from the deformable side.
-              if (ob >= 0 && ob <= static_cast<int>(b)) continue;
-              const Vec3d xb = position(ob, op);
-              const Vec3d delta = xa - xb;
-              const double distance = delta.norm();
-              if (distance >= query || distance <= 0) continue;
-              if (distance <= 1.01 * contact.min_gap * radius) {
-                spdlog::debug("contact between {} and {} already closer than the minimum gap; skipped", b, ob);
-                continue;
-              }
-              contacts_.push_back(
-                  {static_cast<int>(b), static_cast<int>(p), ob, op, delta / distance, radius, stiffness});
-            }
-          }
-    }
+    for (std::size_t p = 0; p < now[b].size(); ++p) grid.add(now[b][p], static_cast<int>(b), static_cast<int>(p));
+  for (std::size_t k = 0; k < kinematic_now_.size(); ++k)
+    for (std::size_t p = 0; p < kinematic_now_[k].size(); ++p)
+      grid.add(kinematic_now_[k][p], -1 - static_cast<int>(k), static_cast<int>(p));
+  auto position = [&](int object, int point) -> const Vec3d& {
+    return object >= 0 ? now[static_cast<std::size_t>(object)][static_cast<std::size_t>(point)]
+                       : kinematic_now_[static_cast<std::size_t>(-1 - object)][static_cast<std::size_t>(point)];
+  };
+  const double stiffness = contact_barrier_stiffness();
+  for (std::size_t b = 0; b < bodies_.size(); ++b)
+    for (std::size_t p = 0; p < now[b].size(); ++p)
+      grid.visit_near(now[b][p], [&](int ob, int op) {
+        // Each deformable pair once (lower body index first); kinematic pairs from the deformable side.
+        if (ob >= 0 && ob <= static_cast<int>(b)) return;
+        const Vec3d delta = now[b][p] - position(ob, op);
+        const double distance = delta.norm();
+        if (distance >= query || distance <= 0) return;
+        if (distance <= 1.01 * contact.min_gap * radius) {
+          spdlog::debug("contact between {} and {} already closer than the minimum gap; skipped", b, ob);
+          return;
+        }
+        contacts_.push_back({static_cast<int>(b), static_cast<int>(p), ob, op, delta / distance, radius, stiffness});
+      });
 }
 
 template <class Visit>

@@ -241,6 +241,8 @@ class World {
   template <class Visit>
   void for_each_contact_side(const Contact& c, Visit&& visit) const;
   void build_contacts();
+  double last_step_motion() const;
+  double contact_barrier_stiffness() const;
 
   std::vector<std::unique_ptr<Body>> bodies_;
   std::vector<KinematicBody> kinematics_;

@@ -1,0 +1,52 @@
+#pragma once
+// Points hashed into cubic cells, for the contact search (World::build_contacts): the points
+// within one cell side of a position are among those of its cell and the 26 around it.
+#include <cmath>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <wobble/math.hpp>
+
+namespace wobble::physics {
+
+class CellGrid {
+ public:
+  explicit CellGrid(double cell) : cell_(cell) {}
+
+  // A point of object `object` (any numbering the caller chooses) with index `point`.
+  void add(const Vec3d& position, int object, int point) { cells_[key_of(position)].emplace_back(object, point); }
+
+  // visit(object, point) for every point added in the 27 cells around `position`.
+  template <class Visit>
+  void visit_near(const Vec3d& position, Visit&& visit) const {
+    const Key k = key_of(position);
+    for (long long dx = -1; dx <= 1; ++dx)
+      for (long long dy = -1; dy <= 1; ++dy)
+        for (long long dz = -1; dz <= 1; ++dz) {
+          const auto it = cells_.find(Key{k.x + dx, k.y + dy, k.z + dz});
+          if (it == cells_.end()) continue;
+          for (const auto& [object, point] : it->second) visit(object, point);
+        }
+  }
+
+ private:
+  struct Key {
+    long long x, y, z;
+    bool operator==(const Key&) const = default;
+  };
+  struct Hash {
+    std::size_t operator()(const Key& k) const {
+      return static_cast<std::size_t>(k.x * 73856093LL ^ k.y * 19349663LL ^ k.z * 83492791LL);
+    }
+  };
+  Key key_of(const Vec3d& p) const {
+    return Key{static_cast<long long>(std::floor(p.x() / cell_)), static_cast<long long>(std::floor(p.y() / cell_)),
+               static_cast<long long>(std::floor(p.z() / cell_))};
+  }
+
+  double cell_;
+  std::unordered_map<Key, std::vector<std::pair<int, int>>, Hash> cells_;
+};
+
+}  // namespace wobble::physics

@@ -183,7 +183,7 @@ class Attention : public Layer {
   bool normalize_context = false;
   Vector norm_weight, norm_bias;
   float norm_eps = 1e-5f;
-  Rows wq_t, wk_t, wv_t, wo_t;  // in x out
+  Rows wq_t, wk_t, wv_t, wo_t;  // in x out; wq_t and bq carry the scores' 1 / sqrt(d_h)
   Vector bq, bk, bv, bo;
 
   AttentionKeys keys_for(const Rows& context_rows) const {
@@ -207,10 +207,8 @@ class Attention : public Layer {
       kv = &(local = keys_for(registers.at(context).data));
     const std::size_t d = size(wq_t.cols()), dh = d / size(heads), rows = size(x.data.rows());
     const std::size_t context = size(kv->values.rows());
-    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(dh)));
-    Rows q;
+    Rows q;  // already scaled by 1 / sqrt(d_h) (Builder::build_attention)
     multiply(x.data, wq_t, q, &bq, x.n);
-    q *= scale;
     Rows mixed(x.data.rows(), wq_t.cols()), scores(x.data.rows(), kv->values.rows());
     const field_kernels::Table& kernels = field_kernels::table();
     for (std::size_t h = 0; h < size(heads); ++h) {
@@ -384,18 +382,7 @@ std::unique_ptr<Layer> Builder::build_layer(const json& layer, int& width, const
   if (!layer.is_object()) fail(source_, "{}: a layer must be an object", where_);
   const std::string op = string_key(layer, "op", source_, where_);
   const std::string where = where_ + " (" + op + ")";
-  if (op == "linear") {
-    const std::string name = string_key(layer, "weight", source_, where);
-    const auto found = file_.tensors.find(name);
-    if (found == file_.tensors.end() || found->second.shape.size() != 2 || found->second.shape[1] != width)
-      fail(source_, "{}: weight '{}' must be a matrix in the file with {} columns (the input width)", where, name,
-           width);
-    const int out = static_cast<int>(found->second.shape[0]);
-    Rows weight = matrix(layer, "weight", where, out, width);
-    Vector bias = layer.contains("bias") ? vector(layer, "bias", where, out) : Vector();
-    width = out;
-    return std::make_unique<Linear>(weight.transpose(), std::move(bias));
-  }
+  if (op == "linear") return build_linear(layer, width, where);
   if (op == "activation")
     return std::make_unique<Activation>(function_named(string_key(layer, "function", source_, where), source_, where));
   if (op == "layer_norm")
@@ -407,71 +394,97 @@ std::unique_ptr<Layer> Builder::build_layer(const json& layer, int& width, const
     width += 2 * octaves * columns;
     return std::make_unique<PositionalEncoding>(octaves, columns);
   }
-  if (op == "save") {
-    const std::string name = string_key(layer, "register", source_, where);
-    registers_[name] = width;
-    return std::make_unique<Save>(name);
-  }
-  if (op == "load" || op == "concat") {
-    const std::string name = string_key(layer, "register", source_, where);
-    if (!registers_.count(name)) fail(source_, "{}: register '{}' is not saved before", where, name);
-    if (op == "load") {
-      width = registers_[name];
-      return std::make_unique<Load>(name);
-    }
-    width += registers_[name];
-    return std::make_unique<Concat>(name);
-  }
-  if (op == "constant") {
-    if (field_stage_) fail(source_, "{}: the field stage evaluates each point on its own: no constant rows", where);
-    const std::string name = string_key(layer, "tensor", source_, where);
-    const auto found = file_.tensors.find(name);
-    if (found == file_.tensors.end() || found->second.shape.size() != 2)
-      fail(source_, "{}: tensor '{}' must be a matrix in the file", where, name);
-    width = static_cast<int>(found->second.shape[1]);
-    return std::make_unique<Constant>(matrix(layer, "tensor", where, static_cast<int>(found->second.shape[0]), width));
-  }
+  if (op == "save" || op == "load" || op == "concat") return build_register_op(layer, op, width, where);
+  if (op == "constant") return build_constant(layer, width, where);
   if (op == "residual") {
     int inner = width;
     Layers layers = build(layer.contains("layers") ? layer["layers"] : json(), inner, where);
     if (inner != width) fail(source_, "{}: the inner layers change the width from {} to {}", where, width, inner);
     return std::make_unique<Residual>(std::move(layers));
   }
-  if (op == "attention") {
-    auto a = std::make_unique<Attention>();
-    const int d = width;
-    a->heads = int_key(layer, "heads", 1, d, source_, where);
-    if (d % a->heads) fail(source_, "{}: width {} is not divisible by {} heads", where, d, a->heads);
-    a->context = string_key(layer, "context", source_, where);
-    const std::map<std::string, int>& contexts = field_stage_ ? encoder_registers_ : registers_;
-    const auto context = contexts.find(a->context);
-    if (context == contexts.end())
-      fail(source_, "{}: context '{}' is not {}", where, a->context,
-           field_stage_ ? "an encoder output" : "saved before");
-    if (context->second != d)
-      fail(source_, "{}: context '{}' has width {}, the queries {}", where, a->context, context->second, d);
-    if (layer.contains("context_norm")) {
-      const json& norm = layer["context_norm"];
-      a->normalize_context = true;
-      a->norm_weight = vector(norm, "weight", where + " context_norm", d);
-      a->norm_bias = vector(norm, "bias", where + " context_norm", d);
-      a->norm_eps = real_key(norm, "eps", 1e-5f, source_, where + " context_norm");
-    }
-    const Rows in = matrix(layer, "in_proj_weight", where, 3 * d, d);  // rows: query, key, value (torch's order)
-    const Vector in_bias = vector(layer, "in_proj_bias", where, 3 * d);
-    a->wq_t = in.topRows(d).transpose();
-    a->wk_t = in.middleRows(d, d).transpose();
-    a->wv_t = in.bottomRows(d).transpose();
-    a->bq = in_bias.head(d), a->bk = in_bias.segment(d, d), a->bv = in_bias.tail(d);
-    a->wo_t = matrix(layer, "out_proj_weight", where, d, d).transpose();
-    a->bo = vector(layer, "out_proj_bias", where, d);
-    if (field_stage_) {
-      a->slot = static_cast<int>(constant_attention_.size());
-      constant_attention_.push_back(a.get());
-    }
-    return a;
-  }
+  if (op == "attention") return build_attention(layer, width, where);
   fail(source_, "{}: unknown layer op '{}'", where_, op);
+}
+
+std::unique_ptr<Layer> Builder::build_linear(const json& layer, int& width, const std::string& where) {
+  const std::string name = string_key(layer, "weight", source_, where);
+  const auto found = file_.tensors.find(name);
+  if (found == file_.tensors.end() || found->second.shape.size() != 2 || found->second.shape[1] != width)
+    fail(source_, "{}: weight '{}' must be a matrix in the file with {} columns (the input width)", where, name, width);
+  const int out = static_cast<int>(found->second.shape[0]);
+  Rows weight = matrix(layer, "weight", where, out, width);
+  Vector bias = layer.contains("bias") ? vector(layer, "bias", where, out) : Vector();
+  width = out;
+  return std::make_unique<Linear>(weight.transpose(), std::move(bias));
+}
+
+// save keeps the activations under a name; load brings them back, concat appends them.
+std::unique_ptr<Layer> Builder::build_register_op(const json& layer, const std::string& op, int& width,
+                                                  const std::string& where) {
+  const std::string name = string_key(layer, "register", source_, where);
+  if (op == "save") {
+    registers_[name] = width;
+    return std::make_unique<Save>(name);
+  }
+  if (!registers_.count(name)) fail(source_, "{}: register '{}' is not saved before", where, name);
+  if (op == "load") {
+    width = registers_[name];
+    return std::make_unique<Load>(name);
+  }
+  width += registers_[name];
+  return std::make_unique<Concat>(name);
+}
+
+std::unique_ptr<Layer> Builder::build_constant(const json& layer, int& width, const std::string& where) {
+  if (field_stage_) fail(source_, "{}: the field stage evaluates each point on its own: no constant rows", where);
+  const std::string name = string_key(layer, "tensor", source_, where);
+  const auto found = file_.tensors.find(name);
+  if (found == file_.tensors.end() || found->second.shape.size() != 2)
+    fail(source_, "{}: tensor '{}' must be a matrix in the file", where, name);
+  width = static_cast<int>(found->second.shape[1]);
+  return std::make_unique<Constant>(matrix(layer, "tensor", where, static_cast<int>(found->second.shape[0]), width));
+}
+
+// The attention's context (a register of this stage, or in the field stage an encoder output
+// whose keys come with the shape) must have the queries' width.
+void Builder::check_attention_context(const std::string& context, int width, const std::string& where) const {
+  const std::map<std::string, int>& contexts = field_stage_ ? encoder_registers_ : registers_;
+  const auto found = contexts.find(context);
+  if (found == contexts.end())
+    fail(source_, "{}: context '{}' is not {}", where, context, field_stage_ ? "an encoder output" : "saved before");
+  if (found->second != width)
+    fail(source_, "{}: context '{}' has width {}, the queries {}", where, context, found->second, width);
+}
+
+std::unique_ptr<Layer> Builder::build_attention(const json& layer, int width, const std::string& where) {
+  auto a = std::make_unique<Attention>();
+  const int d = width;
+  a->heads = int_key(layer, "heads", 1, d, source_, where);
+  if (d % a->heads) fail(source_, "{}: width {} is not divisible by {} heads", where, d, a->heads);
+  a->context = string_key(layer, "context", source_, where);
+  check_attention_context(a->context, d, where);
+  if (layer.contains("context_norm")) {
+    const json& norm = layer["context_norm"];
+    a->normalize_context = true;
+    a->norm_weight = vector(norm, "weight", where + " context_norm", d);
+    a->norm_bias = vector(norm, "bias", where + " context_norm", d);
+    a->norm_eps = real_key(norm, "eps", 1e-5f, source_, where + " context_norm");
+  }
+  const Rows in = matrix(layer, "in_proj_weight", where, 3 * d, d);  // rows: query, key, value (torch's order)
+  const Vector in_bias = vector(layer, "in_proj_bias", where, 3 * d);
+  // The scores' 1 / sqrt(d_h) goes into the query's projection once, not onto every query.
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d / a->heads)));
+  a->wq_t = scale * in.topRows(d).transpose();
+  a->wk_t = in.middleRows(d, d).transpose();
+  a->wv_t = in.bottomRows(d).transpose();
+  a->bq = scale * in_bias.head(d), a->bk = in_bias.segment(d, d), a->bv = in_bias.tail(d);
+  a->wo_t = matrix(layer, "out_proj_weight", where, d, d).transpose();
+  a->bo = vector(layer, "out_proj_bias", where, d);
+  if (field_stage_) {
+    a->slot = static_cast<int>(constant_attention_.size());
+    constant_attention_.push_back(a.get());
+  }
+  return a;
 }
 
 void run(const Layers& layers, Dual& x, Registers& registers, const ShapeConstants* shape) {

@@ -70,6 +70,12 @@ class Builder {
 
  private:
   std::unique_ptr<Layer> build_layer(const nlohmann::json& layer, int& width, const std::string& where);
+  std::unique_ptr<Layer> build_linear(const nlohmann::json& layer, int& width, const std::string& where);
+  std::unique_ptr<Layer> build_register_op(const nlohmann::json& layer, const std::string& op, int& width,
+                                           const std::string& where);
+  std::unique_ptr<Layer> build_constant(const nlohmann::json& layer, int& width, const std::string& where);
+  std::unique_ptr<Layer> build_attention(const nlohmann::json& layer, int width, const std::string& where);
+  void check_attention_context(const std::string& context, int width, const std::string& where) const;
   const FieldTensor& tensor(const nlohmann::json& layer, const char* key, const std::string& where,
                             std::vector<std::int64_t> shape);
   Rows matrix(const nlohmann::json& layer, const char* key, const std::string& where, int rows, int cols);

@@ -32,16 +32,21 @@ std::vector<Vec3d> Body::State::normalised(std::span<const Vec3d> scene_points) 
   return out;
 }
 
-PointBasis Body::State::evaluated_basis(std::span<const Vec3d> scene_points) const {
+PointBasis Body::State::evaluated_basis(std::span<const Vec3d> scene_points, Eigen::VectorXd* d_out,
+                                        Eigen::MatrixXd* grad_d_out) const {
   const Eigen::Index N = static_cast<Eigen::Index>(scene_points.size()), q = 4 * m;
   const std::vector<Vec3d> X0 = normalised(scene_points);
   const fields::FieldValues values = field->evaluate(X0, true);
   PointBasis out;
   out.modulated_W.resize(N, m);
   for (auto& D : out.D) D.resize(N, q);
+  if (d_out) d_out->resize(N);
+  if (grad_d_out) grad_d_out->resize(N, 3);
   for (Eigen::Index p = 0; p < N; ++p) {
     Vec3d grad_d;
     const double d = pins.modulation(X0[static_cast<std::size_t>(p)], &grad_d);
+    if (d_out) (*d_out)[p] = d;
+    if (grad_d_out) grad_d_out->row(p) = grad_d.transpose() / scale;  // scene frame
     const Vec3d& X = scene_points[static_cast<std::size_t>(p)];
     const double x4[4] = {X.x(), X.y(), X.z(), 1.0};
     for (int i = 0; i < m; ++i) {

@@ -46,18 +46,20 @@ struct Body::State {
   double time = 0;
   Eigen::VectorXd z, z_prev, initial_velocity_z;
 
-  // Binding, in the order Body::Body runs it (the basis at the samples, then at the collision
-  // points, comes from Body::basis_at between the stages).
-  void take_settings(BodyDescription& description);         // the description's settings, checked
-  void place_samples(const fields::SamplePoints& samples);  // scene frame, volumes, masses
-  void bind_samples();                                      // derivative stacks, d(X), the reduced mass, the rest state
+  // Binding, in the order Body::Body runs it (the basis at the samples with d(X), then at the
+  // collision points, comes from body_basis.cpp between the stages).
+  void take_settings(BodyDescription& description);               // the description's settings, checked
+  void place_samples(const fields::SamplePoints& samples);        // scene frame, volumes, masses
+  void bind_samples();                                            // derivative stacks, the reduced mass, the rest state
   void place_collision_points(const std::vector<Vec3d>& points);  // empty: the samples
   void bind_collision_points();                                   // their masses, d(X), rest positions
   void start_at_rest(const Vec3d& initial_velocity);              // z = 0; the velocity's least-squares z
 
   // The basis at points (body_basis.cpp): with derivatives, the field evaluated there; without,
   // d W taken from binding's rows where a point is a sample or collision point.
-  PointBasis evaluated_basis(std::span<const Vec3d> scene_points) const;
+  // (also d(X) and its scene-frame gradient there, when asked).
+  PointBasis evaluated_basis(std::span<const Vec3d> scene_points, Eigen::VectorXd* d_out = nullptr,
+                             Eigen::MatrixXd* grad_d_out = nullptr) const;
   PointBasis bound_basis(std::span<const Vec3d> scene_points) const;
   Eigen::MatrixXd modulated_weights(std::span<const Vec3d> scene_points) const;  // d W, evaluated
   std::vector<Vec3d> normalised(std::span<const Vec3d> scene_points) const;

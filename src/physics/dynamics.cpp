@@ -90,7 +90,7 @@ std::vector<Eigen::Matrix<double, 3, 4>> handle_matrices(const Eigen::VectorXd& 
 Body::Body(BodyDescription description) : s_(std::make_unique<State>()) {
   s_->take_settings(description);
   s_->place_samples(description.samples);
-  s_->basis = basis_at(s_->rest, true);
+  s_->basis = s_->evaluated_basis(s_->rest, &s_->d, &s_->grad_d);
   s_->bound_rows = PointRows(s_->rest);
   s_->bind_samples();
   s_->place_collision_points(description.collision_points);
@@ -138,13 +138,6 @@ void Body::State::bind_samples() {
       dall.col(3 * p + c) = basis.D[c].row(p).transpose().cast<float>();
       dstack.col(3 * p + c) = basis.D[c].row(p).transpose();
     }
-  d.resize(N);
-  grad_d.resize(N, 3);
-  for (Eigen::Index p = 0; p < N; ++p) {
-    Vec3d g;
-    d[p] = pins.modulation((rest[static_cast<std::size_t>(p)] - translation) / scale, &g);
-    grad_d.row(p) = g.transpose() / scale;
-  }
   mass = basis.B.transpose() * point_mass.asDiagonal() * basis.B;
   // A small regulariser keeps M invertible for handles that no free point uses (fully pinned) and
   // the Hessian well enough conditioned for its single-precision assembly, which preconditions

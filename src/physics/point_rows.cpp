@@ -1,6 +1,6 @@
 #include "physics/point_rows.hpp"
 
-#include <bit>
+#include <cstring>
 
 namespace wobble::physics {
 
@@ -17,8 +17,10 @@ Eigen::Index PointRows::find(const Vec3d& point) const {
 // Bits, not values: -0 and 0 are two keys (a miss only costs an evaluation) and equal keys always
 // hash alike.
 PointRows::Key PointRows::key_of(const Vec3d& point) {
-  return {std::bit_cast<std::uint64_t>(point.x()), std::bit_cast<std::uint64_t>(point.y()),
-          std::bit_cast<std::uint64_t>(point.z())};
+  static_assert(sizeof(Key) == sizeof(Vec3d));
+  Key key;  // std::memcpy, not std::bit_cast: the web build's libc++ lacks it
+  std::memcpy(key.data(), point.data(), sizeof key);
+  return key;
 }
 
 std::size_t PointRows::KeyHash::operator()(const Key& key) const {

@@ -1,8 +1,9 @@
 // A body's basis at points (dynamics.hpp's PointBasis): the skinning field evaluated there,
 // modulated by the pins' d(X), in the body's affine layout. Without derivatives, points the body
 // has already bound (its samples and collision points) take their d W from what binding computed:
-// a shape body's collision points are its samples and a stride of the mesh's vertices, so binding
-// the mesh would otherwise evaluate the field twice at a third of its vertices.
+// a shape body's collision points are its samples and the mesh's vertices (every one below 8,000
+// vertices, a stride beyond: shape_body.cpp), so binding the mesh would otherwise evaluate the
+// field twice at all or a part of its vertices.
 #include <wobble/physics/dynamics.hpp>
 
 #include "physics/body_state.hpp"

@@ -414,9 +414,16 @@ class GltfReader {
   }
 
   void build_rig(const tinygltf::Skin& skin, int skin_index) {
-    const std::size_t n = model_.nodes.size();
     if (skin.joints.empty()) fail(path_, "skin {} has no joints", skin_index);
-    std::vector<int> skin_slot(n, -1);  // node -> index in skin.joints
+    const std::vector<int> skin_slot = skin_slots(skin, skin_index);
+    add_rig_joints(skin, skin_slot, inverse_binds(skin, skin_index));
+    choose_fallback_joint(skin, skin_index, skin_slot);
+  }
+
+  // Node -> index in skin.joints (-1: not a joint of the skin); out-of-range and repeated joints fail.
+  std::vector<int> skin_slots(const tinygltf::Skin& skin, int skin_index) const {
+    const std::size_t n = model_.nodes.size();
+    std::vector<int> skin_slot(n, -1);
     for (std::size_t k = 0; k < skin.joints.size(); ++k) {
       const int node = skin.joints[k];
       if (node < 0 || static_cast<std::size_t>(node) >= n)
@@ -426,9 +433,49 @@ class GltfReader {
              skin_slot[static_cast<std::size_t>(node)], k);
       skin_slot[static_cast<std::size_t>(node)] = static_cast<int>(k);
     }
+    return skin_slot;
+  }
 
-    // The rig: the joints and every ancestor of a joint (helpers), parents first, otherwise in
-    // file order (Kahn's algorithm, smallest node index first).
+  // The skin's inverse bind matrices (identity without them); a last row that is not exactly
+  // (0,0,0,1) is repaired with a diagnostic.
+  std::vector<Mat4f> inverse_binds(const tinygltf::Skin& skin, int skin_index) {
+    std::vector<Mat4f> inverse_binds(skin.joints.size(), Mat4f::Identity());
+    if (skin.inverseBindMatrices < 0) return inverse_binds;
+    std::size_t count = 0;
+    const auto values =
+        read_elements(skin.inverseBindMatrices, 16, fmt::format("skin {} inverseBindMatrices", skin_index), count);
+    if (count < skin.joints.size())
+      fail(path_, "skin {} has {} inverse bind matrices for {} joints", skin_index, count, skin.joints.size());
+    std::size_t repaired = 0;
+    double worst = 0.0;
+    for (std::size_t k = 0; k < skin.joints.size(); ++k) {
+      Mat4f& m = inverse_binds[k];
+      for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 4; ++r) m(r, c) = static_cast<float>(values[k * 16 + static_cast<std::size_t>(c * 4 + r)]);
+      if (!m.allFinite())
+        fail(path_, "skin {} inverse bind matrix {} (node '{}') is not finite", skin_index, k,
+             node_name(skin.joints[k]));
+      const Eigen::RowVector4f last = m.row(3);
+      if (last != Eigen::RowVector4f(0.0f, 0.0f, 0.0f, 1.0f)) {
+        worst = std::max(worst, static_cast<double>((last - Eigen::RowVector4f(0, 0, 0, 1)).cwiseAbs().maxCoeff()));
+        m.row(3) = Eigen::RowVector4f(0.0f, 0.0f, 0.0f, 1.0f);
+        ++repaired;
+      }
+    }
+    if (repaired > 0)
+      diagnostics_.repair("inverse_bind_last_row",
+                          fmt::format("inverse bind matrices whose last row was not exactly (0,0,0,1) (off by up "
+                                      "to {:.3g}) were set to (0,0,0,1)",
+                                      worst),
+                          repaired);
+    return inverse_binds;
+  }
+
+  // The rig: the joints and every ancestor of a joint (helpers), parents first, otherwise in
+  // file order (Kahn's algorithm, smallest node index first).
+  void add_rig_joints(const tinygltf::Skin& skin, const std::vector<int>& skin_slot,
+                      const std::vector<Mat4f>& inverse_binds) {
+    const std::size_t n = model_.nodes.size();
     std::vector<bool> in_rig(n, false);
     for (int node : skin.joints)
       for (int a = node; a >= 0 && !in_rig[static_cast<std::size_t>(a)]; a = parents_[static_cast<std::size_t>(a)])
@@ -442,39 +489,6 @@ class GltfReader {
       else
         ready.push(static_cast<int>(i));
     }
-
-    std::vector<Mat4f> inverse_binds(skin.joints.size(), Mat4f::Identity());
-    if (skin.inverseBindMatrices >= 0) {
-      std::size_t count = 0;
-      const auto values =
-          read_elements(skin.inverseBindMatrices, 16, fmt::format("skin {} inverseBindMatrices", skin_index), count);
-      if (count < skin.joints.size())
-        fail(path_, "skin {} has {} inverse bind matrices for {} joints", skin_index, count, skin.joints.size());
-      std::size_t repaired = 0;
-      double worst = 0.0;
-      for (std::size_t k = 0; k < skin.joints.size(); ++k) {
-        Mat4f& m = inverse_binds[k];
-        for (int c = 0; c < 4; ++c)
-          for (int r = 0; r < 4; ++r)
-            m(r, c) = static_cast<float>(values[k * 16 + static_cast<std::size_t>(c * 4 + r)]);
-        if (!m.allFinite())
-          fail(path_, "skin {} inverse bind matrix {} (node '{}') is not finite", skin_index, k,
-               node_name(skin.joints[k]));
-        const Eigen::RowVector4f last = m.row(3);
-        if (last != Eigen::RowVector4f(0.0f, 0.0f, 0.0f, 1.0f)) {
-          worst = std::max(worst, static_cast<double>((last - Eigen::RowVector4f(0, 0, 0, 1)).cwiseAbs().maxCoeff()));
-          m.row(3) = Eigen::RowVector4f(0.0f, 0.0f, 0.0f, 1.0f);
-          ++repaired;
-        }
-      }
-      if (repaired > 0)
-        diagnostics_.repair("inverse_bind_last_row",
-                            fmt::format("inverse bind matrices whose last row was not exactly (0,0,0,1) (off by up "
-                                        "to {:.3g}) were set to (0,0,0,1)",
-                                        worst),
-                            repaired);
-    }
-
     Rig& rig = character_.rig;
     node_to_joint_.assign(n, -1);
     while (!ready.empty()) {
@@ -491,9 +505,12 @@ class GltfReader {
     skin_to_joint_.resize(skin.joints.size());
     for (std::size_t k = 0; k < skin.joints.size(); ++k)
       skin_to_joint_[k] = static_cast<std::uint32_t>(node_to_joint_[static_cast<std::size_t>(skin.joints[k])]);
+  }
 
-    // Vertices left without weight go to the skeleton root if it is a joint of the skin,
-    // otherwise to the skinned joint nearest the root (first such in rig order).
+  // Vertices left without weight go to the skeleton root if it is a joint of the skin,
+  // otherwise to the skinned joint nearest the root (first such in rig order).
+  void choose_fallback_joint(const tinygltf::Skin& skin, int skin_index, const std::vector<int>& skin_slot) {
+    const Rig& rig = character_.rig;
     fallback_joint_ = 0;
     int best_depth = std::numeric_limits<int>::max();
     std::vector<int> depth(rig.joint_count(), 0);  // parents come first: one pass
@@ -504,6 +521,7 @@ class GltfReader {
         fallback_joint_ = static_cast<std::uint32_t>(j);
       }
     }
+    const std::size_t n = model_.nodes.size();
     if (skin.skeleton >= 0 && static_cast<std::size_t>(skin.skeleton) >= n)
       fail(path_, "skin {} skeleton: node {} does not exist ({} nodes)", skin_index, skin.skeleton, n);
     if (skin.skeleton >= 0 && skin_slot[static_cast<std::size_t>(skin.skeleton)] >= 0)

@@ -6,20 +6,11 @@
 
 #include <fmt/core.h>
 
+#include "core/fnv1a.hpp"
+
 namespace wobble {
 
 namespace {
-
-constexpr std::uint64_t kFnvOffset = 1469598103934665603ull;
-constexpr std::uint64_t kFnvPrime = 1099511628211ull;
-
-void fnv1a(std::uint64_t& hash, const void* data, std::size_t bytes) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < bytes; ++i) {
-    hash ^= p[i];
-    hash *= kFnvPrime;
-  }
-}
 
 std::uint32_t float_bits(float x) {
   if (x == 0.0f) x = 0.0f;  // -0 and +0 weld

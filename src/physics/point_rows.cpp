@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/fnv1a.hpp"
+
 namespace wobble::physics {
 
 void PointRows::add(std::span<const Vec3d> points) {
@@ -24,9 +26,9 @@ PointRows::Key PointRows::key_of(const Vec3d& point) {
 }
 
 std::size_t PointRows::KeyHash::operator()(const Key& key) const {
-  std::uint64_t h = 0x9e3779b97f4a7c15ULL;
-  for (const std::uint64_t word : key) h = (h ^ word) * 0xff51afd7ed558ccdULL + (h >> 29);
-  return static_cast<std::size_t>(h ^ (h >> 32));
+  std::uint64_t hash = kFnvOffset;
+  fnv1a(hash, key.data(), sizeof key);
+  return static_cast<std::size_t>(hash);
 }
 
 }  // namespace wobble::physics

@@ -3,35 +3,33 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include <Eigen/Eigenvalues>
 
 #include "core/fail.hpp"
+#include "fields/cell_hash.hpp"
 
 namespace wobble::fields {
 
 namespace {
 
-// Points hashed into cubic cells of a fixed size, for neighbour queries.
+// A point set's k nearest neighbours, searched in growing shells of cells until k are found.
 class PointHash {
  public:
-  PointHash(std::span<const Vec3d> points, double cell) : points_(points), cell_(cell) {
-    for (std::size_t i = 0; i < points.size(); ++i) cells_[key(points[i])].push_back(i);
+  PointHash(std::span<const Vec3d> points, double cell) : points_(points), grid_(cell) {
+    for (std::size_t i = 0; i < points.size(); ++i) grid_.add(points[i], 0, static_cast<int>(i));
   }
-  // The k nearest points to p, searched in growing shells of cells until k are found.
   std::vector<std::size_t> nearest(const Vec3d& p, std::size_t k) const {
-    const Key c = key(p);
     std::vector<std::pair<double, std::size_t>> found;
-    for (long r = 1; found.size() < k && r <= 64; ++r) {
+    for (long long rings = 1; found.size() < k && rings <= 64; ++rings) {
       found.clear();
-      for (long dz = -r; dz <= r; ++dz)
-        for (long dy = -r; dy <= r; ++dy)
-          for (long dx = -r; dx <= r; ++dx) {
-            const auto it = cells_.find(Key{c.x + dx, c.y + dy, c.z + dz});
-            if (it == cells_.end()) continue;
-            for (std::size_t i : it->second) found.emplace_back((points_[i] - p).squaredNorm(), i);
-          }
+      grid_.visit_near(
+          p,
+          [&](int, int point) {
+            const auto i = static_cast<std::size_t>(point);
+            found.emplace_back((points_[i] - p).squaredNorm(), i);
+          },
+          rings);
     }
     const std::size_t n = std::min(k, found.size());
     std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(n), found.end());
@@ -41,22 +39,8 @@ class PointHash {
   }
 
  private:
-  struct Key {
-    long x, y, z;
-    bool operator==(const Key&) const = default;
-  };
-  struct Hash {
-    std::size_t operator()(const Key& k) const {
-      return static_cast<std::size_t>(k.x * 73856093L ^ k.y * 19349663L ^ k.z * 83492791L);
-    }
-  };
-  Key key(const Vec3d& p) const {
-    return Key{static_cast<long>(std::floor(p.x() / cell_)), static_cast<long>(std::floor(p.y() / cell_)),
-               static_cast<long>(std::floor(p.z() / cell_))};
-  }
   std::span<const Vec3d> points_;
-  double cell_;
-  std::unordered_map<Key, std::vector<std::size_t>, Hash> cells_;
+  CellHash grid_;
 };
 
 // The direction of least variance of the points (their covariance's smallest eigenvector).

@@ -12,8 +12,8 @@
 #include <wobble/error.hpp>
 
 #include "core/fail.hpp"
+#include "fields/cell_hash.hpp"
 #include "physics/body_state.hpp"
-#include "physics/cell_grid.hpp"
 #include "physics/reduced_hessian.hpp"
 
 namespace wobble::physics {
@@ -320,7 +320,7 @@ void World::build_contacts() {
   std::vector<std::vector<Vec3d>> now(bodies_.size());
   for (std::size_t b = 0; b < bodies_.size(); ++b) now[b] = bodies_[b]->collision_positions();
   // Points of all objects: deformable (body >= 0) and kinematic (-1 - index).
-  CellGrid grid(query);
+  fields::CellHash grid(query);
   for (std::size_t b = 0; b < bodies_.size(); ++b)
     for (std::size_t p = 0; p < now[b].size(); ++p) grid.add(now[b][p], static_cast<int>(b), static_cast<int>(p));
   for (std::size_t k = 0; k < kinematic_now_.size(); ++k)

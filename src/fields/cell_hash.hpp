@@ -1,6 +1,7 @@
 #pragma once
-// Points hashed into cubic cells, for the contact search (World::build_contacts): the points
-// within one cell side of a position are among those of its cell and the 26 around it.
+// Points hashed into cubic cells, for neighbour queries: the points within r cell sides of a
+// position are among those of the (2r + 1)^3 cells around it. The contact search
+// (World::build_contacts) and the point clouds' nearest neighbours (point_normals.cpp) use it.
 #include <cmath>
 #include <unordered_map>
 #include <utility>
@@ -8,22 +9,22 @@
 
 #include <wobble/math.hpp>
 
-namespace wobble::physics {
+namespace wobble::fields {
 
-class CellGrid {
+class CellHash {
  public:
-  explicit CellGrid(double cell) : cell_(cell) {}
+  explicit CellHash(double cell) : cell_(cell) {}
 
   // A point of object `object` (any numbering the caller chooses) with index `point`.
   void add(const Vec3d& position, int object, int point) { cells_[key_of(position)].emplace_back(object, point); }
 
-  // visit(object, point) for every point added in the 27 cells around `position`.
+  // visit(object, point) for every point added in the (2 rings + 1)^3 cells around `position`.
   template <class Visit>
-  void visit_near(const Vec3d& position, Visit&& visit) const {
+  void visit_near(const Vec3d& position, Visit&& visit, long long rings = 1) const {
     const Key k = key_of(position);
-    for (long long dx = -1; dx <= 1; ++dx)
-      for (long long dy = -1; dy <= 1; ++dy)
-        for (long long dz = -1; dz <= 1; ++dz) {
+    for (long long dx = -rings; dx <= rings; ++dx)
+      for (long long dy = -rings; dy <= rings; ++dy)
+        for (long long dz = -rings; dz <= rings; ++dz) {
           const auto it = cells_.find(Key{k.x + dx, k.y + dy, k.z + dz});
           if (it == cells_.end()) continue;
           for (const auto& [object, point] : it->second) visit(object, point);
@@ -49,4 +50,4 @@ class CellGrid {
   std::unordered_map<Key, std::vector<std::pair<int, int>>, Hash> cells_;
 };
 
-}  // namespace wobble::physics
+}  // namespace wobble::fields

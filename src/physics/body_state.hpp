@@ -1,7 +1,7 @@
 #pragma once
 // The state behind a physics::Body (include/wobble/physics/dynamics.hpp): what binding made
 // (the basis at the sample and collision points, masses, volumes), the drive of the coming step
-// and the reduced state z. Private to the physics library: src/physics/dynamics.cpp reads it.
+// and the reduced state z. Private to the physics library: dynamics.cpp and body_basis.cpp read it.
 #include <memory>
 #include <span>
 #include <string>
@@ -55,9 +55,9 @@ struct Body::State {
   void bind_collision_points();                                   // their masses, d(X), rest positions
   void start_at_rest(const Vec3d& initial_velocity);              // z = 0; the velocity's least-squares z
 
-  // The basis at points (body_basis.cpp): with derivatives, the field evaluated there; without,
-  // d W taken from binding's rows where a point is a sample or collision point.
-  // (also d(X) and its scene-frame gradient there, when asked).
+  // The basis at points (body_basis.cpp). evaluated_basis: the field and its derivatives evaluated
+  // there (and d(X) with its scene-frame gradient, when asked). bound_basis, without derivatives:
+  // d W from binding's rows where a point is a sample or collision point, evaluated elsewhere.
   PointBasis evaluated_basis(std::span<const Vec3d> scene_points, Eigen::VectorXd* d_out = nullptr,
                              Eigen::MatrixXd* grad_d_out = nullptr) const;
   PointBasis bound_basis(std::span<const Vec3d> scene_points) const;

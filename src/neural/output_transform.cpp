@@ -1,19 +1,36 @@
 // The per-shape output map of a model (see output_transform.hpp).
 #include "output_transform.hpp"
 
+#include <algorithm>
+
 #include <wobble/error.hpp>
+
 #include "core/fail.hpp"
 
 namespace wobble::neural {
+
+namespace {
+
+// The Rayleigh-Ritz problem in an orthonormal basis T (raw fields x directions): the eigenvalues
+// (ascending) and eigenvectors of D = mean over the points of grad Q^T grad Q, Q the basis'
+// fields, in double.
+struct DirichletModes {
+  torch::Tensor values, vectors;
+};
+DirichletModes dirichlet_modes(const torch::Tensor& T, const torch::Tensor& raw_gradients) {
+  const torch::Tensor dQ = torch::einsum("pjc,ji->pic", {raw_gradients.to(torch::kFloat64), T});
+  const torch::Tensor D = torch::einsum("pic,pjc->ij", {dQ, dQ}) / static_cast<double>(raw_gradients.size(0));
+  const auto [values, vectors] = torch::linalg::eigh(0.5 * (D + D.t()), "L");  // ascending
+  return {values, vectors};
+}
+
+}  // namespace
 
 ColumnTransform rayleigh_ritz(const ColumnTransform& orthonormal, const torch::Tensor& raw_gradients, int keep) {
   const torch::Tensor T = orthonormal.transform.to(torch::kFloat64);  // raw fields x orthonormal directions
   const auto m = T.size(1);
   if (keep < 1 || keep > m) fail_plain("rayleigh_ritz: cannot keep {} of {} directions", keep, m);
-  const torch::Tensor dQ = torch::einsum("pjc,ji->pic", {raw_gradients.to(torch::kFloat64), T});
-  const torch::Tensor D = torch::einsum("pic,pjc->ij", {dQ, dQ}) / static_cast<double>(raw_gradients.size(0));
-  const auto [values, vectors] = torch::linalg::eigh(0.5 * (D + D.t()), "L");  // ascending
-  const torch::Tensor U = vectors.slice(1, 0, keep);
+  const torch::Tensor U = dirichlet_modes(T, raw_gradients).vectors.slice(1, 0, keep);
   torch::Tensor transform = torch::mm(T, U), offset = torch::mm(orthonormal.offset.to(torch::kFloat64), U);
   // Eigenvectors have no sign of their own: make each column's largest raw coefficient positive.
   const torch::Tensor sign = torch::sign(transform.gather(0, transform.abs().argmax(0).unsqueeze(0)));
@@ -68,12 +85,44 @@ ColumnTransform output_transform(const std::function<torch::Tensor(const torch::
   return {kept.offset.to(W.scalar_type()), kept.transform.to(W.scalar_type())};
 }
 
-FieldBatch kept_subspace(const torch::Tensor& W, const torch::Tensor& dW, int keep) {
-  torch::Tensor V;
+namespace {
+
+// The kept directions (raw-field coefficients, m x keep, double) as a function of W and dW to
+// first order: equal to the selection, and carrying the derivative of the subspace it spans. The
+// selection solves A x = lambda G x (A the fields' Dirichlet Gram matrix, G their centred Gram
+// matrix); perturbing A and G moves kept x_i towards each discarded x_j by
+// x_j^T (dA - lambda_i dG) x_i / (lambda_i - lambda_j) (moves within the kept span change no
+// subspace). dA and dG enter as A - A.detach() and G - G.detach(): zero, with their gradients.
+torch::Tensor differentiable_selection(const torch::Tensor& W, const torch::Tensor& dW, int keep) {
+  torch::Tensor values, modes;
   {
     torch::NoGradGuard no_grad;
-    V = rayleigh_ritz(basis_keeping(W, keep), dW.detach(), keep).transform.to(W.scalar_type());
+    const torch::Tensor T = basis_keeping(W, keep).transform.to(torch::kFloat64);
+    const DirichletModes d = dirichlet_modes(T, dW.detach());
+    values = d.values;
+    modes = torch::mm(T, d.vectors);
   }
+  const double n = static_cast<double>(W.size(0));
+  const torch::Tensor Wd = W.to(torch::kFloat64), dWd = dW.to(torch::kFloat64);
+  const torch::Tensor centred = Wd - Wd.mean(0, true);
+  const torch::Tensor G = torch::mm(centred.t(), centred) / n;
+  const torch::Tensor A = torch::einsum("pic,pjc->ij", {dWd, dWd}) / n;
+  const torch::Tensor dA = A - A.detach(), dG = G - G.detach();
+  const torch::Tensor kept = modes.slice(1, 0, keep), rest = modes.slice(1, keep);
+  const torch::Tensor kept_values = values.slice(0, 0, keep).unsqueeze(0),
+                      rest_values = values.slice(0, keep).unsqueeze(1);
+  // The gap below 1e-12 of the spread: equal eigenvalues across the cut have no derivative.
+  const double floor = 1e-12 * std::max(values.abs().max().item<double>(), 1e-300);
+  const torch::Tensor gap = (kept_values - rest_values).clamp_max(-floor);
+  const torch::Tensor coupling =
+      (torch::mm(rest.t(), torch::mm(dA, kept)) - torch::mm(rest.t(), torch::mm(dG, kept)) * kept_values) / gap;
+  return kept + torch::mm(rest, coupling);
+}
+
+}  // namespace
+
+FieldBatch kept_subspace(const torch::Tensor& W, const torch::Tensor& dW, int keep) {
+  const torch::Tensor V = differentiable_selection(W, dW, keep).to(W.scalar_type());
   const torch::Tensor centred = torch::mm(W - W.mean(0, true), V);
   const torch::Tensor scale =
       centred.pow(2).mean(0, true).sqrt();  // 1 at the selection; carries the normalisation's gradient

@@ -40,11 +40,14 @@ ColumnTransform rayleigh_ritz(const ColumnTransform& orthonormal, const torch::T
 
 // The same selection for training, from the raw fields W (N x m) and their gradients dW (N x m x 3)
 // at a batch: [1, (W - mean) V / s] and its gradients (constant column first), V the kept
-// directions (held constant; found from the centred basis, which drops dependent candidates, so
-// only fewer than `keep` independent ones throw DependentFields) and s each column's root mean
-// square, normalised on the fly. L_smooth of the result is then the sum of the kept
-// Rayleigh quotients, whose gradient at the selection is the exact gradient of the sum of the
-// `keep` smallest eigenvalues (Ky Fan): the subspace inference keeps is what training smooths.
+// directions (found from the centred basis, which drops dependent candidates, so only fewer than
+// `keep` independent ones throw DependentFields) and s each column's root mean square, normalised
+// on the fly. The selection is a differentiable layer: V carries the first-order derivative of
+// the kept subspace (eigenvector perturbation across the cut between kept and discarded
+// directions), so any loss on the kept span has its exact gradient. L_smooth of the result is the
+// sum of the kept Rayleigh quotients, whose gradient is that of the sum of the `keep` smallest
+// eigenvalues (Ky Fan; the perturbation adds nothing to it): the subspace inference keeps is what
+// training smooths.
 FieldBatch kept_subspace(const torch::Tensor& W, const torch::Tensor& dW, int keep);
 
 }  // namespace wobble::neural

@@ -42,6 +42,21 @@ NetworkConfig tiny_config() {
   return c;
 }
 
+// Candidates x + t cos(3y), cos(4z), y, z^2 + 0.5 x, 2y - 1 (dependent on the third and the
+// constant) at X with their exact gradients; t moves their span.
+FieldBatch moving_candidates(const torch::Tensor& X, const torch::Tensor& t) {
+  const torch::Tensor x = X.select(1, 0), y = X.select(1, 1), z = X.select(1, 2), zero = torch::zeros_like(x),
+                      one = torch::ones_like(x);
+  const torch::Tensor W =
+      torch::stack({x + t * torch::cos(3 * y), torch::cos(4 * z), y, z * z + 0.5 * x, 2 * y - 1}, 1);
+  const torch::Tensor dW =
+      torch::stack({torch::stack({one, -3 * t * torch::sin(3 * y), zero}, 1),
+                    torch::stack({zero, zero, -4 * torch::sin(4 * z)}, 1), torch::stack({zero, one, zero}, 1),
+                    torch::stack({0.5 * one, zero, 2 * z}, 1), torch::stack({zero, 2 * one, zero}, 1)},
+                   1);
+  return FieldBatch{W, dW};
+}
+
 }  // namespace
 
 TEST(NeuralLosses, EnergyDensitiesMatchTheRuntime) {
@@ -333,20 +348,7 @@ TEST(NeuralLosses, ConfigWithPenaltyBalancesTheOthersAndAddsThePenalty) {
 TEST(NeuralLosses, KeptSubspaceIsTheSmoothestSpanAndCarriesTheEigenvalueSumsGradient) {
   const torch::Tensor X = symmetric_grid(8);
   const auto n = X.size(0);
-  // Candidates x + t cos(3y), cos(4z), y, z^2 + 0.5 x, 2y - 1 (dependent on the third and the
-  // constant) with their exact gradients; t moves the subspace.
-  auto raw = [&](const torch::Tensor& t) {
-    const torch::Tensor x = X.select(1, 0), y = X.select(1, 1), z = X.select(1, 2), zero = torch::zeros_like(x),
-                        one = torch::ones_like(x);
-    const torch::Tensor W =
-        torch::stack({x + t * torch::cos(3 * y), torch::cos(4 * z), y, z * z + 0.5 * x, 2 * y - 1}, 1);
-    const torch::Tensor dW =
-        torch::stack({torch::stack({one, -3 * t * torch::sin(3 * y), zero}, 1),
-                      torch::stack({zero, zero, -4 * torch::sin(4 * z)}, 1), torch::stack({zero, one, zero}, 1),
-                      torch::stack({0.5 * one, zero, 2 * z}, 1), torch::stack({zero, 2 * one, zero}, 1)},
-                     1);
-    return FieldBatch{W, dW};
-  };
+  auto raw = [&](const torch::Tensor& t) { return moving_candidates(X, t); };
   auto eigenvalue_sum = [&](double t) {  // the four independent candidates, orthonormalised by Cholesky
     const FieldBatch r = raw(torch::tensor(t, torch::kFloat64));
     const FieldBatch f =
@@ -369,6 +371,26 @@ TEST(NeuralLosses, KeptSubspaceIsTheSmoothestSpanAndCarriesTheEigenvalueSumsGrad
   EXPECT_GT(std::abs(difference), 1e-3);  // the subspace does move with t
   EXPECT_NEAR(gradient, difference, 1e-6 * (1 + std::abs(difference)));
   EXPECT_THROW(kept_subspace(r.W.detach(), r.dW.detach(), 5), DependentFields);  // 4 independent
+}
+
+// The selection as a differentiable layer: a loss on the kept span (here the part of a fixed
+// target outside it) has the derivative of the loss with the selection recomputed, which holding
+// the kept directions constant would miss.
+TEST(NeuralLosses, KeptSubspaceCarriesTheDerivativeOfTheSelection) {
+  const torch::Tensor X = symmetric_grid(8);
+  const torch::Tensor x = X.select(1, 0), y = X.select(1, 1), z = X.select(1, 2);
+  const torch::Tensor target = torch::stack({x + y + torch::cos(3 * y), torch::sin(2 * x) + y * y}, 1);
+  auto residual = [&](const torch::Tensor& t) {
+    const FieldBatch r = moving_candidates(X, t);
+    return span_residual_loss(kept_subspace(r.W, r.dW, 2).W.slice(1, 1), target);
+  };
+  const torch::Tensor t = torch::tensor(0.3, torch::kFloat64).requires_grad_(true);
+  const double gradient = torch::autograd::grad({residual(t)}, {t})[0].item<double>(), h = 1e-5;
+  const double difference = (residual(torch::tensor(0.3 + h, torch::kFloat64)).item<double>() -
+                             residual(torch::tensor(0.3 - h, torch::kFloat64)).item<double>()) /
+                            (2 * h);
+  EXPECT_GT(std::abs(difference), 1e-3);
+  EXPECT_NEAR(gradient, difference, 1e-6 * (1 + std::abs(difference)));
 }
 
 TEST(NeuralLosses, ComplementarityMatchesExplicitKroneckerProducts) {

@@ -9,10 +9,10 @@
 
 namespace wobble::neural {
 
-enum LossTerm : int { kSmooth, kPotential, kOrthogonality, kComplementarity, kSpan, kLossTerms };
+enum LossTerm : int { kSmooth, kPotential, kOrthogonality, kComplementarity, kSpan, kCompliance, kLossTerms };
 
-inline constexpr std::array<const char*, kLossTerms> kLossNames = {"smooth", "potential", "orthogonality",
-                                                                   "complementarity", "eigen_span"};
+inline constexpr std::array<const char*, kLossTerms> kLossNames = {"smooth",          "potential",  "orthogonality",
+                                                                   "complementarity", "eigen_span", "compliance"};
 
 // The paper's three losses are shown for every run (zero when switched off); the others only
 // when the run has them.

@@ -17,6 +17,9 @@
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/subspace_quality.hpp>
 
+#include <wobble/physics/subspace_fidelity.hpp>
+
+#include "compliance_loss.hpp"
 #include "distributed.hpp"
 #include "eigenmode_targets.hpp"
 #include "core/fail.hpp"
@@ -59,10 +62,25 @@ bool loss_active(LossTerm term, const TrainingConfig& config) {
     case kOrthogonality: return orthogonality_active(config);
     case kComplementarity: return !config.rig.empty();
     case kSpan: return o.eigen_span;
+    case kCompliance: return o.compliance;
     default: return false;
   }
 }
 bool loss_shown(LossTerm term, const TrainingConfig& config) { return always_shown(term) || loss_active(term, config); }
+
+// The training material's Lame parameters (mu, lambda).
+std::pair<double, double> lame_parameters(const LossOptions& o) {
+  const double E = o.youngs_modulus, nu = o.poisson_ratio;
+  return {E / (2 * (1 + nu)), E * nu / ((1 + nu) * (1 - 2 * nu))};
+}
+
+// The compliance loss's loads on a shape: pinned and poked as the fidelity measure does it.
+ComplianceSetup compliance_setup(const ShapeTensors& shape, const LossOptions& o) {
+  const physics::FidelityOptions fidelity;
+  const auto [mu, lambda] = lame_parameters(o);
+  return {top_pins(shape.cubature, fidelity.pinned_fraction, fidelity.pin_blend), mu, lambda, o.compliance_pokes,
+          fidelity.poke_radius};
+}
 
 // Losses at a random batch of the shape's cubature points (drawn with `generator`), fields given
 // by `raw` (N x 3 -> N x m).
@@ -73,7 +91,7 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
   const auto n = std::min<std::int64_t>(config.batch_points, available);
   const torch::Tensor index = torch::randperm(available, generator, torch::kLong).slice(0, 0, n);
   // The Rayleigh-Ritz selection (kept_subspace) weighs the fields' gradients.
-  const bool need_gradient = o.smooth || o.potential || o.kept_subspace;
+  const bool need_gradient = o.smooth || o.potential || o.kept_subspace || o.compliance;
   const bool by_autograd = need_gradient && o.autograd_gradients;
   const torch::Tensor X = shape.cubature.index_select(0, index).clone().requires_grad_(by_autograd);
   const torch::Tensor V = shape.volumes.index_select(0, index);
@@ -100,8 +118,7 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
         complementarity_loss(fields.W.slice(1, 1), X.detach(), shape.rig_weights.index_select(0, index));
   }
   if (loss_active(kPotential, config)) {
-    const double E = o.youngs_modulus, nu = o.poisson_ratio;
-    const double mu = E / (2 * (1 + nu)), lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
+    const auto [mu, lambda] = lame_parameters(o);
     const torch::Tensor Z = config.z_sigma * torch::randn({config.z_samples, fields.W.size(1), 3, 4}, generator);
     out.terms[kPotential] = o.weight_potential * potential_loss(fields, X, V, Z, mu, lambda, blend);
   }
@@ -111,6 +128,9 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
     const torch::Tensor targets = eigenmode_targets(shape, X, handles, o.eigen_span_grid);
     out.terms[kSpan] = o.weight_eigen_span * span_residual_loss(spanning, targets);
   }
+  if (loss_active(kCompliance, config))
+    out.terms[kCompliance] =
+        o.weight_compliance * compliance_loss(fields, X.detach(), V, compliance_setup(shape, o), generator);
   return out;
 }
 
@@ -523,19 +543,17 @@ void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, 
   const TrainingConfig& config = run.config;
   const int items = config.shapes_per_step, world = run.group.size();
   const torch::Tensor mean = record.window.sum / record.window.count;
-  const auto w = mean.accessor<double, 1>();
   report.final_losses.clear();
   for (const auto& [name, value] : shown_losses(mean, config)) report.final_losses[name] = value;
   report.final_losses["total"] = mean.sum().item<double>();
   const double per_step = s.seconds / (s.step + 1 - record.first_step);
-  const std::string span = loss_active(kSpan, config) ? fmt::format("  span {:.4g}", w[kSpan]) : std::string();
+  std::string losses;
+  for (const auto& [name, value] : shown_losses(mean, config)) losses += fmt::format("  {} {:.4g}", name, value);
   if (record.progress)
     record.progress(
         s.step + 1, config.steps,
-        fmt::format("step {}/{}  smooth {:.4g}  pot {:.4g}  orth {:.4g}{}  lr {:.2e}  {:.2f} s/step  {:.2f} "
-                    "shapes/s  eta {:.0f} s",
-                    s.step + 1, config.steps, w[kSmooth], w[kPotential], w[kOrthogonality], span, s.lr, per_step,
-                    world * items / per_step, per_step * (config.steps - s.step - 1)));
+        fmt::format("step {}/{}{}  lr {:.2e}  {:.2f} s/step  {:.2f} shapes/s  eta {:.0f} s", s.step + 1, config.steps,
+                    losses, s.lr, per_step, world * items / per_step, per_step * (config.steps - s.step - 1)));
   record.window.sum.zero_();
   record.window.count = 0;
 }

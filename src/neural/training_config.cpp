@@ -93,7 +93,10 @@ const std::vector<Key<LossOptions>>& loss_keys() {
                                         {"kept_subspace", &O::kept_subspace},
                                         {"eigen_span", &O::eigen_span},
                                         {"weight_eigen_span", &O::weight_eigen_span},
-                                        {"eigen_span_grid", &O::eigen_span_grid}};
+                                        {"eigen_span_grid", &O::eigen_span_grid},
+                                        {"compliance", &O::compliance},
+                                        {"weight_compliance", &O::weight_compliance},
+                                        {"compliance_pokes", &O::compliance_pokes}};
   return keys;
 }
 
@@ -242,6 +245,8 @@ void check_training_config(const TrainingConfig& c, const fs::path& source) {
     fail(source, "losses.kept_subspace needs network.candidate_fields (and losses.normalize)");
   if (c.losses.eigen_span && (c.losses.eigen_span_grid < 2 || c.losses.eigen_span_grid > 64))
     fail(source, "losses.eigen_span_grid must be 2 to 64 cells, not {}", c.losses.eigen_span_grid);
+  if (c.losses.compliance && (c.losses.compliance_pokes < 0 || c.losses.compliance_pokes > 64))
+    fail(source, "losses.compliance_pokes must be 0 to 64, not {}", c.losses.compliance_pokes);
 }
 
 }  // namespace

@@ -207,6 +207,21 @@ TEST(NeuralTraining, EigenmodeSpanLossFalls) {
   fs::remove_all(dir);
 }
 
+// The compliance loss alone trains the fields to give way to its loads: -log of the compliance falls.
+TEST(NeuralTraining, ComplianceLossFalls) {
+  const fs::path dir = fs::temp_directory_path() / "wobble_neural_compliance";
+  fs::remove_all(dir);
+  TrainingConfig config = tiny(dir, 40);
+  config.losses.smooth = config.losses.potential = config.losses.config = false;
+  config.losses.orthogonality = false;
+  config.losses.compliance = true;
+  const TrainingReport report = train_fields(config, false);
+  const std::vector<double> loss = read_loss_csv(report.csv, 1'000'000).series("compliance");
+  ASSERT_EQ(loss.size(), 40u);
+  EXPECT_LT(mean(loss, 30, 10), mean(loss, 0, 10) - 0.5);  // the compliance up by more than 1.6x
+  fs::remove_all(dir);
+}
+
 // A checkpoint's run record written before a setting existed lacks it: the run resumes while the
 // configuration leaves that setting at its default, and is refused, naming it, when it does not.
 TEST(NeuralTraining, ResumeTakesARecordWithoutANewerSettingLeftAtItsDefault) {

@@ -66,6 +66,13 @@ struct LossOptions {
   bool eigen_span = false;
   double weight_eigen_span = 1;
   int eigen_span_grid = 20;
+  // The compliance loss (not in the paper; docs/neural.md, "Training for loads"): -log of the
+  // kept subspace's compliance under gravity with the top pinned and `compliance_pokes` random
+  // Gaussian pokes, as the fidelity measure loads a shape (its pin share, blend and poke width):
+  // the Galerkin error in the energy norm falls as the compliance rises.
+  bool compliance = false;
+  double weight_compliance = 1;
+  int compliance_pokes = 4;
   // Spatial gradients of the fields: central differences of this step (normalised units, the
   // reference's choice; first-order autograd only), or exact autograd with a double backward.
   bool autograd_gradients = false;

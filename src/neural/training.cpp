@@ -83,9 +83,9 @@ ComplianceSetup compliance_setup(const ShapeTensors& shape, const LossOptions& o
 }
 
 // Losses at a random batch of the shape's cubature points (drawn with `generator`), fields given
-// by `raw` (N x 3 -> N x m).
-BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& shape, const TrainingConfig& config,
-                         double blend, bool create_graph, at::Generator& generator) {
+// by `raw` (N x 3 -> N x m) of a model with `handles` kept fields.
+BatchLosses batch_losses(const TorchField::RawFields& raw, int handles, const ShapeTensors& shape,
+                         const TrainingConfig& config, double blend, bool create_graph, at::Generator& generator) {
   const LossOptions& o = config.losses;
   const auto available = shape.cubature.size(0);
   const auto n = std::min<std::int64_t>(config.batch_points, available);
@@ -104,7 +104,6 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, const ShapeTensors& s
         by_autograd ? spatial_gradients(computed.W, X, create_graph) : torch::zeros({n, computed.W.size(1), 3});
   }
   const ColumnNormalization normalization = normalization_of(config);
-  const int handles = NetworkConfig::from_json(config.network, "network").handles;
   const FieldBatch fields = o.kept_subspace ? kept_subspace(computed.W, computed.dW, handles)
                                             : assemble_fields(computed.W, computed.dW, normalization, true);
   BatchLosses out;
@@ -283,7 +282,10 @@ Validation validate(SkinningNetwork& network, const std::vector<ValidationShape>
     const auto raw = [&](const torch::Tensor& X) { return network->fields(latents, X); };
     // Fields that cannot be orthonormalised on a shape count as infinitely bad there.
     try {
-      sum += batch_losses(raw, v.tensors, config, blend, false, generator).values().sum().item<double>();
+      sum += batch_losses(raw, network->config.handles, v.tensors, config, blend, false, generator)
+                 .values()
+                 .sum()
+                 .item<double>();
     } catch (const DependentFields&) {
       sum = std::numeric_limits<double>::infinity();
     }
@@ -447,7 +449,7 @@ StepSums rank_item_sums(const TrainingRun& run, int step, double blend) {
     const auto raw = [&](const torch::Tensor& X) { return run.network->fields(latents, X); };
     BatchLosses batch;
     try {
-      batch = batch_losses(raw, shape, config, blend, true, item.generator);
+      batch = batch_losses(raw, run.network->config.handles, shape, config, blend, true, item.generator);
     } catch (const DependentFields&) {
       continue;  // fields that cannot be orthonormalised on this batch: the item is left out (logged)
     }
@@ -667,7 +669,7 @@ PerObjectResult train_per_object(const fields::ShapeSample& shape, int handles, 
   for (int step = 0; step < steps; ++step) {
     set_learning_rate(optimizer, learning_rate_at(local, step));
     ItemRandom item(seed, step, 0);
-    const BatchLosses batch = batch_losses(raw, t, local, blend_at(local, step), true, item.generator);
+    const BatchLosses batch = batch_losses(raw, handles, t, local, blend_at(local, step), true, item.generator);
     set_update(torch::stack(loss_gradients(batch, parameters, combination.per_loss)).to(torch::kFloat64), parameters,
                combination);
     optimizer.step();

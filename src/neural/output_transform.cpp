@@ -111,7 +111,8 @@ torch::Tensor differentiable_selection(const torch::Tensor& W, const torch::Tens
   const torch::Tensor kept = modes.slice(1, 0, keep), rest = modes.slice(1, keep);
   const torch::Tensor kept_values = values.slice(0, 0, keep).unsqueeze(0),
                       rest_values = values.slice(0, keep).unsqueeze(1);
-  // The gap below 1e-12 of the spread: equal eigenvalues across the cut have no derivative.
+  // At least 1e-12 of the largest eigenvalue apart: equal eigenvalues across the cut leave the
+  // kept span undefined, and its derivative with it.
   const double floor = 1e-12 * std::max(values.abs().max().item<double>(), 1e-300);
   const torch::Tensor gap = (kept_values - rest_values).clamp_max(-floor);
   const torch::Tensor coupling =

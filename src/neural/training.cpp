@@ -17,6 +17,7 @@
 #include <wobble/neural/loss_plot.hpp>
 #include <wobble/neural/subspace_quality.hpp>
 
+#include <wobble/physics/elasticity.hpp>
 #include <wobble/physics/subspace_fidelity.hpp>
 
 #include "compliance_loss.hpp"
@@ -68,18 +69,20 @@ bool loss_active(LossTerm term, const TrainingConfig& config) {
 }
 bool loss_shown(LossTerm term, const TrainingConfig& config) { return always_shown(term) || loss_active(term, config); }
 
-// The training material's Lame parameters (mu, lambda).
-std::pair<double, double> lame_parameters(const LossOptions& o) {
-  const double E = o.youngs_modulus, nu = o.poisson_ratio;
-  return {E / (2 * (1 + nu)), E * nu / ((1 + nu) * (1 - 2 * nu))};
+// The training material (its Lame parameters are the runtime's: physics::Material).
+physics::Material training_material(const LossOptions& o) {
+  physics::Material m;
+  m.youngs_modulus = o.youngs_modulus;
+  m.poisson_ratio = o.poisson_ratio;
+  return m;
 }
 
 // The compliance loss's loads on a shape: pinned and poked as the fidelity measure does it.
 ComplianceSetup compliance_setup(const ShapeTensors& shape, const LossOptions& o) {
   const physics::FidelityOptions fidelity;
-  const auto [mu, lambda] = lame_parameters(o);
-  return {top_pins(shape.cubature, fidelity.pinned_fraction, fidelity.pin_blend), mu, lambda, o.compliance_pokes,
-          fidelity.poke_radius};
+  const physics::Material material = training_material(o);
+  return {top_pins(shape.cubature, fidelity.pinned_fraction, fidelity.pin_blend), material.mu(), material.lambda(),
+          o.compliance_pokes, fidelity.poke_radius};
 }
 
 // Losses at a random batch of the shape's cubature points (drawn with `generator`), fields given
@@ -117,9 +120,10 @@ BatchLosses batch_losses(const TorchField::RawFields& raw, int handles, const Sh
         complementarity_loss(fields.W.slice(1, 1), X.detach(), shape.rig_weights.index_select(0, index));
   }
   if (loss_active(kPotential, config)) {
-    const auto [mu, lambda] = lame_parameters(o);
+    const physics::Material material = training_material(o);
     const torch::Tensor Z = config.z_sigma * torch::randn({config.z_samples, fields.W.size(1), 3, 4}, generator);
-    out.terms[kPotential] = o.weight_potential * potential_loss(fields, X, V, Z, mu, lambda, blend);
+    out.terms[kPotential] =
+        o.weight_potential * potential_loss(fields, X, V, Z, material.mu(), material.lambda(), blend);
   }
   if (loss_active(kSpan, config)) {
     // With kept_subspace, the span of what inference keeps; else of every candidate.
@@ -546,11 +550,13 @@ void log_window(const TrainingRun& run, RunRecord& record, const StepRecord& s, 
   const int items = config.shapes_per_step, world = run.group.size();
   const torch::Tensor mean = record.window.sum / record.window.count;
   report.final_losses.clear();
-  for (const auto& [name, value] : shown_losses(mean, config)) report.final_losses[name] = value;
+  std::string losses;
+  for (const auto& [name, value] : shown_losses(mean, config)) {
+    report.final_losses[name] = value;
+    losses += fmt::format("  {} {:.4g}", name, value);
+  }
   report.final_losses["total"] = mean.sum().item<double>();
   const double per_step = s.seconds / (s.step + 1 - record.first_step);
-  std::string losses;
-  for (const auto& [name, value] : shown_losses(mean, config)) losses += fmt::format("  {} {:.4g}", name, value);
   if (record.progress)
     record.progress(
         s.step + 1, config.steps,

@@ -40,11 +40,10 @@ namespace {
 
 // g[p, i, a] = grad (W_i [X; 1]_a) at X_p: N x K x 4 x 3.
 torch::Tensor affine_gradients(const FieldBatch& fields, const torch::Tensor& X) {
-  const auto n = X.size(0);
-  const torch::Tensor Xh = torch::cat({X, torch::ones({n, 1}, X.options())}, 1);  // N x 4
-  const torch::Tensor unit = torch::eye(4, 3, X.options());                       // grad [X; 1]_a
-  return Xh.unsqueeze(1).unsqueeze(3) * fields.dW.unsqueeze(2) +                  // X~_a grad W_i
-         fields.W.unsqueeze(2).unsqueeze(3) * unit.unsqueeze(0).unsqueeze(0);     // W_i e_a
+  const torch::Tensor Xh = homogeneous(X);                                     // N x 4
+  const torch::Tensor unit = torch::eye(4, 3, X.options());                    // grad [X; 1]_a
+  return Xh.unsqueeze(1).unsqueeze(3) * fields.dW.unsqueeze(2) +               // X~_a grad W_i
+         fields.W.unsqueeze(2).unsqueeze(3) * unit.unsqueeze(0).unsqueeze(0);  // W_i e_a
 }
 
 }  // namespace
@@ -67,7 +66,7 @@ torch::Tensor reduced_stiffness(const FieldBatch& fields, const torch::Tensor& X
 torch::Tensor reduced_loads(const FieldBatch& fields, const torch::Tensor& X, const torch::Tensor& V,
                             const torch::Tensor& forces) {
   const auto k = fields.W.size(1);
-  const torch::Tensor Xh = torch::cat({X, torch::ones({X.size(0), 1}, X.options())}, 1);
+  const torch::Tensor Xh = homogeneous(X);
   const torch::Tensor shape = fields.W.unsqueeze(2) * Xh.unsqueeze(1);  // N x K x 4
   return torch::einsum("lpc,pia->lica", {forces * V.reshape({1, -1, 1}), shape}).reshape({forces.size(0), 12 * k});
 }

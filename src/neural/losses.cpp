@@ -9,6 +9,10 @@
 
 namespace wobble::neural {
 
+torch::Tensor homogeneous(const torch::Tensor& X) {
+  return torch::cat({X, torch::ones({X.size(0), 1}, X.options())}, 1);
+}
+
 torch::Tensor spatial_gradients(const torch::Tensor& W, const torch::Tensor& X, bool create_graph) {
   std::vector<torch::Tensor> columns;
   for (std::int64_t i = 0; i < W.size(1); ++i) {
@@ -117,7 +121,7 @@ torch::Tensor neohookean_energy_density(const torch::Tensor& F, double mu, doubl
 }
 
 torch::Tensor deformation_gradients(const FieldBatch& fields, const torch::Tensor& X, const torch::Tensor& Z) {
-  const torch::Tensor Xh = torch::cat({X, torch::ones({X.size(0), 1}, X.options())}, 1);  // N x 4
+  const torch::Tensor Xh = homogeneous(X);  // N x 4
   // sum_i W_i Z_i[:, :3] + (Z_i X~) (grad W_i)^T
   const torch::Tensor linear = torch::einsum("pi,bijk->bpjk", {fields.W, Z.slice(3, 0, 3)});
   const torch::Tensor moved = torch::einsum("bijk,pk->bpij", {Z, Xh});  // B x N x K x 3
@@ -140,7 +144,7 @@ torch::Tensor potential_loss(const FieldBatch& fields, const torch::Tensor& X, c
 }
 
 torch::Tensor complementarity_loss(const torch::Tensor& W, const torch::Tensor& X, const torch::Tensor& Wrig) {
-  const torch::Tensor Xh = torch::cat({X, torch::ones({X.size(0), 1}, X.options())}, 1);
+  const torch::Tensor Xh = homogeneous(X);
   torch::Tensor total = torch::zeros({}, W.options());
   for (int c = 0; c < 4; ++c)
     for (int e = 0; e < 4; ++e) {

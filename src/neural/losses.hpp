@@ -16,6 +16,9 @@ struct FieldBatch {
   torch::Tensor dW;  // N x K x 3
 };
 
+// [X, 1] (N x 4) for points X (N x 3): the affine coordinates the subspace's Z_i act on.
+torch::Tensor homogeneous(const torch::Tensor& X);
+
 // Spatial gradients of raw fields (N x m) with respect to the points (N x 3, requires_grad) by
 // automatic differentiation (one backward pass per field; each row depends only on its point).
 torch::Tensor spatial_gradients(const torch::Tensor& W, const torch::Tensor& X, bool create_graph);

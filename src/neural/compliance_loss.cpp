@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include <wobble/physics/subspace_fidelity.hpp>
+
 #include "core/fail.hpp"
 
 namespace wobble::neural {
@@ -11,8 +13,7 @@ TopPins top_pins(const torch::Tensor& points, double fraction, double blend) {
   if (points.size(0) == 0) fail_plain("compliance loss: a shape without points has no top to pin");
   const torch::Tensor y = points.select(1, 1);
   const double lo = y.min().item<double>(), hi = y.max().item<double>();
-  // As the fidelity measure's pin_top: the share of the height, a hair below for rounding.
-  const double threshold = hi - fraction * (hi - lo) - 1e-9 * (hi - lo);
+  const double threshold = physics::pinned_threshold(lo, hi, fraction);  // as the fidelity measure pins
   return {points.index({y >= threshold}).detach().clone(), threshold, blend};
 }
 

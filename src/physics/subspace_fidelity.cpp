@@ -86,7 +86,7 @@ std::vector<bool> pin_top(TetMesh& mesh, double fraction, double& threshold, std
     lo = std::min(lo, p.y());
     hi = std::max(hi, p.y());
   }
-  threshold = hi - fraction * (hi - lo) - 1e-9 * (hi - lo);
+  threshold = pinned_threshold(lo, hi, fraction);
   auto pinned_of = [&](const TetMesh& m) {
     std::vector<bool> pinned(m.node_count());
     for (std::size_t v = 0; v < m.node_count(); ++v) pinned[v] = m.nodes[v].y() >= threshold;
@@ -134,6 +134,8 @@ double relative_error(const Eigen::VectorXd& reduced, const Eigen::VectorXd& ful
 }
 
 }  // namespace
+
+double pinned_threshold(double lo, double hi, double fraction) { return hi - fraction * (hi - lo) - 1e-9 * (hi - lo); }
 
 FullSpaceReference full_space_reference(const TetMesh& mesh, const FidelityOptions& options) {
   check(options);

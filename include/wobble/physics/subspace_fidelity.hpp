@@ -58,6 +58,10 @@ struct FullSpaceReference {
   std::size_t dropped_tets = 0;             // pieces the pins do not hold, left out
 };
 
+// The height (y) at and above which a shape whose points span [lo, hi] in y is pinned: the top
+// `fraction` of it, a hair lower so that rounding keeps the highest points in.
+double pinned_threshold(double lo, double hi, double fraction);
+
 // Throws Error naming what is wrong (no tetrahedron, a solver failure).
 FullSpaceReference full_space_reference(const TetMesh& mesh, const FidelityOptions& options = {});
 // A surface mesh in its file coordinates, meshed in the frame of `normalization`.
